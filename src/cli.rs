@@ -1,0 +1,4 @@
+//! todo
+pub fn main() -> i32 {
+    0
+}

@@ -1,0 +1,23 @@
+//! optc: a modeling language and solver compiler for regularized loss minimization.
+//!
+//! The pipeline, one module per stage:
+//!
+//! ```text
+//! text ─syntax→ ast::Program ─check→ check::Model ─analysis→ analysis::Structure
+//!      ─plan→ plan::Plan ─exec→ (interpreter) → solved weights + report
+//! ```
+//!
+//! `syntax`, `check`, `analysis` and `plan` do no IO. `exec` sees only the plan and the data.
+
+pub mod analysis;
+pub mod check;
+pub mod cli;
+pub mod data;
+pub mod diagnostics;
+pub mod exec;
+pub mod model_file;
+pub mod plan;
+pub mod source;
+pub mod stdlib;
+pub mod symbolic;
+pub mod syntax;

@@ -1,0 +1,650 @@
+//! The library of losses, regularizers and sets, read from `stdlib/*.opt` (embedded in the
+//! binary, so `optc` runs from any directory) and from declarations inside a model.
+
+use crate::diagnostics::{did_you_mean, Problem};
+use crate::source::{SourceFile, Span};
+use crate::symbolic::{self, Func, Sym};
+use crate::syntax::{self, ast};
+
+pub const STDLIB_FILES: [(&str, &str); 2] = [
+    ("stdlib/losses.opt", include_str!("../stdlib/losses.opt")),
+    (
+        "stdlib/regularizers.opt",
+        include_str!("../stdlib/regularizers.opt"),
+    ),
+];
+
+/// What kind of label a loss reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LabelKind {
+    /// ±1 (0/1 and other two-valued labels are mapped).
+    Labels,
+    /// Any real number.
+    Real,
+    /// k distinct labels, mapped to 0..k.
+    Classes,
+}
+
+impl LabelKind {
+    pub fn from_name(s: &str) -> Option<Self> {
+        Some(match s {
+            "labels" => LabelKind::Labels,
+            "real" => LabelKind::Real,
+            "classes" => LabelKind::Classes,
+            _ => return None,
+        })
+    }
+    pub fn name(self) -> &'static str {
+        match self {
+            LabelKind::Labels => "labels",
+            LabelKind::Real => "real",
+            LabelKind::Classes => "classes",
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct LossDef {
+    pub name: String,
+    /// The names the formula gives the label and the margin (`y`, `a`).
+    pub label: String,
+    pub margin: String,
+    pub label_kind: LabelKind,
+    /// Multiclass losses take a vector of scores; their formula is not scalar.
+    pub multiclass: bool,
+    /// ℓ(y, a), stabilised (None for multiclass).
+    pub value: Option<Sym>,
+    /// ℓ′(y, a) w.r.t. the margin, derived (None for multiclass).
+    pub derivative: Option<Sym>,
+    /// β ≥ ℓ″ when the loss is smooth.
+    pub smooth: Option<f64>,
+    /// G ≥ |ℓ′|.
+    pub lipschitz: Option<f64>,
+    pub formula_text: String,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Separability {
+    Coordinate,
+    Row,
+    Group,
+    None,
+}
+
+impl Separability {
+    pub fn describe(self) -> &'static str {
+        match self {
+            Separability::Coordinate => "separable per coordinate",
+            Separability::Row => "separable per row",
+            Separability::Group => "separable per group",
+            Separability::None => "not separable",
+        }
+    }
+}
+
+/// The proximity operators optc knows how to apply (ALGORITHMS.md §2).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ProxKind {
+    SoftThreshold,
+    Scale,
+    Elastic,
+    ShrinkL2,
+    ProxLinf,
+    ShrinkL2Rows,
+    ProxLinfRows,
+    ShrinkL2Groups,
+    Svt,
+    ReweightedL1,
+    Clamp,
+    ProjL1Ball,
+    ProjL2Ball,
+    ProjSimplex,
+}
+
+const PROX_NAMES: [(&str, ProxKind, &str); 14] = [
+    (
+        "soft_threshold",
+        ProxKind::SoftThreshold,
+        "soft-threshold soft(v, τ)",
+    ),
+    ("scale", ProxKind::Scale, "scaling v/(1 + τ)"),
+    ("elastic", ProxKind::Elastic, "soft(v, τ)/(1 + τα)"),
+    (
+        "shrink_l2",
+        ProxKind::ShrinkL2,
+        "ℓ2 shrink max(0, 1 − τ/‖v‖)·v",
+    ),
+    ("prox_linf", ProxKind::ProxLinf, "ℓ∞ prox v − Π_{‖·‖₁≤τ}(v)"),
+    (
+        "shrink_l2_rows",
+        ProxKind::ShrinkL2Rows,
+        "ℓ2 shrink of each row",
+    ),
+    (
+        "prox_linf_rows",
+        ProxKind::ProxLinfRows,
+        "ℓ∞ prox of each row",
+    ),
+    (
+        "shrink_l2_groups",
+        ProxKind::ShrinkL2Groups,
+        "ℓ2 shrink of each group",
+    ),
+    ("svt", ProxKind::Svt, "singular-value soft-threshold (SVD)"),
+    (
+        "reweighted_l1",
+        ProxKind::ReweightedL1,
+        "weighted soft-threshold of the DC surrogate",
+    ),
+    ("clamp", ProxKind::Clamp, "clamp to the box"),
+    (
+        "proj_l1ball",
+        ProxKind::ProjL1Ball,
+        "projection on the ℓ1 ball (sort-based)",
+    ),
+    ("proj_l2ball", ProxKind::ProjL2Ball, "v·min(1, r/‖v‖)"),
+    (
+        "proj_simplex",
+        ProxKind::ProjSimplex,
+        "projection on the simplex",
+    ),
+];
+
+impl ProxKind {
+    pub fn describe(self) -> &'static str {
+        PROX_NAMES.iter().find(|p| p.1 == self).map_or("?", |p| p.2)
+    }
+    pub fn name(self) -> &'static str {
+        PROX_NAMES.iter().find(|p| p.1 == self).map_or("?", |p| p.0)
+    }
+}
+
+/// The type of a regularizer or set parameter.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ParamType {
+    /// The variable (or `B w`).
+    Variable,
+    /// A group structure from `groups(load(...))`.
+    Groups,
+    /// A number.
+    Scalar,
+}
+
+#[derive(Clone, Debug)]
+pub struct RegDef {
+    pub name: String,
+    pub params: Vec<(String, ParamType)>,
+    pub convex: bool,
+    pub separability: Separability,
+    pub prox: ProxKind,
+    pub needs_matrix: bool,
+    /// f in `sum(f(w))` for coordinate-wise formulas, in terms of the variable and the scalars.
+    pub per_coordinate: Option<Sym>,
+    pub formula_text: String,
+}
+
+#[derive(Clone, Debug)]
+pub struct SetDef {
+    pub name: String,
+    pub params: Vec<String>,
+    pub separability: Separability,
+    pub prox: ProxKind,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct Library {
+    pub losses: Vec<LossDef>,
+    pub regularizers: Vec<RegDef>,
+    pub sets: Vec<SetDef>,
+}
+
+impl Library {
+    /// The embedded stdlib. It is part of the binary, so a problem in it is a bug in optc.
+    pub fn standard() -> Library {
+        let mut lib = Library::default();
+        for (name, text) in STDLIB_FILES {
+            let file = SourceFile::new(name, text);
+            let program = syntax::parse(&file)
+                .unwrap_or_else(|p| panic!("stdlib {name} does not parse: {}", p.message));
+            let problems = lib.declare(&program, &file);
+            assert!(problems.is_empty(), "stdlib {name}: {:?}", problems);
+        }
+        lib
+    }
+
+    pub fn loss(&self, name: &str) -> Option<&LossDef> {
+        self.losses.iter().find(|l| l.name == name)
+    }
+    pub fn regularizer(&self, name: &str) -> Option<&RegDef> {
+        self.regularizers.iter().find(|l| l.name == name)
+    }
+    pub fn set(&self, name: &str) -> Option<&SetDef> {
+        self.sets.iter().find(|l| l.name == name)
+    }
+
+    fn knows(&self, name: &str) -> bool {
+        self.loss(name).is_some() || self.regularizer(name).is_some() || self.set(name).is_some()
+    }
+
+    /// Adds the declarations of `program`; returns the problems found in them.
+    pub fn declare(&mut self, program: &ast::Program, file: &SourceFile) -> Vec<Problem> {
+        let _ = file;
+        let mut problems = vec![];
+        for item in &program.items {
+            let result = match item {
+                ast::Item::Loss(d) => self
+                    .check_new(&d.name)
+                    .and_then(|_| loss_def(d))
+                    .map(|l| self.losses.push(l)),
+                ast::Item::Regularizer(d) => self
+                    .check_new(&d.name)
+                    .and_then(|_| reg_def(d))
+                    .map(|r| self.regularizers.push(r)),
+                ast::Item::Set(d) => self
+                    .check_new(&d.name)
+                    .and_then(|_| set_def(d))
+                    .map(|s| self.sets.push(s)),
+                _ => Ok(()),
+            };
+            if let Err(p) = result {
+                problems.push(p);
+            }
+        }
+        problems
+    }
+
+    fn check_new(&self, name: &ast::Ident) -> Result<(), Problem> {
+        if self.knows(&name.name) {
+            return Err(Problem::error(
+                "optc::redefined",
+                format!("`{}` is already defined by the stdlib", name.name),
+                name.span,
+                "redefined here",
+            )
+            .with_help("choose another name for your declaration"));
+        }
+        Ok(())
+    }
+}
+
+fn attr<'a>(attrs: &'a [ast::Attr], name: &str) -> Option<&'a ast::Attr> {
+    attrs.iter().find(|a| a.name.name == name)
+}
+
+fn attr_number(attrs: &[ast::Attr], name: &str) -> Result<Option<f64>, Problem> {
+    let Some(a) = attr(attrs, name) else {
+        return Ok(None);
+    };
+    let Some(v) = &a.value else {
+        return Err(Problem::error(
+            "optc::stdlib",
+            format!("`{name}` needs a value"),
+            a.name.span,
+            "value missing",
+        ));
+    };
+    let s = to_sym(v)?;
+    match symbolic::simplify(&s).as_const() {
+        Some(x) => Ok(Some(x)),
+        None => Err(Problem::error(
+            "optc::stdlib",
+            format!("`{name}` must be a constant"),
+            v.span,
+            "not a constant",
+        )),
+    }
+}
+
+fn attr_word<'a>(attrs: &'a [ast::Attr], name: &str) -> Option<(&'a str, Span)> {
+    let a = attr(attrs, name)?;
+    let v = a.value.as_ref()?;
+    v.name().map(|n| (n, v.span))
+}
+
+fn loss_def(d: &ast::FormulaDecl) -> Result<LossDef, Problem> {
+    if d.params.len() != 2 {
+        return Err(Problem::error(
+            "optc::stdlib",
+            "a loss takes two parameters: the label and the margin",
+            d.name.span,
+            "declared here",
+        )
+        .with_help("write `loss NAME(y: labels, a) = ...`"));
+    }
+    let label = &d.params[0];
+    let margin = &d.params[1];
+    let label_kind = match &label.ty {
+        None => LabelKind::Real,
+        Some(t) => LabelKind::from_name(&t.name).ok_or_else(|| {
+            Problem::error(
+                "optc::stdlib",
+                format!("unknown label type `{}`", t.name),
+                t.span,
+                "here",
+            )
+            .with_help("label types are `labels`, `real` and `classes`")
+        })?,
+    };
+    let multiclass = margin.ty.as_ref().is_some_and(|t| t.name == "scores");
+    let (value, derivative) = if multiclass {
+        (None, None)
+    } else {
+        let f = to_sym(&d.body)?;
+        let value = symbolic::stabilize(&symbolic::simplify(&f));
+        let derivative = symbolic::derivative(&f, &margin.name.name);
+        (Some(value), Some(derivative))
+    };
+    Ok(LossDef {
+        name: d.name.name.clone(),
+        label: label.name.name.clone(),
+        margin: margin.name.name.clone(),
+        label_kind,
+        multiclass,
+        value,
+        derivative,
+        smooth: attr_number(&d.attrs, "smooth")?,
+        lipschitz: attr_number(&d.attrs, "lipschitz")?,
+        formula_text: expr_text(&d.body),
+    })
+}
+
+fn separability(attrs: &[ast::Attr], at: Span) -> Result<Separability, Problem> {
+    match attr_word(attrs, "separable") {
+        None => Ok(Separability::None),
+        Some(("coordinate", _)) => Ok(Separability::Coordinate),
+        Some(("row", _)) => Ok(Separability::Row),
+        Some(("group", _)) => Ok(Separability::Group),
+        Some(("none", _)) => Ok(Separability::None),
+        Some((w, sp)) => Err(Problem::error(
+            "optc::stdlib",
+            format!("unknown separability `{w}`"),
+            sp,
+            "here",
+        )
+        .with_help("use `coordinate`, `row`, `group` or `none`")),
+    }
+    .map_err(|p: Problem| {
+        if p.labels.is_empty() {
+            p.with_label(at, "")
+        } else {
+            p
+        }
+    })
+}
+
+fn prox(attrs: &[ast::Attr], at: Span) -> Result<ProxKind, Problem> {
+    let Some((w, sp)) = attr_word(attrs, "prox") else {
+        return Err(Problem::error(
+            "optc::stdlib",
+            "a regularizer must name its prox",
+            at,
+            "no `prox` attribute",
+        )
+        .with_help(format!(
+            "known proxes: {}",
+            PROX_NAMES.map(|p| p.0).join(", ")
+        )));
+    };
+    PROX_NAMES
+        .iter()
+        .find(|p| p.0 == w)
+        .map(|p| p.1)
+        .ok_or_else(|| {
+            let p = Problem::error(
+                "optc::stdlib",
+                format!("unknown prox `{w}`"),
+                sp,
+                "not a prox optc implements",
+            );
+            match did_you_mean(w, PROX_NAMES.iter().map(|p| p.0)) {
+                Some(s) => p.with_help(format!("did you mean `{s}`?")),
+                None => p.with_help(format!(
+                    "known proxes: {}",
+                    PROX_NAMES.map(|p| p.0).join(", ")
+                )),
+            }
+        })
+}
+
+fn reg_def(d: &ast::FormulaDecl) -> Result<RegDef, Problem> {
+    let mut params = vec![];
+    for (k, p) in d.params.iter().enumerate() {
+        let ty = match p.ty.as_ref().map(|t| t.name.as_str()) {
+            Some("groups") => ParamType::Groups,
+            _ if k == 0 || (k == 1 && matches!(params.first(), Some((_, ParamType::Groups)))) => {
+                ParamType::Variable
+            }
+            _ => ParamType::Scalar,
+        };
+        params.push((p.name.name.clone(), ty));
+    }
+    // `sum(f(w))` with f a scalar formula of the variable and the scalar parameters.
+    let per_coordinate = match &d.body.kind {
+        ast::ExprKind::Call { func, args } if func.name == "sum" && args.len() == 1 => {
+            to_sym(&args[0].value).ok()
+        }
+        _ => None,
+    };
+    Ok(RegDef {
+        name: d.name.name.clone(),
+        params,
+        convex: attr(&d.attrs, "nonconvex").is_none(),
+        separability: separability(&d.attrs, d.name.span)?,
+        prox: prox(&d.attrs, d.name.span)?,
+        needs_matrix: attr_word(&d.attrs, "shape").is_some_and(|(w, _)| w == "mat"),
+        per_coordinate,
+        formula_text: expr_text(&d.body),
+    })
+}
+
+fn set_def(d: &ast::SetDecl) -> Result<SetDef, Problem> {
+    Ok(SetDef {
+        name: d.name.name.clone(),
+        params: d.params.iter().map(|p| p.name.name.clone()).collect(),
+        separability: separability(&d.attrs, d.name.span)?,
+        prox: prox(&d.attrs, d.name.span)?,
+    })
+}
+
+/// A scalar formula from the AST (numbers, names, arithmetic, known functions).
+pub fn to_sym(e: &ast::Expr) -> Result<Sym, Problem> {
+    use ast::{BinOp, ExprKind};
+    let bx = Box::new;
+    Ok(match &e.kind {
+        ExprKind::Number(v) => Sym::Const(*v),
+        ExprKind::Name(n) => Sym::Var(n.clone()),
+        ExprKind::Neg(a) => Sym::Neg(bx(to_sym(a)?)),
+        ExprKind::Binary(op, a, b) => {
+            let (a, b) = (bx(to_sym(a)?), bx(to_sym(b)?));
+            match op {
+                BinOp::Add => Sym::Add(a, b),
+                BinOp::Sub => Sym::Sub(a, b),
+                BinOp::Mul => Sym::Mul(a, b),
+                BinOp::Div => Sym::Div(a, b),
+                BinOp::Pow => Sym::Pow(a, b),
+            }
+        }
+        ExprKind::Call { func, args } => {
+            let f = Func::from_name(&func.name).ok_or_else(|| {
+                let p = Problem::error(
+                    "optc::formula",
+                    format!("unknown function `{}` in a scalar formula", func.name),
+                    func.span,
+                    "unknown function",
+                );
+                let known = [
+                    "exp", "log", "log1p", "sqrt", "abs", "sign", "max", "min", "sigmoid",
+                    "softplus",
+                ];
+                match did_you_mean(&func.name, known) {
+                    Some(s) => p.with_help(format!("did you mean `{s}`?")),
+                    None => p.with_help(format!("scalar functions are {}", known.join(", "))),
+                }
+            })?;
+            if args.len() != f.arity() {
+                return Err(Problem::error(
+                    "optc::formula",
+                    format!(
+                        "`{}` takes {} argument(s), found {}",
+                        func.name,
+                        f.arity(),
+                        args.len()
+                    ),
+                    e.span,
+                    "here",
+                ));
+            }
+            Sym::Call(
+                f,
+                args.iter()
+                    .map(|a| to_sym(&a.value))
+                    .collect::<Result<_, _>>()?,
+            )
+        }
+        _ => {
+            return Err(Problem::error(
+                "optc::formula",
+                "this is not a scalar formula",
+                e.span,
+                "only numbers, names, + - · / ^ and scalar functions are allowed here",
+            ))
+        }
+    })
+}
+
+/// The expression as a person would write it (for reports).
+pub fn expr_text(e: &ast::Expr) -> String {
+    use ast::{BinOp, ExprKind};
+    match &e.kind {
+        ExprKind::Number(v) => symbolic::fmt_num(*v),
+        ExprKind::Str(s) => format!("\"{s}\""),
+        ExprKind::Name(n) => n.clone(),
+        ExprKind::Neg(a) => format!("-{}", wrap(a)),
+        ExprKind::Binary(op, a, b) => {
+            let o = match op {
+                BinOp::Add => " + ",
+                BinOp::Sub => " - ",
+                BinOp::Mul => "·",
+                BinOp::Div => "/",
+                BinOp::Pow => "^",
+            };
+            match op {
+                BinOp::Add | BinOp::Sub => format!("{}{o}{}", expr_text(a), expr_text(b)),
+                _ => format!("{}{o}{}", wrap(a), wrap(b)),
+            }
+        }
+        ExprKind::Call { func, args } => {
+            let args: Vec<String> = args
+                .iter()
+                .map(|a| match &a.name {
+                    Some(n) => format!("{} = {}", n.name, expr_text(&a.value)),
+                    None => expr_text(&a.value),
+                })
+                .collect();
+            format!("{}({})", func.name, args.join(", "))
+        }
+        ExprKind::Expect(a) => format!("E[{}]", expr_text(a)),
+        ExprKind::Inner(a, b) => format!("⟨{}, {}⟩", a.name, b.name),
+        ExprKind::Apply(m, v) => format!("{} {}", expr_text(m), v.name),
+        ExprKind::Index(a, i) => format!("{}[{}]", expr_text(a), expr_text(i)),
+    }
+}
+
+fn wrap(e: &ast::Expr) -> String {
+    match &e.kind {
+        ast::ExprKind::Binary(ast::BinOp::Add | ast::BinOp::Sub, ..) => {
+            format!("({})", expr_text(e))
+        }
+        _ => expr_text(e),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stdlib_loads() {
+        let lib = Library::standard();
+        assert_eq!(lib.losses.len(), 4);
+        assert!(lib.regularizer("l1inf").is_some_and(|r| r.needs_matrix));
+        assert!(lib.regularizer("logeps").is_some_and(|r| !r.convex));
+        assert!(lib.loss("softmax").is_some_and(|l| l.multiclass));
+    }
+
+    /// The declared β and G must bound the derived derivatives: ℓ″ ≤ β (by finite differences of
+    /// ℓ′) and |ℓ′| ≤ G, over margins from −50 to 50, for both labels.
+    #[test]
+    fn declared_constants_bound_the_derived_derivatives() {
+        let lib = Library::standard();
+        for loss in lib.losses.iter().filter(|l| !l.multiclass) {
+            let d = loss
+                .derivative
+                .as_ref()
+                .expect("scalar loss has a derivative");
+            let ys: &[f64] = if loss.label_kind == LabelKind::Labels {
+                &[-1.0, 1.0]
+            } else {
+                &[-2.0, 0.0, 3.0]
+            };
+            for &y in ys {
+                let at = |a: f64| d.eval(&|n| Some(if n == loss.label { y } else { a }));
+                let mut a = -50.0;
+                while a <= 50.0 {
+                    let g = at(a);
+                    if let Some(gmax) = loss.lipschitz {
+                        assert!(
+                            g.abs() <= gmax + 1e-12,
+                            "{}: |ℓ′({y}, {a})| = {g} > {gmax}",
+                            loss.name
+                        );
+                    }
+                    if let Some(beta) = loss.smooth {
+                        let h = 1e-4;
+                        let curv = (at(a + h) - at(a - h)) / (2.0 * h);
+                        assert!(
+                            curv <= beta + 1e-6,
+                            "{}: ℓ″({y}, {a}) = {curv} > β = {beta}",
+                            loss.name
+                        );
+                    }
+                    a += 0.37;
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn derived_derivatives_match_the_textbook_ones() {
+        let lib = Library::standard();
+        let eval = |name: &str, y: f64, a: f64| {
+            let l = lib.loss(name).expect("loss exists");
+            l.derivative
+                .as_ref()
+                .expect("derivative")
+                .eval(&|n| Some(if n == l.label { y } else { a }))
+        };
+        for &(y, a) in &[
+            (1.0f64, 0.3f64),
+            (-1.0, 2.0),
+            (1.0, -1e3),
+            (-1.0, 1e300),
+            (1.0, -1e300),
+        ] {
+            let want = -y / (1.0 + (y * a).exp());
+            let got = eval("logistic", y, a);
+            assert!(
+                (got - want).abs() <= 1e-15 + 1e-12 * want.abs(),
+                "logistic ℓ′({y},{a}) = {got}, want {want}"
+            );
+            let hinge = if y * a < 1.0 { -y } else { 0.0 };
+            assert_eq!(eval("hinge", y, a), hinge, "hinge ℓ′({y},{a})");
+        }
+        assert_eq!(
+            eval("hinge", 1.0, 1.0),
+            0.0,
+            "hinge at the kink takes 0, as ALGORITHMS.md §1"
+        );
+        assert_eq!(eval("squared", 2.5, 4.0), 1.5);
+    }
+}
