@@ -1,1 +1,666 @@
-//! todo
+//! Stage 3: the structure of a checked model. Smoothness of the loss, convexity and
+//! separability of each term, whether a regularizer is composite ω∘B, which prox applies, and
+//! which solver runs it (ALGORITHMS.md §9) — with the reason, since users ask "why this one?".
+
+use crate::check::{Model, Operator, Shape};
+use crate::diagnostics::{did_you_mean, Problem};
+use crate::stdlib::{ProxKind, Separability};
+use crate::symbolic::{self, fmt_num, Sym};
+use std::fmt::Write as _;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SolverKind {
+    Fobos,
+    Adagrad,
+    Smm,
+    Scd,
+    Smidas,
+    Dc,
+    Proxgrad,
+}
+
+impl SolverKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            SolverKind::Fobos => "fobos",
+            SolverKind::Adagrad => "adagrad",
+            SolverKind::Smm => "smm",
+            SolverKind::Scd => "scd",
+            SolverKind::Smidas => "smidas",
+            SolverKind::Dc => "dc",
+            SolverKind::Proxgrad => "proxgrad",
+        }
+    }
+
+    fn from_name(s: &str) -> Option<SolverKind> {
+        Some(match s {
+            "fobos" => SolverKind::Fobos,
+            "adagrad" => SolverKind::Adagrad,
+            "smm" => SolverKind::Smm,
+            "scd" => SolverKind::Scd,
+            "smidas" => SolverKind::Smidas,
+            "dc" => SolverKind::Dc,
+            "proxgrad" => SolverKind::Proxgrad,
+            _ => return None,
+        })
+    }
+
+    /// Whether this build can compile a plan for the solver.
+    pub fn implemented(self) -> bool {
+        matches!(self, SolverKind::Fobos)
+    }
+
+    /// The options `solve with NAME(...)` accepts.
+    fn options(self) -> &'static [&'static str] {
+        match self {
+            SolverKind::Fobos => &["epochs", "step", "eta0", "seed"],
+            SolverKind::Adagrad => &["epochs", "eta0", "delta", "seed"],
+            SolverKind::Smm | SolverKind::Dc => &["epochs", "n0", "seed", "average"],
+            SolverKind::Scd | SolverKind::Smidas => &["epochs", "seed", "eta0"],
+            SolverKind::Proxgrad => &["iterations", "epochs", "tol"],
+        }
+    }
+}
+
+/// prox of τ·(l1·|v| + l2/2·v²) + ι_[lo, hi], per coordinate:
+/// clamp(soft(v, τ·l1) / (1 + τ·l2), lo, hi). Every coordinate-separable convex term of the
+/// stdlib except logeps folds into it (l1, l2sq, elastic, Box, NonNeg, ≥, ≤).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CoordinateProx {
+    pub l1: f64,
+    pub l2: f64,
+    pub lo: f64,
+    pub hi: f64,
+}
+
+impl CoordinateProx {
+    pub fn has_box(&self) -> bool {
+        self.lo > f64::NEG_INFINITY || self.hi < f64::INFINITY
+    }
+
+    /// The formula as the report prints it.
+    pub fn describe(&self) -> String {
+        let mut s = "v".to_string();
+        if self.l1 > 0.0 {
+            s = format!("soft({s}, τ·{})", fmt_num(self.l1));
+        }
+        if self.l2 > 0.0 {
+            s = format!("{s} / (1 + τ·{})", fmt_num(self.l2));
+        }
+        if self.has_box() {
+            s = format!("clamp({s}, {}, {})", fmt_num(self.lo), fmt_num(self.hi));
+        }
+        s
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct Choice {
+    pub solver: SolverKind,
+    pub reason: String,
+}
+
+/// Settings of the run, from `solve with ...(...)`; the command line may override them.
+#[derive(Clone, Debug)]
+pub struct Settings {
+    pub epochs: usize,
+    pub seed: u64,
+    /// η_t as a formula of t; None for the default η₀/√t.
+    pub step: Option<Sym>,
+    pub step_text: Option<String>,
+    /// η₀; None for the data-dependent default 1/(β·max‖xᵢ‖²).
+    pub eta0: Option<f64>,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            epochs: 10,
+            seed: 1,
+            step: None,
+            step_text: None,
+            eta0: None,
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct TermReport {
+    pub text: String,
+    pub convex: bool,
+    pub separability: Separability,
+    pub prox: ProxKind,
+    /// How B is handled when the term is ω(B w).
+    pub composite: Option<String>,
+}
+
+#[derive(Clone, Debug)]
+pub struct Structure {
+    pub smooth: Option<f64>,
+    pub lipschitz: Option<f64>,
+    pub derivative: Option<Sym>,
+    pub terms: Vec<TermReport>,
+    pub constraints: Vec<TermReport>,
+    pub convex: bool,
+    pub composite: bool,
+    /// Set when the whole regularizer + constraint is one per-coordinate closed-form prox.
+    pub coordinate: Option<CoordinateProx>,
+    pub recommended: Choice,
+    /// None when this build cannot run the model yet; `unavailable` says why.
+    pub chosen: Option<Choice>,
+    pub unavailable: Option<String>,
+    pub settings: Settings,
+}
+
+pub fn analyse(model: &Model) -> Result<Structure, Vec<Problem>> {
+    let mut problems = vec![];
+    let loss = &model.loss.def;
+    let terms: Vec<TermReport> = model
+        .regs
+        .iter()
+        .map(|r| TermReport {
+            text: r.text.clone(),
+            convex: r.def.convex,
+            separability: if r.operator.is_some() {
+                Separability::None
+            } else {
+                r.def.separability
+            },
+            prox: r.def.prox,
+            composite: r.operator.as_ref().map(composite_note),
+        })
+        .collect();
+    let constraints: Vec<TermReport> = model
+        .constraints
+        .iter()
+        .map(|c| TermReport {
+            text: c.text.clone(),
+            convex: true,
+            separability: c.set.separability,
+            prox: c.set.prox,
+            composite: None,
+        })
+        .collect();
+    let convex = terms.iter().all(|t| t.convex);
+    let composite = terms.iter().any(|t| t.composite.is_some());
+    let coordinate = coordinate_prox(model);
+    let smooth = loss.smooth;
+
+    let all_coordinate = terms
+        .iter()
+        .chain(&constraints)
+        .all(|t| t.separability == Separability::Coordinate);
+    let nuclear = model.regs.iter().any(|r| r.def.prox == ProxKind::Svt);
+    let recommended = if !convex {
+        Choice { solver: SolverKind::Dc, reason: "a non-convex concave-in-|w| penalty: online DC is the method here with guarantees for it".into() }
+    } else if composite {
+        Choice { solver: SolverKind::Proxgrad, reason: "ω∘B is not separable: a dense Picard prox per step rules out stochastic O(nnz) steps".into() }
+    } else if nuclear {
+        Choice {
+            solver: SolverKind::Proxgrad,
+            reason: "the nuclear norm's prox is an SVD of the whole matrix".into(),
+        }
+    } else if smooth.is_some() && all_coordinate {
+        Choice { solver: SolverKind::Scd, reason: "smooth loss and a coordinate-separable regularizer: parameter-free, O(nnz) per epoch".into() }
+    } else if smooth.is_some() {
+        Choice {
+            solver: SolverKind::Smm,
+            reason: "smooth loss with a prox-friendly regularizer: one pass gives a usable model"
+                .into(),
+        }
+    } else {
+        Choice {
+            solver: SolverKind::Fobos,
+            reason: format!(
+                "`{}` is not smooth: FOBOS needs only subgradients",
+                loss.name
+            ),
+        }
+    };
+
+    // What FOBOS with lazy per-coordinate updates (the solver this build compiles) can run.
+    let fobos_blocker: Option<String> = if loss.multiclass || matches!(model.shape, Shape::Mat(..))
+    {
+        Some("multiclass models (a matrix variable) are not compiled yet".into())
+    } else if !convex {
+        Some("non-convex penalties need the online DC solver".into())
+    } else if composite {
+        Some("composite regularizers ω(B w) need the Picard prox".into())
+    } else if coordinate.is_none() {
+        let t = terms
+            .iter()
+            .chain(&constraints)
+            .find(|t| t.separability != Separability::Coordinate);
+        Some(format!(
+            "`{}` is not separable per coordinate; its prox is not compiled yet",
+            t.map_or("?", |t| t.text.as_str())
+        ))
+    } else {
+        None
+    };
+
+    let mut settings = Settings::default();
+    let chosen;
+    let mut unavailable = None;
+    let forced = model.solver.as_ref().filter(|s| s.name != "auto");
+    if let Some(req) = forced {
+        let kind = SolverKind::from_name(&req.name).unwrap_or(SolverKind::Fobos);
+        if let Some(why) = forced_invalid(
+            kind,
+            model,
+            &terms,
+            &constraints,
+            convex,
+            composite,
+            all_coordinate,
+        ) {
+            problems.push(
+                Problem::error(
+                    "optc::solver",
+                    format!("`{}` cannot solve this model: {why}", kind.name()),
+                    req.span,
+                    "solver forced here",
+                )
+                .with_label(model.objective_span, "objective")
+                .with_help(format!(
+                    "remove `solve with` to let optc choose (it would pick `{}`: {})",
+                    recommended.solver.name(),
+                    recommended.reason
+                )),
+            );
+        }
+        settings = parse_settings(kind, req, &mut problems);
+        if kind.implemented() && (kind != SolverKind::Fobos || fobos_blocker.is_none()) {
+            chosen = Some(Choice {
+                solver: kind,
+                reason: "forced by `solve with`".into(),
+            });
+        } else {
+            chosen = None;
+            unavailable = Some(match (&fobos_blocker, kind) {
+                (Some(b), SolverKind::Fobos) => format!("fobos in this build cannot run it: {b}"),
+                _ => format!(
+                    "`{}` is not compiled by this build yet (it compiles `fobos`)",
+                    kind.name()
+                ),
+            });
+        }
+    } else {
+        if let Some(req) = &model.solver {
+            settings = parse_settings(SolverKind::Fobos, req, &mut problems);
+        }
+        chosen = if recommended.solver.implemented() {
+            Some(recommended.clone())
+        } else if fobos_blocker.is_none() {
+            Some(Choice {
+                solver: SolverKind::Fobos,
+                reason: format!(
+                    "`{}` would be preferred ({}), but this build compiles only `fobos`, which handles this model with lazy O(nnz) steps",
+                    recommended.solver.name(),
+                    recommended.reason
+                ),
+            })
+        } else {
+            unavailable = Some(format!(
+                "`{}` is not compiled by this build yet, and fobos cannot stand in: {}",
+                recommended.solver.name(),
+                fobos_blocker.clone().unwrap_or_default()
+            ));
+            None
+        };
+    }
+
+    if !problems.is_empty() {
+        return Err(problems);
+    }
+    Ok(Structure {
+        smooth,
+        lipschitz: loss.lipschitz,
+        derivative: loss.derivative.clone(),
+        terms,
+        constraints,
+        convex,
+        composite,
+        coordinate,
+        recommended,
+        chosen,
+        unavailable,
+        settings,
+    })
+}
+
+fn composite_note(op: &Operator) -> String {
+    match op {
+        Operator::Diff(_) => {
+            "ω∘B with B = diff (first differences, λ_max(BBᵀ) ≤ 4): Picard fixed-point prox".into()
+        }
+        Operator::Incidence(p) => {
+            format!("ω∘B with B = incidence(\"{p}\") (λ_max(BBᵀ) ≤ 2·max degree): Picard fixed-point prox")
+        }
+        Operator::Groups(p) => format!("ω∘B with B = groups(\"{p}\"): Picard fixed-point prox"),
+    }
+}
+
+/// The per-coordinate prox all the terms fold into, if they do.
+fn coordinate_prox(model: &Model) -> Option<CoordinateProx> {
+    let mut p = CoordinateProx {
+        l1: 0.0,
+        l2: 0.0,
+        lo: f64::NEG_INFINITY,
+        hi: f64::INFINITY,
+    };
+    for r in &model.regs {
+        if r.operator.is_some() {
+            return None;
+        }
+        let scalar = |i: usize| r.scalars.get(i).map_or(0.0, |s| s.1);
+        match r.def.prox {
+            ProxKind::SoftThreshold => p.l1 += r.coef.value,
+            ProxKind::Scale => p.l2 += r.coef.value,
+            ProxKind::Elastic => {
+                p.l1 += r.coef.value;
+                p.l2 += r.coef.value * scalar(0);
+            }
+            _ => return None,
+        }
+    }
+    for c in &model.constraints {
+        if c.set.name != "Box" {
+            return None;
+        }
+        p.lo = p.lo.max(c.args[0]);
+        p.hi = p.hi.min(c.args[1]);
+    }
+    Some(p)
+}
+
+fn forced_invalid(
+    kind: SolverKind,
+    model: &Model,
+    terms: &[TermReport],
+    constraints: &[TermReport],
+    convex: bool,
+    composite: bool,
+    all_coordinate: bool,
+) -> Option<String> {
+    let loss = &model.loss.def;
+    let nonsmooth = loss.smooth.is_none();
+    if !convex && kind != SolverKind::Dc {
+        let t = terms
+            .iter()
+            .find(|t| !t.convex)
+            .map_or("", |t| t.text.as_str());
+        return Some(format!(
+            "`{t}` is not convex, and `{}` needs a convex objective (use `dc`)",
+            kind.name()
+        ));
+    }
+    match kind {
+        SolverKind::Scd => {
+            if nonsmooth {
+                return Some(format!(
+                    "SCD needs a smooth loss, and `{}` is not smooth",
+                    loss.name
+                ));
+            }
+            if !all_coordinate || composite {
+                let t = terms
+                    .iter()
+                    .chain(constraints)
+                    .find(|t| t.separability != Separability::Coordinate);
+                return Some(format!(
+                    "SCD needs a regularizer separable per coordinate, and `{}` is not",
+                    t.map_or("?", |t| t.text.as_str())
+                ));
+            }
+        }
+        SolverKind::Smm | SolverKind::Proxgrad | SolverKind::Dc if nonsmooth => {
+            return Some(format!(
+                "{} needs a smooth loss (an L-smooth surrogate), and `{}` is not smooth",
+                kind.name(),
+                loss.name
+            ));
+        }
+        SolverKind::Dc if convex => {
+            return Some("online DC is for non-convex penalties such as `logeps`".into())
+        }
+        SolverKind::Smidas
+            if model
+                .regs
+                .iter()
+                .any(|r| r.def.prox != ProxKind::SoftThreshold)
+                || !constraints.is_empty() =>
+        {
+            return Some("SMIDAS handles an ℓ1 penalty only".into());
+        }
+        _ => {}
+    }
+    None
+}
+
+fn parse_settings(
+    kind: SolverKind,
+    req: &crate::check::SolverRequest,
+    problems: &mut Vec<Problem>,
+) -> Settings {
+    let mut s = Settings::default();
+    for o in &req.options {
+        if !kind.options().contains(&o.name.as_str()) {
+            let p = Problem::error(
+                "optc::solver",
+                format!("`{}` has no option `{}`", kind.name(), o.name),
+                o.span,
+                "unknown option",
+            );
+            let p = match did_you_mean(&o.name, kind.options().iter().copied()) {
+                Some(x) => p.with_help(format!("did you mean `{x}`?")),
+                None => p.with_help(format!(
+                    "`{}` takes {}",
+                    kind.name(),
+                    kind.options().join(", ")
+                )),
+            };
+            problems.push(p);
+            continue;
+        }
+        if o.name == "step" {
+            let at_1 = o.value.eval(&|n| (n == "t").then_some(1.0));
+            if !(at_1.is_finite() && at_1 > 0.0) {
+                problems.push(
+                    Problem::error(
+                        "optc::solver",
+                        format!("the step at t = 1 is {at_1}, not a positive number"),
+                        o.span,
+                        "here",
+                    )
+                    .with_help("a step schedule is a positive formula of t, e.g. `0.5/sqrt(t)`"),
+                );
+                continue;
+            }
+            s.step = Some(o.value.clone());
+            s.step_text = Some(o.text.clone());
+            continue;
+        }
+        let Some(v) = symbolic::simplify(&o.value).as_const() else {
+            problems.push(Problem::error(
+                "optc::solver",
+                format!("`{}` must be a constant", o.name),
+                o.span,
+                "depends on t",
+            ));
+            continue;
+        };
+        let whole = |v: f64| v >= 0.0 && v.fract() == 0.0 && v < 1e15;
+        match o.name.as_str() {
+            "epochs" | "iterations" if whole(v) && v >= 1.0 => s.epochs = v as usize,
+            "seed" if whole(v) => s.seed = v as u64,
+            "eta0" if v > 0.0 && v.is_finite() => s.eta0 = Some(v),
+            "epochs" | "iterations" | "seed" => problems.push(Problem::error(
+                "optc::solver",
+                format!(
+                    "`{}` must be a whole number{}",
+                    o.name,
+                    if o.name == "seed" { "" } else { " ≥ 1" }
+                ),
+                o.span,
+                format!("found {v}"),
+            )),
+            "eta0" => problems.push(Problem::error(
+                "optc::solver",
+                "`eta0` must be positive",
+                o.span,
+                format!("found {v}"),
+            )),
+            _ => {}
+        }
+    }
+    s
+}
+
+/// The text `optc check` prints.
+pub fn report(model: &Model, st: &Structure, file_name: &str) -> String {
+    let mut o = String::new();
+    let shape = match &model.shape {
+        Shape::Vec(d) => format!("vec[{}]", dim_text(d, model)),
+        Shape::Mat(r, c) => format!("mat[{}, {}]", dim_text(r, model), dim_text(c, model)),
+    };
+    let _ = writeln!(o, "model       {file_name}");
+    let _ = writeln!(
+        o,
+        "data        {}: sparse features, {}: {}",
+        model.features.name,
+        model.label.name,
+        label_text(model)
+    );
+    let _ = writeln!(o, "variable    {}: {shape}", model.var.name);
+    if !model.params.is_empty() {
+        let ps: Vec<String> = model
+            .params
+            .iter()
+            .map(|p| {
+                format!(
+                    "{} = {}{}",
+                    p.name,
+                    fmt_num(p.value),
+                    if p.overridden { " (--set)" } else { "" }
+                )
+            })
+            .collect();
+        let _ = writeln!(o, "params      {}", ps.join(", "));
+    }
+    let loss = &model.loss.def;
+    let _ = writeln!(o);
+    let _ = writeln!(
+        o,
+        "loss        {}({}, {}) = {}",
+        loss.name, loss.label, loss.margin, loss.formula_text
+    );
+    match (loss.smooth, loss.lipschitz) {
+        (Some(b), Some(g)) => {
+            _ = writeln!(
+                o,
+                "            smooth, β = {}; Lipschitz, G = {}",
+                fmt_num(b),
+                fmt_num(g)
+            )
+        }
+        (Some(b), None) => {
+            _ = writeln!(
+                o,
+                "            smooth, β = {}; not Lipschitz (unbounded ℓ′)",
+                fmt_num(b)
+            )
+        }
+        (None, Some(g)) => {
+            _ = writeln!(
+                o,
+                "            not smooth (subgradients); Lipschitz, G = {}",
+                fmt_num(g)
+            )
+        }
+        (None, None) => _ = writeln!(o, "            not smooth, not Lipschitz"),
+    }
+    match &st.derivative {
+        Some(d) => _ = writeln!(o, "            ℓ′ = {d}   (derived)"),
+        None => _ = writeln!(o, "            ℓ′ = softmax(a) − e_y   (vector of scores)"),
+    }
+    if model.loss.coef.value != 1.0 {
+        let _ = writeln!(
+            o,
+            "            weight {} = {}",
+            model.loss.coef.text,
+            fmt_num(model.loss.coef.value)
+        );
+    }
+    for (t, r) in st.terms.iter().zip(&model.regs) {
+        let _ = writeln!(o, "term        {}", t.text);
+        let _ = writeln!(
+            o,
+            "            {}, {}; prox {}",
+            if t.convex { "convex" } else { "NOT convex" },
+            t.separability.describe(),
+            r.def.prox.describe()
+        );
+        if let Some(c) = &t.composite {
+            let _ = writeln!(o, "            composite {c}");
+        }
+    }
+    for t in &st.constraints {
+        let _ = writeln!(o, "constraint  {}", t.text);
+        let _ = writeln!(
+            o,
+            "            convex, {}; prox {}",
+            t.separability.describe(),
+            t.prox.describe()
+        );
+    }
+    let _ = writeln!(o);
+    let _ = writeln!(o, "convex      {}", if st.convex { "yes" } else { "no" });
+    let _ = writeln!(
+        o,
+        "composite   {}",
+        if st.composite {
+            "yes: ω(B w) needs an inner fixed-point prox"
+        } else {
+            "no: every term acts on the variable directly"
+        }
+    );
+    match &st.coordinate {
+        Some(p) => {
+            _ = writeln!(
+                o,
+                "prox        per coordinate, closed form: {}",
+                p.describe()
+            )
+        }
+        None => _ = writeln!(o, "prox        term by term (see above)"),
+    }
+    let _ = writeln!(
+        o,
+        "recommended {} — {}",
+        st.recommended.solver.name(),
+        st.recommended.reason
+    );
+    match (&st.chosen, &st.unavailable) {
+        (Some(c), _) => _ = writeln!(o, "solver      {} — {}", c.solver.name(), c.reason),
+        (None, Some(why)) => _ = writeln!(o, "solver      none in this build — {why}"),
+        (None, None) => {}
+    }
+    o
+}
+
+fn dim_text(d: &crate::check::Dim, model: &Model) -> String {
+    match d {
+        crate::check::Dim::Features => format!("dim({})", model.features.name),
+        crate::check::Dim::Classes => format!("classes({})", model.label.name),
+        crate::check::Dim::Fixed(n) => n.to_string(),
+    }
+}
+
+fn label_text(model: &Model) -> &'static str {
+    match model.label_kind {
+        crate::stdlib::LabelKind::Labels => "labels (±1; 0/1 and other pairs mapped to −1/+1)",
+        crate::stdlib::LabelKind::Real => "real targets",
+        crate::stdlib::LabelKind::Classes => "classes (k distinct labels)",
+    }
+}

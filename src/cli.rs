@@ -1,4 +1,173 @@
-//! todo
+//! The command line (LANGUAGE.md): `check`, `plan`, `run`, `predict`. Exit codes: 0 success,
+//! 1 the model or the data is wrong, 2 bad usage, 3 the solver diverged.
+
+mod predict;
+mod run;
+
+use crate::diagnostics::render_terminal;
+use crate::pipeline::{self, CompileError, CompileOptions, Compiled};
+use crate::source::SourceFile;
+use crate::stdlib::Library;
+use clap::{Parser, Subcommand};
+use std::path::{Path, PathBuf};
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "optc",
+    version,
+    about = "A modeling language and solver compiler for regularized loss minimization"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Parse and typecheck a model; print the structure optc recognised.
+    Check { model: PathBuf },
+    /// Print the update plan the compiler will run (with DATA: bound to that data).
+    Plan {
+        model: PathBuf,
+        data: Option<PathBuf>,
+        /// The eager reference plan (prox on every coordinate each step) instead of the lazy one.
+        #[arg(long)]
+        eager: bool,
+        #[arg(long = "set", value_name = "NAME=VALUE")]
+        set: Vec<String>,
+        #[arg(long)]
+        solver: Option<String>,
+    },
+    /// Compile the model and solve it on DATA.
+    Run(run::RunArgs),
+    /// Score data with a saved model (optc's or LIBLINEAR's).
+    Predict(predict::PredictArgs),
+}
+
+/// Why a command failed; each maps to an exit code.
+pub(crate) enum Failure {
+    /// Already printed (a diagnostic); exit 1.
+    Reported,
+    /// The model or the data is wrong: exit 1.
+    Input(String),
+    /// Bad usage: exit 2.
+    Usage(String),
+    /// The solver diverged: exit 3.
+    Diverged(String),
+}
+
 pub fn main() -> i32 {
-    0
+    let cli = match Cli::try_parse() {
+        Ok(c) => c,
+        Err(e) => {
+            let code = if e.use_stderr() { 2 } else { 0 };
+            let _ = e.print();
+            return code;
+        }
+    };
+    let result = match cli.command {
+        Command::Check { model } => check(&model),
+        Command::Plan {
+            model,
+            data,
+            eager,
+            set,
+            solver,
+        } => plan(&model, data.as_deref(), eager, &set, solver),
+        Command::Run(args) => run::run(&args),
+        Command::Predict(args) => predict::predict(&args),
+    };
+    match result {
+        Ok(()) => 0,
+        Err(Failure::Reported) => 1,
+        Err(Failure::Input(m)) => {
+            eprintln!("error: {m}");
+            1
+        }
+        Err(Failure::Usage(m)) => {
+            eprintln!("error: {m}");
+            2
+        }
+        Err(Failure::Diverged(m)) => {
+            eprintln!("error: {m}");
+            3
+        }
+    }
+}
+
+pub(crate) fn read_model(path: &Path) -> Result<SourceFile, Failure> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| Failure::Input(format!("cannot read model {}: {e}", path.display())))?;
+    Ok(SourceFile::new(path.display().to_string(), text))
+}
+
+/// `--set NAME=VALUE` → (NAME, value); the value may be an expression like `1/2`.
+pub(crate) fn parse_sets(sets: &[String]) -> Result<Vec<(String, f64)>, Failure> {
+    let mut out = vec![];
+    for s in sets {
+        let Some((name, value)) = s.split_once('=') else {
+            return Err(Failure::Usage(format!(
+                "--set {s}: expected NAME=VALUE, e.g. --set lambda=1e-3"
+            )));
+        };
+        let file = SourceFile::new("--set", value.trim());
+        let v = crate::syntax::parse_expr(&file)
+            .ok()
+            .and_then(|e| crate::stdlib::to_sym(&e).ok())
+            .and_then(|e| crate::symbolic::simplify(&e).as_const())
+            .filter(|v| !v.is_nan())
+            .ok_or_else(|| {
+                Failure::Usage(format!("--set {s}: `{}` is not a number", value.trim()))
+            })?;
+        out.push((name.trim().to_string(), v));
+    }
+    Ok(out)
+}
+
+pub(crate) fn compile(file: &SourceFile, opts: &CompileOptions) -> Result<Compiled, Failure> {
+    let lib = Library::standard();
+    pipeline::front_end(file, &lib, opts).map_err(|e| report_compile_error(e, file))
+}
+
+pub(crate) fn report_compile_error(e: CompileError, file: &SourceFile) -> Failure {
+    match e {
+        CompileError::Usage(m) => Failure::Usage(m),
+        CompileError::Model(problems) => {
+            eprint!("{}", render_terminal(&problems, file));
+            Failure::Reported
+        }
+    }
+}
+
+fn check(path: &Path) -> Result<(), Failure> {
+    let file = read_model(path)?;
+    let c = compile(&file, &CompileOptions::default())?;
+    print!(
+        "{}",
+        crate::analysis::report(&c.model, &c.structure, &file.name)
+    );
+    Ok(())
+}
+
+fn plan(
+    path: &Path,
+    data: Option<&Path>,
+    eager: bool,
+    set: &[String],
+    solver: Option<String>,
+) -> Result<(), Failure> {
+    let file = read_model(path)?;
+    let opts = CompileOptions {
+        overrides: parse_sets(set)?,
+        solver,
+        eager,
+    };
+    let c = compile(&file, &opts)?;
+    let plan = pipeline::plan(&c, &opts).map_err(|e| report_compile_error(e, &file))?;
+    let facts = match data {
+        Some(d) => Some(run::load_data(d)?.0.facts()),
+        None => None,
+    };
+    print!("{}", crate::plan::dump::dump(&plan, facts.as_ref()));
+    Ok(())
 }

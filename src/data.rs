@@ -1,1 +1,60 @@
-//! todo
+//! Data: LIBSVM/svmlight text (plain or compressed) → CSR matrix + labels, and the mapping of
+//! raw labels to what a loss reads (±1, class indices, reals).
+
+mod labels;
+mod libsvm;
+
+pub use labels::{LabelError, LabelMap};
+pub use libsvm::{open_text, read_libsvm, read_libsvm_from, DataError};
+
+/// The rows of a data file: features as CSR (0-based feature indices) and the raw labels.
+#[derive(Clone, Debug)]
+pub struct Dataset {
+    /// m × d, d = the largest feature index seen (indices are 1-based in the file).
+    pub x: sprs::CsMatI<f64, u32, usize>,
+    pub labels: Vec<f64>,
+    /// The file line of each row, for messages about a label.
+    pub lines: Vec<u32>,
+    pub name: String,
+    /// Bytes of (decompressed) text read.
+    pub bytes: u64,
+}
+
+impl Dataset {
+    pub fn rows(&self) -> usize {
+        self.x.rows()
+    }
+    pub fn features(&self) -> usize {
+        self.x.cols()
+    }
+    pub fn nnz(&self) -> usize {
+        self.x.nnz()
+    }
+
+    /// max over rows of ‖xᵢ‖², the curvature scale of the worst example.
+    pub fn max_row_norm_sq(&self) -> f64 {
+        let (ptr, data) = (self.x.indptr(), self.x.data());
+        let ptr = ptr.into_raw_storage();
+        (0..self.rows())
+            .map(|i| data[ptr[i]..ptr[i + 1]].iter().map(|v| v * v).sum::<f64>())
+            .fold(0.0, f64::max)
+    }
+
+    /// The raw CSR arrays (what the plan's back ends read).
+    pub fn csr(&self) -> (&[usize], &[u32], &[f64]) {
+        (
+            self.x.indptr().into_raw_storage(),
+            self.x.indices(),
+            self.x.data(),
+        )
+    }
+
+    pub fn facts(&self) -> crate::plan::dump::DataFacts {
+        crate::plan::dump::DataFacts {
+            rows: self.rows(),
+            features: self.features(),
+            nnz: self.nnz(),
+            max_row_norm_sq: self.max_row_norm_sq(),
+        }
+    }
+}

@@ -1,1 +1,82 @@
-//! todo
+//! Stage 5: running a plan on data. The interpreter is the reference back end; the driver owns
+//! epochs, the seeded row order, progress, traces and divergence. This module reads only the
+//! plan and the data, never the front end.
+
+pub mod driver;
+pub mod evaluate;
+pub mod interp;
+
+use crate::plan::{Len, Plan, ScalarRole};
+
+/// The data a plan reads: CSR rows with 0-based feature indices, and the mapped labels.
+#[derive(Clone, Copy, Debug)]
+pub struct DataView<'a> {
+    pub indptr: &'a [usize],
+    pub indices: &'a [u32],
+    pub values: &'a [f64],
+    pub labels: &'a [f64],
+    /// d: the feature count the weights have (test data may have more; those are ignored).
+    pub features: usize,
+}
+
+impl DataView<'_> {
+    pub fn rows(&self) -> usize {
+        self.indptr.len() - 1
+    }
+}
+
+/// Everything a plan reads and writes, laid out flat so a compiled kernel can take pointers.
+#[derive(Clone, Debug, PartialEq)]
+pub struct State {
+    pub scalars: Vec<f64>,
+    pub vectors: Vec<Vec<f64>>,
+}
+
+impl State {
+    /// Fresh state: parameters bound (data-dependent ones from `facts`), vectors at their
+    /// initial values, the labels loaded.
+    pub fn new(plan: &Plan, facts: &crate::plan::dump::DataFacts, labels: &[f64]) -> State {
+        let scalars = plan
+            .scalars
+            .iter()
+            .map(|s| match s.role {
+                ScalarRole::Param => s.init.value(Some(facts)).unwrap_or(f64::NAN),
+                _ => 0.0,
+            })
+            .collect();
+        let vectors = plan
+            .vectors
+            .iter()
+            .map(|v| match (v.role, v.len) {
+                (crate::plan::VecRole::Labels, _) => labels.to_vec(),
+                (_, Len::Rows) => vec![v.init; facts.rows],
+                (_, Len::Features) => vec![v.init; facts.features],
+            })
+            .collect();
+        State { scalars, vectors }
+    }
+
+    pub fn weights<'a>(&'a self, plan: &Plan) -> &'a [f64] {
+        plan.weights().map_or(&[], |w| &self.vectors[w.0])
+    }
+}
+
+/// A run stopped because a guarded value was NaN or infinite.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Fault {
+    pub what: String,
+    pub value: f64,
+    /// The step counter when it happened.
+    pub step: f64,
+    /// The row (0-based, in file order) being processed.
+    pub row: usize,
+}
+
+/// A way to run plans: the interpreter, or (later) compiled code.
+pub trait Backend {
+    fn name(&self) -> &'static str;
+    /// One pass over the rows in `order`.
+    fn epoch(&mut self, state: &mut State, data: &DataView, order: &[u32]) -> Result<(), Fault>;
+    /// Flushes pending lazy work.
+    fn finish(&mut self, state: &mut State, data: &DataView) -> Result<(), Fault>;
+}

@@ -16,6 +16,7 @@ pub mod data;
 pub mod diagnostics;
 pub mod exec;
 pub mod model_file;
+pub mod pipeline;
 pub mod plan;
 pub mod source;
 pub mod stdlib;

@@ -330,6 +330,7 @@ fn loss_def(d: &ast::FormulaDecl) -> Result<LossDef, Problem> {
         (None, None)
     } else {
         let f = to_sym(&d.body)?;
+        check_free_names(&f, &[&label.name.name, &margin.name.name], &d.body)?;
         let value = symbolic::stabilize(&symbolic::simplify(&f));
         let derivative = symbolic::derivative(&f, &margin.name.name);
         (Some(value), Some(derivative))
@@ -346,6 +347,25 @@ fn loss_def(d: &ast::FormulaDecl) -> Result<LossDef, Problem> {
         lipschitz: attr_number(&d.attrs, "lipschitz")?,
         formula_text: expr_text(&d.body),
     })
+}
+
+/// A formula may only use its declared parameters.
+fn check_free_names(f: &Sym, allowed: &[&str], at: &ast::Expr) -> Result<(), Problem> {
+    let mut names = vec![];
+    f.vars(&mut names);
+    match names.iter().find(|n| !allowed.contains(&n.as_str())) {
+        None => Ok(()),
+        Some(n) => Err(Problem::error(
+            "optc::formula",
+            format!("unknown name `{n}` in the formula"),
+            at.span,
+            "in this formula",
+        )
+        .with_help(format!(
+            "a formula may use only its parameters: {}",
+            allowed.join(", ")
+        ))),
+    }
 }
 
 fn separability(attrs: &[ast::Attr], at: Span) -> Result<Separability, Problem> {

@@ -395,6 +395,8 @@ fn simplify_once(f: &Sym) -> Sym {
                     Mul(b(c(p * q.as_const().unwrap_or(1.0))), z.clone())
                 }
                 (_, Const(_)) => Mul(b(y), b(x)),
+                // a variable before a compound factor: y·σ(u) rather than σ(u)·y
+                (Call(..) | Select(..), Var(_)) => Mul(b(y), b(x)),
                 (Neg(n), _) => Neg(b(Mul(n.clone(), b(y)))),
                 (_, Neg(n)) => Neg(b(Mul(b(x), n.clone()))),
                 // p·(z/q) with constants → (p/q)·z
@@ -537,8 +539,17 @@ fn write_sym(s: &Sym, outer: u8, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         Const(v) => write!(f, "{}", fmt_num(*v))?,
         Var(n) => write!(f, "{n}")?,
         Neg(a) => {
+            // −(x·y) prints as −x·y: IEEE negation commutes with the product exactly.
             write!(f, "-")?;
-            write_sym(a, 3, f)?
+            write_sym(
+                a,
+                if matches!(**a, Mul(..) | Div(..)) {
+                    2
+                } else {
+                    3
+                },
+                f,
+            )?
         }
         Add(x, y) => {
             write_sym(x, 1, f)?;

@@ -1,0 +1,360 @@
+//! `optc run MODEL DATA`: compile, read the data, solve, report, save.
+
+use super::{compile, parse_sets, read_model, report_compile_error, Failure};
+use crate::data::{read_libsvm, DataError, Dataset, LabelMap};
+use crate::exec::driver::{self, RunSettings};
+use crate::exec::evaluate::{evaluate, Evaluation};
+use crate::exec::interp::Interpreter;
+use crate::exec::{DataView, Fault};
+use crate::model_file::{write_atomic, SavedModel};
+use crate::pipeline::{self, CompileOptions};
+use crate::plan::dump::DataFacts;
+use crate::stdlib::LabelKind;
+use crate::symbolic::fmt_num;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+#[derive(clap::Args, Debug)]
+pub struct RunArgs {
+    pub model: PathBuf,
+    pub data: PathBuf,
+    /// Held-out data: report its error and loss.
+    #[arg(long)]
+    pub test: Option<PathBuf>,
+    /// Override a parameter (repeatable): --set lambda=1e-3
+    #[arg(long = "set", value_name = "NAME=VALUE")]
+    pub set: Vec<String>,
+    /// Force a solver (same as `solve with NAME`).
+    #[arg(long)]
+    pub solver: Option<String>,
+    #[arg(long)]
+    pub epochs: Option<usize>,
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Write the weights in LIBLINEAR's model format.
+    #[arg(long)]
+    pub save: Option<PathBuf>,
+    /// Write the objective after every epoch as CSV.
+    #[arg(long, value_name = "FILE.csv")]
+    pub trace: Option<PathBuf>,
+    /// Print the report as JSON on stdout (human output goes to stderr).
+    #[arg(long)]
+    pub json: bool,
+    /// Run the reference interpreter.
+    #[arg(long)]
+    pub no_jit: bool,
+    /// Run the eager reference plan (prox on every coordinate each step).
+    #[arg(long)]
+    pub eager: bool,
+    /// No progress bar and no summary.
+    #[arg(long)]
+    pub quiet: bool,
+}
+
+/// Reads a data file, with the time it took.
+pub(crate) fn load_data(path: &Path) -> Result<(Dataset, f64), Failure> {
+    let start = Instant::now();
+    let d = read_libsvm(path).map_err(data_failure)?;
+    Ok((d, start.elapsed().as_secs_f64()))
+}
+
+fn data_failure(e: DataError) -> Failure {
+    let ctx = e.context();
+    if ctx.is_empty() {
+        Failure::Input(e.to_string())
+    } else {
+        Failure::Input(format!("{e}\n{ctx}"))
+    }
+}
+
+pub fn run(args: &RunArgs) -> Result<(), Failure> {
+    let file = read_model(&args.model)?;
+    let opts = CompileOptions {
+        overrides: parse_sets(&args.set)?,
+        solver: args.solver.clone(),
+        eager: args.eager,
+    };
+    let compiled = compile(&file, &opts)?;
+    let plan = pipeline::plan(&compiled, &opts).map_err(|e| report_compile_error(e, &file))?;
+    let mut settings = compiled.structure.settings.clone();
+    if let Some(e) = args.epochs {
+        if e == 0 {
+            return Err(Failure::Usage("--epochs must be at least 1".into()));
+        }
+        settings.epochs = e;
+    }
+    if let Some(s) = args.seed {
+        settings.seed = s;
+    }
+
+    let (train, parse_seconds) = load_data(&args.data)?;
+    let kind = compiled.model.label_kind;
+    let label_map = LabelMap::fit(kind, &train).map_err(|e| Failure::Input(e.to_string()))?;
+    let y = label_map
+        .apply(&train)
+        .map_err(|e| Failure::Input(e.to_string()))?;
+    let features = match &compiled.model.shape {
+        crate::check::Shape::Vec(crate::check::Dim::Fixed(n)) if *n < train.features() => {
+            return Err(Failure::Input(format!(
+                "{}: the data has {} features but the model declares `{}: vec[{n}]`",
+                train.name,
+                train.features(),
+                compiled.model.var.name
+            )))
+        }
+        crate::check::Shape::Vec(crate::check::Dim::Fixed(n)) => *n,
+        _ => train.features(),
+    };
+    let (indptr, indices, values) = train.csr();
+    let view = DataView {
+        indptr,
+        indices,
+        values,
+        labels: &y,
+        features,
+    };
+    let facts = DataFacts {
+        features,
+        ..train.facts()
+    };
+
+    let human = !args.quiet;
+    let say = |s: String| {
+        if human {
+            if args.json {
+                eprintln!("{s}");
+            } else {
+                println!("{s}");
+            }
+        }
+    };
+    if let Some(m) = label_map.describe() {
+        say(format!("note: {m}"));
+    }
+
+    let mut backend = Interpreter { plan: &plan };
+    let run_settings = RunSettings {
+        epochs: settings.epochs,
+        seed: settings.seed,
+        trace: args.trace.is_some(),
+        progress: human,
+    };
+    let outcome = driver::run(&plan, &mut backend, &view, &facts, &run_settings)
+        .map_err(|f| diverged(&f, &train, &plan))?;
+    let train_eval = evaluate(&plan, &outcome.state, &view);
+    if !train_eval.objective.is_finite() {
+        return Err(Failure::Diverged(format!(
+            "the objective at the returned weights is {}; the step size is too large for this data\n  hint: lower the step, e.g. `solve with fobos(eta0 = ...)` below {}",
+            train_eval.objective,
+            fmt_num(plan.scalars.iter().find(|s| s.name == "η0").and_then(|s| s.init.value(Some(&facts))).unwrap_or(1.0))
+        )));
+    }
+    let w = outcome.state.weights(&plan).to_vec();
+
+    let test = match &args.test {
+        Some(p) => {
+            let (t, _) = load_data(p)?;
+            let ty = label_map
+                .apply(&t)
+                .map_err(|e| Failure::Input(e.to_string()))?;
+            let (ip, ix, vs) = t.csr();
+            let tv = DataView {
+                indptr: ip,
+                indices: ix,
+                values: vs,
+                labels: &ty,
+                features,
+            };
+            Some(evaluate(&plan, &outcome.state, &tv))
+        }
+        None => None,
+    };
+
+    if let Some(path) = &args.trace {
+        let mut csv = String::from("epoch,seconds,objective,loss,nnz\n");
+        for p in &outcome.trace {
+            csv.push_str(&format!(
+                "{},{:.6},{:.17e},{:.17e},{}\n",
+                p.epoch, p.seconds, p.eval.objective, p.eval.loss, p.eval.nnz
+            ));
+        }
+        write_atomic(path, csv.as_bytes())
+            .map_err(|e| Failure::Input(format!("cannot write {}: {e}", path.display())))?;
+    }
+    if let Some(path) = &args.save {
+        let saved = saved_model(&compiled.model, &label_map, features, &w);
+        write_atomic(path, saved.to_text().as_bytes())
+            .map_err(|e| Failure::Input(format!("cannot write {}: {e}", path.display())))?;
+    }
+
+    let eta0 = plan
+        .scalars
+        .iter()
+        .find(|s| s.name == "η0")
+        .and_then(|s| s.init.value(Some(&facts)));
+    if args.json {
+        let mut r = serde_json::json!({
+            "model": file.name,
+            "data": train.name,
+            "solver": plan.info.solver,
+            "lazy": plan.info.lazy,
+            "backend": "interpreter",
+            "objective": train_eval.objective,
+            "loss": train_eval.loss,
+            "nnz": train_eval.nnz,
+            "features": features,
+            "rows": train.rows(),
+            "data_nnz": train.nnz(),
+            "epochs": outcome.epochs,
+            "seed": settings.seed,
+            "eta0": eta0,
+            "seconds": outcome.seconds,
+            "parse_seconds": parse_seconds,
+        });
+        let obj = r.as_object_mut().expect("json object");
+        match kind {
+            LabelKind::Real => _ = obj.insert("train_mse".into(), train_eval.mse.into()),
+            _ => _ = obj.insert("train_error".into(), train_eval.error.into()),
+        }
+        if let Some(t) = &test {
+            obj.insert("test_loss".into(), t.loss.into());
+            match kind {
+                LabelKind::Real => _ = obj.insert("test_mse".into(), t.mse.into()),
+                _ => _ = obj.insert("test_error".into(), t.error.into()),
+            }
+        }
+        println!("{}", serde_json::to_string_pretty(&r).unwrap_or_default());
+    }
+    if human {
+        say(summary(
+            &compiled,
+            &plan,
+            &train,
+            parse_seconds,
+            &train_eval,
+            test.as_ref(),
+            &outcome,
+            eta0,
+            settings.seed,
+            features,
+        ));
+    }
+    Ok(())
+}
+
+#[allow(clippy::too_many_arguments)]
+fn summary(
+    c: &pipeline::Compiled,
+    plan: &crate::plan::Plan,
+    train: &Dataset,
+    parse_seconds: f64,
+    ev: &Evaluation,
+    test: Option<&Evaluation>,
+    outcome: &driver::Outcome,
+    eta0: Option<f64>,
+    seed: u64,
+    features: usize,
+) -> String {
+    let mut s = format!(
+        "optc: {} ({}) on {} — {} rows × {} features, {} non-zeros (read in {:.2} s)\n",
+        plan.info.solver,
+        if plan.info.lazy { "lazy" } else { "eager" },
+        train.name,
+        train.rows(),
+        features,
+        train.nnz(),
+        parse_seconds
+    );
+    s += &format!(
+        "  epochs       {} (seed {seed}, η0 = {})\n",
+        outcome.epochs,
+        eta0.map_or("-".into(), |v| format!("{v:.4}"))
+    );
+    s += &format!(
+        "  objective    F = {:.6}  (mean loss {:.6})\n",
+        ev.objective, ev.loss
+    );
+    s += &format!("  nnz          {} of {} weights\n", ev.nnz, features);
+    if let Some(e) = ev.error {
+        s += &format!("  train error  {:.2}%\n", 100.0 * e);
+    }
+    if let Some(e) = ev.mse {
+        s += &format!("  train mse    {e:.6}\n");
+    }
+    if let Some(t) = test {
+        match (t.error, t.mse) {
+            (Some(e), _) => {
+                s += &format!(
+                    "  test error   {:.2}%  (test loss {:.6})\n",
+                    100.0 * e,
+                    t.loss
+                )
+            }
+            (_, Some(m)) => s += &format!("  test mse     {m:.6}  (test loss {:.6})\n", t.loss),
+            _ => {}
+        }
+    }
+    s += &format!("  time         {:.3} s to solve", outcome.seconds);
+    let _ = c;
+    s
+}
+
+fn diverged(f: &Fault, data: &Dataset, plan: &crate::plan::Plan) -> Failure {
+    let line = data.lines.get(f.row).copied().unwrap_or(0);
+    let _ = plan;
+    Failure::Diverged(format!(
+        "the solver diverged: at step t = {} (row at {}:{line}), {} is {}\n  hint: the step is too large for this data; lower it with `solve with fobos(eta0 = ...)` or `step = ...`, or scale the features",
+        fmt_num(f.step),
+        data.name,
+        f.what,
+        f.value
+    ))
+}
+
+/// The weights as a LIBLINEAR model file.
+fn saved_model(
+    model: &crate::check::Model,
+    labels: &LabelMap,
+    features: usize,
+    w: &[f64],
+) -> SavedModel {
+    let has_l1 = model
+        .regs
+        .iter()
+        .any(|r| r.def.name == "l1" || r.def.name == "elastic");
+    let (solver_type, nr_class, label_line) = match (model.label_kind, model.loss.def.name.as_str())
+    {
+        (LabelKind::Real, _) => ("L2R_L2LOSS_SVR", 2, vec![]),
+        (_, "logistic") => (
+            if has_l1 { "L1R_LR" } else { "L2R_LR" },
+            2,
+            vec![labels.originals[1], labels.originals[0]],
+        ),
+        (_, "hinge") => (
+            if has_l1 {
+                "L1R_L2LOSS_SVC"
+            } else {
+                "L2R_L1LOSS_SVC_DUAL"
+            },
+            2,
+            vec![labels.originals[1], labels.originals[0]],
+        ),
+        _ => (
+            if has_l1 {
+                "L1R_L2LOSS_SVC"
+            } else {
+                "L2R_L2LOSS_SVC"
+            },
+            2,
+            vec![labels.originals[1], labels.originals[0]],
+        ),
+    };
+    SavedModel {
+        solver_type: solver_type.into(),
+        nr_class,
+        labels: label_line,
+        nr_feature: features,
+        bias: -1.0,
+        w: w.to_vec(),
+    }
+}

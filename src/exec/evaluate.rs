@@ -1,0 +1,68 @@
+//! F(w), the mean loss, sparsity and errors of flushed weights, from the plan's own objective
+//! formulas: the same code whatever back end produced the weights.
+
+use super::interp::eval_at;
+use super::{DataView, State};
+use crate::plan::Plan;
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Evaluation {
+    /// F(w) in ALGORITHMS.md's normalisation (on the data given).
+    pub objective: f64,
+    /// (1/m)·Σᵢ ℓ(yᵢ, ⟨xᵢ, w⟩), unweighted.
+    pub loss: f64,
+    pub nnz: usize,
+    /// Fraction of misclassified rows (classification).
+    pub error: Option<f64>,
+    /// Mean squared error of the margin (regression).
+    pub mse: Option<f64>,
+}
+
+/// ⟨xᵢ, w⟩, ignoring features beyond the weights (test data may have more).
+pub fn margin(data: &DataView, w: &[f64], i: usize) -> f64 {
+    let mut a = 0.0;
+    for k in data.indptr[i]..data.indptr[i + 1] {
+        let j = data.indices[k] as usize;
+        if j < w.len() {
+            a += data.values[k] * w[j];
+        }
+    }
+    a
+}
+
+/// Evaluates flushed weights in `state` on `data` (training or held-out rows).
+pub fn evaluate(plan: &Plan, state: &State, data: &DataView) -> Evaluation {
+    let w = state.weights(plan);
+    let obj = &plan.objective;
+    // A scratch state whose labels are this data's and whose margin slot we set per row.
+    let mut scratch = State {
+        scalars: state.scalars.clone(),
+        vectors: plan.vectors.iter().map(|_| vec![]).collect(),
+    };
+    if let Some(y) = plan.labels() {
+        scratch.vectors[y.0] = data.labels.to_vec();
+    }
+    let m = data.rows();
+    let (mut loss, mut wrong, mut sq) = (0.0, 0usize, 0.0);
+    for i in 0..m {
+        let a = margin(data, w, i);
+        scratch.scalars[obj.margin.0] = a;
+        loss += eval_at(&obj.loss, &scratch, i, 0);
+        let y = data.labels[i];
+        let predicted = if a > 0.0 { 1.0 } else { -1.0 };
+        wrong += usize::from(predicted != y);
+        sq += (a - y) * (a - y);
+    }
+    let loss = if m > 0 { loss / m as f64 } else { 0.0 };
+    let penalty: f64 = (0..w.len())
+        .map(|j| eval_at(&obj.penalty, state, 0, j))
+        .sum();
+    let classification = plan.info.classification;
+    Evaluation {
+        objective: obj.loss_weight * loss + penalty,
+        loss,
+        nnz: w.iter().filter(|v| **v != 0.0).count(),
+        error: classification.then(|| wrong as f64 / m.max(1) as f64),
+        mse: (!classification).then(|| sq / m.max(1) as f64),
+    }
+}

@@ -1,0 +1,90 @@
+//! The front half of the pipeline in one call: text → AST → Model → Structure → Plan.
+//! The command line, the tests and (later) the REPL all come through here.
+
+use crate::analysis::{analyse, Structure};
+use crate::check::{self, Model};
+use crate::diagnostics::{did_you_mean, Problem};
+use crate::plan::lower::{lower, LowerOptions};
+use crate::plan::Plan;
+use crate::source::SourceFile;
+use crate::stdlib::Library;
+use crate::syntax;
+
+#[derive(Clone, Debug, Default)]
+pub struct CompileOptions {
+    /// `--set NAME=VALUE`, names as the user typed them (ASCII aliases allowed).
+    pub overrides: Vec<(String, f64)>,
+    /// `--solver NAME`: the same as `solve with NAME`.
+    pub solver: Option<String>,
+    /// Off for the eager reference plan.
+    pub eager: bool,
+}
+
+#[derive(Debug)]
+pub enum CompileError {
+    /// Problems in the model text (exit 1).
+    Model(Vec<Problem>),
+    /// A command-line value that does not fit the model (exit 2).
+    Usage(String),
+}
+
+pub struct Compiled {
+    pub model: Model,
+    pub structure: Structure,
+}
+
+/// Parses, checks and analyses a model.
+pub fn front_end(
+    file: &SourceFile,
+    lib: &Library,
+    opts: &CompileOptions,
+) -> Result<Compiled, CompileError> {
+    let program = syntax::parse(file).map_err(|p| CompileError::Model(vec![p]))?;
+    let declared = check::declared_params(&program);
+    let mut overrides = vec![];
+    for (name, value) in &opts.overrides {
+        match check::resolve_param(&declared, name) {
+            Some(p) => overrides.push((p.clone(), *value)),
+            None => {
+                let hint = match did_you_mean(name, declared.iter().map(|s| s.as_str())) {
+                    Some(s) => format!("; did you mean `{s}`?"),
+                    None if declared.is_empty() => "; the model declares no parameters".into(),
+                    None => format!("; the model declares {}", declared.join(", ")),
+                };
+                return Err(CompileError::Usage(format!(
+                    "--set {name}: the model has no parameter `{name}`{hint}"
+                )));
+            }
+        }
+    }
+    let mut model = check::check(&program, lib, &overrides).map_err(CompileError::Model)?;
+    if let Some(s) = &opts.solver {
+        if !check::SOLVERS.contains(&s.as_str()) {
+            let hint = did_you_mean(s, check::SOLVERS)
+                .map(|x| format!("; did you mean `{x}`?"))
+                .unwrap_or_default();
+            return Err(CompileError::Usage(format!(
+                "--solver {s}: unknown solver (solvers are {}){hint}",
+                check::SOLVERS.join(", ")
+            )));
+        }
+        let (span, options) = match model.solver.take() {
+            Some(req) if req.name == *s => (req.span, req.options),
+            Some(req) => (req.span, vec![]),
+            None => (model.objective_span, vec![]),
+        };
+        model.solver = Some(check::SolverRequest {
+            name: s.clone(),
+            options,
+            span,
+        });
+    }
+    let structure = analyse(&model).map_err(CompileError::Model)?;
+    Ok(Compiled { model, structure })
+}
+
+/// Lowers an analysed model to its update plan.
+pub fn plan(c: &Compiled, opts: &CompileOptions) -> Result<Plan, CompileError> {
+    lower(&c.model, &c.structure, LowerOptions { lazy: !opts.eager })
+        .map_err(|p| CompileError::Model(vec![p]))
+}

@@ -1,0 +1,254 @@
+//! The stable text form of a plan: what `optc plan` prints and the snapshot tests pin.
+//! One op per line, declarations in plan order, constants printed as a person writes them.
+
+use super::*;
+use crate::symbolic::fmt_num;
+use std::fmt::Write as _;
+
+/// Facts about the data that a bound plan shows next to its parameters.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct DataFacts {
+    pub rows: usize,
+    pub features: usize,
+    pub nnz: usize,
+    pub max_row_norm_sq: f64,
+}
+
+impl ParamInit {
+    /// The value once the data is known.
+    pub fn value(&self, facts: Option<&DataFacts>) -> Option<f64> {
+        match self {
+            ParamInit::Value(v) => Some(*v),
+            ParamInit::InverseMaxRowNormSq { scale } => facts.map(|f| {
+                if f.max_row_norm_sq > 0.0 {
+                    1.0 / (scale * f.max_row_norm_sq)
+                } else {
+                    1.0
+                }
+            }),
+        }
+    }
+}
+
+pub fn dump(plan: &Plan, facts: Option<&DataFacts>) -> String {
+    let mut o = String::new();
+    let lazy = if plan.info.lazy { "lazy" } else { "eager" };
+    let _ = writeln!(
+        o,
+        "plan {} ({lazy})  # {}",
+        plan.info.solver, plan.info.summary
+    );
+    let _ = write!(o, "inputs  X: csr[m, d], y: vec[m]");
+    if let Some(f) = facts {
+        let _ = write!(o, "  # m = {}, d = {}, nnz = {}", f.rows, f.features, f.nnz);
+    }
+    let _ = writeln!(o);
+
+    let mut first = true;
+    for p in plan.scalars.iter().filter(|p| p.role == ScalarRole::Param) {
+        let head = if first { "params  " } else { "        " };
+        first = false;
+        let mut note = p.note.clone();
+        let value = match (&p.init, p.init.value(facts)) {
+            (ParamInit::Value(v), _) => fmt_num(*v),
+            (ParamInit::InverseMaxRowNormSq { .. }, Some(v)) => {
+                note.push_str(&format!(
+                    ", max‖xᵢ‖² = {}",
+                    fmt_sig(facts.map_or(0.0, |f| f.max_row_norm_sq))
+                ));
+                fmt_sig(v)
+            }
+            (ParamInit::InverseMaxRowNormSq { scale }, None) => {
+                format!("1/({}·max‖xᵢ‖²)", fmt_num(*scale))
+            }
+        };
+        let note = if note.is_empty() {
+            String::new()
+        } else {
+            format!("  # {note}")
+        };
+        let _ = writeln!(o, "{head}{} = {value}{note}", p.name);
+    }
+    let mut first = true;
+    for v in &plan.vectors {
+        if v.role == VecRole::Labels {
+            continue;
+        }
+        let head = if first { "state   " } else { "        " };
+        first = false;
+        let len = if v.len == Len::Rows { "m" } else { "d" };
+        let _ = writeln!(o, "{head}{}: vec[{len}] = {}", v.name, fmt_num(v.init));
+    }
+    for p in plan.scalars.iter().filter(|p| p.role == ScalarRole::State) {
+        let head = if first { "state   " } else { "        " };
+        first = false;
+        let note = if p.note.is_empty() {
+            String::new()
+        } else {
+            format!("  # {}", p.note)
+        };
+        let _ = writeln!(o, "{head}{}: f64 = 0{note}", p.name);
+    }
+    let locals: Vec<&str> = plan
+        .scalars
+        .iter()
+        .filter(|p| p.role == ScalarRole::Local)
+        .map(|p| p.name.as_str())
+        .collect();
+    if !locals.is_empty() {
+        let _ = writeln!(o, "locals  {}", locals.join(", "));
+    }
+    let _ = writeln!(o, "epoch");
+    stmts(plan, &plan.epoch, 1, &mut o);
+    let _ = writeln!(o, "finish");
+    if plan.finish.is_empty() {
+        let _ = writeln!(o, "  (nothing pending)");
+    }
+    stmts(plan, &plan.finish, 1, &mut o);
+    let obj = &plan.objective;
+    let weight = if obj.loss_weight == 1.0 {
+        String::new()
+    } else {
+        format!("{}·", fmt_num(obj.loss_weight))
+    };
+    let _ = writeln!(
+        o,
+        "report  F(w) = {weight}(1/m)·Σᵢ ℓ + Σⱼ R(w[j]), after finish"
+    );
+    let _ = writeln!(
+        o,
+        "  ℓ = {}  # with {} = ⟨x[i], w⟩",
+        expr(plan, &obj.loss, 0),
+        plan.scalar(obj.margin).name
+    );
+    let _ = writeln!(o, "  R = {}", expr(plan, &obj.penalty, 0));
+    o
+}
+
+/// Four significant digits: enough to recognise a data-dependent value.
+fn fmt_sig(v: f64) -> String {
+    let s = format!("{v:.4e}");
+    match s.parse::<f64>() {
+        Ok(x) => fmt_num(x),
+        Err(_) => s,
+    }
+}
+
+fn stmts(plan: &Plan, body: &[Stmt], depth: usize, o: &mut String) {
+    let pad = "  ".repeat(depth);
+    for st in body {
+        match st {
+            Stmt::Set(id, e) => {
+                _ = writeln!(o, "{pad}{} = {}", plan.scalar(*id).name, expr(plan, e, 0))
+            }
+            Stmt::Store(v, i, e) => {
+                _ = writeln!(
+                    o,
+                    "{pad}{}[{}] = {}",
+                    plan.vector(*v).name,
+                    idx(*i),
+                    expr(plan, e, 0)
+                )
+            }
+            Stmt::ForRows(b) => {
+                let _ = writeln!(o, "{pad}for i in perm(m):");
+                stmts(plan, b, depth + 1, o);
+            }
+            Stmt::ForRowNonZeros(b) => {
+                let _ = writeln!(o, "{pad}for (j, v) in row(X, i):");
+                stmts(plan, b, depth + 1, o);
+            }
+            Stmt::ForFeatures(b) => {
+                let _ = writeln!(o, "{pad}for j in 0..d:");
+                stmts(plan, b, depth + 1, o);
+            }
+            Stmt::If(cmp, l, r, b) => {
+                let _ = writeln!(
+                    o,
+                    "{pad}if {} {} {}:",
+                    expr(plan, l, 1),
+                    cmp_str(*cmp),
+                    expr(plan, r, 1)
+                );
+                stmts(plan, b, depth + 1, o);
+            }
+            Stmt::Guard(e, what) => {
+                _ = writeln!(o, "{pad}guard finite({})  # {what}", expr(plan, e, 0))
+            }
+        }
+    }
+}
+
+fn idx(i: Index) -> &'static str {
+    match i {
+        Index::Row => "i",
+        Index::Feature => "j",
+    }
+}
+
+fn cmp_str(c: crate::symbolic::Cmp) -> &'static str {
+    match c {
+        crate::symbolic::Cmp::Gt => ">",
+        crate::symbolic::Cmp::Lt => "<",
+    }
+}
+
+fn prec(e: &Expr) -> u8 {
+    match e {
+        Expr::Bin(BinOp::Add | BinOp::Sub, ..) => 1,
+        Expr::Bin(BinOp::Mul | BinOp::Div, ..) => 2,
+        Expr::Neg(_) => 3,
+        Expr::Const(v) if *v < 0.0 => 3,
+        Expr::Select(..) => 0,
+        _ => 5,
+    }
+}
+
+pub fn expr(plan: &Plan, e: &Expr, outer: u8) -> String {
+    let p = prec(e);
+    let s = match e {
+        Expr::Const(v) => fmt_num(*v),
+        Expr::Scalar(id) => plan.scalar(*id).name.clone(),
+        Expr::Load(v, i) => format!("{}[{}]", plan.vector(*v).name, idx(*i)),
+        Expr::Value => "v".into(),
+        // −(x·y) prints as −x·y: IEEE negation commutes with the product exactly.
+        Expr::Neg(a) => format!(
+            "-{}",
+            expr(
+                plan,
+                a,
+                if matches!(**a, Expr::Bin(BinOp::Mul | BinOp::Div, ..)) {
+                    2
+                } else {
+                    3
+                }
+            )
+        ),
+        Expr::Bin(op, a, b) => {
+            let (sym, lp, rp) = match op {
+                BinOp::Add => ("+", 1, 2),
+                BinOp::Sub => ("-", 1, 2),
+                BinOp::Mul => ("*", 2, 3),
+                BinOp::Div => ("/", 2, 3),
+            };
+            format!("{} {sym} {}", expr(plan, a, lp), expr(plan, b, rp))
+        }
+        Expr::Call(f, args) => {
+            let args: Vec<String> = args.iter().map(|a| expr(plan, a, 0)).collect();
+            format!("{}({})", f.name(), args.join(", "))
+        }
+        Expr::Select(cmp, l, r, a, b) => format!(
+            "if {} {} {} then {} else {}",
+            expr(plan, l, 1),
+            cmp_str(*cmp),
+            expr(plan, r, 1),
+            expr(plan, a, 1),
+            expr(plan, b, 1)
+        ),
+    };
+    if p < outer {
+        format!("({s})")
+    } else {
+        s
+    }
+}

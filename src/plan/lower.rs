@@ -1,0 +1,581 @@
+//! Checked model + structure → update plan. This build lowers FOBOS (ALGORITHMS.md §4) with
+//! the per-coordinate prox clamp(soft(v, τ·l1)/(1 + τ·l2), lo, hi), lazily or eagerly.
+//!
+//! The lazy plan is exactly the eager algorithm reordered: a coordinate's proxes from the steps
+//! that did not touch it are composed into one closed-form catch-up, applied just before the
+//! coordinate is next read (and for every coordinate in `finish`). The composition of k proxes
+//!   v ↦ soft(v, τₛ·l1)/(1 + τₛ·l2)
+//! is v ↦ soft(A·v, B) with A = Πₛ aₛ, B = Σₖ bₖ·Π_{s>k} aₛ, aₛ = 1/(1 + τₛ·l2), bₛ = τₛ·l1·aₛ,
+//! and a box that holds v stays satisfied after clamping once (the maps move toward 0 and the
+//! bound reached is absorbing). Running sums keep A and B O(1) per read:
+//!   l2 = 0:  B = Λ − Λlast[j] with Λ = Σ τₛ·l1                         (ℓ1: additive)
+//!   l1 = 0:  A = exp(Φlast[j] − Φ) with Φ = Σ log(1 + τₛ·l2)             (½‖·‖²: multiplicative)
+//!   both:    A = exp(Llast[j] − L), B = exp(−L)·(Q − Qlast[j]),
+//!            L = Σ log(1 + τₛ·l2), Q = Σ bₛ·exp(Lₛ)                       (elastic net)
+//! In the last case L is reset (after a full flush) before exp(L) can overflow.
+
+use super::build::*;
+use super::{
+    Expr, Index, Len, ParamInit, Plan, PlanInfo, ScalarDecl, ScalarId, ScalarRole, Stmt, VecDecl,
+    VecId, VecRole,
+};
+use crate::analysis::{CoordinateProx, SolverKind, Structure};
+use crate::check::Model;
+use crate::diagnostics::Problem;
+use crate::symbolic::{Func, Sym};
+
+/// Options of lowering that are not part of the model.
+#[derive(Clone, Copy, Debug)]
+pub struct LowerOptions {
+    /// Defer the prox of untouched coordinates (O(nnz) steps). Off gives the eager O(d)
+    /// reference the lazy plan is tested against.
+    pub lazy: bool,
+}
+
+impl Default for LowerOptions {
+    fn default() -> Self {
+        LowerOptions { lazy: true }
+    }
+}
+
+/// The elastic-net renormalisation threshold for L (exp(300) is far from overflow).
+const RESET_L: f64 = 300.0;
+
+pub fn lower(model: &Model, st: &Structure, opts: LowerOptions) -> Result<Plan, Problem> {
+    let Some(choice) = &st.chosen else {
+        let why = st.unavailable.clone().unwrap_or_default();
+        let span = model
+            .solver
+            .as_ref()
+            .map_or(model.objective_span, |s| s.span);
+        return Err(Problem::error("optc::plan", format!("no update plan for this model: {why}"), span, "this model")
+            .with_help("`optc check` shows the structure optc recognised; this build compiles FOBOS for scalar losses with l1, l2sq, elastic, Box and NonNeg"));
+    };
+    match (choice.solver, st.coordinate) {
+        (SolverKind::Fobos, Some(prox)) => Ok(Fobos::new(model, st, prox, opts).lower()),
+        (s, _) => Err(Problem::error(
+            "optc::plan",
+            format!("`{}` is not compiled by this build", s.name()),
+            model.objective_span,
+            "this model",
+        )),
+    }
+}
+
+struct Fobos<'a> {
+    model: &'a Model,
+    st: &'a Structure,
+    prox: CoordinateProx,
+    opts: LowerOptions,
+    plan: Plan,
+}
+
+impl<'a> Fobos<'a> {
+    fn new(model: &'a Model, st: &'a Structure, prox: CoordinateProx, opts: LowerOptions) -> Self {
+        let loss = &model.loss.def;
+        let regs: Vec<&str> = model.regs.iter().map(|r| r.text.as_str()).collect();
+        let mut summary = format!(
+            "loss {} ({}), R = {}",
+            loss.name,
+            match loss.smooth {
+                Some(b) => format!("smooth, β = {}", crate::symbolic::fmt_num(b)),
+                None => "subgradient".into(),
+            },
+            if regs.is_empty() {
+                "0".to_string()
+            } else {
+                regs.join(" + ")
+            }
+        );
+        if !model.constraints.is_empty() {
+            let cs: Vec<&str> = model.constraints.iter().map(|c| c.text.as_str()).collect();
+            summary.push_str(&format!(", st {}", cs.join(", ")));
+        }
+        summary.push_str(&format!("; prox per coordinate {}", prox.describe()));
+        let plan = Plan {
+            info: PlanInfo {
+                solver: "fobos",
+                summary,
+                lazy: opts.lazy,
+                classification: loss.label_kind == crate::stdlib::LabelKind::Labels,
+            },
+            scalars: vec![],
+            vectors: vec![],
+            epoch: vec![],
+            finish: vec![],
+            step_counter: None,
+            objective: super::Objective {
+                loss: Expr::Const(0.0),
+                margin: ScalarId(0),
+                loss_weight: 1.0,
+                penalty: Expr::Const(0.0),
+            },
+        };
+        Fobos {
+            model,
+            st,
+            prox,
+            opts,
+            plan,
+        }
+    }
+
+    fn scalar(&mut self, name: &str, role: ScalarRole, init: ParamInit, note: &str) -> ScalarId {
+        self.plan.scalars.push(ScalarDecl {
+            name: name.into(),
+            role,
+            init,
+            note: note.into(),
+        });
+        ScalarId(self.plan.scalars.len() - 1)
+    }
+
+    fn param(&mut self, name: &str, v: f64, note: &str) -> ScalarId {
+        self.scalar(name, ScalarRole::Param, ParamInit::Value(v), note)
+    }
+
+    fn state(&mut self, name: &str, note: &str) -> ScalarId {
+        self.scalar(name, ScalarRole::State, ParamInit::Value(0.0), note)
+    }
+
+    fn local(&mut self, name: &str) -> ScalarId {
+        self.scalar(name, ScalarRole::Local, ParamInit::Value(0.0), "")
+    }
+
+    fn vector(&mut self, name: &str, len: Len, role: VecRole, init: f64) -> VecId {
+        self.plan.vectors.push(VecDecl {
+            name: name.into(),
+            len,
+            role,
+            init,
+        });
+        VecId(self.plan.vectors.len() - 1)
+    }
+
+    fn lower(mut self) -> Plan {
+        let p = self.prox;
+        let loss = self.model.loss.def.clone();
+        let y = self.vector("y", Len::Rows, VecRole::Labels, 0.0);
+        // A box that excludes 0 starts the weights at its nearest point, so every stored
+        // weight is feasible (the lazy catch-up relies on it).
+        let w = self.vector(
+            "w",
+            Len::Features,
+            VecRole::Weights,
+            super::clamp(0.0, p.lo, p.hi),
+        );
+
+        // Parameters, folded by the JIT.
+        let l1 = (p.l1 > 0.0).then(|| self.param("l1", p.l1, "weight of Σ|wⱼ| in the prox"));
+        let l2 = (p.l2 > 0.0).then(|| self.param("l2", p.l2, "weight of ½Σwⱼ² in the prox"));
+        let c = self.model.loss.coef.value;
+        let eta0 = match self.st.settings.eta0 {
+            Some(v) => self.param("η0", v, "from `solve with fobos(eta0 = ...)`"),
+            None => {
+                // 1/(c·β·max‖xᵢ‖²): the step at t = 1 does not overshoot the curvature of any
+                // example. Non-smooth losses use β = 1 (G = 1 bounds the subgradient).
+                let beta = self.st.smooth.unwrap_or(1.0);
+                let note = if self.st.smooth.is_some() {
+                    "1/(β·max‖xᵢ‖²)"
+                } else {
+                    "1/max‖xᵢ‖² (no curvature: β taken as 1)"
+                };
+                self.scalar(
+                    "η0",
+                    ScalarRole::Param,
+                    ParamInit::InverseMaxRowNormSq { scale: beta * c },
+                    note,
+                )
+            }
+        };
+
+        // State.
+        let t = self.state("t", "step counter");
+        self.plan.step_counter = Some(t);
+        let stamps = if !self.opts.lazy {
+            Stamps::None
+        } else {
+            match (l1, l2) {
+                (None, None) => Stamps::None,
+                (Some(_), None) => {
+                    let big = self.state("Λ", "Σ η·l1 over all steps: the pending ℓ1 shrinkage");
+                    let last = self.vector("Λlast", Len::Features, VecRole::State, 0.0);
+                    Stamps::Additive { big, last }
+                }
+                (None, Some(_)) => {
+                    let big = self.state("Φ", "Σ log(1 + η·l2): the pending ½‖·‖² decay, in logs");
+                    let last = self.vector("Φlast", Len::Features, VecRole::State, 0.0);
+                    Stamps::Multiplicative { big, last }
+                }
+                _ => {
+                    let l = self.state("L", "Σ log(1 + η·l2) since the last reset");
+                    let q = self.state("Q", "Σ (η·l1/(1 + η·l2))·exp(L) since the last reset");
+                    let llast = self.vector("Llast", Len::Features, VecRole::State, 0.0);
+                    let qlast = self.vector("Qlast", Len::Features, VecRole::State, 0.0);
+                    Stamps::Affine { l, q, llast, qlast }
+                }
+            }
+        };
+        let eta = self.local("η");
+        let a = self.local("a");
+        let g = self.local("g");
+
+        // ---- one epoch
+        let mut step = vec![Stmt::Set(t, add(s(t), k(1.0)))];
+        step.push(Stmt::Set(eta, self.schedule(eta0, t)));
+        step.push(Stmt::Set(a, k(0.0)));
+        // The margin a = ⟨xᵢ, w⟩, catching each coordinate up first.
+        let mut read = vec![];
+        if let Some(catch_up) = self.catch_up(&stamps, w) {
+            read.push(Stmt::Store(w, Index::Feature, catch_up));
+        }
+        read.push(Stmt::Set(
+            a,
+            add(s(a), mul(Expr::Value, at(w, Index::Feature))),
+        ));
+        step.push(Stmt::ForRowNonZeros(read));
+        // ℓ′(yᵢ, a), inlined from the stdlib formula.
+        let derivative = self
+            .st
+            .derivative
+            .clone()
+            .expect("FOBOS is only chosen for scalar losses");
+        let mut dloss = self.sym(&derivative, &loss.label, &loss.margin, y, a, t);
+        if c != 1.0 {
+            let cw = self.param("c", c, "weight of the loss term");
+            dloss = mul(s(cw), dloss);
+        }
+        step.push(Stmt::Set(g, dloss));
+        step.push(Stmt::Guard(s(g), "the loss derivative ℓ′".into()));
+        let half = sub(at(w, Index::Feature), mul(mul(s(eta), s(g)), Expr::Value));
+        if self.opts.lazy {
+            // Advance the running sums by this step's prox, then the gradient step and the prox
+            // on the touched coordinates, stamped as up to date.
+            step.extend(self.advance(&stamps, eta, l1, l2));
+            let mut write = vec![Stmt::Store(
+                w,
+                Index::Feature,
+                self.prox_only(half, eta, l1, l2),
+            )];
+            write.extend(self.stamp(&stamps));
+            step.push(Stmt::ForRowNonZeros(write));
+            if let Stamps::Affine { l, .. } = stamps {
+                // Keep exp(L) finite: flush every coordinate; the sums restart at 0.
+                step.push(Stmt::If(
+                    crate::symbolic::Cmp::Gt,
+                    s(l),
+                    k(RESET_L),
+                    self.flush(&stamps, w),
+                ));
+            }
+        } else {
+            // Eager reference: the gradient step on the row, then the prox on all d coordinates.
+            step.push(Stmt::ForRowNonZeros(vec![Stmt::Store(
+                w,
+                Index::Feature,
+                half,
+            )]));
+            if l1.is_some() || l2.is_some() || p.has_box() {
+                let prox = self.prox_only(at(w, Index::Feature), eta, l1, l2);
+                step.push(Stmt::ForFeatures(vec![Stmt::Store(
+                    w,
+                    Index::Feature,
+                    prox,
+                )]));
+            }
+        }
+        self.plan.epoch = vec![Stmt::ForRows(step)];
+
+        // ---- finish: every coordinate caught up, stamps at "now".
+        self.plan.finish = self.flush(&stamps, w);
+
+        // ---- report: F(w) from the stdlib formulas.
+        let value = loss
+            .value
+            .clone()
+            .expect("FOBOS is only chosen for scalar losses");
+        let loss_expr = self.sym(&value, &loss.label, &loss.margin, y, a, t);
+        let mut penalty = k(0.0);
+        for r in &self.model.regs {
+            let f = r
+                .def
+                .per_coordinate
+                .clone()
+                .expect("coordinate-separable regularizers have a per-coordinate formula");
+            let var_name = r.def.params[0].0.clone();
+            let scalars = r.scalars.clone();
+            let f = f.substitute(&|n| {
+                if n == var_name {
+                    Some(Sym::Var("__w".into()))
+                } else {
+                    scalars
+                        .iter()
+                        .find(|(p, _)| p == n)
+                        .map(|(_, v)| Sym::Const(*v))
+                }
+            });
+            let term = self.sym_w(&crate::symbolic::simplify(&f), w);
+            penalty = if penalty == k(0.0) {
+                mul(k(r.coef.value), term)
+            } else {
+                add(penalty, mul(k(r.coef.value), term))
+            };
+        }
+        self.plan.objective = super::Objective {
+            loss: loss_expr,
+            margin: a,
+            loss_weight: c,
+            penalty,
+        };
+        self.plan
+    }
+
+    /// A per-coordinate formula of the weight (named `__w`) as plan ops on w[j].
+    fn sym_w(&mut self, f: &Sym, w: VecId) -> Expr {
+        let stand_in = self.local("__w");
+        let e = self.sym(
+            f,
+            "",
+            "__w",
+            VecId(usize::MAX),
+            stand_in,
+            ScalarId(usize::MAX),
+        );
+        self.plan.scalars.pop();
+        replace_scalar(e, stand_in, &at(w, Index::Feature))
+    }
+
+    /// η_t: the user's schedule, or η₀/√t.
+    fn schedule(&mut self, eta0: ScalarId, t: ScalarId) -> Expr {
+        match self.st.settings.step.clone() {
+            Some(sched) => {
+                // The user's step replaces η0 entirely; η0 stays declared but unused.
+                self.plan.scalars[eta0.0]
+                    .note
+                    .push_str(" (unused: `step` is given)");
+                let y = VecId(usize::MAX);
+                self.sym(&sched, "", "", y, ScalarId(usize::MAX), t)
+            }
+            None => div(s(eta0), call(Func::Sqrt, vec![s(t)])),
+        }
+    }
+
+    /// A stdlib formula as plan ops: the label is y[i], the margin the scalar `a`, `t` the step.
+    fn sym(
+        &mut self,
+        f: &Sym,
+        label: &str,
+        margin: &str,
+        y: VecId,
+        a: ScalarId,
+        t: ScalarId,
+    ) -> Expr {
+        let go = |this: &mut Self, x: &Sym| this.sym(x, label, margin, y, a, t);
+        match f {
+            Sym::Const(v) => k(*v),
+            Sym::Var(n) if n == label => at(y, Index::Row),
+            Sym::Var(n) if n == margin => s(a),
+            Sym::Var(n) if n == "t" => s(t),
+            Sym::Var(n) => unreachable!("free variable {n} in a checked formula"),
+            Sym::Neg(x) => Expr::Neg(Box::new(go(self, x))),
+            Sym::Add(x, z) => add(go(self, x), go(self, z)),
+            Sym::Sub(x, z) => sub(go(self, x), go(self, z)),
+            Sym::Mul(x, z) => mul(go(self, x), go(self, z)),
+            Sym::Div(x, z) => div(go(self, x), go(self, z)),
+            Sym::Pow(x, e) => {
+                let base = go(self, x);
+                match e.as_const() {
+                    Some(2.0) => mul(base.clone(), base),
+                    Some(1.0) => base,
+                    Some(0.5) => call(Func::Sqrt, vec![base]),
+                    Some(-0.5) => div(k(1.0), call(Func::Sqrt, vec![base])),
+                    Some(-1.0) => div(k(1.0), base),
+                    _ => {
+                        let e = go(self, e);
+                        call(Func::Exp, vec![mul(e, call(Func::Log, vec![base]))])
+                    }
+                }
+            }
+            Sym::Call(func, args) => call(*func, args.iter().map(|x| go(self, x)).collect()),
+            Sym::Select(cmp, l, r, x, z) => Expr::Select(
+                *cmp,
+                Box::new(go(self, l)),
+                Box::new(go(self, r)),
+                Box::new(go(self, x)),
+                Box::new(go(self, z)),
+            ),
+        }
+    }
+
+    fn boxed(&self, e: Expr) -> Expr {
+        if self.prox.has_box() {
+            clamp(e, self.prox.lo, self.prox.hi)
+        } else {
+            e
+        }
+    }
+
+    /// prox_{η·R}(v) for one coordinate.
+    fn prox_only(
+        &self,
+        v: Expr,
+        eta: ScalarId,
+        l1: Option<ScalarId>,
+        l2: Option<ScalarId>,
+    ) -> Expr {
+        let mut e = v;
+        if let Some(l1) = l1 {
+            e = soft(e, mul(s(eta), s(l1)));
+        }
+        if let Some(l2) = l2 {
+            e = div(e, add(k(1.0), mul(s(eta), s(l2))));
+        }
+        self.boxed(e)
+    }
+
+    /// The closed-form composition of the proxes a coordinate missed.
+    fn catch_up(&self, stamps: &Stamps, w: VecId) -> Option<Expr> {
+        let wj = at(w, Index::Feature);
+        let e = match *stamps {
+            Stamps::None => return None,
+            Stamps::Additive { big, last } => soft(wj, sub(s(big), at(last, Index::Feature))),
+            Stamps::Multiplicative { big, last } => mul(
+                wj,
+                call(Func::Exp, vec![sub(at(last, Index::Feature), s(big))]),
+            ),
+            Stamps::Affine { l, q, llast, qlast } => soft(
+                mul(
+                    call(Func::Exp, vec![sub(at(llast, Index::Feature), s(l))]),
+                    wj,
+                ),
+                mul(
+                    call(Func::Exp, vec![Expr::Neg(Box::new(s(l)))]),
+                    sub(s(q), at(qlast, Index::Feature)),
+                ),
+            ),
+        };
+        Some(self.boxed(e))
+    }
+
+    /// Running sums after this step's prox (applied lazily to everyone but the touched rows).
+    fn advance(
+        &self,
+        stamps: &Stamps,
+        eta: ScalarId,
+        l1: Option<ScalarId>,
+        l2: Option<ScalarId>,
+    ) -> Vec<Stmt> {
+        match *stamps {
+            Stamps::None => vec![],
+            Stamps::Additive { big, .. } => {
+                vec![Stmt::Set(
+                    big,
+                    add(s(big), mul(s(eta), s(l1.expect("additive stamps need l1")))),
+                )]
+            }
+            Stamps::Multiplicative { big, .. } => vec![Stmt::Set(
+                big,
+                add(
+                    s(big),
+                    call(
+                        Func::Log1p,
+                        vec![mul(s(eta), s(l2.expect("multiplicative stamps need l2")))],
+                    ),
+                ),
+            )],
+            Stamps::Affine { l, q, .. } => {
+                let (l1, l2) = (
+                    l1.expect("affine stamps need l1"),
+                    l2.expect("affine stamps need l2"),
+                );
+                vec![
+                    Stmt::Set(l, add(s(l), call(Func::Log1p, vec![mul(s(eta), s(l2))]))),
+                    Stmt::Set(
+                        q,
+                        add(
+                            s(q),
+                            mul(
+                                div(mul(s(eta), s(l1)), add(k(1.0), mul(s(eta), s(l2)))),
+                                call(Func::Exp, vec![s(l)]),
+                            ),
+                        ),
+                    ),
+                ]
+            }
+        }
+    }
+
+    /// Marks the current coordinate as up to date.
+    fn stamp(&self, stamps: &Stamps) -> Vec<Stmt> {
+        match *stamps {
+            Stamps::None => vec![],
+            Stamps::Additive { big, last } | Stamps::Multiplicative { big, last } => {
+                vec![Stmt::Store(last, Index::Feature, s(big))]
+            }
+            Stamps::Affine { l, q, llast, qlast } => {
+                vec![
+                    Stmt::Store(llast, Index::Feature, s(l)),
+                    Stmt::Store(qlast, Index::Feature, s(q)),
+                ]
+            }
+        }
+    }
+
+    /// Catch every coordinate up and stamp it.
+    fn flush(&self, stamps: &Stamps, w: VecId) -> Vec<Stmt> {
+        let Some(catch_up) = self.catch_up(stamps, w) else {
+            return vec![];
+        };
+        let mut body = vec![Stmt::Store(w, Index::Feature, catch_up)];
+        match *stamps {
+            // After a reset the sums restart at 0, so the stamps must too.
+            Stamps::Affine { llast, qlast, .. } => {
+                body.push(Stmt::Store(llast, Index::Feature, k(0.0)));
+                body.push(Stmt::Store(qlast, Index::Feature, k(0.0)));
+            }
+            _ => body.extend(self.stamp(stamps)),
+        }
+        let mut out = vec![Stmt::ForFeatures(body)];
+        if let Stamps::Affine { l, q, .. } = *stamps {
+            out.push(Stmt::Set(l, k(0.0)));
+            out.push(Stmt::Set(q, k(0.0)));
+        }
+        out
+    }
+}
+
+fn replace_scalar(e: Expr, id: ScalarId, by: &Expr) -> Expr {
+    let r = |x: Box<Expr>| Box::new(replace_scalar(*x, id, by));
+    match e {
+        Expr::Scalar(s) if s == id => by.clone(),
+        Expr::Neg(a) => Expr::Neg(r(a)),
+        Expr::Bin(op, a, b) => Expr::Bin(op, r(a), r(b)),
+        Expr::Call(f, args) => Expr::Call(
+            f,
+            args.into_iter()
+                .map(|a| replace_scalar(a, id, by))
+                .collect(),
+        ),
+        Expr::Select(c, l, rr, a, b) => Expr::Select(c, r(l), r(rr), r(a), r(b)),
+        other => other,
+    }
+}
+
+/// The running sums of the lazy catch-up (see the module docs).
+enum Stamps {
+    None,
+    Additive {
+        big: ScalarId,
+        last: VecId,
+    },
+    Multiplicative {
+        big: ScalarId,
+        last: VecId,
+    },
+    Affine {
+        l: ScalarId,
+        q: ScalarId,
+        llast: VecId,
+        qlast: VecId,
+    },
+}
