@@ -114,13 +114,7 @@ pub struct Settings {
 
 impl Default for Settings {
     fn default() -> Self {
-        Settings {
-            epochs: 10,
-            seed: 1,
-            step: None,
-            step_text: None,
-            eta0: None,
-        }
+        Settings { epochs: 10, seed: 1, step: None, step_text: None, eta0: None }
     }
 }
 
@@ -161,11 +155,7 @@ pub fn analyse(model: &Model) -> Result<Structure, Vec<Problem>> {
         .map(|r| TermReport {
             text: r.text.clone(),
             convex: r.def.convex,
-            separability: if r.operator.is_some() {
-                Separability::None
-            } else {
-                r.def.separability
-            },
+            separability: if r.operator.is_some() { Separability::None } else { r.def.separability },
             prox: r.def.prox,
             composite: r.operator.as_ref().map(composite_note),
         })
@@ -186,51 +176,46 @@ pub fn analyse(model: &Model) -> Result<Structure, Vec<Problem>> {
     let coordinate = coordinate_prox(model);
     let smooth = loss.smooth;
 
-    let all_coordinate = terms
-        .iter()
-        .chain(&constraints)
-        .all(|t| t.separability == Separability::Coordinate);
+    let all_coordinate = terms.iter().chain(&constraints).all(|t| t.separability == Separability::Coordinate);
     let nuclear = model.regs.iter().any(|r| r.def.prox == ProxKind::Svt);
     let recommended = if !convex {
-        Choice { solver: SolverKind::Dc, reason: "a non-convex concave-in-|w| penalty: online DC is the method here with guarantees for it".into() }
+        Choice {
+            solver: SolverKind::Dc,
+            reason: "a non-convex concave-in-|w| penalty: online DC is the method here with guarantees for it".into(),
+        }
     } else if composite {
-        Choice { solver: SolverKind::Proxgrad, reason: "ω∘B is not separable: a dense Picard prox per step rules out stochastic O(nnz) steps".into() }
-    } else if nuclear {
         Choice {
             solver: SolverKind::Proxgrad,
-            reason: "the nuclear norm's prox is an SVD of the whole matrix".into(),
+            reason: "ω∘B is not separable: a dense Picard prox per step rules out stochastic O(nnz) steps".into(),
         }
+    } else if nuclear {
+        Choice { solver: SolverKind::Proxgrad, reason: "the nuclear norm's prox is an SVD of the whole matrix".into() }
     } else if smooth.is_some() && all_coordinate {
-        Choice { solver: SolverKind::Scd, reason: "smooth loss and a coordinate-separable regularizer: parameter-free, O(nnz) per epoch".into() }
+        Choice {
+            solver: SolverKind::Scd,
+            reason: "smooth loss and a coordinate-separable regularizer: parameter-free, O(nnz) per epoch".into(),
+        }
     } else if smooth.is_some() {
         Choice {
             solver: SolverKind::Smm,
-            reason: "smooth loss with a prox-friendly regularizer: one pass gives a usable model"
-                .into(),
+            reason: "smooth loss with a prox-friendly regularizer: one pass gives a usable model".into(),
         }
     } else {
         Choice {
             solver: SolverKind::Fobos,
-            reason: format!(
-                "`{}` is not smooth: FOBOS needs only subgradients",
-                loss.name
-            ),
+            reason: format!("`{}` is not smooth: FOBOS needs only subgradients", loss.name),
         }
     };
 
     // What FOBOS with lazy per-coordinate updates (the solver this build compiles) can run.
-    let fobos_blocker: Option<String> = if loss.multiclass || matches!(model.shape, Shape::Mat(..))
-    {
+    let fobos_blocker: Option<String> = if loss.multiclass || matches!(model.shape, Shape::Mat(..)) {
         Some("multiclass models (a matrix variable) are not compiled yet".into())
     } else if !convex {
         Some("non-convex penalties need the online DC solver".into())
     } else if composite {
         Some("composite regularizers ω(B w) need the Picard prox".into())
     } else if coordinate.is_none() {
-        let t = terms
-            .iter()
-            .chain(&constraints)
-            .find(|t| t.separability != Separability::Coordinate);
+        let t = terms.iter().chain(&constraints).find(|t| t.separability != Separability::Coordinate);
         Some(format!(
             "`{}` is not separable per coordinate; its prox is not compiled yet",
             t.map_or("?", |t| t.text.as_str())
@@ -245,23 +230,17 @@ pub fn analyse(model: &Model) -> Result<Structure, Vec<Problem>> {
     let forced = model.solver.as_ref().filter(|s| s.name != "auto");
     if let Some(req) = forced {
         let kind = SolverKind::from_name(&req.name).unwrap_or(SolverKind::Fobos);
-        if let Some(why) = forced_invalid(
-            kind,
-            model,
-            &terms,
-            &constraints,
-            convex,
-            composite,
-            all_coordinate,
-        ) {
+        if let Some((why, culprit, label)) =
+            forced_invalid(kind, model, &terms, &constraints, convex, composite, all_coordinate)
+        {
             problems.push(
                 Problem::error(
                     "optc::solver",
                     format!("`{}` cannot solve this model: {why}", kind.name()),
-                    req.span,
-                    "solver forced here",
+                    culprit,
+                    label,
                 )
-                .with_label(model.objective_span, "objective")
+                .with_label(req.span, "solver forced here")
                 .with_help(format!(
                     "remove `solve with` to let optc choose (it would pick `{}`: {})",
                     recommended.solver.name(),
@@ -271,18 +250,12 @@ pub fn analyse(model: &Model) -> Result<Structure, Vec<Problem>> {
         }
         settings = parse_settings(kind, req, &mut problems);
         if kind.implemented() && (kind != SolverKind::Fobos || fobos_blocker.is_none()) {
-            chosen = Some(Choice {
-                solver: kind,
-                reason: "forced by `solve with`".into(),
-            });
+            chosen = Some(Choice { solver: kind, reason: "forced by `solve with`".into() });
         } else {
             chosen = None;
             unavailable = Some(match (&fobos_blocker, kind) {
                 (Some(b), SolverKind::Fobos) => format!("fobos in this build cannot run it: {b}"),
-                _ => format!(
-                    "`{}` is not compiled by this build yet (it compiles `fobos`)",
-                    kind.name()
-                ),
+                _ => format!("`{}` is not compiled by this build yet (it compiles `fobos`)", kind.name()),
             });
         }
     } else {
@@ -331,9 +304,7 @@ pub fn analyse(model: &Model) -> Result<Structure, Vec<Problem>> {
 
 fn composite_note(op: &Operator) -> String {
     match op {
-        Operator::Diff(_) => {
-            "ω∘B with B = diff (first differences, λ_max(BBᵀ) ≤ 4): Picard fixed-point prox".into()
-        }
+        Operator::Diff(_) => "ω∘B with B = diff (first differences, λ_max(BBᵀ) ≤ 4): Picard fixed-point prox".into(),
         Operator::Incidence(p) => {
             format!("ω∘B with B = incidence(\"{p}\") (λ_max(BBᵀ) ≤ 2·max degree): Picard fixed-point prox")
         }
@@ -343,12 +314,7 @@ fn composite_note(op: &Operator) -> String {
 
 /// The per-coordinate prox all the terms fold into, if they do.
 fn coordinate_prox(model: &Model) -> Option<CoordinateProx> {
-    let mut p = CoordinateProx {
-        l1: 0.0,
-        l2: 0.0,
-        lo: f64::NEG_INFINITY,
-        hi: f64::INFINITY,
-    };
+    let mut p = CoordinateProx { l1: 0.0, l2: 0.0, lo: f64::NEG_INFINITY, hi: f64::INFINITY };
     for r in &model.regs {
         if r.operator.is_some() {
             return None;
@@ -374,6 +340,7 @@ fn coordinate_prox(model: &Model) -> Option<CoordinateProx> {
     Some(p)
 }
 
+/// Why a forced solver cannot run the model: the reason, the span to blame and its label.
 fn forced_invalid(
     kind: SolverKind,
     model: &Model,
@@ -382,67 +349,69 @@ fn forced_invalid(
     convex: bool,
     composite: bool,
     all_coordinate: bool,
-) -> Option<String> {
+) -> Option<(String, crate::source::Span, String)> {
     let loss = &model.loss.def;
     let nonsmooth = loss.smooth.is_none();
+    let term_span = |k: usize| model.regs.get(k).map_or(model.objective_span, |r| r.span);
     if !convex && kind != SolverKind::Dc {
-        let t = terms
-            .iter()
-            .find(|t| !t.convex)
-            .map_or("", |t| t.text.as_str());
-        return Some(format!(
-            "`{t}` is not convex, and `{}` needs a convex objective (use `dc`)",
-            kind.name()
+        let k = terms.iter().position(|t| !t.convex).unwrap_or(0);
+        return Some((
+            format!("`{}` is not convex, and `{}` needs a convex objective (use `dc`)", terms[k].text, kind.name()),
+            term_span(k),
+            "not convex".into(),
         ));
     }
+    let not_smooth = || {
+        Some((
+            format!("{} needs a smooth loss, and `{}` is not smooth", kind.name(), loss.name),
+            model.loss.span,
+            "not smooth".into(),
+        ))
+    };
     match kind {
         SolverKind::Scd => {
             if nonsmooth {
-                return Some(format!(
-                    "SCD needs a smooth loss, and `{}` is not smooth",
-                    loss.name
-                ));
+                return not_smooth();
             }
             if !all_coordinate || composite {
-                let t = terms
-                    .iter()
-                    .chain(constraints)
-                    .find(|t| t.separability != Separability::Coordinate);
-                return Some(format!(
-                    "SCD needs a regularizer separable per coordinate, and `{}` is not",
-                    t.map_or("?", |t| t.text.as_str())
+                let k = terms.iter().position(|t| t.separability != Separability::Coordinate);
+                let (text, span) = match k {
+                    Some(k) => (terms[k].text.clone(), term_span(k)),
+                    None => {
+                        let c =
+                            constraints.iter().position(|t| t.separability != Separability::Coordinate).unwrap_or(0);
+                        (constraints[c].text.clone(), model.constraints[c].span)
+                    }
+                };
+                return Some((
+                    format!("SCD updates one coordinate at a time, and `{text}` is not separable per coordinate"),
+                    span,
+                    "not separable per coordinate".into(),
                 ));
             }
         }
-        SolverKind::Smm | SolverKind::Proxgrad | SolverKind::Dc if nonsmooth => {
-            return Some(format!(
-                "{} needs a smooth loss (an L-smooth surrogate), and `{}` is not smooth",
-                kind.name(),
-                loss.name
-            ));
-        }
+        SolverKind::Smm | SolverKind::Proxgrad | SolverKind::Dc if nonsmooth => return not_smooth(),
         SolverKind::Dc if convex => {
-            return Some("online DC is for non-convex penalties such as `logeps`".into())
+            return Some((
+                "online DC is for non-convex penalties such as `logeps`".into(),
+                model.objective_span,
+                "convex".into(),
+            ))
         }
-        SolverKind::Smidas
-            if model
-                .regs
-                .iter()
-                .any(|r| r.def.prox != ProxKind::SoftThreshold)
-                || !constraints.is_empty() =>
-        {
-            return Some("SMIDAS handles an ℓ1 penalty only".into());
+        SolverKind::Smidas => {
+            if let Some(k) = model.regs.iter().position(|r| r.def.prox != ProxKind::SoftThreshold) {
+                return Some(("SMIDAS handles an ℓ1 penalty only".into(), term_span(k), "not ℓ1".into()));
+            }
+            if let Some(c) = model.constraints.first() {
+                return Some(("SMIDAS handles no constraints".into(), c.span, "constraint".into()));
+            }
         }
         _ => {}
     }
     None
 }
 
-fn parse_settings(
-    kind: SolverKind,
-    req: &crate::check::SolverRequest,
-    problems: &mut Vec<Problem>,
-) -> Settings {
+fn parse_settings(kind: SolverKind, req: &crate::check::SolverRequest, problems: &mut Vec<Problem>) -> Settings {
     let mut s = Settings::default();
     for o in &req.options {
         if !kind.options().contains(&o.name.as_str()) {
@@ -454,11 +423,7 @@ fn parse_settings(
             );
             let p = match did_you_mean(&o.name, kind.options().iter().copied()) {
                 Some(x) => p.with_help(format!("did you mean `{x}`?")),
-                None => p.with_help(format!(
-                    "`{}` takes {}",
-                    kind.name(),
-                    kind.options().join(", ")
-                )),
+                None => p.with_help(format!("`{}` takes {}", kind.name(), kind.options().join(", "))),
             };
             problems.push(p);
             continue;
@@ -497,20 +462,13 @@ fn parse_settings(
             "eta0" if v > 0.0 && v.is_finite() => s.eta0 = Some(v),
             "epochs" | "iterations" | "seed" => problems.push(Problem::error(
                 "optc::solver",
-                format!(
-                    "`{}` must be a whole number{}",
-                    o.name,
-                    if o.name == "seed" { "" } else { " ≥ 1" }
-                ),
+                format!("`{}` must be a whole number{}", o.name, if o.name == "seed" { "" } else { " ≥ 1" }),
                 o.span,
                 format!("found {v}"),
             )),
-            "eta0" => problems.push(Problem::error(
-                "optc::solver",
-                "`eta0` must be positive",
-                o.span,
-                format!("found {v}"),
-            )),
+            "eta0" => {
+                problems.push(Problem::error("optc::solver", "`eta0` must be positive", o.span, format!("found {v}")))
+            }
             _ => {}
         }
     }
@@ -537,47 +495,17 @@ pub fn report(model: &Model, st: &Structure, file_name: &str) -> String {
         let ps: Vec<String> = model
             .params
             .iter()
-            .map(|p| {
-                format!(
-                    "{} = {}{}",
-                    p.name,
-                    fmt_num(p.value),
-                    if p.overridden { " (--set)" } else { "" }
-                )
-            })
+            .map(|p| format!("{} = {}{}", p.name, fmt_num(p.value), if p.overridden { " (--set)" } else { "" }))
             .collect();
         let _ = writeln!(o, "params      {}", ps.join(", "));
     }
     let loss = &model.loss.def;
     let _ = writeln!(o);
-    let _ = writeln!(
-        o,
-        "loss        {}({}, {}) = {}",
-        loss.name, loss.label, loss.margin, loss.formula_text
-    );
+    let _ = writeln!(o, "loss        {}({}, {}) = {}", loss.name, loss.label, loss.margin, loss.formula_text);
     match (loss.smooth, loss.lipschitz) {
-        (Some(b), Some(g)) => {
-            _ = writeln!(
-                o,
-                "            smooth, β = {}; Lipschitz, G = {}",
-                fmt_num(b),
-                fmt_num(g)
-            )
-        }
-        (Some(b), None) => {
-            _ = writeln!(
-                o,
-                "            smooth, β = {}; not Lipschitz (unbounded ℓ′)",
-                fmt_num(b)
-            )
-        }
-        (None, Some(g)) => {
-            _ = writeln!(
-                o,
-                "            not smooth (subgradients); Lipschitz, G = {}",
-                fmt_num(g)
-            )
-        }
+        (Some(b), Some(g)) => _ = writeln!(o, "            smooth, β = {}; Lipschitz, G = {}", fmt_num(b), fmt6(g)),
+        (Some(b), None) => _ = writeln!(o, "            smooth, β = {}; not Lipschitz (unbounded ℓ′)", fmt_num(b)),
+        (None, Some(g)) => _ = writeln!(o, "            not smooth (subgradients); Lipschitz, G = {}", fmt6(g)),
         (None, None) => _ = writeln!(o, "            not smooth, not Lipschitz"),
     }
     match &st.derivative {
@@ -585,12 +513,7 @@ pub fn report(model: &Model, st: &Structure, file_name: &str) -> String {
         None => _ = writeln!(o, "            ℓ′ = softmax(a) − e_y   (vector of scores)"),
     }
     if model.loss.coef.value != 1.0 {
-        let _ = writeln!(
-            o,
-            "            weight {} = {}",
-            model.loss.coef.text,
-            fmt_num(model.loss.coef.value)
-        );
+        let _ = writeln!(o, "            weight {} = {}", model.loss.coef.text, fmt_num(model.loss.coef.value));
     }
     for (t, r) in st.terms.iter().zip(&model.regs) {
         let _ = writeln!(o, "term        {}", t.text);
@@ -607,12 +530,7 @@ pub fn report(model: &Model, st: &Structure, file_name: &str) -> String {
     }
     for t in &st.constraints {
         let _ = writeln!(o, "constraint  {}", t.text);
-        let _ = writeln!(
-            o,
-            "            convex, {}; prox {}",
-            t.separability.describe(),
-            t.prox.describe()
-        );
+        let _ = writeln!(o, "            convex, {}; prox {}", t.separability.describe(), t.prox.describe());
     }
     let _ = writeln!(o);
     let _ = writeln!(o, "convex      {}", if st.convex { "yes" } else { "no" });
@@ -626,27 +544,21 @@ pub fn report(model: &Model, st: &Structure, file_name: &str) -> String {
         }
     );
     match &st.coordinate {
-        Some(p) => {
-            _ = writeln!(
-                o,
-                "prox        per coordinate, closed form: {}",
-                p.describe()
-            )
-        }
+        Some(p) => _ = writeln!(o, "prox        per coordinate, closed form: {}", p.describe()),
         None => _ = writeln!(o, "prox        term by term (see above)"),
     }
-    let _ = writeln!(
-        o,
-        "recommended {} — {}",
-        st.recommended.solver.name(),
-        st.recommended.reason
-    );
+    let _ = writeln!(o, "recommended {} — {}", st.recommended.solver.name(), st.recommended.reason);
     match (&st.chosen, &st.unavailable) {
         (Some(c), _) => _ = writeln!(o, "solver      {} — {}", c.solver.name(), c.reason),
         (None, Some(why)) => _ = writeln!(o, "solver      none in this build — {why}"),
         (None, None) => {}
     }
     o
+}
+
+/// Six significant digits (√2 → 1.41421).
+fn fmt6(v: f64) -> String {
+    format!("{v:.5e}").parse::<f64>().map_or_else(|_| v.to_string(), fmt_num)
 }
 
 fn dim_text(d: &crate::check::Dim, model: &Model) -> String {

@@ -120,9 +120,7 @@ pub struct Model {
     pub objective_span: Span,
 }
 
-pub const SOLVERS: [&str; 8] = [
-    "fobos", "adagrad", "smm", "scd", "smidas", "dc", "proxgrad", "auto",
-];
+pub const SOLVERS: [&str; 8] = ["fobos", "adagrad", "smm", "scd", "smidas", "dc", "proxgrad", "auto"];
 
 /// ASCII spellings of Greek names, accepted wherever a name is.
 const ALIASES: [(&str, &str); 14] = [
@@ -144,10 +142,28 @@ const ALIASES: [(&str, &str); 14] = [
 
 /// The Greek spelling of an ASCII alias, or the name itself.
 pub fn canonical(name: &str) -> &str {
-    ALIASES
-        .iter()
-        .find(|(a, _)| *a == name)
-        .map_or(name, |(_, g)| g)
+    ALIASES.iter().find(|(a, _)| *a == name).map_or(name, |(_, g)| g)
+}
+
+/// Every spelling of the declared names (Greek and ASCII), for "did you mean" hints.
+pub fn spellings(declared: &[String]) -> Vec<(String, String)> {
+    let mut out = vec![];
+    for d in declared {
+        out.push((d.clone(), d.clone()));
+        for (ascii, greek) in ALIASES {
+            if greek == d {
+                out.push((ascii.to_string(), d.clone()));
+            }
+        }
+    }
+    out
+}
+
+/// The declared name closest to `name`, trying ASCII spellings of Greek names too.
+pub fn suggest_param(name: &str, declared: &[String]) -> Option<String> {
+    let sp = spellings(declared);
+    let hit = did_you_mean(name, sp.iter().map(|(s, _)| s.as_str()))?;
+    sp.iter().find(|(s, _)| s == hit).map(|(_, d)| d.clone())
 }
 
 /// The parameters a program declares (for validating `--set` before checking).
@@ -164,9 +180,7 @@ pub fn declared_params(program: &ast::Program) -> Vec<String> {
 
 /// Finds the declared parameter that `name` (possibly an ASCII alias) refers to.
 pub fn resolve_param<'a>(declared: &'a [String], name: &str) -> Option<&'a String> {
-    declared
-        .iter()
-        .find(|d| *d == name || canonical(d) == canonical(name))
+    declared.iter().find(|d| *d == name || canonical(d) == canonical(name))
 }
 
 struct Checker<'a> {
@@ -177,28 +191,14 @@ struct Checker<'a> {
 
 /// Checks a parsed program against the library. `overrides` are `--set` values, already
 /// resolved to declared parameter names.
-pub fn check(
-    program: &ast::Program,
-    lib: &Library,
-    overrides: &[(String, f64)],
-) -> Result<Model, Vec<Problem>> {
+pub fn check(program: &ast::Program, lib: &Library, overrides: &[(String, f64)]) -> Result<Model, Vec<Problem>> {
     let mut lib = lib.clone();
     let mut problems = lib.declare(program, &crate::source::SourceFile::new("", ""));
-    let mut ck = Checker {
-        lib: &lib,
-        problems: vec![],
-        params: vec![],
-    };
+    let mut ck = Checker { lib: &lib, problems: vec![], params: vec![] };
     let model = ck.model(program, overrides);
     problems.append(&mut ck.problems);
     match model {
-        Some(m)
-            if problems
-                .iter()
-                .all(|p| p.severity != crate::diagnostics::Severity::Error) =>
-        {
-            Ok(m)
-        }
+        Some(m) if problems.iter().all(|p| p.severity != crate::diagnostics::Severity::Error) => Ok(m),
         _ => {
             problems.sort_by_key(|p| p.primary_span().start);
             Err(problems)
@@ -224,34 +224,19 @@ impl Checker<'_> {
                 ast::Item::Param(p) => self.param(p, overrides),
                 ast::Item::Var(v) => {
                     if let Some((prev, _)) = &var {
-                        let p = Problem::error(
-                            "optc::var",
-                            "a model has one variable",
-                            v.name.span,
-                            "second variable",
-                        )
-                        .with_label(prev.span, "first declared here")
-                        .with_help("stack the unknowns into one `vec` or `mat`");
+                        let p = Problem::error("optc::var", "a model has one variable", v.name.span, "second variable")
+                            .with_label(prev.span, "first declared here")
+                            .with_help("stack the unknowns into one `vec` or `mat`");
                         self.err(p);
                     } else if let Some(s) = self.var_shape(v, features.as_ref(), label.as_ref()) {
-                        var = Some((
-                            Named {
-                                name: v.name.name.clone(),
-                                span: v.name.span,
-                            },
-                            s,
-                        ));
+                        var = Some((Named { name: v.name.name.clone(), span: v.name.span }, s));
                     }
                 }
                 ast::Item::Minimize(o) => {
                     if let Some(prev) = objective {
-                        let p = Problem::error(
-                            "optc::objective",
-                            "a model has one `minimize`",
-                            o.span,
-                            "second objective",
-                        )
-                        .with_label(prev.span, "first objective");
+                        let p =
+                            Problem::error("optc::objective", "a model has one `minimize`", o.span, "second objective")
+                                .with_label(prev.span, "first objective");
                         self.err(p);
                     } else {
                         objective = Some(o);
@@ -263,10 +248,7 @@ impl Checker<'_> {
         }
 
         let Some(objective) = objective else {
-            let end = program
-                .items
-                .last()
-                .map_or(Span::default(), |i| item_span(i));
+            let end = program.items.last().map_or(Span::default(), item_span);
             self.err(
                 Problem::error(
                     "optc::objective",
@@ -280,54 +262,29 @@ impl Checker<'_> {
         };
         let Some(features) = features else {
             self.err(
-                Problem::error(
-                    "optc::data",
-                    "the model declares no features",
-                    objective.span,
-                    "uses data",
-                )
-                .with_help("add `data x: sparse, y: labels` before the objective"),
+                Problem::error("optc::data", "the model declares no features", objective.span, "uses data")
+                    .with_help("add `data x: sparse, y: labels` before the objective"),
             );
             return None;
         };
         let Some((label, label_kind)) = label else {
             self.err(
-                Problem::error(
-                    "optc::data",
-                    "the model declares no labels",
-                    objective.span,
-                    "uses labels",
-                )
-                .with_help("add `y: labels` (or `classes`, `real`) to the `data` line"),
+                Problem::error("optc::data", "the model declares no labels", objective.span, "uses labels")
+                    .with_help("add `y: labels` (or `classes`, `real`) to the `data` line"),
             );
             return None;
         };
         let Some((var, shape)) = var else {
             self.err(
-                Problem::error(
-                    "optc::var",
-                    "the model declares no variable",
-                    objective.span,
-                    "minimizes over nothing",
-                )
-                .with_help("add `var w: vec[dim(x)]` before the objective"),
+                Problem::error("optc::var", "the model declares no variable", objective.span, "minimizes over nothing")
+                    .with_help("add `var w: vec[dim(x)]` before the objective"),
             );
             return None;
         };
 
-        let cx = TermContext {
-            features: &features,
-            label: &label,
-            label_kind,
-            var: &var,
-            shape: &shape,
-        };
+        let cx = TermContext { features: &features, label: &label, label_kind, var: &var, shape: &shape };
         let (loss, regs) = self.terms(&objective.sum, &cx)?;
-        let constraints = objective
-            .constraints
-            .iter()
-            .filter_map(|c| self.constraint(c, &cx))
-            .collect();
+        let constraints = objective.constraints.iter().filter_map(|c| self.constraint(c, &cx)).collect();
         let solver = solve.and_then(|s| self.solver(s));
         Some(Model {
             features,
@@ -344,27 +301,14 @@ impl Checker<'_> {
         })
     }
 
-    fn data(
-        &mut self,
-        d: &ast::DataDecl,
-        features: &mut Option<Named>,
-        label: &mut Option<(Named, LabelKind)>,
-    ) {
+    fn data(&mut self, d: &ast::DataDecl, features: &mut Option<Named>, label: &mut Option<(Named, LabelKind)>) {
         for (name, kind) in &d.bindings {
-            let named = Named {
-                name: name.name.clone(),
-                span: name.span,
-            };
+            let named = Named { name: name.name.clone(), span: name.span };
             match kind.name.as_str() {
                 "sparse" | "dense" => {
                     if let Some(prev) = features {
-                        let p = Problem::error(
-                            "optc::data",
-                            "features are declared twice",
-                            name.span,
-                            "second",
-                        )
-                        .with_label(prev.span, "first");
+                        let p = Problem::error("optc::data", "features are declared twice", name.span, "second")
+                            .with_label(prev.span, "first");
                         self.err(p);
                     }
                     *features = Some(named);
@@ -372,28 +316,21 @@ impl Checker<'_> {
                 k => match LabelKind::from_name(k) {
                     Some(lk) => {
                         if let Some((prev, _)) = label {
-                            let p = Problem::error(
-                                "optc::data",
-                                "labels are declared twice",
-                                name.span,
-                                "second",
-                            )
-                            .with_label(prev.span, "first");
+                            let p = Problem::error("optc::data", "labels are declared twice", name.span, "second")
+                                .with_label(prev.span, "first");
                             self.err(p);
                         }
                         *label = Some((named, lk));
                     }
                     None => {
                         let kinds = ["sparse", "labels", "classes", "real"];
-                        let p = Problem::error(
-                            "optc::data",
-                            format!("unknown data kind `{k}`"),
-                            kind.span,
-                            "unknown kind",
-                        );
+                        let p =
+                            Problem::error("optc::data", format!("unknown data kind `{k}`"), kind.span, "unknown kind");
                         let p = match did_you_mean(k, kinds) {
                             Some(s) => p.with_help(format!("did you mean `{s}`?")),
-                            None => p.with_help("a data column is `sparse` (features), `labels` (±1), `classes` or `real`"),
+                            None => {
+                                p.with_help("a data column is `sparse` (features), `labels` (±1), `classes` or `real`")
+                            }
                         };
                         self.err(p);
                     }
@@ -442,22 +379,12 @@ impl Checker<'_> {
         let v = symbolic::simplify(&sym).as_const();
         match v {
             Some(v) if v.is_nan() => {
-                self.err(Problem::error(
-                    "optc::param",
-                    "this value is not a number (NaN)",
-                    e.span,
-                    "evaluates to NaN",
-                ));
+                self.err(Problem::error("optc::param", "this value is not a number (NaN)", e.span, "evaluates to NaN"));
                 None
             }
             Some(v) => Some(v),
             None => {
-                self.err(Problem::error(
-                    "optc::param",
-                    "expected a constant",
-                    e.span,
-                    "not a constant",
-                ));
+                self.err(Problem::error("optc::param", "expected a constant", e.span, "not a constant"));
                 None
             }
         }
@@ -473,19 +400,11 @@ impl Checker<'_> {
                 continue;
             }
             let span = find_name(at, n).unwrap_or(at.span);
-            let p = Problem::error(
-                "optc::name",
-                format!("unknown name `{n}`"),
-                span,
-                "not a parameter",
-            );
-            let p = match did_you_mean(n, declared.iter().map(|s| s.as_str())) {
+            let p = Problem::error("optc::name", format!("unknown name `{n}`"), span, "not a parameter");
+            let p = match suggest_param(n, &declared) {
                 Some(s) => p.with_help(format!("did you mean `{s}`?")),
                 None if free.is_empty() => p.with_help("declare it first: `param NAME = VALUE`"),
-                None => p.with_help(format!(
-                    "a value here may use parameters and {}",
-                    free.join(", ")
-                )),
+                None => p.with_help(format!("a value here may use parameters and {}", free.join(", "))),
             };
             self.err(p);
             return None;
@@ -494,10 +413,7 @@ impl Checker<'_> {
         Some(sym.substitute(&|n| {
             let d: Vec<String> = params.iter().map(|p| p.name.clone()).collect();
             let name = resolve_param(&d, n)?;
-            params
-                .iter()
-                .find(|p| &p.name == name)
-                .map(|p| Sym::Const(p.value))
+            params.iter().find(|p| &p.name == name).map(|p| Sym::Const(p.value))
         }))
     }
 
@@ -507,11 +423,7 @@ impl Checker<'_> {
         features: Option<&Named>,
         label: Option<&(Named, LabelKind)>,
     ) -> Option<Shape> {
-        let dims: Vec<Dim> = v
-            .dims
-            .iter()
-            .filter_map(|d| self.dim(d, features, label))
-            .collect();
+        let dims: Vec<Dim> = v.dims.iter().filter_map(|d| self.dim(d, features, label)).collect();
         if dims.len() != v.dims.len() {
             return None;
         }
@@ -533,12 +445,7 @@ impl Checker<'_> {
                 None
             }
             (k, _) => {
-                let p = Problem::error(
-                    "optc::shape",
-                    format!("unknown variable type `{k}`"),
-                    v.kind.span,
-                    "here",
-                );
+                let p = Problem::error("optc::shape", format!("unknown variable type `{k}`"), v.kind.span, "here");
                 let p = match did_you_mean(k, ["vec", "mat"]) {
                     Some(s) => p.with_help(format!("did you mean `{s}`?")),
                     None => p.with_help("a variable is a `vec[n]` or a `mat[n, k]`"),
@@ -549,12 +456,7 @@ impl Checker<'_> {
         }
     }
 
-    fn dim(
-        &mut self,
-        e: &ast::Expr,
-        features: Option<&Named>,
-        label: Option<&(Named, LabelKind)>,
-    ) -> Option<Dim> {
+    fn dim(&mut self, e: &ast::Expr, features: Option<&Named>, label: Option<&(Named, LabelKind)>) -> Option<Dim> {
         match &e.kind {
             ExprKind::Number(n) if *n >= 1.0 && n.fract() == 0.0 => Some(Dim::Fixed(*n as usize)),
             ExprKind::Call { func, args } if func.name == "dim" && args.len() == 1 => {
@@ -570,9 +472,7 @@ impl Checker<'_> {
                     );
                     let p = match features {
                         Some(f) => p.with_help(format!("write `dim({})`", f.name)),
-                        None => {
-                            p.with_help("declare `data x: sparse, y: labels` before the variable")
-                        }
+                        None => p.with_help("declare `data x: sparse, y: labels` before the variable"),
                     };
                     self.err(p);
                     None
@@ -585,10 +485,7 @@ impl Checker<'_> {
                     Some((l, k)) if l.name == arg => {
                         let p = Problem::error(
                             "optc::shape",
-                            format!(
-                                "`classes({arg})` needs `{arg}: classes`, but `{arg}` is `{}`",
-                                k.name()
-                            ),
+                            format!("`classes({arg})` needs `{arg}: classes`, but `{arg}` is `{}`", k.name()),
                             e.span,
                             "here",
                         )
@@ -598,25 +495,15 @@ impl Checker<'_> {
                         None
                     }
                     _ => {
-                        self.err(Problem::error(
-                            "optc::shape",
-                            "`classes` takes the labels",
-                            e.span,
-                            "not the labels",
-                        ));
+                        self.err(Problem::error("optc::shape", "`classes` takes the labels", e.span, "not the labels"));
                         None
                     }
                 }
             }
             _ => {
                 self.err(
-                    Problem::error(
-                        "optc::shape",
-                        "expected a dimension",
-                        e.span,
-                        "not a dimension",
-                    )
-                    .with_help("a dimension is `dim(x)`, `classes(y)` or a whole number"),
+                    Problem::error("optc::shape", "expected a dimension", e.span, "not a dimension")
+                        .with_help("a dimension is `dim(x)`, `classes(y)` or a whole number"),
                 );
                 None
             }
@@ -630,6 +517,7 @@ impl Checker<'_> {
         let mut parts = vec![];
         self.flatten_sum(sum, &mut parts);
         let mut loss: Option<LossTerm> = None;
+        let mut saw_expectation = false;
         let mut regs = vec![];
         for part in parts {
             let mut coefs = vec![];
@@ -645,14 +533,13 @@ impl Checker<'_> {
                         part.span,
                         format!("weight {}", coef.value),
                     )
-                    .with_help(
-                        "optc minimizes a sum of non-negative multiples of losses and regularizers",
-                    ),
+                    .with_help("optc minimizes a sum of non-negative multiples of losses and regularizers"),
                 );
                 continue;
             }
             match &functional.kind {
                 ExprKind::Expect(inner) => {
+                    saw_expectation = true;
                     if let Some(prev) = &loss {
                         let p = Problem::error(
                             "optc::objective",
@@ -666,11 +553,7 @@ impl Checker<'_> {
                         continue;
                     }
                     if let Some(def) = self.loss_call(inner, cx) {
-                        loss = Some(LossTerm {
-                            def,
-                            coef,
-                            span: functional.span,
-                        });
+                        loss = Some(LossTerm { def, coef, span: functional.span });
                     }
                 }
                 ExprKind::Call { .. } => {
@@ -683,18 +566,15 @@ impl Checker<'_> {
         }
         match loss {
             Some(l) => Some((l, regs)),
+            // The data term was written but is wrong: that problem is already reported.
+            None if saw_expectation => None,
             None => {
                 self.err(
-                    Problem::error(
-                        "optc::objective",
-                        "the objective has no data term",
-                        sum.span,
-                        "no `E[...]` here",
-                    )
-                    .with_help(format!(
-                        "add a mean loss over the data: `E[logistic({}, <{}, {}>)] + ...`",
-                        cx.label.name, cx.features.name, cx.var.name
-                    )),
+                    Problem::error("optc::objective", "the objective has no data term", sum.span, "no `E[...]` here")
+                        .with_help(format!(
+                            "add a mean loss over the data: `E[logistic({}, <{}, {}>)] + ...`",
+                            cx.label.name, cx.features.name, cx.var.name
+                        )),
                 );
                 None
             }
@@ -716,9 +596,7 @@ impl Checker<'_> {
                         b.span,
                         "subtracting makes the objective non-convex",
                     )
-                    .with_help(
-                        "optc minimizes a sum of terms; write `+` and a non-negative weight",
-                    ),
+                    .with_help("optc minimizes a sum of terms; write `+` and a non-negative weight"),
                 );
             }
             _ => out.push(e),
@@ -726,11 +604,7 @@ impl Checker<'_> {
     }
 
     /// Splits `c₁·c₂/c₃·f(...)` into constant factors and the one functional factor.
-    fn split_term<'e>(
-        &mut self,
-        e: &'e ast::Expr,
-        coefs: &mut Vec<(&'e ast::Expr, bool)>,
-    ) -> Option<&'e ast::Expr> {
+    fn split_term<'e>(&mut self, e: &'e ast::Expr, coefs: &mut Vec<(&'e ast::Expr, bool)>) -> Option<&'e ast::Expr> {
         let mut found = vec![];
         if !self.collect_factors(e, false, coefs, &mut found) {
             return None;
@@ -763,12 +637,10 @@ impl Checker<'_> {
     ) -> bool {
         match &e.kind {
             ExprKind::Binary(BinOp::Mul, a, b) => {
-                self.collect_factors(a, divide, coefs, found)
-                    && self.collect_factors(b, divide, coefs, found)
+                self.collect_factors(a, divide, coefs, found) && self.collect_factors(b, divide, coefs, found)
             }
             ExprKind::Binary(BinOp::Div, a, b) => {
-                self.collect_factors(a, divide, coefs, found)
-                    && self.collect_factors(b, !divide, coefs, found)
+                self.collect_factors(a, divide, coefs, found) && self.collect_factors(b, !divide, coefs, found)
             }
             ExprKind::Expect(_) => self.functional(e, divide, found),
             ExprKind::Call { func, .. } if symbolic::Func::from_name(&func.name).is_none() => {
@@ -776,15 +648,8 @@ impl Checker<'_> {
             }
             ExprKind::Neg(_) => {
                 self.err(
-                    Problem::error(
-                        "optc::convexity",
-                        "a term has a negative weight",
-                        e.span,
-                        "negated here",
-                    )
-                    .with_help(
-                        "optc minimizes a sum of non-negative multiples of losses and regularizers",
-                    ),
+                    Problem::error("optc::convexity", "a term has a negative weight", e.span, "negated here")
+                        .with_help("optc minimizes a sum of non-negative multiples of losses and regularizers"),
                 );
                 false
             }
@@ -795,21 +660,11 @@ impl Checker<'_> {
         }
     }
 
-    fn functional<'e>(
-        &mut self,
-        e: &'e ast::Expr,
-        divide: bool,
-        found: &mut Vec<&'e ast::Expr>,
-    ) -> bool {
+    fn functional<'e>(&mut self, e: &'e ast::Expr, divide: bool, found: &mut Vec<&'e ast::Expr>) -> bool {
         if divide {
             self.err(
-                Problem::error(
-                    "optc::convexity",
-                    "a loss or regularizer in a denominator",
-                    e.span,
-                    "divides by this",
-                )
-                .with_help("a term is a constant times one loss or regularizer"),
+                Problem::error("optc::convexity", "a loss or regularizer in a denominator", e.span, "divides by this")
+                    .with_help("a term is a constant times one loss or regularizer"),
             );
             return false;
         }
@@ -856,26 +711,16 @@ impl Checker<'_> {
     fn loss_call(&mut self, inner: &ast::Expr, cx: &TermContext) -> Option<LossDef> {
         let ExprKind::Call { func, args } = &inner.kind else {
             self.err(
-                Problem::error(
-                    "optc::loss",
-                    "expected a loss inside `E[...]`",
-                    inner.span,
-                    "not a loss call",
-                )
-                .with_help(format!(
-                    "write `E[logistic({}, <{}, {}>)]`",
-                    cx.label.name, cx.features.name, cx.var.name
-                )),
+                Problem::error("optc::loss", "expected a loss inside `E[...]`", inner.span, "not a loss call")
+                    .with_help(format!(
+                        "write `E[logistic({}, <{}, {}>)]`",
+                        cx.label.name, cx.features.name, cx.var.name
+                    )),
             );
             return None;
         };
         let Some(def) = self.lib.loss(&func.name).cloned() else {
-            let p = Problem::error(
-                "optc::loss",
-                format!("unknown loss `{}`", func.name),
-                func.span,
-                "unknown loss",
-            );
+            let p = Problem::error("optc::loss", format!("unknown loss `{}`", func.name), func.span, "unknown loss");
             let names = self.lib.losses.iter().map(|l| l.name.as_str());
             let p = if self.lib.regularizer(&func.name).is_some() {
                 p.with_help(format!(
@@ -887,12 +732,7 @@ impl Checker<'_> {
                     Some(s) => p.with_help(format!("did you mean `{s}`?")),
                     None => p.with_help(format!(
                         "the losses are {}",
-                        self.lib
-                            .losses
-                            .iter()
-                            .map(|l| format!("`{}`", l.name))
-                            .collect::<Vec<_>>()
-                            .join(", ")
+                        self.lib.losses.iter().map(|l| format!("`{}`", l.name)).collect::<Vec<_>>().join(", ")
                     )),
                 }
             };
@@ -907,10 +747,7 @@ impl Checker<'_> {
                     inner.span,
                     "here",
                 )
-                .with_help(format!(
-                    "write `{}({}, <{}, {}>)`",
-                    def.name, cx.label.name, cx.features.name, cx.var.name
-                )),
+                .with_help(format!("write `{}({}, <{}, {}>)`", def.name, cx.label.name, cx.features.name, cx.var.name)),
             );
             return None;
         }
@@ -937,8 +774,14 @@ impl Checker<'_> {
                 Problem::error(
                     "optc::loss",
                     format!(
-                        "`{}` needs `{}` labels, but `{}` is declared `{}`",
+                        "`{}` needs {} (`{}: {}`), but `{}` is declared `{}`",
                         def.name,
+                        match def.label_kind {
+                            LabelKind::Labels => "±1 labels",
+                            LabelKind::Real => "real targets",
+                            LabelKind::Classes => "class labels",
+                        },
+                        cx.label.name,
                         def.label_kind.name(),
                         cx.label.name,
                         cx.label_kind.name()
@@ -948,10 +791,9 @@ impl Checker<'_> {
                 )
                 .with_label(cx.label.span, "declared here")
                 .with_help(match def.label_kind {
-                    LabelKind::Labels => format!(
-                        "declare `{}: labels`, or use `squared` for real targets",
-                        cx.label.name
-                    ),
+                    LabelKind::Labels => {
+                        format!("declare `{}: labels`, or use `squared` for real targets", cx.label.name)
+                    }
                     LabelKind::Real => format!("declare `{}: real` or `labels`", cx.label.name),
                     LabelKind::Classes => format!(
                         "declare `{}: classes` and `var W: mat[dim(x), classes({})]`",
@@ -986,10 +828,7 @@ impl Checker<'_> {
                 self.err(
                     Problem::error(
                         "optc::shape",
-                        format!(
-                            "`{}` scores every class: it needs a matrix variable",
-                            def.name
-                        ),
+                        format!("`{}` scores every class: it needs a matrix variable", def.name),
                         margin.span,
                         "a vector here",
                     )
@@ -1008,10 +847,7 @@ impl Checker<'_> {
                 self.err(
                     Problem::error(
                         "optc::shape",
-                        format!(
-                            "`{}` takes a scalar margin, but `{}` is a matrix",
-                            def.name, cx.var.name
-                        ),
+                        format!("`{}` takes a scalar margin, but `{}` is a matrix", def.name, cx.var.name),
                         margin.span,
                         "scores of every class",
                     )
@@ -1024,13 +860,7 @@ impl Checker<'_> {
         }
     }
 
-    fn reg_call(
-        &mut self,
-        e: &ast::Expr,
-        coef: Coef,
-        term_span: Span,
-        cx: &TermContext,
-    ) -> Option<RegTerm> {
+    fn reg_call(&mut self, e: &ast::Expr, coef: Coef, term_span: Span, cx: &TermContext) -> Option<RegTerm> {
         let ExprKind::Call { func, args } = &e.kind else {
             return None;
         };
@@ -1047,41 +877,23 @@ impl Checker<'_> {
                     func.name, func.name, cx.label.name, cx.features.name, cx.var.name
                 ))
             } else {
-                match did_you_mean(
-                    &func.name,
-                    self.lib.regularizers.iter().map(|r| r.name.as_str()),
-                ) {
+                match did_you_mean(&func.name, self.lib.regularizers.iter().map(|r| r.name.as_str())) {
                     Some(s) => p.with_help(format!("did you mean `{s}`?")),
                     None => p.with_help(format!(
                         "the regularizers are {}",
-                        self.lib
-                            .regularizers
-                            .iter()
-                            .map(|l| format!("`{}`", l.name))
-                            .collect::<Vec<_>>()
-                            .join(", ")
+                        self.lib.regularizers.iter().map(|l| format!("`{}`", l.name)).collect::<Vec<_>>().join(", ")
                     )),
                 }
             };
             self.err(p);
             return None;
         };
-        let signature = def
-            .params
-            .iter()
-            .map(|(n, _)| n.as_str())
-            .collect::<Vec<_>>()
-            .join(", ");
+        let signature = def.params.iter().map(|(n, _)| n.as_str()).collect::<Vec<_>>().join(", ");
         if args.len() != def.params.len() {
             self.err(
                 Problem::error(
                     "optc::regularizer",
-                    format!(
-                        "`{}` takes {} argument(s), found {}",
-                        def.name,
-                        def.params.len(),
-                        args.len()
-                    ),
+                    format!("`{}` takes {} argument(s), found {}", def.name, def.params.len(), args.len()),
                     e.span,
                     "here",
                 )
@@ -1100,8 +912,13 @@ impl Checker<'_> {
                     ExprKind::Apply(m, v) if v.name == cx.var.name => {
                         if !def.convex || def.separability == crate::stdlib::Separability::Group {
                             self.err(
-                                Problem::error("optc::composite", format!("`{}` cannot be composed with a matrix", def.name), m.span, "here")
-                                    .with_help("only the convex norms (l1, l2, linf, l2sq, ...) compose as ω(B w)"),
+                                Problem::error(
+                                    "optc::composite",
+                                    format!("`{}` cannot be composed with a matrix", def.name),
+                                    m.span,
+                                    "here",
+                                )
+                                .with_help("only the convex norms (l1, l2, linf, l2sq, ...) compose as ω(B w)"),
                             );
                             return None;
                         }
@@ -1127,13 +944,8 @@ impl Checker<'_> {
                     g @ Operator::Groups(_) => groups = Some(g),
                     _ => {
                         self.err(
-                            Problem::error(
-                                "optc::regularizer",
-                                "expected a group structure",
-                                a.span,
-                                "not groups",
-                            )
-                            .with_help("write `groups(load(\"groups.txt\"))`"),
+                            Problem::error("optc::regularizer", "expected a group structure", a.span, "not groups")
+                                .with_help("write `groups(load(\"groups.txt\"))`"),
                         );
                         return None;
                     }
@@ -1148,10 +960,7 @@ impl Checker<'_> {
             self.err(
                 Problem::error(
                     "optc::shape",
-                    format!(
-                        "`{}` ties the rows of a matrix, but `{}` is a vector",
-                        def.name, cx.var.name
-                    ),
+                    format!("`{}` ties the rows of a matrix, but `{}` is a vector", def.name, cx.var.name),
                     e.span,
                     "needs a matrix",
                 )
@@ -1165,13 +974,8 @@ impl Checker<'_> {
         }
         if let (Some(_), Shape::Mat(..)) = (&operator, cx.shape) {
             self.err(
-                Problem::error(
-                    "optc::shape",
-                    "ω(B W) of a matrix variable is not supported",
-                    e.span,
-                    "here",
-                )
-                .with_help("compose with a matrix only for a vector variable"),
+                Problem::error("optc::shape", "ω(B W) of a matrix variable is not supported", e.span, "here")
+                    .with_help("compose with a matrix only for a vector variable"),
             );
             return None;
         }
@@ -1185,27 +989,16 @@ impl Checker<'_> {
             return None;
         }
         let text = expr_text(e);
-        let text = if coef.text.is_empty() {
-            text
-        } else {
-            format!("{}·{text}", coef.text)
-        };
-        Some(RegTerm {
-            def,
-            coef,
-            operator,
-            groups,
-            scalars,
-            text,
-            span: term_span,
-        })
+        let text = if coef.text.is_empty() { text } else { format!("{}·{text}", coef.text) };
+        Some(RegTerm { def, coef, operator, groups, scalars, text, span: term_span })
     }
 
     fn operator(&mut self, m: &ast::Expr, cx: &TermContext) -> Option<Operator> {
         let ExprKind::Call { func, args } = &m.kind else {
             self.err(
-                Problem::error("optc::operator", "expected a matrix", m.span, "not a matrix")
-                    .with_help("matrices are `diff(n)`, `incidence(load(\"edges.txt\"))`, `groups(load(\"groups.txt\"))`"),
+                Problem::error("optc::operator", "expected a matrix", m.span, "not a matrix").with_help(
+                    "matrices are `diff(n)`, `incidence(load(\"edges.txt\"))`, `groups(load(\"groups.txt\"))`",
+                ),
             );
             return None;
         };
@@ -1225,11 +1018,7 @@ impl Checker<'_> {
         };
         match func.name.as_str() {
             "diff" if args.len() == 1 => self
-                .dim(
-                    &args[0].value,
-                    Some(cx.features),
-                    Some(&(cx.label.clone(), cx.label_kind)),
-                )
+                .dim(&args[0].value, Some(cx.features), Some(&(cx.label.clone(), cx.label_kind)))
                 .map(Operator::Diff),
             "incidence" | "groups" => match load_path(args) {
                 Some(p) if func.name == "incidence" => Some(Operator::Incidence(p)),
@@ -1237,23 +1026,19 @@ impl Checker<'_> {
                 None => {
                     self.err(
                         Problem::error("optc::operator", format!("`{}` reads a file", func.name), m.span, "here")
-                            .with_help(format!("write `{}(load(\"file.txt\"))`; the path is relative to the model file", func.name)),
+                            .with_help(format!(
+                                "write `{}(load(\"file.txt\"))`; the path is relative to the model file",
+                                func.name
+                            )),
                     );
                     None
                 }
             },
             other => {
-                let p = Problem::error(
-                    "optc::operator",
-                    format!("unknown matrix `{other}`"),
-                    func.span,
-                    "unknown",
-                );
+                let p = Problem::error("optc::operator", format!("unknown matrix `{other}`"), func.span, "unknown");
                 let p = match did_you_mean(other, ["diff", "incidence", "groups"]) {
                     Some(s) => p.with_help(format!("did you mean `{s}`?")),
-                    None => p.with_help(
-                        "matrices are `diff(n)`, `incidence(load(...))` and `groups(load(...))`",
-                    ),
+                    None => p.with_help("matrices are `diff(n)`, `incidence(load(...))` and `groups(load(...))`"),
                 };
                 self.err(p);
                 None
@@ -1270,10 +1055,7 @@ impl Checker<'_> {
                     c.lhs.span,
                     format!("expected `{}`", cx.var.name),
                 )
-                .with_help(format!(
-                    "write `{} ∈ SET`, `{} ≥ c` or `{} ≤ c`",
-                    cx.var.name, cx.var.name, cx.var.name
-                )),
+                .with_help(format!("write `{} ∈ SET`, `{} ≥ c` or `{} ≤ c`", cx.var.name, cx.var.name, cx.var.name)),
             );
             return None;
         }
@@ -1287,8 +1069,7 @@ impl Checker<'_> {
             },
             expr_text(&c.rhs)
         );
-        let boxed =
-            |lib: &Library, lo: f64, hi: f64| lib.set("Box").map(|s| (s.clone(), vec![lo, hi]));
+        let boxed = |lib: &Library, lo: f64, hi: f64| lib.set("Box").map(|s| (s.clone(), vec![lo, hi]));
         let (set, args) = match c.relation {
             ast::Relation::Ge => boxed(self.lib, self.constant(&c.rhs)?, f64::INFINITY)?,
             ast::Relation::Le => boxed(self.lib, f64::NEG_INFINITY, self.constant(&c.rhs)?)?,
@@ -1298,32 +1079,18 @@ impl Checker<'_> {
                     ExprKind::Call { func, args } => (&func.name, func.span, args),
                     _ => {
                         self.err(
-                            Problem::error(
-                                "optc::constraint",
-                                "expected a set",
-                                c.rhs.span,
-                                "not a set",
-                            )
-                            .with_help(
-                                "sets are Box(lo, hi), NonNeg, L1Ball(r), L2Ball(r), Simplex",
-                            ),
+                            Problem::error("optc::constraint", "expected a set", c.rhs.span, "not a set")
+                                .with_help("sets are Box(lo, hi), NonNeg, L1Ball(r), L2Ball(r), Simplex"),
                         );
                         return None;
                     }
                 };
                 let Some(set) = self.lib.set(name).cloned() else {
-                    let p = Problem::error(
-                        "optc::constraint",
-                        format!("unknown set `{name}`"),
-                        name_span,
-                        "unknown set",
-                    );
-                    let p = match did_you_mean(name, self.lib.sets.iter().map(|s| s.name.as_str()))
-                    {
+                    let p =
+                        Problem::error("optc::constraint", format!("unknown set `{name}`"), name_span, "unknown set");
+                    let p = match did_you_mean(name, self.lib.sets.iter().map(|s| s.name.as_str())) {
                         Some(s) => p.with_help(format!("did you mean `{s}`?")),
-                        None => p.with_help(
-                            "sets are Box(lo, hi), NonNeg, L1Ball(r), L2Ball(r), Simplex",
-                        ),
+                        None => p.with_help("sets are Box(lo, hi), NonNeg, L1Ball(r), L2Ball(r), Simplex"),
                     };
                     self.err(p);
                     return None;
@@ -1332,12 +1099,7 @@ impl Checker<'_> {
                     self.err(
                         Problem::error(
                             "optc::constraint",
-                            format!(
-                                "`{}` takes {} argument(s), found {}",
-                                set.name,
-                                set.params.len(),
-                                args.len()
-                            ),
+                            format!("`{}` takes {} argument(s), found {}", set.name, set.params.len(), args.len()),
                             c.rhs.span,
                             "here",
                         )
@@ -1373,20 +1135,10 @@ impl Checker<'_> {
             return None;
         }
         if matches!(set.name.as_str(), "L1Ball" | "L2Ball") && args[0] < 0.0 {
-            self.err(Problem::error(
-                "optc::constraint",
-                "a ball needs a radius ≥ 0",
-                c.rhs.span,
-                "negative radius",
-            ));
+            self.err(Problem::error("optc::constraint", "a ball needs a radius ≥ 0", c.rhs.span, "negative radius"));
             return None;
         }
-        Some(ConstraintTerm {
-            set,
-            args,
-            text,
-            span: c.span,
-        })
+        Some(ConstraintTerm { set, args, text, span: c.span })
     }
 
     fn solver(&mut self, s: &ast::SolveStmt) -> Option<SolverRequest> {
@@ -1423,11 +1175,7 @@ impl Checker<'_> {
                 span: name.span.join(value.span),
             });
         }
-        Some(SolverRequest {
-            name: s.solver.name.clone(),
-            options,
-            span: s.span,
-        })
+        Some(SolverRequest { name: s.solver.name.clone(), options, span: s.span })
     }
 }
 
@@ -1456,9 +1204,7 @@ fn find_name(e: &ast::Expr, name: &str) -> Option<Span> {
     match &e.kind {
         ExprKind::Name(n) if n == name => Some(e.span),
         ExprKind::Neg(a) | ExprKind::Expect(a) => find_name(a, name),
-        ExprKind::Binary(_, a, b) | ExprKind::Index(a, b) => {
-            find_name(a, name).or_else(|| find_name(b, name))
-        }
+        ExprKind::Binary(_, a, b) | ExprKind::Index(a, b) => find_name(a, name).or_else(|| find_name(b, name)),
         ExprKind::Call { args, .. } => args.iter().find_map(|a| find_name(&a.value, name)),
         ExprKind::Apply(m, _) => find_name(m, name),
         _ => None,

@@ -12,11 +12,7 @@ use clap::{Parser, Subcommand};
 use std::path::{Path, PathBuf};
 
 #[derive(Parser, Debug)]
-#[command(
-    name = "optc",
-    version,
-    about = "A modeling language and solver compiler for regularized loss minimization"
-)]
+#[command(name = "optc", version, about = "A modeling language and solver compiler for regularized loss minimization")]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -67,13 +63,7 @@ pub fn main() -> i32 {
     };
     let result = match cli.command {
         Command::Check { model } => check(&model),
-        Command::Plan {
-            model,
-            data,
-            eager,
-            set,
-            solver,
-        } => plan(&model, data.as_deref(), eager, &set, solver),
+        Command::Plan { model, data, eager, set, solver } => plan(&model, data.as_deref(), eager, &set, solver),
         Command::Run(args) => run::run(&args),
         Command::Predict(args) => predict::predict(&args),
     };
@@ -106,9 +96,7 @@ pub(crate) fn parse_sets(sets: &[String]) -> Result<Vec<(String, f64)>, Failure>
     let mut out = vec![];
     for s in sets {
         let Some((name, value)) = s.split_once('=') else {
-            return Err(Failure::Usage(format!(
-                "--set {s}: expected NAME=VALUE, e.g. --set lambda=1e-3"
-            )));
+            return Err(Failure::Usage(format!("--set {s}: expected NAME=VALUE, e.g. --set lambda=1e-3")));
         };
         let file = SourceFile::new("--set", value.trim());
         let v = crate::syntax::parse_expr(&file)
@@ -116,9 +104,7 @@ pub(crate) fn parse_sets(sets: &[String]) -> Result<Vec<(String, f64)>, Failure>
             .and_then(|e| crate::stdlib::to_sym(&e).ok())
             .and_then(|e| crate::symbolic::simplify(&e).as_const())
             .filter(|v| !v.is_nan())
-            .ok_or_else(|| {
-                Failure::Usage(format!("--set {s}: `{}` is not a number", value.trim()))
-            })?;
+            .ok_or_else(|| Failure::Usage(format!("--set {s}: `{}` is not a number", value.trim())))?;
         out.push((name.trim().to_string(), v));
     }
     Ok(out)
@@ -142,26 +128,13 @@ pub(crate) fn report_compile_error(e: CompileError, file: &SourceFile) -> Failur
 fn check(path: &Path) -> Result<(), Failure> {
     let file = read_model(path)?;
     let c = compile(&file, &CompileOptions::default())?;
-    print!(
-        "{}",
-        crate::analysis::report(&c.model, &c.structure, &file.name)
-    );
+    print!("{}", crate::analysis::report(&c.model, &c.structure, &file.name));
     Ok(())
 }
 
-fn plan(
-    path: &Path,
-    data: Option<&Path>,
-    eager: bool,
-    set: &[String],
-    solver: Option<String>,
-) -> Result<(), Failure> {
+fn plan(path: &Path, data: Option<&Path>, eager: bool, set: &[String], solver: Option<String>) -> Result<(), Failure> {
     let file = read_model(path)?;
-    let opts = CompileOptions {
-        overrides: parse_sets(set)?,
-        solver,
-        eager,
-    };
+    let opts = CompileOptions { overrides: parse_sets(set)?, solver, eager };
     let c = compile(&file, &opts)?;
     let plan = pipeline::plan(&c, &opts).map_err(|e| report_compile_error(e, &file))?;
     let facts = match data {

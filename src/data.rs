@@ -35,18 +35,12 @@ impl Dataset {
     pub fn max_row_norm_sq(&self) -> f64 {
         let (ptr, data) = (self.x.indptr(), self.x.data());
         let ptr = ptr.into_raw_storage();
-        (0..self.rows())
-            .map(|i| data[ptr[i]..ptr[i + 1]].iter().map(|v| v * v).sum::<f64>())
-            .fold(0.0, f64::max)
+        (0..self.rows()).map(|i| data[ptr[i]..ptr[i + 1]].iter().map(|v| v * v).sum::<f64>()).fold(0.0, f64::max)
     }
 
     /// The raw CSR arrays (what the plan's back ends read).
     pub fn csr(&self) -> (&[usize], &[u32], &[f64]) {
-        (
-            self.x.indptr().into_raw_storage(),
-            self.x.indices(),
-            self.x.data(),
-        )
+        (self.x.indptr().into_raw_storage(), self.x.indices(), self.x.data())
     }
 
     pub fn facts(&self) -> crate::plan::dump::DataFacts {

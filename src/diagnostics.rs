@@ -25,12 +25,7 @@ pub struct Problem {
 }
 
 impl Problem {
-    pub fn error(
-        code: &'static str,
-        message: impl Into<String>,
-        span: Span,
-        label: impl Into<String>,
-    ) -> Self {
+    pub fn error(code: &'static str, message: impl Into<String>, span: Span, label: impl Into<String>) -> Self {
         Problem {
             code,
             message: message.into(),
@@ -69,10 +64,7 @@ pub struct SourceDiagnostic {
 
 impl SourceDiagnostic {
     pub fn new(problem: Problem, file: &SourceFile) -> Self {
-        SourceDiagnostic {
-            problem,
-            source: file.named_source(),
-        }
+        SourceDiagnostic { problem, source: file.named_source() }
     }
 }
 
@@ -97,10 +89,7 @@ impl miette::Diagnostic for SourceDiagnostic {
     }
 
     fn help<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
-        self.problem
-            .help
-            .as_ref()
-            .map(|h| Box::new(h) as Box<dyn fmt::Display>)
+        self.problem.help.as_ref().map(|h| Box::new(h) as Box<dyn fmt::Display>)
     }
 
     fn source_code(&self) -> Option<&dyn miette::SourceCode> {
@@ -108,25 +97,22 @@ impl miette::Diagnostic for SourceDiagnostic {
     }
 
     fn labels(&self) -> Option<Box<dyn Iterator<Item = miette::LabeledSpan> + '_>> {
-        Some(Box::new(self.problem.labels.iter().enumerate().map(
-            |(k, (span, text))| {
-                let label = (!text.is_empty()).then(|| text.clone());
-                if k == 0 {
-                    miette::LabeledSpan::new_primary_with_span(label, *span)
-                } else {
-                    miette::LabeledSpan::new_with_span(label, *span)
-                }
-            },
-        )))
+        Some(Box::new(self.problem.labels.iter().enumerate().map(|(k, (span, text))| {
+            let label = (!text.is_empty()).then(|| text.clone());
+            if k == 0 {
+                miette::LabeledSpan::new_primary_with_span(label, *span)
+            } else {
+                miette::LabeledSpan::new_with_span(label, *span)
+            }
+        })))
     }
 }
 
 /// Renders problems as text without colour (for files, snapshots and non-terminals).
 pub fn render_plain(problems: &[Problem], file: &SourceFile) -> String {
-    let handler =
-        miette::GraphicalReportHandler::new_themed(miette::GraphicalTheme::unicode_nocolor())
-            .with_width(100)
-            .without_syntax_highlighting();
+    let handler = miette::GraphicalReportHandler::new_themed(miette::GraphicalTheme::unicode_nocolor())
+        .with_width(100)
+        .without_syntax_highlighting();
     let mut out = String::new();
     for p in problems {
         let d = SourceDiagnostic::new(p.clone(), file);
@@ -141,8 +127,7 @@ pub fn render_terminal(problems: &[Problem], file: &SourceFile) -> String {
     if !std::io::stderr().is_terminal() {
         return render_plain(problems, file);
     }
-    let handler = miette::GraphicalReportHandler::new_themed(miette::GraphicalTheme::unicode())
-        .with_width(100);
+    let handler = miette::GraphicalReportHandler::new_themed(miette::GraphicalTheme::unicode()).with_width(100);
     let mut out = String::new();
     for p in problems {
         let d = SourceDiagnostic::new(p.clone(), file);
@@ -152,10 +137,7 @@ pub fn render_terminal(problems: &[Problem], file: &SourceFile) -> String {
 }
 
 /// The closest known name, for "did you mean" hints.
-pub fn did_you_mean<'a>(
-    name: &str,
-    candidates: impl IntoIterator<Item = &'a str>,
-) -> Option<&'a str> {
+pub fn did_you_mean<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
     candidates
         .into_iter()
         .map(|c| (strsim::damerau_levenshtein(name, c), c))

@@ -35,23 +35,12 @@ pub struct SavedModel {
 #[derive(Debug, thiserror::Error)]
 pub enum ModelFileError {
     #[error("{file}: {source}")]
-    Io {
-        file: String,
-        source: std::io::Error,
-    },
+    Io { file: String, source: std::io::Error },
     #[error("{file}:{line}: {message}")]
-    Bad {
-        file: String,
-        line: usize,
-        message: String,
-    },
+    Bad { file: String, line: usize, message: String },
 }
 
-const REGRESSION: [&str; 3] = [
-    "L2R_L2LOSS_SVR",
-    "L2R_L2LOSS_SVR_DUAL",
-    "L2R_L1LOSS_SVR_DUAL",
-];
+const REGRESSION: [&str; 3] = ["L2R_L2LOSS_SVR", "L2R_L2LOSS_SVR_DUAL", "L2R_L1LOSS_SVR_DUAL"];
 
 impl SavedModel {
     pub fn is_regression(&self) -> bool {
@@ -93,11 +82,7 @@ impl SavedModel {
             return dec[0];
         }
         if self.nr_w() == 1 {
-            return if dec[0] > 0.0 {
-                self.labels[0]
-            } else {
-                self.labels[1]
-            };
+            return if dec[0] > 0.0 { self.labels[0] } else { self.labels[1] };
         }
         let mut best = 0;
         for c in 1..dec.len() {
@@ -129,11 +114,7 @@ impl SavedModel {
     }
 
     pub fn parse(text: &str, file: &str) -> Result<SavedModel, ModelFileError> {
-        let bad = |line: usize, message: String| ModelFileError::Bad {
-            file: file.into(),
-            line,
-            message,
-        };
+        let bad = |line: usize, message: String| ModelFileError::Bad { file: file.into(), line, message };
         let mut m = SavedModel {
             solver_type: String::new(),
             nr_class: 0,
@@ -150,67 +131,39 @@ impl SavedModel {
             let Some(key) = words.next() else { continue };
             let rest: Vec<&str> = words.collect();
             let one = |what: &str| -> Result<&str, ModelFileError> {
-                rest.first()
-                    .copied()
-                    .ok_or_else(|| bad(n, format!("`{what}` needs a value")))
+                rest.first().copied().ok_or_else(|| bad(n, format!("`{what}` needs a value")))
             };
             match key {
                 "solver_type" => m.solver_type = one(key)?.to_string(),
                 "nr_class" => {
-                    m.nr_class = one(key)?
-                        .parse()
-                        .map_err(|_| bad(n, "`nr_class` is not a whole number".into()))?
+                    m.nr_class = one(key)?.parse().map_err(|_| bad(n, "`nr_class` is not a whole number".into()))?
                 }
                 "nr_feature" => {
-                    m.nr_feature = one(key)?
-                        .parse()
-                        .map_err(|_| bad(n, "`nr_feature` is not a whole number".into()))?
+                    m.nr_feature = one(key)?.parse().map_err(|_| bad(n, "`nr_feature` is not a whole number".into()))?
                 }
-                "bias" => {
-                    m.bias = one(key)?
-                        .parse()
-                        .map_err(|_| bad(n, "`bias` is not a number".into()))?
-                }
+                "bias" => m.bias = one(key)?.parse().map_err(|_| bad(n, "`bias` is not a number".into()))?,
                 "rho" => {}
                 "label" => {
                     m.labels = rest
                         .iter()
-                        .map(|s| {
-                            s.parse::<f64>()
-                                .map_err(|_| bad(n, format!("label `{s}` is not a number")))
-                        })
+                        .map(|s| s.parse::<f64>().map_err(|_| bad(n, format!("label `{s}` is not a number"))))
                         .collect::<Result<_, _>>()?
                 }
                 "w" => {
                     header_done = true;
                     break;
                 }
-                other => {
-                    return Err(bad(
-                        n,
-                        format!("unknown header `{other}` (is this a LIBLINEAR model file?)"),
-                    ))
-                }
+                other => return Err(bad(n, format!("unknown header `{other}` (is this a LIBLINEAR model file?)"))),
             }
         }
         if !header_done {
-            return Err(bad(
-                text.lines().count().max(1),
-                "no `w` line: the file ends before the weights".into(),
-            ));
+            return Err(bad(text.lines().count().max(1), "no `w` line: the file ends before the weights".into()));
         }
         if m.solver_type.is_empty() || m.nr_class == 0 {
             return Err(bad(1, "missing `solver_type` or `nr_class`".into()));
         }
         if !m.is_regression() && m.labels.len() != m.nr_class {
-            return Err(bad(
-                1,
-                format!(
-                    "`label` lists {} labels but `nr_class` is {}",
-                    m.labels.len(),
-                    m.nr_class
-                ),
-            ));
+            return Err(bad(1, format!("`label` lists {} labels but `nr_class` is {}", m.labels.len(), m.nr_class)));
         }
         let rows = m.nr_feature + usize::from(m.bias >= 0.0);
         let nr_w = m.nr_w();
@@ -220,28 +173,19 @@ impl SavedModel {
             }
             let before = m.w.len();
             for tok in line.split_whitespace() {
-                m.w.push(
-                    tok.parse()
-                        .map_err(|_| bad(k + 1, format!("weight `{tok}` is not a number")))?,
-                );
+                m.w.push(tok.parse().map_err(|_| bad(k + 1, format!("weight `{tok}` is not a number")))?);
             }
             if m.w.len() - before != nr_w {
                 return Err(bad(
                     k + 1,
-                    format!(
-                        "expected {nr_w} weight(s) on this line, found {}",
-                        m.w.len() - before
-                    ),
+                    format!("expected {nr_w} weight(s) on this line, found {}", m.w.len() - before),
                 ));
             }
         }
         if m.w.len() != rows * nr_w {
             return Err(bad(
                 text.lines().count(),
-                format!(
-                    "expected {rows} weight lines, found {}",
-                    m.w.len() / nr_w.max(1)
-                ),
+                format!("expected {rows} weight lines, found {}", m.w.len() / nr_w.max(1)),
             ));
         }
         Ok(m)
@@ -249,10 +193,7 @@ impl SavedModel {
 
     pub fn read(path: &Path) -> Result<SavedModel, ModelFileError> {
         let name = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|e| ModelFileError::Io {
-            file: name.clone(),
-            source: e,
-        })?;
+        let text = std::fs::read_to_string(path).map_err(|e| ModelFileError::Io { file: name.clone(), source: e })?;
         SavedModel::parse(&text, &name)
     }
 }
@@ -340,7 +281,8 @@ mod tests {
     /// A file written by LIBLINEAR 2.x (`%.17g` weights with trailing spaces).
     #[test]
     fn reads_liblinear_files() {
-        let text = "solver_type L2R_LR\nnr_class 2\nlabel -1 1\nnr_feature 3\nbias -1\nw\n0.10000000000000001 \n-2 \n0 \n";
+        let text =
+            "solver_type L2R_LR\nnr_class 2\nlabel -1 1\nnr_feature 3\nbias -1\nw\n0.10000000000000001 \n-2 \n0 \n";
         let m = SavedModel::parse(text, "m").expect("valid");
         assert_eq!(m.w, vec![0.1, -2.0, 0.0]);
         let dec = m.decision(&[0, 1], &[1.0, 1.0]);
@@ -352,16 +294,10 @@ mod tests {
 
     #[test]
     fn bad_model_files_say_where() {
-        let e = SavedModel::parse(
-            "solver_type L2R_LR\nnr_class 2\nlabel 1 -1\nnr_feature 2\nbias -1\nw\n1\n",
-            "m",
-        )
-        .unwrap_err();
+        let e = SavedModel::parse("solver_type L2R_LR\nnr_class 2\nlabel 1 -1\nnr_feature 2\nbias -1\nw\n1\n", "m")
+            .unwrap_err();
         assert_eq!(e.to_string(), "m:7: expected 2 weight lines, found 1");
         let e = SavedModel::parse("solver L2R_LR\n", "m").unwrap_err();
-        assert_eq!(
-            e.to_string(),
-            "m:1: unknown header `solver` (is this a LIBLINEAR model file?)"
-        );
+        assert_eq!(e.to_string(), "m:1: unknown header `solver` (is this a LIBLINEAR model file?)");
     }
 }

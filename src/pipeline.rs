@@ -28,17 +28,14 @@ pub enum CompileError {
     Usage(String),
 }
 
+#[derive(Debug)]
 pub struct Compiled {
     pub model: Model,
     pub structure: Structure,
 }
 
 /// Parses, checks and analyses a model.
-pub fn front_end(
-    file: &SourceFile,
-    lib: &Library,
-    opts: &CompileOptions,
-) -> Result<Compiled, CompileError> {
+pub fn front_end(file: &SourceFile, lib: &Library, opts: &CompileOptions) -> Result<Compiled, CompileError> {
     let program = syntax::parse(file).map_err(|p| CompileError::Model(vec![p]))?;
     let declared = check::declared_params(&program);
     let mut overrides = vec![];
@@ -46,23 +43,19 @@ pub fn front_end(
         match check::resolve_param(&declared, name) {
             Some(p) => overrides.push((p.clone(), *value)),
             None => {
-                let hint = match did_you_mean(name, declared.iter().map(|s| s.as_str())) {
+                let hint = match check::suggest_param(name, &declared) {
                     Some(s) => format!("; did you mean `{s}`?"),
                     None if declared.is_empty() => "; the model declares no parameters".into(),
                     None => format!("; the model declares {}", declared.join(", ")),
                 };
-                return Err(CompileError::Usage(format!(
-                    "--set {name}: the model has no parameter `{name}`{hint}"
-                )));
+                return Err(CompileError::Usage(format!("--set {name}: the model has no parameter `{name}`{hint}")));
             }
         }
     }
     let mut model = check::check(&program, lib, &overrides).map_err(CompileError::Model)?;
     if let Some(s) = &opts.solver {
         if !check::SOLVERS.contains(&s.as_str()) {
-            let hint = did_you_mean(s, check::SOLVERS)
-                .map(|x| format!("; did you mean `{x}`?"))
-                .unwrap_or_default();
+            let hint = did_you_mean(s, check::SOLVERS).map(|x| format!("; did you mean `{x}`?")).unwrap_or_default();
             return Err(CompileError::Usage(format!(
                 "--solver {s}: unknown solver (solvers are {}){hint}",
                 check::SOLVERS.join(", ")
@@ -73,11 +66,7 @@ pub fn front_end(
             Some(req) => (req.span, vec![]),
             None => (model.objective_span, vec![]),
         };
-        model.solver = Some(check::SolverRequest {
-            name: s.clone(),
-            options,
-            span,
-        });
+        model.solver = Some(check::SolverRequest { name: s.clone(), options, span });
     }
     let structure = analyse(&model).map_err(CompileError::Model)?;
     Ok(Compiled { model, structure })
@@ -85,6 +74,5 @@ pub fn front_end(
 
 /// Lowers an analysed model to its update plan.
 pub fn plan(c: &Compiled, opts: &CompileOptions) -> Result<Plan, CompileError> {
-    lower(&c.model, &c.structure, LowerOptions { lazy: !opts.eager })
-        .map_err(|p| CompileError::Model(vec![p]))
+    lower(&c.model, &c.structure, LowerOptions { lazy: !opts.eager }).map_err(|p| CompileError::Model(vec![p]))
 }

@@ -229,16 +229,10 @@ impl Plan {
         &self.vectors[id.0]
     }
     pub fn weights(&self) -> Option<VecId> {
-        self.vectors
-            .iter()
-            .position(|v| v.role == VecRole::Weights)
-            .map(VecId)
+        self.vectors.iter().position(|v| v.role == VecRole::Weights).map(VecId)
     }
     pub fn labels(&self) -> Option<VecId> {
-        self.vectors
-            .iter()
-            .position(|v| v.role == VecRole::Labels)
-            .map(VecId)
+        self.vectors.iter().position(|v| v.role == VecRole::Labels).map(VecId)
     }
 }
 

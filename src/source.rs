@@ -52,10 +52,7 @@ pub struct SourceFile {
 
 impl SourceFile {
     pub fn new(name: impl Into<String>, text: impl Into<Arc<str>>) -> Self {
-        SourceFile {
-            name: name.into(),
-            text: text.into(),
-        }
+        SourceFile { name: name.into(), text: text.into() }
     }
 
     /// What miette needs to render a snippet of this file.

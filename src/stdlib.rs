@@ -8,10 +8,7 @@ use crate::syntax::{self, ast};
 
 pub const STDLIB_FILES: [(&str, &str); 2] = [
     ("stdlib/losses.opt", include_str!("../stdlib/losses.opt")),
-    (
-        "stdlib/regularizers.opt",
-        include_str!("../stdlib/regularizers.opt"),
-    ),
+    ("stdlib/regularizers.opt", include_str!("../stdlib/regularizers.opt")),
 ];
 
 /// What kind of label a loss reads.
@@ -102,52 +99,20 @@ pub enum ProxKind {
 }
 
 const PROX_NAMES: [(&str, ProxKind, &str); 14] = [
-    (
-        "soft_threshold",
-        ProxKind::SoftThreshold,
-        "soft-threshold soft(v, τ)",
-    ),
+    ("soft_threshold", ProxKind::SoftThreshold, "soft-threshold soft(v, τ)"),
     ("scale", ProxKind::Scale, "scaling v/(1 + τ)"),
     ("elastic", ProxKind::Elastic, "soft(v, τ)/(1 + τα)"),
-    (
-        "shrink_l2",
-        ProxKind::ShrinkL2,
-        "ℓ2 shrink max(0, 1 − τ/‖v‖)·v",
-    ),
+    ("shrink_l2", ProxKind::ShrinkL2, "ℓ2 shrink max(0, 1 − τ/‖v‖)·v"),
     ("prox_linf", ProxKind::ProxLinf, "ℓ∞ prox v − Π_{‖·‖₁≤τ}(v)"),
-    (
-        "shrink_l2_rows",
-        ProxKind::ShrinkL2Rows,
-        "ℓ2 shrink of each row",
-    ),
-    (
-        "prox_linf_rows",
-        ProxKind::ProxLinfRows,
-        "ℓ∞ prox of each row",
-    ),
-    (
-        "shrink_l2_groups",
-        ProxKind::ShrinkL2Groups,
-        "ℓ2 shrink of each group",
-    ),
+    ("shrink_l2_rows", ProxKind::ShrinkL2Rows, "ℓ2 shrink of each row"),
+    ("prox_linf_rows", ProxKind::ProxLinfRows, "ℓ∞ prox of each row"),
+    ("shrink_l2_groups", ProxKind::ShrinkL2Groups, "ℓ2 shrink of each group"),
     ("svt", ProxKind::Svt, "singular-value soft-threshold (SVD)"),
-    (
-        "reweighted_l1",
-        ProxKind::ReweightedL1,
-        "weighted soft-threshold of the DC surrogate",
-    ),
+    ("reweighted_l1", ProxKind::ReweightedL1, "weighted soft-threshold of the DC surrogate"),
     ("clamp", ProxKind::Clamp, "clamp to the box"),
-    (
-        "proj_l1ball",
-        ProxKind::ProjL1Ball,
-        "projection on the ℓ1 ball (sort-based)",
-    ),
+    ("proj_l1ball", ProxKind::ProjL1Ball, "projection on the ℓ1 ball (sort-based)"),
     ("proj_l2ball", ProxKind::ProjL2Ball, "v·min(1, r/‖v‖)"),
-    (
-        "proj_simplex",
-        ProxKind::ProjSimplex,
-        "projection on the simplex",
-    ),
+    ("proj_simplex", ProxKind::ProjSimplex, "projection on the simplex"),
 ];
 
 impl ProxKind {
@@ -204,8 +169,8 @@ impl Library {
         let mut lib = Library::default();
         for (name, text) in STDLIB_FILES {
             let file = SourceFile::new(name, text);
-            let program = syntax::parse(&file)
-                .unwrap_or_else(|p| panic!("stdlib {name} does not parse: {}", p.message));
+            let program =
+                syntax::parse(&file).unwrap_or_else(|p| panic!("stdlib {name} does not parse: {}", p.message));
             let problems = lib.declare(&program, &file);
             assert!(problems.is_empty(), "stdlib {name}: {:?}", problems);
         }
@@ -232,18 +197,11 @@ impl Library {
         let mut problems = vec![];
         for item in &program.items {
             let result = match item {
-                ast::Item::Loss(d) => self
-                    .check_new(&d.name)
-                    .and_then(|_| loss_def(d))
-                    .map(|l| self.losses.push(l)),
-                ast::Item::Regularizer(d) => self
-                    .check_new(&d.name)
-                    .and_then(|_| reg_def(d))
-                    .map(|r| self.regularizers.push(r)),
-                ast::Item::Set(d) => self
-                    .check_new(&d.name)
-                    .and_then(|_| set_def(d))
-                    .map(|s| self.sets.push(s)),
+                ast::Item::Loss(d) => self.check_new(&d.name).and_then(|_| loss_def(d)).map(|l| self.losses.push(l)),
+                ast::Item::Regularizer(d) => {
+                    self.check_new(&d.name).and_then(|_| reg_def(d)).map(|r| self.regularizers.push(r))
+                }
+                ast::Item::Set(d) => self.check_new(&d.name).and_then(|_| set_def(d)).map(|s| self.sets.push(s)),
                 _ => Ok(()),
             };
             if let Err(p) = result {
@@ -276,22 +234,12 @@ fn attr_number(attrs: &[ast::Attr], name: &str) -> Result<Option<f64>, Problem> 
         return Ok(None);
     };
     let Some(v) = &a.value else {
-        return Err(Problem::error(
-            "optc::stdlib",
-            format!("`{name}` needs a value"),
-            a.name.span,
-            "value missing",
-        ));
+        return Err(Problem::error("optc::stdlib", format!("`{name}` needs a value"), a.name.span, "value missing"));
     };
     let s = to_sym(v)?;
     match symbolic::simplify(&s).as_const() {
         Some(x) => Ok(Some(x)),
-        None => Err(Problem::error(
-            "optc::stdlib",
-            format!("`{name}` must be a constant"),
-            v.span,
-            "not a constant",
-        )),
+        None => Err(Problem::error("optc::stdlib", format!("`{name}` must be a constant"), v.span, "not a constant")),
     }
 }
 
@@ -316,13 +264,8 @@ fn loss_def(d: &ast::FormulaDecl) -> Result<LossDef, Problem> {
     let label_kind = match &label.ty {
         None => LabelKind::Real,
         Some(t) => LabelKind::from_name(&t.name).ok_or_else(|| {
-            Problem::error(
-                "optc::stdlib",
-                format!("unknown label type `{}`", t.name),
-                t.span,
-                "here",
-            )
-            .with_help("label types are `labels`, `real` and `classes`")
+            Problem::error("optc::stdlib", format!("unknown label type `{}`", t.name), t.span, "here")
+                .with_help("label types are `labels`, `real` and `classes`")
         })?,
     };
     let multiclass = margin.ty.as_ref().is_some_and(|t| t.name == "scores");
@@ -361,10 +304,7 @@ fn check_free_names(f: &Sym, allowed: &[&str], at: &ast::Expr) -> Result<(), Pro
             at.span,
             "in this formula",
         )
-        .with_help(format!(
-            "a formula may use only its parameters: {}",
-            allowed.join(", ")
-        ))),
+        .with_help(format!("a formula may use only its parameters: {}", allowed.join(", ")))),
     }
 }
 
@@ -375,55 +315,24 @@ fn separability(attrs: &[ast::Attr], at: Span) -> Result<Separability, Problem> 
         Some(("row", _)) => Ok(Separability::Row),
         Some(("group", _)) => Ok(Separability::Group),
         Some(("none", _)) => Ok(Separability::None),
-        Some((w, sp)) => Err(Problem::error(
-            "optc::stdlib",
-            format!("unknown separability `{w}`"),
-            sp,
-            "here",
-        )
-        .with_help("use `coordinate`, `row`, `group` or `none`")),
+        Some((w, sp)) => Err(Problem::error("optc::stdlib", format!("unknown separability `{w}`"), sp, "here")
+            .with_help("use `coordinate`, `row`, `group` or `none`")),
     }
-    .map_err(|p: Problem| {
-        if p.labels.is_empty() {
-            p.with_label(at, "")
-        } else {
-            p
-        }
-    })
+    .map_err(|p: Problem| if p.labels.is_empty() { p.with_label(at, "") } else { p })
 }
 
 fn prox(attrs: &[ast::Attr], at: Span) -> Result<ProxKind, Problem> {
     let Some((w, sp)) = attr_word(attrs, "prox") else {
-        return Err(Problem::error(
-            "optc::stdlib",
-            "a regularizer must name its prox",
-            at,
-            "no `prox` attribute",
-        )
-        .with_help(format!(
-            "known proxes: {}",
-            PROX_NAMES.map(|p| p.0).join(", ")
-        )));
+        return Err(Problem::error("optc::stdlib", "a regularizer must name its prox", at, "no `prox` attribute")
+            .with_help(format!("known proxes: {}", PROX_NAMES.map(|p| p.0).join(", "))));
     };
-    PROX_NAMES
-        .iter()
-        .find(|p| p.0 == w)
-        .map(|p| p.1)
-        .ok_or_else(|| {
-            let p = Problem::error(
-                "optc::stdlib",
-                format!("unknown prox `{w}`"),
-                sp,
-                "not a prox optc implements",
-            );
-            match did_you_mean(w, PROX_NAMES.iter().map(|p| p.0)) {
-                Some(s) => p.with_help(format!("did you mean `{s}`?")),
-                None => p.with_help(format!(
-                    "known proxes: {}",
-                    PROX_NAMES.map(|p| p.0).join(", ")
-                )),
-            }
-        })
+    PROX_NAMES.iter().find(|p| p.0 == w).map(|p| p.1).ok_or_else(|| {
+        let p = Problem::error("optc::stdlib", format!("unknown prox `{w}`"), sp, "not a prox optc implements");
+        match did_you_mean(w, PROX_NAMES.iter().map(|p| p.0)) {
+            Some(s) => p.with_help(format!("did you mean `{s}`?")),
+            None => p.with_help(format!("known proxes: {}", PROX_NAMES.map(|p| p.0).join(", "))),
+        }
+    })
 }
 
 fn reg_def(d: &ast::FormulaDecl) -> Result<RegDef, Problem> {
@@ -431,18 +340,14 @@ fn reg_def(d: &ast::FormulaDecl) -> Result<RegDef, Problem> {
     for (k, p) in d.params.iter().enumerate() {
         let ty = match p.ty.as_ref().map(|t| t.name.as_str()) {
             Some("groups") => ParamType::Groups,
-            _ if k == 0 || (k == 1 && matches!(params.first(), Some((_, ParamType::Groups)))) => {
-                ParamType::Variable
-            }
+            _ if k == 0 || (k == 1 && matches!(params.first(), Some((_, ParamType::Groups)))) => ParamType::Variable,
             _ => ParamType::Scalar,
         };
         params.push((p.name.name.clone(), ty));
     }
     // `sum(f(w))` with f a scalar formula of the variable and the scalar parameters.
     let per_coordinate = match &d.body.kind {
-        ast::ExprKind::Call { func, args } if func.name == "sum" && args.len() == 1 => {
-            to_sym(&args[0].value).ok()
-        }
+        ast::ExprKind::Call { func, args } if func.name == "sum" && args.len() == 1 => to_sym(&args[0].value).ok(),
         _ => None,
     };
     Ok(RegDef {
@@ -492,10 +397,7 @@ pub fn to_sym(e: &ast::Expr) -> Result<Sym, Problem> {
                     func.span,
                     "unknown function",
                 );
-                let known = [
-                    "exp", "log", "log1p", "sqrt", "abs", "sign", "max", "min", "sigmoid",
-                    "softplus",
-                ];
+                let known = ["exp", "log", "log1p", "sqrt", "abs", "sign", "max", "min", "sigmoid", "softplus"];
                 match did_you_mean(&func.name, known) {
                     Some(s) => p.with_help(format!("did you mean `{s}`?")),
                     None => p.with_help(format!("scalar functions are {}", known.join(", "))),
@@ -504,22 +406,12 @@ pub fn to_sym(e: &ast::Expr) -> Result<Sym, Problem> {
             if args.len() != f.arity() {
                 return Err(Problem::error(
                     "optc::formula",
-                    format!(
-                        "`{}` takes {} argument(s), found {}",
-                        func.name,
-                        f.arity(),
-                        args.len()
-                    ),
+                    format!("`{}` takes {} argument(s), found {}", func.name, f.arity(), args.len()),
                     e.span,
                     "here",
                 ));
             }
-            Sym::Call(
-                f,
-                args.iter()
-                    .map(|a| to_sym(&a.value))
-                    .collect::<Result<_, _>>()?,
-            )
+            Sym::Call(f, args.iter().map(|a| to_sym(&a.value)).collect::<Result<_, _>>()?)
         }
         _ => {
             return Err(Problem::error(
@@ -598,35 +490,20 @@ mod tests {
     fn declared_constants_bound_the_derived_derivatives() {
         let lib = Library::standard();
         for loss in lib.losses.iter().filter(|l| !l.multiclass) {
-            let d = loss
-                .derivative
-                .as_ref()
-                .expect("scalar loss has a derivative");
-            let ys: &[f64] = if loss.label_kind == LabelKind::Labels {
-                &[-1.0, 1.0]
-            } else {
-                &[-2.0, 0.0, 3.0]
-            };
+            let d = loss.derivative.as_ref().expect("scalar loss has a derivative");
+            let ys: &[f64] = if loss.label_kind == LabelKind::Labels { &[-1.0, 1.0] } else { &[-2.0, 0.0, 3.0] };
             for &y in ys {
                 let at = |a: f64| d.eval(&|n| Some(if n == loss.label { y } else { a }));
                 let mut a = -50.0;
                 while a <= 50.0 {
                     let g = at(a);
                     if let Some(gmax) = loss.lipschitz {
-                        assert!(
-                            g.abs() <= gmax + 1e-12,
-                            "{}: |ℓ′({y}, {a})| = {g} > {gmax}",
-                            loss.name
-                        );
+                        assert!(g.abs() <= gmax + 1e-12, "{}: |ℓ′({y}, {a})| = {g} > {gmax}", loss.name);
                     }
                     if let Some(beta) = loss.smooth {
                         let h = 1e-4;
                         let curv = (at(a + h) - at(a - h)) / (2.0 * h);
-                        assert!(
-                            curv <= beta + 1e-6,
-                            "{}: ℓ″({y}, {a}) = {curv} > β = {beta}",
-                            loss.name
-                        );
+                        assert!(curv <= beta + 1e-6, "{}: ℓ″({y}, {a}) = {curv} > β = {beta}", loss.name);
                     }
                     a += 0.37;
                 }
@@ -639,32 +516,16 @@ mod tests {
         let lib = Library::standard();
         let eval = |name: &str, y: f64, a: f64| {
             let l = lib.loss(name).expect("loss exists");
-            l.derivative
-                .as_ref()
-                .expect("derivative")
-                .eval(&|n| Some(if n == l.label { y } else { a }))
+            l.derivative.as_ref().expect("derivative").eval(&|n| Some(if n == l.label { y } else { a }))
         };
-        for &(y, a) in &[
-            (1.0f64, 0.3f64),
-            (-1.0, 2.0),
-            (1.0, -1e3),
-            (-1.0, 1e300),
-            (1.0, -1e300),
-        ] {
+        for &(y, a) in &[(1.0f64, 0.3f64), (-1.0, 2.0), (1.0, -1e3), (-1.0, 1e300), (1.0, -1e300)] {
             let want = -y / (1.0 + (y * a).exp());
             let got = eval("logistic", y, a);
-            assert!(
-                (got - want).abs() <= 1e-15 + 1e-12 * want.abs(),
-                "logistic ℓ′({y},{a}) = {got}, want {want}"
-            );
+            assert!((got - want).abs() <= 1e-15 + 1e-12 * want.abs(), "logistic ℓ′({y},{a}) = {got}, want {want}");
             let hinge = if y * a < 1.0 { -y } else { 0.0 };
             assert_eq!(eval("hinge", y, a), hinge, "hinge ℓ′({y},{a})");
         }
-        assert_eq!(
-            eval("hinge", 1.0, 1.0),
-            0.0,
-            "hinge at the kink takes 0, as ALGORITHMS.md §1"
-        );
+        assert_eq!(eval("hinge", 1.0, 1.0), 0.0, "hinge at the kink takes 0, as ALGORITHMS.md §1");
         assert_eq!(eval("squared", 2.5, 4.0), 1.5);
     }
 }

@@ -167,9 +167,7 @@ impl Sym {
             Const(_) => false,
             Var(v) => v == name,
             Neg(a) => a.mentions(name),
-            Add(a, b2) | Sub(a, b2) | Mul(a, b2) | Div(a, b2) | Pow(a, b2) => {
-                a.mentions(name) || b2.mentions(name)
-            }
+            Add(a, b2) | Sub(a, b2) | Mul(a, b2) | Div(a, b2) | Pow(a, b2) => a.mentions(name) || b2.mentions(name),
             Call(_, args) => args.iter().any(|a| a.mentions(name)),
             Select(_, l, r, x, y) => [l, r, x, y].iter().any(|s| s.mentions(name)),
         }
@@ -277,33 +275,21 @@ fn diff(f: &Sym, x: &str) -> Sym {
         Neg(a) => Neg(b(diff(a, x))),
         Add(u, v) => Add(b(diff(u, x)), b(diff(v, x))),
         Sub(u, v) => Sub(b(diff(u, x)), b(diff(v, x))),
-        Mul(u, v) => Add(
-            b(Mul(b(diff(u, x)), v.clone())),
-            b(Mul(u.clone(), b(diff(v, x)))),
-        ),
+        Mul(u, v) => Add(b(Mul(b(diff(u, x)), v.clone())), b(Mul(u.clone(), b(diff(v, x))))),
         Div(u, v) => {
             if !v.mentions(x) {
                 Div(b(diff(u, x)), v.clone())
             } else {
                 // (u'v − uv') / v²
                 Div(
-                    b(Sub(
-                        b(Mul(b(diff(u, x)), v.clone())),
-                        b(Mul(u.clone(), b(diff(v, x)))),
-                    )),
+                    b(Sub(b(Mul(b(diff(u, x)), v.clone())), b(Mul(u.clone(), b(diff(v, x)))))),
                     b(Pow(v.clone(), b(c(2.0)))),
                 )
             }
         }
         Pow(u, e) if !e.mentions(x) => {
             // e·u^(e−1)·u'
-            Mul(
-                b(Mul(
-                    e.clone(),
-                    b(Pow(u.clone(), b(Sub(e.clone(), b(c(1.0)))))),
-                )),
-                b(diff(u, x)),
-            )
+            Mul(b(Mul(e.clone(), b(Pow(u.clone(), b(Sub(e.clone(), b(c(1.0)))))))), b(diff(u, x)))
         }
         Pow(u, e) => {
             // d(u^e) = u^e·(e'·log u + e·u'/u)
@@ -454,13 +440,7 @@ pub fn stabilize(f: &Sym) -> Sym {
         Div(x, y) => Div(b(stabilize(x)), b(stabilize(y))),
         Pow(x, y) => Pow(b(stabilize(x)), b(stabilize(y))),
         Call(func, args) => Call(*func, args.iter().map(stabilize).collect()),
-        Select(cmp, l, r, x, y) => Select(
-            *cmp,
-            b(stabilize(l)),
-            b(stabilize(r)),
-            b(stabilize(x)),
-            b(stabilize(y)),
-        ),
+        Select(cmp, l, r, x, y) => Select(*cmp, b(stabilize(l)), b(stabilize(r)), b(stabilize(x)), b(stabilize(y))),
     };
     match &f {
         // log1p(exp(u)) → softplus(u)
@@ -541,15 +521,7 @@ fn write_sym(s: &Sym, outer: u8, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         Neg(a) => {
             // −(x·y) prints as −x·y: IEEE negation commutes with the product exactly.
             write!(f, "-")?;
-            write_sym(
-                a,
-                if matches!(**a, Mul(..) | Div(..)) {
-                    2
-                } else {
-                    3
-                },
-                f,
-            )?
+            write_sym(a, if matches!(**a, Mul(..) | Div(..)) { 2 } else { 3 }, f)?
         }
         Add(x, y) => {
             write_sym(x, 1, f)?;
@@ -626,13 +598,7 @@ mod tests {
 
     fn logistic() -> Sym {
         // log(1 + exp(-y·a))
-        Call(
-            Func::Log,
-            vec![Add(
-                b(c(1.0)),
-                b(Call(Func::Exp, vec![Mul(b(Neg(b(var("y")))), b(var("a")))])),
-            )],
-        )
+        Call(Func::Log, vec![Add(b(c(1.0)), b(Call(Func::Exp, vec![Mul(b(Neg(b(var("y")))), b(var("a")))])))])
     }
 
     #[test]
@@ -644,10 +610,7 @@ mod tests {
                 let got = d.eval(&|n| Some(if n == "y" { y } else { a }));
                 let want = -y / (1.0 + (y * a).exp());
                 assert!(got.is_finite(), "ℓ′({y}, {a}) = {got}");
-                assert!(
-                    (got - want).abs() <= 1e-15 + 1e-12 * want.abs(),
-                    "ℓ′({y}, {a}) = {got}, want {want}"
-                );
+                assert!((got - want).abs() <= 1e-15 + 1e-12 * want.abs(), "ℓ′({y}, {a}) = {got}, want {want}");
             }
         }
     }
@@ -664,10 +627,7 @@ mod tests {
         // f = a²·exp(a)/(1 + a²)
         let a = || var("a");
         let f = Div(
-            b(Mul(
-                b(Pow(b(a()), b(c(2.0)))),
-                b(Call(Func::Exp, vec![a()])),
-            )),
+            b(Mul(b(Pow(b(a()), b(c(2.0)))), b(Call(Func::Exp, vec![a()])))),
             b(Add(b(c(1.0)), b(Pow(b(a()), b(c(2.0)))))),
         );
         let d = derivative(&f, "a");
@@ -675,10 +635,7 @@ mod tests {
             let h = 1e-6;
             let fd = (f.eval(&|_| Some(x + h)) - f.eval(&|_| Some(x - h))) / (2.0 * h);
             let got = d.eval(&|_| Some(x));
-            assert!(
-                (fd - got).abs() < 1e-6 * (1.0 + fd.abs()),
-                "x={x}: {got} vs {fd}"
-            );
+            assert!((fd - got).abs() < 1e-6 * (1.0 + fd.abs()), "x={x}: {got} vs {fd}");
         }
     }
 }

@@ -53,14 +53,14 @@ pub fn predict(args: &PredictArgs) -> Result<(), Failure> {
     }
     let n = total as f64;
     let summary = if model.is_regression() {
-        let r2 = ((n * spt - sp * st) * (n * spt - sp * st))
-            / ((n * spp - sp * sp) * (n * stt - st * st));
-        format!("Mean squared error = {} (regression)\nSquared correlation coefficient = {} (regression)", fmt_g(err / n), fmt_g(r2))
-    } else {
+        let r2 = ((n * spt - sp * st) * (n * spt - sp * st)) / ((n * spp - sp * sp) * (n * stt - st * st));
         format!(
-            "Accuracy = {}% ({correct}/{total})",
-            fmt_g(correct as f64 / n * 100.0)
+            "Mean squared error = {} (regression)\nSquared correlation coefficient = {} (regression)",
+            fmt_g(err / n),
+            fmt_g(r2)
         )
+    } else {
+        format!("Accuracy = {}% ({correct}/{total})", fmt_g(correct as f64 / n * 100.0))
     };
     if args.out.is_some() {
         println!("{summary}");

@@ -69,11 +69,7 @@ fn data_failure(e: DataError) -> Failure {
 
 pub fn run(args: &RunArgs) -> Result<(), Failure> {
     let file = read_model(&args.model)?;
-    let opts = CompileOptions {
-        overrides: parse_sets(&args.set)?,
-        solver: args.solver.clone(),
-        eager: args.eager,
-    };
+    let opts = CompileOptions { overrides: parse_sets(&args.set)?, solver: args.solver.clone(), eager: args.eager };
     let compiled = compile(&file, &opts)?;
     let plan = pipeline::plan(&compiled, &opts).map_err(|e| report_compile_error(e, &file))?;
     let mut settings = compiled.structure.settings.clone();
@@ -90,9 +86,7 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
     let (train, parse_seconds) = load_data(&args.data)?;
     let kind = compiled.model.label_kind;
     let label_map = LabelMap::fit(kind, &train).map_err(|e| Failure::Input(e.to_string()))?;
-    let y = label_map
-        .apply(&train)
-        .map_err(|e| Failure::Input(e.to_string()))?;
+    let y = label_map.apply(&train).map_err(|e| Failure::Input(e.to_string()))?;
     let features = match &compiled.model.shape {
         crate::check::Shape::Vec(crate::check::Dim::Fixed(n)) if *n < train.features() => {
             return Err(Failure::Input(format!(
@@ -106,17 +100,8 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
         _ => train.features(),
     };
     let (indptr, indices, values) = train.csr();
-    let view = DataView {
-        indptr,
-        indices,
-        values,
-        labels: &y,
-        features,
-    };
-    let facts = DataFacts {
-        features,
-        ..train.facts()
-    };
+    let view = DataView { indptr, indices, values, labels: &y, features };
+    let facts = DataFacts { features, ..train.facts() };
 
     let human = !args.quiet;
     let say = |s: String| {
@@ -133,14 +118,10 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
     }
 
     let mut backend = Interpreter { plan: &plan };
-    let run_settings = RunSettings {
-        epochs: settings.epochs,
-        seed: settings.seed,
-        trace: args.trace.is_some(),
-        progress: human,
-    };
-    let outcome = driver::run(&plan, &mut backend, &view, &facts, &run_settings)
-        .map_err(|f| diverged(&f, &train, &plan))?;
+    let run_settings =
+        RunSettings { epochs: settings.epochs, seed: settings.seed, trace: args.trace.is_some(), progress: human };
+    let outcome =
+        driver::run(&plan, &mut backend, &view, &facts, &run_settings).map_err(|f| diverged(&f, &train, &plan))?;
     let train_eval = evaluate(&plan, &outcome.state, &view);
     if !train_eval.objective.is_finite() {
         return Err(Failure::Diverged(format!(
@@ -154,17 +135,9 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
     let test = match &args.test {
         Some(p) => {
             let (t, _) = load_data(p)?;
-            let ty = label_map
-                .apply(&t)
-                .map_err(|e| Failure::Input(e.to_string()))?;
+            let ty = label_map.apply(&t).map_err(|e| Failure::Input(e.to_string()))?;
             let (ip, ix, vs) = t.csr();
-            let tv = DataView {
-                indptr: ip,
-                indices: ix,
-                values: vs,
-                labels: &ty,
-                features,
-            };
+            let tv = DataView { indptr: ip, indices: ix, values: vs, labels: &ty, features };
             Some(evaluate(&plan, &outcome.state, &tv))
         }
         None => None,
@@ -187,11 +160,7 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
             .map_err(|e| Failure::Input(format!("cannot write {}: {e}", path.display())))?;
     }
 
-    let eta0 = plan
-        .scalars
-        .iter()
-        .find(|s| s.name == "η0")
-        .and_then(|s| s.init.value(Some(&facts)));
+    let eta0 = plan.scalars.iter().find(|s| s.name == "η0").and_then(|s| s.init.value(Some(&facts)));
     if args.json {
         let mut r = serde_json::json!({
             "model": file.name,
@@ -270,10 +239,7 @@ fn summary(
         outcome.epochs,
         eta0.map_or("-".into(), |v| format!("{v:.4}"))
     );
-    s += &format!(
-        "  objective    F = {:.6}  (mean loss {:.6})\n",
-        ev.objective, ev.loss
-    );
+    s += &format!("  objective    F = {:.6}  (mean loss {:.6})\n", ev.objective, ev.loss);
     s += &format!("  nnz          {} of {} weights\n", ev.nnz, features);
     if let Some(e) = ev.error {
         s += &format!("  train error  {:.2}%\n", 100.0 * e);
@@ -283,13 +249,7 @@ fn summary(
     }
     if let Some(t) = test {
         match (t.error, t.mse) {
-            (Some(e), _) => {
-                s += &format!(
-                    "  test error   {:.2}%  (test loss {:.6})\n",
-                    100.0 * e,
-                    t.loss
-                )
-            }
+            (Some(e), _) => s += &format!("  test error   {:.2}%  (test loss {:.6})\n", 100.0 * e, t.loss),
             (_, Some(m)) => s += &format!("  test mse     {m:.6}  (test loss {:.6})\n", t.loss),
             _ => {}
         }
@@ -312,39 +272,20 @@ fn diverged(f: &Fault, data: &Dataset, plan: &crate::plan::Plan) -> Failure {
 }
 
 /// The weights as a LIBLINEAR model file.
-fn saved_model(
-    model: &crate::check::Model,
-    labels: &LabelMap,
-    features: usize,
-    w: &[f64],
-) -> SavedModel {
-    let has_l1 = model
-        .regs
-        .iter()
-        .any(|r| r.def.name == "l1" || r.def.name == "elastic");
-    let (solver_type, nr_class, label_line) = match (model.label_kind, model.loss.def.name.as_str())
-    {
+fn saved_model(model: &crate::check::Model, labels: &LabelMap, features: usize, w: &[f64]) -> SavedModel {
+    let has_l1 = model.regs.iter().any(|r| r.def.name == "l1" || r.def.name == "elastic");
+    let (solver_type, nr_class, label_line) = match (model.label_kind, model.loss.def.name.as_str()) {
         (LabelKind::Real, _) => ("L2R_L2LOSS_SVR", 2, vec![]),
-        (_, "logistic") => (
-            if has_l1 { "L1R_LR" } else { "L2R_LR" },
-            2,
-            vec![labels.originals[1], labels.originals[0]],
-        ),
+        (_, "logistic") => {
+            (if has_l1 { "L1R_LR" } else { "L2R_LR" }, 2, vec![labels.originals[1], labels.originals[0]])
+        }
         (_, "hinge") => (
-            if has_l1 {
-                "L1R_L2LOSS_SVC"
-            } else {
-                "L2R_L1LOSS_SVC_DUAL"
-            },
+            if has_l1 { "L1R_L2LOSS_SVC" } else { "L2R_L1LOSS_SVC_DUAL" },
             2,
             vec![labels.originals[1], labels.originals[0]],
         ),
         _ => (
-            if has_l1 {
-                "L1R_L2LOSS_SVC"
-            } else {
-                "L2R_L2LOSS_SVC"
-            },
+            if has_l1 { "L1R_L2LOSS_SVC" } else { "L2R_L2LOSS_SVC" },
             2,
             vec![labels.originals[1], labels.originals[0]],
         ),

@@ -71,11 +71,7 @@ impl LabelMap {
                     None
                 }
             }
-            LabelKind::Classes => self
-                .originals
-                .iter()
-                .position(|&c| c == raw)
-                .map(|k| k as f64),
+            LabelKind::Classes => self.originals.iter().position(|&c| c == raw).map(|k| k as f64),
         }
     }
 
@@ -91,11 +87,7 @@ impl LabelMap {
                     message: format!(
                         "label `{}` was not in the training data (labels there: {})",
                         fmt(y),
-                        self.originals
-                            .iter()
-                            .map(|v| fmt(*v))
-                            .collect::<Vec<_>>()
-                            .join(", ")
+                        self.originals.iter().map(|v| fmt(*v)).collect::<Vec<_>>().join(", ")
                     ),
                 })
             })

@@ -15,13 +15,7 @@ pub enum DataError {
     #[error("{file}: {source}")]
     Io { file: String, source: io::Error },
     #[error("{file}:{line}:{col}: {message}")]
-    Bad {
-        file: String,
-        line: usize,
-        col: usize,
-        message: String,
-        text: String,
-    },
+    Bad { file: String, line: usize, col: usize, message: String, text: String },
 }
 
 impl DataError {
@@ -41,10 +35,7 @@ impl DataError {
 /// Opens a data file, transparently decompressing gzip, bzip2, xz or zstd.
 pub fn open_text(path: &Path) -> Result<Box<dyn BufRead>, DataError> {
     let name = path.display().to_string();
-    let io_err = |e| DataError::Io {
-        file: name.clone(),
-        source: e,
-    };
+    let io_err = |e| DataError::Io { file: name.clone(), source: e };
     let file = File::open(path).map_err(io_err)?;
     let mut raw = BufReader::with_capacity(1 << 20, file);
     let magic = raw.fill_buf().map_err(io_err)?.to_vec();
@@ -80,12 +71,7 @@ pub fn read_libsvm_from(mut reader: impl BufRead, name: &str) -> Result<Dataset,
 
     loop {
         buf.clear();
-        let n = reader
-            .read_until(b'\n', &mut buf)
-            .map_err(|e| DataError::Io {
-                file: name.into(),
-                source: e,
-            })?;
+        let n = reader.read_until(b'\n', &mut buf).map_err(|e| DataError::Io { file: name.into(), source: e })?;
         if n == 0 {
             break;
         }
@@ -99,79 +85,47 @@ pub fn read_libsvm_from(mut reader: impl BufRead, name: &str) -> Result<Dataset,
             text: String::from_utf8_lossy(&buf).trim_end().to_string(),
         };
         // Cut the comment and the line end.
-        let end = buf
-            .iter()
-            .position(|&b| b == b'#' || b == b'\n' || b == b'\r')
-            .unwrap_or(buf.len());
+        let end = buf.iter().position(|&b| b == b'#' || b == b'\n' || b == b'\r').unwrap_or(buf.len());
         let line = &buf[..end];
         let mut tokens = Tokens { line, pos: 0 };
         let Some((col, label_tok)) = tokens.next() else {
             continue;
         };
         if label_tok.contains(&b':') {
-            return Err(bad(
-                col,
-                format!(
-                    "missing label: the line starts with the feature `{}`",
-                    show(label_tok)
-                ),
-            ));
+            return Err(bad(col, format!("missing label: the line starts with the feature `{}`", show(label_tok))));
         }
-        let label = parse_f64(label_tok)
-            .ok_or_else(|| bad(col, format!("label `{}` is not a number", show(label_tok))))?;
+        let label =
+            parse_f64(label_tok).ok_or_else(|| bad(col, format!("label `{}` is not a number", show(label_tok))))?;
         if !label.is_finite() {
-            return Err(bad(
-                col,
-                format!("label `{}` is not a finite number", show(label_tok)),
-            ));
+            return Err(bad(col, format!("label `{}` is not a finite number", show(label_tok))));
         }
         let mut prev: u64 = 0;
         for (col, tok) in tokens {
             let Some(colon) = tok.iter().position(|&b| b == b':') else {
-                return Err(bad(
-                    col,
-                    format!("expected `index:value`, found `{}`", show(tok)),
-                ));
+                return Err(bad(col, format!("expected `index:value`, found `{}`", show(tok))));
             };
             let (idx_tok, val_tok) = (&tok[..colon], &tok[colon + 1..]);
             if idx_tok == b"qid" {
                 continue; // svmlight query ids carry no feature
             }
-            let idx = parse_index(idx_tok).ok_or_else(|| {
-                bad(
-                    col,
-                    format!("feature index `{}` is not a whole number", show(idx_tok)),
-                )
-            })?;
+            let idx = parse_index(idx_tok)
+                .ok_or_else(|| bad(col, format!("feature index `{}` is not a whole number", show(idx_tok))))?;
             if idx == 0 {
                 return Err(bad(col, "feature index 0: indices are 1-based".into()));
             }
             if idx <= prev {
-                let what = if idx == prev {
-                    "repeats"
-                } else {
-                    "comes after"
-                };
-                return Err(bad(
-                    col,
-                    format!("feature indices must increase: {idx} {what} {prev}"),
-                ));
+                let what = if idx == prev { "repeats" } else { "comes after" };
+                return Err(bad(col, format!("feature indices must increase: {idx} {what} {prev}")));
             }
             if idx > u32::MAX as u64 {
-                return Err(bad(
-                    col,
-                    format!("feature index {idx} is larger than {}", u32::MAX),
-                ));
+                return Err(bad(col, format!("feature index {idx} is larger than {}", u32::MAX)));
             }
             prev = idx;
             let vcol = col + colon + 1;
-            let v = parse_f64(val_tok)
-                .ok_or_else(|| bad(vcol, format!("value `{}` is not a number", show(val_tok))))?;
+            let v =
+                parse_f64(val_tok).ok_or_else(|| bad(vcol, format!("value `{}` is not a number", show(val_tok))))?;
             if !v.is_finite() {
-                return Err(bad(
-                    vcol,
-                    format!("value `{}` of feature {idx} is not finite", show(val_tok)),
-                ));
+                return Err(bad(vcol, format!("value `{}` of feature {idx} is not finite", show(val_tok))));
             }
             if v != 0.0 {
                 indices.push((idx - 1) as u32);
@@ -197,22 +151,16 @@ pub fn read_libsvm_from(mut reader: impl BufRead, name: &str) -> Result<Dataset,
         });
     }
     let m = labels.len();
-    let x = sprs::CsMatI::try_new((m, max_index as usize), indptr, indices, values).map_err(
-        |(_, _, _, e)| DataError::Bad {
+    let x = sprs::CsMatI::try_new((m, max_index as usize), indptr, indices, values).map_err(|(_, _, _, e)| {
+        DataError::Bad {
             file: name.into(),
             line: 1,
             col: 1,
             message: format!("inconsistent matrix: {e}"),
             text: String::new(),
-        },
-    )?;
-    Ok(Dataset {
-        x,
-        labels,
-        lines,
-        name: name.into(),
-        bytes,
-    })
+        }
+    })?;
+    Ok(Dataset { x, labels, lines, name: name.into(), bytes })
 }
 
 /// Whitespace-separated tokens with their 1-based columns.
@@ -278,8 +226,7 @@ mod tests {
 
     #[test]
     fn reads_rows_comments_and_blank_lines() {
-        let d = read("# header\n+1 1:0.5 3:2\n\n-1 2:1 # trailing\n0 qid:3 4:-1.5e0\r\n")
-            .expect("valid");
+        let d = read("# header\n+1 1:0.5 3:2\n\n-1 2:1 # trailing\n0 qid:3 4:-1.5e0\r\n").expect("valid");
         assert_eq!((d.rows(), d.features(), d.nnz()), (3, 4, 4));
         assert_eq!(d.labels, vec![1.0, -1.0, 0.0]);
         assert_eq!(d.lines, vec![2, 4, 5]);
@@ -289,42 +236,18 @@ mod tests {
 
     #[test]
     fn bad_data_names_line_column_and_problem() {
-        assert_eq!(
-            err("1 1:2\n1 0:3\n"),
-            "t.svm:2:3: feature index 0: indices are 1-based"
-        );
-        assert_eq!(
-            err("1 3:2 2:1\n"),
-            "t.svm:1:7: feature indices must increase: 2 comes after 3"
-        );
-        assert_eq!(
-            err("1 3:2 3:1\n"),
-            "t.svm:1:7: feature indices must increase: 3 repeats 3"
-        );
+        assert_eq!(err("1 1:2\n1 0:3\n"), "t.svm:2:3: feature index 0: indices are 1-based");
+        assert_eq!(err("1 3:2 2:1\n"), "t.svm:1:7: feature indices must increase: 2 comes after 3");
+        assert_eq!(err("1 3:2 3:1\n"), "t.svm:1:7: feature indices must increase: 3 repeats 3");
         assert_eq!(err("1 3:abc\n"), "t.svm:1:5: value `abc` is not a number");
-        assert_eq!(
-            err("1 3:nan\n"),
-            "t.svm:1:5: value `nan` of feature 3 is not finite"
-        );
-        assert_eq!(
-            err("1:2 3:4\n"),
-            "t.svm:1:1: missing label: the line starts with the feature `1:2`"
-        );
+        assert_eq!(err("1 3:nan\n"), "t.svm:1:5: value `nan` of feature 3 is not finite");
+        assert_eq!(err("1:2 3:4\n"), "t.svm:1:1: missing label: the line starts with the feature `1:2`");
         assert_eq!(err("x 1:2\n"), "t.svm:1:1: label `x` is not a number");
-        assert_eq!(
-            err("NaN 1:2\n"),
-            "t.svm:1:1: label `NaN` is not a finite number"
-        );
-        assert_eq!(
-            err("1 a:2\n"),
-            "t.svm:1:3: feature index `a` is not a whole number"
-        );
+        assert_eq!(err("NaN 1:2\n"), "t.svm:1:1: label `NaN` is not a finite number");
+        assert_eq!(err("1 a:2\n"), "t.svm:1:3: feature index `a` is not a whole number");
         assert_eq!(err("1 5\n"), "t.svm:1:3: expected `index:value`, found `5`");
         assert_eq!(err(""), "t.svm:1:1: the file is empty: no examples");
-        assert_eq!(
-            err("# only\n\n"),
-            "t.svm:2:1: no examples: only blank lines and comments"
-        );
+        assert_eq!(err("# only\n\n"), "t.svm:2:1: no examples: only blank lines and comments");
     }
 
     #[test]

@@ -44,10 +44,7 @@ pub struct RowOrder {
 
 impl RowOrder {
     pub fn new(rows: usize, seed: u64) -> Self {
-        RowOrder {
-            rng: rand_chacha::ChaCha8Rng::seed_from_u64(seed),
-            order: (0..rows as u32).collect(),
-        }
+        RowOrder { rng: rand_chacha::ChaCha8Rng::seed_from_u64(seed), order: (0..rows as u32).collect() }
     }
     pub fn next_epoch(&mut self) -> &[u32] {
         self.order.shuffle(&mut self.rng);
@@ -67,11 +64,9 @@ pub fn run(
     let bar = if settings.progress {
         let b = indicatif::ProgressBar::new(settings.epochs as u64);
         b.set_style(
-            indicatif::ProgressStyle::with_template(
-                "{spinner} epoch {pos}/{len} [{bar:30}] {elapsed_precise} {msg}",
-            )
-            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar())
-            .progress_chars("=> "),
+            indicatif::ProgressStyle::with_template("{spinner} epoch {pos}/{len} [{bar:30}] {elapsed_precise} {msg}")
+                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar())
+                .progress_chars("=> "),
         );
         b
     } else {
@@ -86,20 +81,11 @@ pub fn run(
             backend.finish(&mut flushed, data)?;
             let eval = evaluate(plan, &flushed, data);
             bar.set_message(format!("F = {:.6}", eval.objective));
-            trace.push(TracePoint {
-                epoch,
-                seconds: start.elapsed().as_secs_f64(),
-                eval,
-            });
+            trace.push(TracePoint { epoch, seconds: start.elapsed().as_secs_f64(), eval });
         }
         bar.inc(1);
     }
     backend.finish(&mut state, data)?;
     bar.finish_and_clear();
-    Ok(Outcome {
-        state,
-        epochs: settings.epochs,
-        seconds: start.elapsed().as_secs_f64(),
-        trace,
-    })
+    Ok(Outcome { state, epochs: settings.epochs, seconds: start.elapsed().as_secs_f64(), trace })
 }

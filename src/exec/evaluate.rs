@@ -35,10 +35,7 @@ pub fn evaluate(plan: &Plan, state: &State, data: &DataView) -> Evaluation {
     let w = state.weights(plan);
     let obj = &plan.objective;
     // A scratch state whose labels are this data's and whose margin slot we set per row.
-    let mut scratch = State {
-        scalars: state.scalars.clone(),
-        vectors: plan.vectors.iter().map(|_| vec![]).collect(),
-    };
+    let mut scratch = State { scalars: state.scalars.clone(), vectors: plan.vectors.iter().map(|_| vec![]).collect() };
     if let Some(y) = plan.labels() {
         scratch.vectors[y.0] = data.labels.to_vec();
     }
@@ -54,9 +51,7 @@ pub fn evaluate(plan: &Plan, state: &State, data: &DataView) -> Evaluation {
         sq += (a - y) * (a - y);
     }
     let loss = if m > 0 { loss / m as f64 } else { 0.0 };
-    let penalty: f64 = (0..w.len())
-        .map(|j| eval_at(&obj.penalty, state, 0, j))
-        .sum();
+    let penalty: f64 = (0..w.len()).map(|j| eval_at(&obj.penalty, state, 0, j)).sum();
     let classification = plan.info.classification;
     Evaluation {
         objective: obj.loss_weight * loss + penalty,

@@ -23,14 +23,7 @@ impl Backend for Interpreter<'_> {
 
     fn epoch(&mut self, state: &mut State, data: &DataView, order: &[u32]) -> Result<(), Fault> {
         let plan = self.plan;
-        exec(
-            plan,
-            &plan.epoch,
-            state,
-            data,
-            order,
-            &mut Cursor::default(),
-        )
+        exec(plan, &plan.epoch, state, data, order, &mut Cursor::default())
     }
 
     fn finish(&mut self, state: &mut State, data: &DataView) -> Result<(), Fault> {
@@ -88,12 +81,7 @@ fn exec(
                 let x = eval(e, st, cur);
                 if !x.is_finite() {
                     let step = plan.step_counter.map_or(0.0, |t| st.scalars[t.0]);
-                    return Err(Fault {
-                        what: what.clone(),
-                        value: x,
-                        step,
-                        row: cur.i,
-                    });
+                    return Err(Fault { what: what.clone(), value: x, step, row: cur.i });
                 }
             }
         }

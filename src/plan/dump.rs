@@ -19,13 +19,9 @@ impl ParamInit {
     pub fn value(&self, facts: Option<&DataFacts>) -> Option<f64> {
         match self {
             ParamInit::Value(v) => Some(*v),
-            ParamInit::InverseMaxRowNormSq { scale } => facts.map(|f| {
-                if f.max_row_norm_sq > 0.0 {
-                    1.0 / (scale * f.max_row_norm_sq)
-                } else {
-                    1.0
-                }
-            }),
+            ParamInit::InverseMaxRowNormSq { scale } => {
+                facts.map(|f| if f.max_row_norm_sq > 0.0 { 1.0 / (scale * f.max_row_norm_sq) } else { 1.0 })
+            }
         }
     }
 }
@@ -33,11 +29,7 @@ impl ParamInit {
 pub fn dump(plan: &Plan, facts: Option<&DataFacts>) -> String {
     let mut o = String::new();
     let lazy = if plan.info.lazy { "lazy" } else { "eager" };
-    let _ = writeln!(
-        o,
-        "plan {} ({lazy})  # {}",
-        plan.info.solver, plan.info.summary
-    );
+    let _ = writeln!(o, "plan {} ({lazy})  # {}", plan.info.solver, plan.info.summary);
     let _ = write!(o, "inputs  X: csr[m, d], y: vec[m]");
     if let Some(f) = facts {
         let _ = write!(o, "  # m = {}, d = {}, nnz = {}", f.rows, f.features, f.nnz);
@@ -52,21 +44,14 @@ pub fn dump(plan: &Plan, facts: Option<&DataFacts>) -> String {
         let value = match (&p.init, p.init.value(facts)) {
             (ParamInit::Value(v), _) => fmt_num(*v),
             (ParamInit::InverseMaxRowNormSq { .. }, Some(v)) => {
-                note.push_str(&format!(
-                    ", max‖xᵢ‖² = {}",
-                    fmt_sig(facts.map_or(0.0, |f| f.max_row_norm_sq))
-                ));
+                note.push_str(&format!(", max‖xᵢ‖² = {}", fmt_sig(facts.map_or(0.0, |f| f.max_row_norm_sq))));
                 fmt_sig(v)
             }
             (ParamInit::InverseMaxRowNormSq { scale }, None) => {
                 format!("1/({}·max‖xᵢ‖²)", fmt_num(*scale))
             }
         };
-        let note = if note.is_empty() {
-            String::new()
-        } else {
-            format!("  # {note}")
-        };
+        let note = if note.is_empty() { String::new() } else { format!("  # {note}") };
         let _ = writeln!(o, "{head}{} = {value}{note}", p.name);
     }
     let mut first = true;
@@ -82,19 +67,11 @@ pub fn dump(plan: &Plan, facts: Option<&DataFacts>) -> String {
     for p in plan.scalars.iter().filter(|p| p.role == ScalarRole::State) {
         let head = if first { "state   " } else { "        " };
         first = false;
-        let note = if p.note.is_empty() {
-            String::new()
-        } else {
-            format!("  # {}", p.note)
-        };
+        let note = if p.note.is_empty() { String::new() } else { format!("  # {}", p.note) };
         let _ = writeln!(o, "{head}{}: f64 = 0{note}", p.name);
     }
-    let locals: Vec<&str> = plan
-        .scalars
-        .iter()
-        .filter(|p| p.role == ScalarRole::Local)
-        .map(|p| p.name.as_str())
-        .collect();
+    let locals: Vec<&str> =
+        plan.scalars.iter().filter(|p| p.role == ScalarRole::Local).map(|p| p.name.as_str()).collect();
     if !locals.is_empty() {
         let _ = writeln!(o, "locals  {}", locals.join(", "));
     }
@@ -106,21 +83,9 @@ pub fn dump(plan: &Plan, facts: Option<&DataFacts>) -> String {
     }
     stmts(plan, &plan.finish, 1, &mut o);
     let obj = &plan.objective;
-    let weight = if obj.loss_weight == 1.0 {
-        String::new()
-    } else {
-        format!("{}·", fmt_num(obj.loss_weight))
-    };
-    let _ = writeln!(
-        o,
-        "report  F(w) = {weight}(1/m)·Σᵢ ℓ + Σⱼ R(w[j]), after finish"
-    );
-    let _ = writeln!(
-        o,
-        "  ℓ = {}  # with {} = ⟨x[i], w⟩",
-        expr(plan, &obj.loss, 0),
-        plan.scalar(obj.margin).name
-    );
+    let weight = if obj.loss_weight == 1.0 { String::new() } else { format!("{}·", fmt_num(obj.loss_weight)) };
+    let _ = writeln!(o, "report  F(w) = {weight}(1/m)·Σᵢ ℓ + Σⱼ R(w[j]), after finish");
+    let _ = writeln!(o, "  ℓ = {}  # with {} = ⟨x[i], w⟩", expr(plan, &obj.loss, 0), plan.scalar(obj.margin).name);
     let _ = writeln!(o, "  R = {}", expr(plan, &obj.penalty, 0));
     o
 }
@@ -138,17 +103,9 @@ fn stmts(plan: &Plan, body: &[Stmt], depth: usize, o: &mut String) {
     let pad = "  ".repeat(depth);
     for st in body {
         match st {
-            Stmt::Set(id, e) => {
-                _ = writeln!(o, "{pad}{} = {}", plan.scalar(*id).name, expr(plan, e, 0))
-            }
+            Stmt::Set(id, e) => _ = writeln!(o, "{pad}{} = {}", plan.scalar(*id).name, expr(plan, e, 0)),
             Stmt::Store(v, i, e) => {
-                _ = writeln!(
-                    o,
-                    "{pad}{}[{}] = {}",
-                    plan.vector(*v).name,
-                    idx(*i),
-                    expr(plan, e, 0)
-                )
+                _ = writeln!(o, "{pad}{}[{}] = {}", plan.vector(*v).name, idx(*i), expr(plan, e, 0))
             }
             Stmt::ForRows(b) => {
                 let _ = writeln!(o, "{pad}for i in perm(m):");
@@ -163,18 +120,10 @@ fn stmts(plan: &Plan, body: &[Stmt], depth: usize, o: &mut String) {
                 stmts(plan, b, depth + 1, o);
             }
             Stmt::If(cmp, l, r, b) => {
-                let _ = writeln!(
-                    o,
-                    "{pad}if {} {} {}:",
-                    expr(plan, l, 1),
-                    cmp_str(*cmp),
-                    expr(plan, r, 1)
-                );
+                let _ = writeln!(o, "{pad}if {} {} {}:", expr(plan, l, 1), cmp_str(*cmp), expr(plan, r, 1));
                 stmts(plan, b, depth + 1, o);
             }
-            Stmt::Guard(e, what) => {
-                _ = writeln!(o, "{pad}guard finite({})  # {what}", expr(plan, e, 0))
-            }
+            Stmt::Guard(e, what) => _ = writeln!(o, "{pad}guard finite({})  # {what}", expr(plan, e, 0)),
         }
     }
 }
@@ -212,18 +161,9 @@ pub fn expr(plan: &Plan, e: &Expr, outer: u8) -> String {
         Expr::Load(v, i) => format!("{}[{}]", plan.vector(*v).name, idx(*i)),
         Expr::Value => "v".into(),
         // −(x·y) prints as −x·y: IEEE negation commutes with the product exactly.
-        Expr::Neg(a) => format!(
-            "-{}",
-            expr(
-                plan,
-                a,
-                if matches!(**a, Expr::Bin(BinOp::Mul | BinOp::Div, ..)) {
-                    2
-                } else {
-                    3
-                }
-            )
-        ),
+        Expr::Neg(a) => {
+            format!("-{}", expr(plan, a, if matches!(**a, Expr::Bin(BinOp::Mul | BinOp::Div, ..)) { 2 } else { 3 }))
+        }
         Expr::Bin(op, a, b) => {
             let (sym, lp, rp) = match op {
                 BinOp::Add => ("+", 1, 2),

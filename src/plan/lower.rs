@@ -16,8 +16,7 @@
 
 use super::build::*;
 use super::{
-    Expr, Index, Len, ParamInit, Plan, PlanInfo, ScalarDecl, ScalarId, ScalarRole, Stmt, VecDecl,
-    VecId, VecRole,
+    Expr, Index, Len, ParamInit, Plan, PlanInfo, ScalarDecl, ScalarId, ScalarRole, Stmt, VecDecl, VecId, VecRole,
 };
 use crate::analysis::{CoordinateProx, SolverKind, Structure};
 use crate::check::Model;
@@ -44,10 +43,7 @@ const RESET_L: f64 = 300.0;
 pub fn lower(model: &Model, st: &Structure, opts: LowerOptions) -> Result<Plan, Problem> {
     let Some(choice) = &st.chosen else {
         let why = st.unavailable.clone().unwrap_or_default();
-        let span = model
-            .solver
-            .as_ref()
-            .map_or(model.objective_span, |s| s.span);
+        let span = model.solver.as_ref().map_or(model.objective_span, |s| s.span);
         return Err(Problem::error("optc::plan", format!("no update plan for this model: {why}"), span, "this model")
             .with_help("`optc check` shows the structure optc recognised; this build compiles FOBOS for scalar losses with l1, l2sq, elastic, Box and NonNeg"));
     };
@@ -81,11 +77,7 @@ impl<'a> Fobos<'a> {
                 Some(b) => format!("smooth, β = {}", crate::symbolic::fmt_num(b)),
                 None => "subgradient".into(),
             },
-            if regs.is_empty() {
-                "0".to_string()
-            } else {
-                regs.join(" + ")
-            }
+            if regs.is_empty() { "0".to_string() } else { regs.join(" + ") }
         );
         if !model.constraints.is_empty() {
             let cs: Vec<&str> = model.constraints.iter().map(|c| c.text.as_str()).collect();
@@ -111,22 +103,11 @@ impl<'a> Fobos<'a> {
                 penalty: Expr::Const(0.0),
             },
         };
-        Fobos {
-            model,
-            st,
-            prox,
-            opts,
-            plan,
-        }
+        Fobos { model, st, prox, opts, plan }
     }
 
     fn scalar(&mut self, name: &str, role: ScalarRole, init: ParamInit, note: &str) -> ScalarId {
-        self.plan.scalars.push(ScalarDecl {
-            name: name.into(),
-            role,
-            init,
-            note: note.into(),
-        });
+        self.plan.scalars.push(ScalarDecl { name: name.into(), role, init, note: note.into() });
         ScalarId(self.plan.scalars.len() - 1)
     }
 
@@ -143,12 +124,7 @@ impl<'a> Fobos<'a> {
     }
 
     fn vector(&mut self, name: &str, len: Len, role: VecRole, init: f64) -> VecId {
-        self.plan.vectors.push(VecDecl {
-            name: name.into(),
-            len,
-            role,
-            init,
-        });
+        self.plan.vectors.push(VecDecl { name: name.into(), len, role, init });
         VecId(self.plan.vectors.len() - 1)
     }
 
@@ -158,12 +134,7 @@ impl<'a> Fobos<'a> {
         let y = self.vector("y", Len::Rows, VecRole::Labels, 0.0);
         // A box that excludes 0 starts the weights at its nearest point, so every stored
         // weight is feasible (the lazy catch-up relies on it).
-        let w = self.vector(
-            "w",
-            Len::Features,
-            VecRole::Weights,
-            super::clamp(0.0, p.lo, p.hi),
-        );
+        let w = self.vector("w", Len::Features, VecRole::Weights, super::clamp(0.0, p.lo, p.hi));
 
         // Parameters, folded by the JIT.
         let l1 = (p.l1 > 0.0).then(|| self.param("l1", p.l1, "weight of Σ|wⱼ| in the prox"));
@@ -180,12 +151,7 @@ impl<'a> Fobos<'a> {
                 } else {
                     "1/max‖xᵢ‖² (no curvature: β taken as 1)"
                 };
-                self.scalar(
-                    "η0",
-                    ScalarRole::Param,
-                    ParamInit::InverseMaxRowNormSq { scale: beta * c },
-                    note,
-                )
+                self.scalar("η0", ScalarRole::Param, ParamInit::InverseMaxRowNormSq { scale: beta * c }, note)
             }
         };
 
@@ -229,17 +195,10 @@ impl<'a> Fobos<'a> {
         if let Some(catch_up) = self.catch_up(&stamps, w) {
             read.push(Stmt::Store(w, Index::Feature, catch_up));
         }
-        read.push(Stmt::Set(
-            a,
-            add(s(a), mul(Expr::Value, at(w, Index::Feature))),
-        ));
+        read.push(Stmt::Set(a, add(s(a), mul(Expr::Value, at(w, Index::Feature)))));
         step.push(Stmt::ForRowNonZeros(read));
         // ℓ′(yᵢ, a), inlined from the stdlib formula.
-        let derivative = self
-            .st
-            .derivative
-            .clone()
-            .expect("FOBOS is only chosen for scalar losses");
+        let derivative = self.st.derivative.clone().expect("FOBOS is only chosen for scalar losses");
         let mut dloss = self.sym(&derivative, &loss.label, &loss.margin, y, a, t);
         if c != 1.0 {
             let cw = self.param("c", c, "weight of the loss term");
@@ -252,36 +211,19 @@ impl<'a> Fobos<'a> {
             // Advance the running sums by this step's prox, then the gradient step and the prox
             // on the touched coordinates, stamped as up to date.
             step.extend(self.advance(&stamps, eta, l1, l2));
-            let mut write = vec![Stmt::Store(
-                w,
-                Index::Feature,
-                self.prox_only(half, eta, l1, l2),
-            )];
+            let mut write = vec![Stmt::Store(w, Index::Feature, self.prox_only(half, eta, l1, l2))];
             write.extend(self.stamp(&stamps));
             step.push(Stmt::ForRowNonZeros(write));
             if let Stamps::Affine { l, .. } = stamps {
                 // Keep exp(L) finite: flush every coordinate; the sums restart at 0.
-                step.push(Stmt::If(
-                    crate::symbolic::Cmp::Gt,
-                    s(l),
-                    k(RESET_L),
-                    self.flush(&stamps, w),
-                ));
+                step.push(Stmt::If(crate::symbolic::Cmp::Gt, s(l), k(RESET_L), self.flush(&stamps, w)));
             }
         } else {
             // Eager reference: the gradient step on the row, then the prox on all d coordinates.
-            step.push(Stmt::ForRowNonZeros(vec![Stmt::Store(
-                w,
-                Index::Feature,
-                half,
-            )]));
+            step.push(Stmt::ForRowNonZeros(vec![Stmt::Store(w, Index::Feature, half)]));
             if l1.is_some() || l2.is_some() || p.has_box() {
                 let prox = self.prox_only(at(w, Index::Feature), eta, l1, l2);
-                step.push(Stmt::ForFeatures(vec![Stmt::Store(
-                    w,
-                    Index::Feature,
-                    prox,
-                )]));
+                step.push(Stmt::ForFeatures(vec![Stmt::Store(w, Index::Feature, prox)]));
             }
         }
         self.plan.epoch = vec![Stmt::ForRows(step)];
@@ -290,57 +232,33 @@ impl<'a> Fobos<'a> {
         self.plan.finish = self.flush(&stamps, w);
 
         // ---- report: F(w) from the stdlib formulas.
-        let value = loss
-            .value
-            .clone()
-            .expect("FOBOS is only chosen for scalar losses");
+        let value = loss.value.clone().expect("FOBOS is only chosen for scalar losses");
         let loss_expr = self.sym(&value, &loss.label, &loss.margin, y, a, t);
         let mut penalty = k(0.0);
         for r in &self.model.regs {
-            let f = r
-                .def
-                .per_coordinate
-                .clone()
-                .expect("coordinate-separable regularizers have a per-coordinate formula");
+            let f =
+                r.def.per_coordinate.clone().expect("coordinate-separable regularizers have a per-coordinate formula");
             let var_name = r.def.params[0].0.clone();
             let scalars = r.scalars.clone();
             let f = f.substitute(&|n| {
                 if n == var_name {
                     Some(Sym::Var("__w".into()))
                 } else {
-                    scalars
-                        .iter()
-                        .find(|(p, _)| p == n)
-                        .map(|(_, v)| Sym::Const(*v))
+                    scalars.iter().find(|(p, _)| p == n).map(|(_, v)| Sym::Const(*v))
                 }
             });
             let term = self.sym_w(&crate::symbolic::simplify(&f), w);
-            penalty = if penalty == k(0.0) {
-                mul(k(r.coef.value), term)
-            } else {
-                add(penalty, mul(k(r.coef.value), term))
-            };
+            penalty =
+                if penalty == k(0.0) { mul(k(r.coef.value), term) } else { add(penalty, mul(k(r.coef.value), term)) };
         }
-        self.plan.objective = super::Objective {
-            loss: loss_expr,
-            margin: a,
-            loss_weight: c,
-            penalty,
-        };
+        self.plan.objective = super::Objective { loss: loss_expr, margin: a, loss_weight: c, penalty };
         self.plan
     }
 
     /// A per-coordinate formula of the weight (named `__w`) as plan ops on w[j].
     fn sym_w(&mut self, f: &Sym, w: VecId) -> Expr {
         let stand_in = self.local("__w");
-        let e = self.sym(
-            f,
-            "",
-            "__w",
-            VecId(usize::MAX),
-            stand_in,
-            ScalarId(usize::MAX),
-        );
+        let e = self.sym(f, "", "__w", VecId(usize::MAX), stand_in, ScalarId(usize::MAX));
         self.plan.scalars.pop();
         replace_scalar(e, stand_in, &at(w, Index::Feature))
     }
@@ -350,9 +268,7 @@ impl<'a> Fobos<'a> {
         match self.st.settings.step.clone() {
             Some(sched) => {
                 // The user's step replaces η0 entirely; η0 stays declared but unused.
-                self.plan.scalars[eta0.0]
-                    .note
-                    .push_str(" (unused: `step` is given)");
+                self.plan.scalars[eta0.0].note.push_str(" (unused: `step` is given)");
                 let y = VecId(usize::MAX);
                 self.sym(&sched, "", "", y, ScalarId(usize::MAX), t)
             }
@@ -361,15 +277,7 @@ impl<'a> Fobos<'a> {
     }
 
     /// A stdlib formula as plan ops: the label is y[i], the margin the scalar `a`, `t` the step.
-    fn sym(
-        &mut self,
-        f: &Sym,
-        label: &str,
-        margin: &str,
-        y: VecId,
-        a: ScalarId,
-        t: ScalarId,
-    ) -> Expr {
+    fn sym(&mut self, f: &Sym, label: &str, margin: &str, y: VecId, a: ScalarId, t: ScalarId) -> Expr {
         let go = |this: &mut Self, x: &Sym| this.sym(x, label, margin, y, a, t);
         match f {
             Sym::Const(v) => k(*v),
@@ -416,13 +324,7 @@ impl<'a> Fobos<'a> {
     }
 
     /// prox_{η·R}(v) for one coordinate.
-    fn prox_only(
-        &self,
-        v: Expr,
-        eta: ScalarId,
-        l1: Option<ScalarId>,
-        l2: Option<ScalarId>,
-    ) -> Expr {
+    fn prox_only(&self, v: Expr, eta: ScalarId, l1: Option<ScalarId>, l2: Option<ScalarId>) -> Expr {
         let mut e = v;
         if let Some(l1) = l1 {
             e = soft(e, mul(s(eta), s(l1)));
@@ -439,65 +341,37 @@ impl<'a> Fobos<'a> {
         let e = match *stamps {
             Stamps::None => return None,
             Stamps::Additive { big, last } => soft(wj, sub(s(big), at(last, Index::Feature))),
-            Stamps::Multiplicative { big, last } => mul(
-                wj,
-                call(Func::Exp, vec![sub(at(last, Index::Feature), s(big))]),
-            ),
+            Stamps::Multiplicative { big, last } => {
+                mul(wj, call(Func::Exp, vec![sub(at(last, Index::Feature), s(big))]))
+            }
             Stamps::Affine { l, q, llast, qlast } => soft(
-                mul(
-                    call(Func::Exp, vec![sub(at(llast, Index::Feature), s(l))]),
-                    wj,
-                ),
-                mul(
-                    call(Func::Exp, vec![Expr::Neg(Box::new(s(l)))]),
-                    sub(s(q), at(qlast, Index::Feature)),
-                ),
+                mul(call(Func::Exp, vec![sub(at(llast, Index::Feature), s(l))]), wj),
+                mul(call(Func::Exp, vec![Expr::Neg(Box::new(s(l)))]), sub(s(q), at(qlast, Index::Feature))),
             ),
         };
         Some(self.boxed(e))
     }
 
     /// Running sums after this step's prox (applied lazily to everyone but the touched rows).
-    fn advance(
-        &self,
-        stamps: &Stamps,
-        eta: ScalarId,
-        l1: Option<ScalarId>,
-        l2: Option<ScalarId>,
-    ) -> Vec<Stmt> {
+    fn advance(&self, stamps: &Stamps, eta: ScalarId, l1: Option<ScalarId>, l2: Option<ScalarId>) -> Vec<Stmt> {
         match *stamps {
             Stamps::None => vec![],
             Stamps::Additive { big, .. } => {
-                vec![Stmt::Set(
-                    big,
-                    add(s(big), mul(s(eta), s(l1.expect("additive stamps need l1")))),
-                )]
+                vec![Stmt::Set(big, add(s(big), mul(s(eta), s(l1.expect("additive stamps need l1")))))]
             }
             Stamps::Multiplicative { big, .. } => vec![Stmt::Set(
                 big,
-                add(
-                    s(big),
-                    call(
-                        Func::Log1p,
-                        vec![mul(s(eta), s(l2.expect("multiplicative stamps need l2")))],
-                    ),
-                ),
+                add(s(big), call(Func::Log1p, vec![mul(s(eta), s(l2.expect("multiplicative stamps need l2")))])),
             )],
             Stamps::Affine { l, q, .. } => {
-                let (l1, l2) = (
-                    l1.expect("affine stamps need l1"),
-                    l2.expect("affine stamps need l2"),
-                );
+                let (l1, l2) = (l1.expect("affine stamps need l1"), l2.expect("affine stamps need l2"));
                 vec![
                     Stmt::Set(l, add(s(l), call(Func::Log1p, vec![mul(s(eta), s(l2))]))),
                     Stmt::Set(
                         q,
                         add(
                             s(q),
-                            mul(
-                                div(mul(s(eta), s(l1)), add(k(1.0), mul(s(eta), s(l2)))),
-                                call(Func::Exp, vec![s(l)]),
-                            ),
+                            mul(div(mul(s(eta), s(l1)), add(k(1.0), mul(s(eta), s(l2)))), call(Func::Exp, vec![s(l)])),
                         ),
                     ),
                 ]
@@ -513,10 +387,7 @@ impl<'a> Fobos<'a> {
                 vec![Stmt::Store(last, Index::Feature, s(big))]
             }
             Stamps::Affine { l, q, llast, qlast } => {
-                vec![
-                    Stmt::Store(llast, Index::Feature, s(l)),
-                    Stmt::Store(qlast, Index::Feature, s(q)),
-                ]
+                vec![Stmt::Store(llast, Index::Feature, s(l)), Stmt::Store(qlast, Index::Feature, s(q))]
             }
         }
     }
@@ -550,12 +421,7 @@ fn replace_scalar(e: Expr, id: ScalarId, by: &Expr) -> Expr {
         Expr::Scalar(s) if s == id => by.clone(),
         Expr::Neg(a) => Expr::Neg(r(a)),
         Expr::Bin(op, a, b) => Expr::Bin(op, r(a), r(b)),
-        Expr::Call(f, args) => Expr::Call(
-            f,
-            args.into_iter()
-                .map(|a| replace_scalar(a, id, by))
-                .collect(),
-        ),
+        Expr::Call(f, args) => Expr::Call(f, args.into_iter().map(|a| replace_scalar(a, id, by)).collect()),
         Expr::Select(c, l, rr, a, b) => Expr::Select(c, r(l), r(rr), r(a), r(b)),
         other => other,
     }
@@ -564,18 +430,7 @@ fn replace_scalar(e: Expr, id: ScalarId, by: &Expr) -> Expr {
 /// The running sums of the lazy catch-up (see the module docs).
 enum Stamps {
     None,
-    Additive {
-        big: ScalarId,
-        last: VecId,
-    },
-    Multiplicative {
-        big: ScalarId,
-        last: VecId,
-    },
-    Affine {
-        l: ScalarId,
-        q: ScalarId,
-        llast: VecId,
-        qlast: VecId,
-    },
+    Additive { big: ScalarId, last: VecId },
+    Multiplicative { big: ScalarId, last: VecId },
+    Affine { l: ScalarId, q: ScalarId, llast: VecId, qlast: VecId },
 }

@@ -13,27 +13,17 @@ struct OptcParser;
 /// Parses a whole model (or stdlib) file. A syntax error stops at the first problem: pest
 /// cannot resynchronise, and the first error is the one worth fixing.
 pub fn parse(file: &SourceFile) -> Result<Program, Problem> {
-    let mut pairs =
-        OptcParser::parse(Rule::program, &file.text).map_err(|e| syntax_problem(file, e))?;
-    let program = pairs
-        .next()
-        .map(build_program)
-        .unwrap_or(Program { items: vec![] });
+    let mut pairs = OptcParser::parse(Rule::program, &file.text).map_err(|e| syntax_problem(file, e))?;
+    let program = pairs.next().map(build_program).unwrap_or(Program { items: vec![] });
     Ok(program)
 }
 
 /// Parses a single expression (for `--set NAME=EXPR` and tests).
 pub fn parse_expr(file: &SourceFile) -> Result<Expr, Problem> {
-    let mut pairs =
-        OptcParser::parse(Rule::expr, &file.text).map_err(|e| syntax_problem(file, e))?;
-    let pair = pairs.next().ok_or_else(|| {
-        Problem::error(
-            "optc::syntax",
-            "expected an expression",
-            Span::new(0, 0),
-            "here",
-        )
-    })?;
+    let mut pairs = OptcParser::parse(Rule::expr, &file.text).map_err(|e| syntax_problem(file, e))?;
+    let pair = pairs
+        .next()
+        .ok_or_else(|| Problem::error("optc::syntax", "expected an expression", Span::new(0, 0), "here"))?;
     let end = pair.as_span().end();
     if file.text[end..].trim().is_empty() {
         Ok(build_expr(pair))
@@ -52,28 +42,18 @@ fn span(p: &Pair<Rule>) -> Span {
 }
 
 fn ident(p: Pair<Rule>) -> Ident {
-    Ident {
-        name: p.as_str().to_string(),
-        span: span(&p),
-    }
+    Ident { name: p.as_str().to_string(), span: span(&p) }
 }
 
 fn build_program(p: Pair<Rule>) -> Program {
-    let items = p
-        .into_inner()
-        .filter(|p| p.as_rule() != Rule::EOI)
-        .map(build_item)
-        .collect();
+    let items = p.into_inner().filter(|p| p.as_rule() != Rule::EOI).map(build_item).collect();
     Program { items }
 }
 
 fn build_item(p: Pair<Rule>) -> Item {
     let sp = span(&p);
     let rule = p.as_rule();
-    let mut inner = p
-        .into_inner()
-        .filter(|p| !is_keyword(p.as_rule()))
-        .peekable();
+    let mut inner = p.into_inner().filter(|p| !is_keyword(p.as_rule())).peekable();
     match rule {
         Rule::data_decl => Item::Data(DataDecl {
             bindings: inner
@@ -90,38 +70,20 @@ fn build_item(p: Pair<Rule>) -> Item {
             let name = ident(inner.next().expect("var has a name"));
             let mut ty = inner.next().expect("var has a type").into_inner();
             let kind = ident(ty.next().expect("type has a name"));
-            let dims = ty
-                .filter(|p| p.as_rule() == Rule::expr)
-                .map(build_expr)
-                .collect();
-            Item::Var(VarDecl {
-                name,
-                kind,
-                dims,
-                span: sp,
-            })
+            let dims = ty.filter(|p| p.as_rule() == Rule::expr).map(build_expr).collect();
+            Item::Var(VarDecl { name, kind, dims, span: sp })
         }
         Rule::param_decl => {
             let name = ident(inner.next().expect("param has a name"));
             let value = build_expr(inner.next().expect("param has a value"));
-            Item::Param(ParamDecl {
-                name,
-                value,
-                span: sp,
-            })
+            Item::Param(ParamDecl { name, value, span: sp })
         }
         Rule::objective => {
             let terms = inner.next().expect("objective has terms");
             let sum = build_expr(terms.into_inner().next().expect("terms hold an expression"));
-            let constraints = inner
-                .next()
-                .map(|cs| cs.into_inner().map(build_constraint).collect())
-                .unwrap_or_default();
-            Item::Minimize(Objective {
-                sum,
-                constraints,
-                span: sp,
-            })
+            let constraints =
+                inner.next().map(|cs| cs.into_inner().map(build_constraint).collect()).unwrap_or_default();
+            Item::Minimize(Objective { sum, constraints, span: sp })
         }
         Rule::solve_stmt => {
             let solver = ident(inner.next().expect("solve names a solver"));
@@ -134,28 +96,14 @@ fn build_item(p: Pair<Rule>) -> Item {
                     (name, value)
                 })
                 .collect();
-            Item::Solve(SolveStmt {
-                solver,
-                options,
-                span: sp,
-            })
+            Item::Solve(SolveStmt { solver, options, span: sp })
         }
         Rule::loss_decl | Rule::reg_decl => {
             let name = ident(inner.next().expect("declaration has a name"));
             let params = build_typed_params(inner.next().expect("declaration has parameters"));
-            let body = build_expr(
-                inner
-                    .find(|p| p.as_rule() == Rule::expr)
-                    .expect("declaration has a formula"),
-            );
+            let body = build_expr(inner.find(|p| p.as_rule() == Rule::expr).expect("declaration has a formula"));
             let attrs = build_attrs(inner.find(|p| p.as_rule() == Rule::attrs));
-            let decl = FormulaDecl {
-                name,
-                params,
-                body,
-                attrs,
-                span: sp,
-            };
+            let decl = FormulaDecl { name, params, body, attrs, span: sp };
             if rule == Rule::loss_decl {
                 Item::Loss(decl)
             } else {
@@ -173,12 +121,7 @@ fn build_item(p: Pair<Rule>) -> Item {
                     _ => {}
                 }
             }
-            Item::Set(SetDecl {
-                name,
-                params,
-                attrs,
-                span: sp,
-            })
+            Item::Set(SetDecl { name, params, attrs, span: sp })
         }
         r => unreachable!("grammar produced an unexpected statement {r:?}"),
     }
@@ -236,22 +179,15 @@ fn build_constraint(p: Pair<Rule>) -> Constraint {
         _ => Relation::In,
     };
     let rhs = build_expr(inner.next().expect("constraint has a right side"));
-    Constraint {
-        lhs,
-        relation,
-        rhs,
-        span: sp,
-    }
+    Constraint { lhs, relation, rhs, span: sp }
 }
 
 fn build_expr(p: Pair<Rule>) -> Expr {
     let sp = span(&p);
     match p.as_rule() {
-        Rule::expr | Rule::paren => build_expr(
-            p.into_inner()
-                .find(|p| p.as_rule() != Rule::rparen)
-                .expect("non-empty"),
-        ),
+        Rule::expr | Rule::paren => {
+            build_expr(p.into_inner().find(|p| p.as_rule() != Rule::rparen).expect("non-empty"))
+        }
         Rule::sum | Rule::product => {
             let mut inner = p.into_inner();
             let mut acc = build_expr(inner.next().expect("operand"));
@@ -264,10 +200,7 @@ fn build_expr(p: Pair<Rule>) -> Expr {
                     _ => BinOp::Div,
                 };
                 let s = acc.span.join(rhs.span);
-                acc = Expr {
-                    kind: ExprKind::Binary(op, Box::new(acc), Box::new(rhs)),
-                    span: s,
-                };
+                acc = Expr { kind: ExprKind::Binary(op, Box::new(acc), Box::new(rhs)), span: s };
             }
             acc
         }
@@ -277,10 +210,7 @@ fn build_expr(p: Pair<Rule>) -> Expr {
             let mut e = build_expr(rest[0].clone());
             for n in negs.iter().rev() {
                 let s = span(n).join(e.span);
-                e = Expr {
-                    kind: ExprKind::Neg(Box::new(e)),
-                    span: s,
-                };
+                e = Expr { kind: ExprKind::Neg(Box::new(e)), span: s };
             }
             e
         }
@@ -290,10 +220,7 @@ fn build_expr(p: Pair<Rule>) -> Expr {
             match inner.nth(1) {
                 Some(exp) => {
                     let exp = build_expr(exp);
-                    Expr {
-                        kind: ExprKind::Binary(BinOp::Pow, Box::new(base), Box::new(exp)),
-                        span: sp,
-                    }
+                    Expr { kind: ExprKind::Binary(BinOp::Pow, Box::new(base), Box::new(exp)), span: sp }
                 }
                 None => base,
             }
@@ -305,21 +232,12 @@ fn build_expr(p: Pair<Rule>) -> Expr {
                 let s = e.span.join(span(&post));
                 e = match post.as_rule() {
                     Rule::square => {
-                        let two = Expr {
-                            kind: ExprKind::Number(2.0),
-                            span: span(&post),
-                        };
-                        Expr {
-                            kind: ExprKind::Binary(BinOp::Pow, Box::new(e), Box::new(two)),
-                            span: s,
-                        }
+                        let two = Expr { kind: ExprKind::Number(2.0), span: span(&post) };
+                        Expr { kind: ExprKind::Binary(BinOp::Pow, Box::new(e), Box::new(two)), span: s }
                     }
                     _ => {
                         let idx = build_expr(post.into_inner().next().expect("index expression"));
-                        Expr {
-                            kind: ExprKind::Index(Box::new(e), Box::new(idx)),
-                            span: s,
-                        }
+                        Expr { kind: ExprKind::Index(Box::new(e), Box::new(idx)), span: s }
                     }
                 };
             }
@@ -327,28 +245,19 @@ fn build_expr(p: Pair<Rule>) -> Expr {
         }
         Rule::expectation => {
             let inner = build_expr(p.into_inner().next().expect("expectation body"));
-            Expr {
-                kind: ExprKind::Expect(Box::new(inner)),
-                span: sp,
-            }
+            Expr { kind: ExprKind::Expect(Box::new(inner)), span: sp }
         }
         Rule::inner | Rule::transposed => {
             let mut inner = p.into_inner();
             let a = ident(inner.next().expect("left operand"));
             let b = ident(inner.next().expect("right operand"));
-            Expr {
-                kind: ExprKind::Inner(a, b),
-                span: sp,
-            }
+            Expr { kind: ExprKind::Inner(a, b), span: sp }
         }
         Rule::apply => {
             let mut inner = p.into_inner();
             let m = build_expr(inner.next().expect("matrix"));
             let v = ident(inner.next().expect("vector"));
-            Expr {
-                kind: ExprKind::Apply(Box::new(m), v),
-                span: sp,
-            }
+            Expr { kind: ExprKind::Apply(Box::new(m), v), span: sp }
         }
         Rule::call => {
             let mut inner = p.into_inner();
@@ -362,10 +271,7 @@ fn build_expr(p: Pair<Rule>) -> Expr {
                     Arg { name, value }
                 })
                 .collect();
-            Expr {
-                kind: ExprKind::Call { func, args },
-                span: sp,
-            }
+            Expr { kind: ExprKind::Call { func, args }, span: sp }
         }
         Rule::number => {
             let v = match p.as_str() {
@@ -373,22 +279,13 @@ fn build_expr(p: Pair<Rule>) -> Expr {
                 "∞" | "inf" => f64::INFINITY,
                 s => s.parse().unwrap_or(f64::NAN),
             };
-            Expr {
-                kind: ExprKind::Number(v),
-                span: sp,
-            }
+            Expr { kind: ExprKind::Number(v), span: sp }
         }
         Rule::string => {
             let s = p.as_str();
-            Expr {
-                kind: ExprKind::Str(s[1..s.len() - 1].to_string()),
-                span: sp,
-            }
+            Expr { kind: ExprKind::Str(s[1..s.len() - 1].to_string()), span: sp }
         }
-        Rule::ident => Expr {
-            kind: ExprKind::Name(p.as_str().to_string()),
-            span: sp,
-        },
+        Rule::ident => Expr { kind: ExprKind::Name(p.as_str().to_string()), span: sp },
         r => unreachable!("grammar produced an unexpected expression node {r:?}"),
     }
 }
@@ -409,11 +306,7 @@ fn syntax_problem(file: &SourceFile, e: pest::error::Error<Rule>) -> Problem {
         pest::error::ErrorVariant::CustomError { .. } => vec![],
     };
 
-    for (closer, open, shown) in [
-        (Rule::rbracket, '[', "]"),
-        (Rule::rparen, '(', ")"),
-        (Rule::rangle, '⟨', "⟩"),
-    ] {
+    for (closer, open, shown) in [(Rule::rbracket, '[', "]"), (Rule::rparen, '(', ")"), (Rule::rangle, '⟨', "⟩")] {
         if !positives.contains(&closer) {
             continue;
         }
@@ -430,10 +323,7 @@ fn syntax_problem(file: &SourceFile, e: pest::error::Error<Rule>) -> Problem {
         }
     }
 
-    let mut expected: Vec<&str> = positives
-        .iter()
-        .filter_map(|r| rule_description(*r))
-        .collect();
+    let mut expected: Vec<&str> = positives.iter().filter_map(|r| rule_description(*r)).collect();
     expected.sort();
     expected.dedup();
     let message = if expected.is_empty() {
@@ -450,10 +340,7 @@ fn syntax_problem(file: &SourceFile, e: pest::error::Error<Rule>) -> Problem {
 }
 
 fn next_char_end(text: &str, pos: usize) -> usize {
-    text[pos..]
-        .chars()
-        .next()
-        .map_or(pos, |c| pos + c.len_utf8())
+    text[pos..].chars().next().map_or(pos, |c| pos + c.len_utf8())
 }
 
 fn describe_at(text: &str, pos: usize) -> String {
@@ -461,11 +348,7 @@ fn describe_at(text: &str, pos: usize) -> String {
         None => "end of file".into(),
         Some('\n') | Some('\r') => "end of line".into(),
         Some(_) => {
-            let tok: String = text[pos..]
-                .chars()
-                .take_while(|c| !c.is_whitespace())
-                .take(12)
-                .collect();
+            let tok: String = text[pos..].chars().take_while(|c| !c.is_whitespace()).take(12).collect();
             format!("`{tok}`")
         }
     }
@@ -500,11 +383,7 @@ fn unclosed_opener(text: &str, pos: usize, open: char) -> Option<Span> {
     }
     let (c, i) = stack.into_iter().rev().find(|(c, _)| *c == open)?;
     // Show `E[` rather than `[` when the bracket opens an expectation.
-    let start = if c == '[' && text[..i].trim_end().ends_with('E') {
-        text[..i].trim_end().len() - 1
-    } else {
-        i
-    };
+    let start = if c == '[' && text[..i].trim_end().ends_with('E') { text[..i].trim_end().len() - 1 } else { i };
     Some(Span::new(start, i + c.len_utf8()))
 }
 
@@ -512,9 +391,7 @@ fn rule_description(r: Rule) -> Option<&'static str> {
     Some(match r {
         Rule::ident => "a name",
         Rule::number => "a number",
-        Rule::expr | Rule::sum | Rule::product | Rule::unary | Rule::power | Rule::postfix => {
-            "an expression"
-        }
+        Rule::expr | Rule::sum | Rule::product | Rule::unary | Rule::power | Rule::postfix => "an expression",
         Rule::expectation => "`E[...]`",
         Rule::inner => "`⟨x, w⟩`",
         Rule::call => "a function call",
@@ -524,14 +401,8 @@ fn rule_description(r: Rule) -> Option<&'static str> {
         Rule::relation | Rule::ge | Rule::le | Rule::kw_in => "`∈`, `≥` or `≤`",
         Rule::kw_st => "`st`",
         Rule::kw_with => "`with`",
-        Rule::data_decl
-        | Rule::var_decl
-        | Rule::param_decl
-        | Rule::objective
-        | Rule::solve_stmt => "a statement",
-        Rule::kw_data | Rule::kw_var | Rule::kw_param | Rule::kw_minimize | Rule::kw_solve => {
-            "a statement"
-        }
+        Rule::data_decl | Rule::var_decl | Rule::param_decl | Rule::objective | Rule::solve_stmt => "a statement",
+        Rule::kw_data | Rule::kw_var | Rule::kw_param | Rule::kw_minimize | Rule::kw_solve => "a statement",
         Rule::EOI => "end of file",
         Rule::option => "an option `name = value`",
         Rule::data_binding => "`name: kind`",

@@ -1,0 +1,218 @@
+//! The command line as a user meets it: exit codes, messages, files written.
+
+mod common;
+
+use common::fixture;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn optc(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_optc")).args(args).output().expect("optc runs")
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+fn write(dir: &Path, name: &str, contents: &str) -> PathBuf {
+    let p = dir.join(name);
+    std::fs::write(&p, contents).expect("write");
+    p
+}
+
+const L1_LOGISTIC: &str =
+    "data x: sparse, y: labels\nvar w: vec[dim(x)]\nparam λ = 0.01\nminimize E[logistic(y, <x, w>)] + λ·l1(w)\n";
+
+#[test]
+fn run_prints_a_summary_and_json() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let m = write(dir.path(), "m.opt", L1_LOGISTIC);
+    let data = fixture("binary.svm");
+    let out = optc(&["run", m.to_str().unwrap(), data.to_str().unwrap(), "--epochs", "5"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let s = text(&out.stdout);
+    assert!(s.contains("objective") && s.contains("train error") && s.contains("200 rows × 30 features"), "{s}");
+
+    let out = optc(&["run", m.to_str().unwrap(), data.to_str().unwrap(), "--json", "--test", data.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let r: serde_json::Value = serde_json::from_slice(&out.stdout).expect("stdout is one JSON object");
+    for key in [
+        "objective",
+        "loss",
+        "nnz",
+        "solver",
+        "epochs",
+        "seconds",
+        "parse_seconds",
+        "train_error",
+        "test_error",
+        "test_loss",
+    ] {
+        assert!(r.get(key).is_some(), "missing `{key}` in {r}");
+    }
+    assert_eq!(r["solver"], "fobos");
+    assert_eq!(r["epochs"], 10, "the default is 10 epochs");
+    assert_eq!(r["test_error"], r["train_error"], "same data, same error");
+    let f = r["objective"].as_f64().unwrap();
+    let loss = r["loss"].as_f64().unwrap();
+    assert!(f > loss && f < loss + 1.0, "F = loss + λ‖w‖₁: {f} vs {loss}");
+}
+
+#[test]
+fn set_overrides_a_parameter_by_its_ascii_name() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let m = write(dir.path(), "m.opt", L1_LOGISTIC);
+    let data = fixture("binary.svm");
+    let nnz = |extra: &[&str]| {
+        let mut args = vec!["run", m.to_str().unwrap(), data.to_str().unwrap(), "--json", "--quiet"];
+        args.extend_from_slice(extra);
+        let out = optc(&args);
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        let r: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+        r["nnz"].as_u64().unwrap()
+    };
+    assert!(nnz(&["--set", "lambda=1"]) < nnz(&["--set", "λ=1e-6"]), "a larger λ gives a sparser model");
+    let out = optc(&["run", m.to_str().unwrap(), data.to_str().unwrap(), "--set", "lamda=1"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("did you mean `λ`?"), "{}", text(&out.stderr));
+}
+
+#[test]
+fn save_then_predict_round_trips() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let m = write(dir.path(), "m.opt", L1_LOGISTIC);
+    let data = fixture("binary.svm");
+    let saved = dir.path().join("model.txt");
+    let out = optc(&["run", m.to_str().unwrap(), data.to_str().unwrap(), "--json", "--save", saved.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let r: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    let model = std::fs::read_to_string(&saved).expect("saved");
+    assert!(model.starts_with("solver_type L1R_LR\nnr_class 2\nlabel 1 -1\nnr_feature 30\nbias -1\nw\n"), "{model}");
+
+    let labels = dir.path().join("pred.txt");
+    let out = optc(&["predict", saved.to_str().unwrap(), data.to_str().unwrap(), "--out", labels.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let predicted = std::fs::read_to_string(&labels).expect("labels");
+    assert_eq!(predicted.lines().count(), 200);
+    assert!(predicted.lines().all(|l| l == "1" || l == "-1"), "labels spelled as in the model");
+    // predict's accuracy agrees with the training error run reported.
+    let acc = 100.0 * (1.0 - r["train_error"].as_f64().unwrap());
+    let line = text(&out.stdout);
+    let shown: f64 =
+        line.trim().strip_prefix("Accuracy = ").and_then(|s| s.split('%').next()).unwrap().parse().unwrap();
+    assert!((shown - acc).abs() < 1e-3, "{line} vs {acc}");
+}
+
+#[test]
+fn trace_writes_one_line_per_epoch() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let m = write(dir.path(), "m.opt", L1_LOGISTIC);
+    let csv = dir.path().join("t.csv");
+    let out = optc(&[
+        "run",
+        m.to_str().unwrap(),
+        fixture("binary.svm").to_str().unwrap(),
+        "--epochs",
+        "4",
+        "--quiet",
+        "--trace",
+        csv.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let t = std::fs::read_to_string(csv).expect("trace");
+    let lines: Vec<&str> = t.lines().collect();
+    assert_eq!(lines[0], "epoch,seconds,objective,loss,nnz");
+    assert_eq!(lines.len(), 5);
+    let f = |l: &str| l.split(',').nth(2).unwrap().parse::<f64>().unwrap();
+    assert!(f(lines[4]) < f(lines[1]), "the objective goes down over epochs: {t}");
+}
+
+#[test]
+fn broken_models_exit_1_with_a_diagnostic() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let data = fixture("binary.svm");
+    for (model, expect) in [
+        ("data x: sparse, y: labels\nvar w: vec[dim(x)]\nminimize E[logistc(y, <x, w>)]\n", "did you mean `logistic`?"),
+        ("data x: sparse, y: labels\nvar w: vec[dim(x)]\nminimize E[logistic(y, <x, w>)\n", "expected `]` to close `E[`"),
+        ("data x: sparse, y: labels\nvar w: vec[dim(x)]\nminimize E[logistic(y, <x, w>)] + l1inf(w)\n", "`w` is a vector"),
+        ("data x: sparse, y: labels\nvar w: vec[dim(x)]\nminimize E[logistic(y, <x, w>)] + l2(w)\nsolve with scd\n", "not separable per coordinate"),
+        ("data x: sparse, y: labels\nvar w: vec[dim(x)]\nminimize E[hinge(y, <x, w>)]\nsolve with smm\n", "needs a smooth loss"),
+        ("data x: sparse, y: labels\nvar w: vec[dim(x)]\nminimize E[logistic(y, <x, w>)] + logeps(w, 0.1)\nsolve with fobos\n", "is not convex"),
+        ("", "the model has no objective"),
+        ("\u{0}\u{1}garbage ((((", "expected"),
+    ] {
+        let m = write(dir.path(), "bad.opt", model);
+        let out = optc(&["run", m.to_str().unwrap(), data.to_str().unwrap()]);
+        let err = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{model}: {err}");
+        assert!(err.contains(expect), "{model}: expected `{expect}` in\n{err}");
+        assert!(!err.contains("panicked"), "{err}");
+    }
+}
+
+#[test]
+fn broken_data_exits_1_with_file_line_column() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let m = write(dir.path(), "m.opt", L1_LOGISTIC);
+    for (data, expect) in [
+        ("1 1:0.5\n-1 0:1\n", "bad.svm:2:4: feature index 0: indices are 1-based"),
+        ("1 1:0.5 3:x\n", "bad.svm:1:11: value `x` is not a number"),
+        ("1 4:1 2:1\n", "bad.svm:1:7: feature indices must increase: 2 comes after 4"),
+        ("1:2 3:1\n", "bad.svm:1:1: missing label"),
+        ("1 1:nan\n", "bad.svm:1:5: value `nan` of feature 1 is not finite"),
+        ("", "bad.svm:1:1: the file is empty"),
+        ("1 1:1\n2 1:1\n3 2:1\n", "bad.svm:3: a third distinct label `3`"),
+    ] {
+        let d = write(dir.path(), "bad.svm", data);
+        let out = optc(&["run", m.to_str().unwrap(), d.to_str().unwrap()]);
+        let err = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{data:?}: {err}");
+        assert!(err.contains(expect), "{data:?}: expected `{expect}` in\n{err}");
+    }
+    let out = optc(&["run", m.to_str().unwrap(), "/no/such/file.svm"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out.stderr).contains("/no/such/file.svm"));
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    let out = optc(&["run"]);
+    assert_eq!(out.status.code(), Some(2));
+    let out = optc(&["frobnicate"]);
+    assert_eq!(out.status.code(), Some(2));
+    let dir = tempfile::tempdir().expect("tmp");
+    let m = write(dir.path(), "m.opt", L1_LOGISTIC);
+    let out = optc(&["run", m.to_str().unwrap(), fixture("binary.svm").to_str().unwrap(), "--solver", "fobs"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("did you mean `fobos`?"));
+    let out = optc(&["run", m.to_str().unwrap(), fixture("binary.svm").to_str().unwrap(), "--set", "λ=abc"]);
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn a_diverging_solver_exits_3_and_names_the_step() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let m = write(
+        dir.path(),
+        "m.opt",
+        "data x: sparse, y: real\nvar w: vec[dim(x)]\nminimize E[squared(y, <x, w>)]\nsolve with fobos(step = 1e6)\n",
+    );
+    let out = optc(&["run", m.to_str().unwrap(), fixture("regression.svm").to_str().unwrap()]);
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{err}");
+    assert!(err.contains("diverged") && err.contains("step t =") && err.contains("hint"), "{err}");
+}
+
+#[test]
+fn check_and_plan_print_the_structure() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let m = write(dir.path(), "m.opt", L1_LOGISTIC);
+    let out = optc(&["check", m.to_str().unwrap()]);
+    assert!(out.status.success());
+    let s = text(&out.stdout);
+    assert!(s.contains("β = 0.25") && s.contains("separable per coordinate") && s.contains("solver      fobos"), "{s}");
+    let out = optc(&["plan", m.to_str().unwrap(), fixture("binary.svm").to_str().unwrap()]);
+    assert!(out.status.success());
+    let s = text(&out.stdout);
+    assert!(s.contains("m = 200, d = 30") && s.contains("w[j] = soft(w[j], Λ - Λlast[j])"), "{s}");
+}

@@ -1,0 +1,55 @@
+//! The one place the tests call optc's API: compile a model, bind data, run a back end.
+#![allow(dead_code)]
+
+use optc::data::{read_libsvm, Dataset, LabelMap};
+use optc::exec::driver::{self, Outcome, RunSettings};
+use optc::exec::evaluate::{evaluate, Evaluation};
+use optc::exec::interp::Interpreter;
+use optc::exec::DataView;
+use optc::pipeline::{self, CompileOptions};
+use optc::plan::Plan;
+use optc::source::SourceFile;
+use optc::stdlib::Library;
+use std::path::{Path, PathBuf};
+
+pub fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(name)
+}
+
+pub fn compile(model: &str, opts: &CompileOptions) -> Plan {
+    let file = SourceFile::new("test.opt", model);
+    let c = pipeline::front_end(&file, &Library::standard(), opts).unwrap_or_else(|e| panic!("{model}: {e:?}"));
+    pipeline::plan(&c, opts).unwrap_or_else(|e| panic!("{model}: {e:?}"))
+}
+
+pub struct Run {
+    pub plan: Plan,
+    pub outcome: Outcome,
+    pub eval: Evaluation,
+}
+
+/// Compiles `model`, reads `data`, runs the interpreter for `epochs` epochs.
+pub fn run(model: &str, data: &Path, epochs: usize, seed: u64, eager: bool) -> Run {
+    let opts = CompileOptions { eager, ..Default::default() };
+    let plan = compile(model, &opts);
+    let d = read_libsvm(data).expect("fixture data reads");
+    run_plan(plan, &d, epochs, seed)
+}
+
+pub fn run_plan(plan: Plan, d: &Dataset, epochs: usize, seed: u64) -> Run {
+    let kind = if plan.info.classification { optc::stdlib::LabelKind::Labels } else { optc::stdlib::LabelKind::Real };
+    let map = LabelMap::fit(kind, d).expect("labels");
+    let y = map.apply(d).expect("labels map");
+    let (indptr, indices, values) = d.csr();
+    let view = DataView { indptr, indices, values, labels: &y, features: d.features() };
+    let mut backend = Interpreter { plan: &plan };
+    let settings = RunSettings { epochs, seed, trace: false, progress: false };
+    let outcome = driver::run(&plan, &mut backend, &view, &d.facts(), &settings).expect("no divergence");
+    let eval = evaluate(&plan, &outcome.state, &view);
+    Run { plan, outcome, eval }
+}
+
+/// A model over `x: sparse, y: KIND` with parameter λ.
+pub fn model_text(kind: &str, lambda: f64, objective: &str) -> String {
+    format!("data x: sparse, y: {kind}\nvar w: vec[dim(x)]\nparam λ = {lambda}\n{objective}\n")
+}

@@ -1,0 +1,75 @@
+//! Snapshot tests (insta): the plan of every example, the structure report of every
+//! LANGUAGE.md example, and the diagnostics of broken models. Each snapshot carries its source.
+
+use optc::diagnostics::render_plain;
+use optc::pipeline::{self, CompileError, CompileOptions};
+use optc::source::SourceFile;
+use optc::stdlib::Library;
+use std::path::Path;
+
+fn source(path: &Path) -> SourceFile {
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    SourceFile::new(name, std::fs::read_to_string(path).expect("input reads"))
+}
+
+/// The plan `optc plan` prints, for every model in examples/.
+#[test]
+fn plans_of_the_examples() {
+    insta::glob!("../examples", "*.opt", |path| {
+        let file = source(path);
+        let opts = CompileOptions::default();
+        let c = pipeline::front_end(&file, &Library::standard(), &opts).expect("examples check");
+        let plan = pipeline::plan(&c, &opts).expect("examples have plans");
+        insta::with_settings!({ description => file.text.to_string(), omit_expression => true }, {
+            insta::assert_snapshot!(optc::plan::dump::dump(&plan, None));
+        });
+    });
+}
+
+/// `optc check` for every model of LANGUAGE.md, in both spellings.
+#[test]
+fn structure_of_the_language_examples() {
+    insta::glob!("inputs/language", "*.opt", |path| {
+        let file = source(path);
+        let c = match pipeline::front_end(&file, &Library::standard(), &CompileOptions::default()) {
+            Ok(c) => c,
+            Err(CompileError::Model(p)) => panic!("{}", render_plain(&p, &file)),
+            Err(e) => panic!("{e:?}"),
+        };
+        insta::with_settings!({ description => file.text.to_string(), omit_expression => true }, {
+            insta::assert_snapshot!(optc::analysis::report(&c.model, &c.structure, &file.name));
+        });
+    });
+}
+
+/// Broken models: the rendered diagnostics (no colour, fixed width).
+#[test]
+fn diagnostics_of_broken_models() {
+    insta::glob!("inputs/errors", "*.opt", |path| {
+        let file = source(path);
+        let problems = match pipeline::front_end(&file, &Library::standard(), &CompileOptions::default()) {
+            Ok(c) => match pipeline::plan(&c, &CompileOptions::default()) {
+                Err(CompileError::Model(p)) => p,
+                _ => panic!("{} should be rejected", file.name),
+            },
+            Err(CompileError::Model(p)) => p,
+            Err(e) => panic!("{e:?}"),
+        };
+        insta::with_settings!({ description => file.text.to_string(), omit_expression => true }, {
+            insta::assert_snapshot!(render_plain(&problems, &file));
+        });
+    });
+}
+
+/// ASCII and Unicode spellings of the same model give the same structure.
+#[test]
+fn ascii_and_unicode_spellings_agree() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/inputs/language");
+    let analyse = |name: &str| {
+        let file = source(&dir.join(name));
+        let c = pipeline::front_end(&file, &Library::standard(), &CompileOptions::default()).expect("checks");
+        let plan = pipeline::plan(&c, &CompileOptions::default()).expect("plans");
+        optc::plan::dump::dump(&plan, None).replace("lambda", "λ")
+    };
+    assert_eq!(analyse("ascii_spellings.opt"), analyse("box_fobos.opt"));
+}
