@@ -33,6 +33,9 @@ enum Command {
         set: Vec<String>,
         #[arg(long)]
         solver: Option<String>,
+        /// Also print the code the JIT generates: `--emit clif` (Cranelift IR).
+        #[arg(long, value_parser = ["clif"])]
+        emit: Option<String>,
     },
     /// Compile the model and solve it on DATA.
     Run(run::RunArgs),
@@ -63,7 +66,9 @@ pub fn main() -> i32 {
     };
     let result = match cli.command {
         Command::Check { model } => check(&model),
-        Command::Plan { model, data, eager, set, solver } => plan(&model, data.as_deref(), eager, &set, solver),
+        Command::Plan { model, data, eager, set, solver, emit } => {
+            plan(&model, data.as_deref(), eager, &set, solver, emit.is_some())
+        }
         Command::Run(args) => run::run(&args),
         Command::Predict(args) => predict::predict(&args),
     };
@@ -132,7 +137,14 @@ fn check(path: &Path) -> Result<(), Failure> {
     Ok(())
 }
 
-fn plan(path: &Path, data: Option<&Path>, eager: bool, set: &[String], solver: Option<String>) -> Result<(), Failure> {
+fn plan(
+    path: &Path,
+    data: Option<&Path>,
+    eager: bool,
+    set: &[String],
+    solver: Option<String>,
+    emit_clif: bool,
+) -> Result<(), Failure> {
     let file = read_model(path)?;
     let opts = CompileOptions { overrides: parse_sets(set)?, solver, eager };
     let c = compile(&file, &opts)?;
@@ -142,5 +154,19 @@ fn plan(path: &Path, data: Option<&Path>, eager: bool, set: &[String], solver: O
         None => None,
     };
     print!("{}", crate::plan::dump::dump(&plan, facts.as_ref()));
+    if emit_clif {
+        // Without data, data-dependent parameters are bound as if max‖xᵢ‖² = 1.
+        let bound =
+            facts.unwrap_or(crate::plan::dump::DataFacts { rows: 0, features: 0, nnz: 0, max_row_norm_sq: 1.0 });
+        match crate::exec::jit::compile(&plan, &crate::exec::bound_scalars(&plan, &bound)) {
+            Ok(k) => {
+                if facts.is_none() {
+                    println!("\n; parameters bound with max‖xᵢ‖² = 1 (no DATA given)");
+                }
+                print!("\n{}", k.clif);
+            }
+            Err(e) => println!("\n; no Cranelift IR: {e}; `optc run` uses the interpreter for this plan"),
+        }
+    }
     Ok(())
 }

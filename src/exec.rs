@@ -5,6 +5,7 @@
 pub mod driver;
 pub mod evaluate;
 pub mod interp;
+pub mod jit;
 
 use crate::plan::{Len, Plan, ScalarRole};
 
@@ -36,14 +37,7 @@ impl State {
     /// Fresh state: parameters bound (data-dependent ones from `facts`), vectors at their
     /// initial values, the labels loaded.
     pub fn new(plan: &Plan, facts: &crate::plan::dump::DataFacts, labels: &[f64]) -> State {
-        let scalars = plan
-            .scalars
-            .iter()
-            .map(|s| match s.role {
-                ScalarRole::Param => s.init.value(Some(facts)).unwrap_or(f64::NAN),
-                _ => 0.0,
-            })
-            .collect();
+        let scalars = bound_scalars(plan, facts);
         let vectors = plan
             .vectors
             .iter()
@@ -58,6 +52,55 @@ impl State {
 
     pub fn weights<'a>(&'a self, plan: &Plan) -> &'a [f64] {
         plan.weights().map_or(&[], |w| &self.vectors[w.0])
+    }
+}
+
+/// The initial scalars: parameters bound to their values (data-dependent ones from `facts`),
+/// state and temporaries at 0. The JIT folds the parameters into the code from this.
+pub fn bound_scalars(plan: &Plan, facts: &crate::plan::dump::DataFacts) -> Vec<f64> {
+    plan.scalars
+        .iter()
+        .map(|s| match s.role {
+            ScalarRole::Param => s.init.value(Some(facts)).unwrap_or(f64::NAN),
+            _ => 0.0,
+        })
+        .collect()
+}
+
+/// The back end a run uses: compiled code when asked for and possible, else the interpreter
+/// (with the reason it fell back).
+pub struct Selected<'p> {
+    pub backend: Box<dyn Backend + 'p>,
+    pub fallback: Option<String>,
+    pub jit_seconds: f64,
+    pub clif: Option<String>,
+}
+
+pub fn select_backend<'p>(plan: &'p Plan, facts: &crate::plan::dump::DataFacts, want_jit: bool) -> Selected<'p> {
+    if !want_jit {
+        return Selected {
+            backend: Box::new(interp::Interpreter { plan }),
+            fallback: None,
+            jit_seconds: 0.0,
+            clif: None,
+        };
+    }
+    match jit::compile(plan, &bound_scalars(plan, facts)) {
+        Ok(kernel) => {
+            let (secs, clif) = (kernel.compile_seconds, kernel.clif.clone());
+            Selected {
+                backend: Box::new(jit::JitBackend { plan, kernel }),
+                fallback: None,
+                jit_seconds: secs,
+                clif: Some(clif),
+            }
+        }
+        Err(e) => Selected {
+            backend: Box::new(interp::Interpreter { plan }),
+            fallback: Some(format!("the JIT cannot compile this plan ({e}); running the interpreter")),
+            jit_seconds: 0.0,
+            clif: None,
+        },
     }
 }
 

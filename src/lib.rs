@@ -9,6 +9,9 @@
 //!
 //! `syntax`, `check`, `analysis` and `plan` do no IO. `exec` sees only the plan and the data.
 
+// Native code is entered in exactly one audited place: src/exec/jit/abi.rs.
+#![deny(unsafe_code)]
+
 pub mod analysis;
 pub mod check;
 pub mod cli;

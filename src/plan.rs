@@ -10,6 +10,7 @@
 
 pub mod dump;
 pub mod lower;
+pub mod verify;
 
 use crate::symbolic::{Cmp, Func};
 

@@ -4,7 +4,6 @@ use super::{compile, parse_sets, read_model, report_compile_error, Failure};
 use crate::data::{read_libsvm, DataError, Dataset, LabelMap};
 use crate::exec::driver::{self, RunSettings};
 use crate::exec::evaluate::{evaluate, Evaluation};
-use crate::exec::interp::Interpreter;
 use crate::exec::{DataView, Fault};
 use crate::model_file::{write_atomic, SavedModel};
 use crate::pipeline::{self, CompileOptions};
@@ -68,6 +67,7 @@ fn data_failure(e: DataError) -> Failure {
 }
 
 pub fn run(args: &RunArgs) -> Result<(), Failure> {
+    let compile_start = Instant::now();
     let file = read_model(&args.model)?;
     let opts = CompileOptions { overrides: parse_sets(&args.set)?, solver: args.solver.clone(), eager: args.eager };
     let compiled = compile(&file, &opts)?;
@@ -83,6 +83,7 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
         settings.seed = s;
     }
 
+    let front_seconds = compile_start.elapsed().as_secs_f64();
     let (train, parse_seconds) = load_data(&args.data)?;
     let kind = compiled.model.label_kind;
     let label_map = LabelMap::fit(kind, &train).map_err(|e| Failure::Input(e.to_string()))?;
@@ -117,11 +118,16 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
         say(format!("note: {m}"));
     }
 
-    let mut backend = Interpreter { plan: &plan };
+    let mut selected = crate::exec::select_backend(&plan, &facts, !args.no_jit);
+    if let Some(why) = &selected.fallback {
+        say(format!("note: {why}"));
+    }
+    let compile_seconds = front_seconds + selected.jit_seconds;
+    let backend_name = selected.backend.name();
     let run_settings =
         RunSettings { epochs: settings.epochs, seed: settings.seed, trace: args.trace.is_some(), progress: human };
-    let outcome =
-        driver::run(&plan, &mut backend, &view, &facts, &run_settings).map_err(|f| diverged(&f, &train, &plan))?;
+    let outcome = driver::run(&plan, selected.backend.as_mut(), &view, &facts, &run_settings)
+        .map_err(|f| diverged(&f, &train))?;
     let train_eval = evaluate(&plan, &outcome.state, &view);
     if !train_eval.objective.is_finite() {
         return Err(Failure::Diverged(format!(
@@ -167,7 +173,8 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
             "data": train.name,
             "solver": plan.info.solver,
             "lazy": plan.info.lazy,
-            "backend": "interpreter",
+            "backend": backend_name,
+            "compile_seconds": compile_seconds,
             "objective": train_eval.objective,
             "loss": train_eval.loss,
             "nnz": train_eval.nnz,
@@ -195,25 +202,14 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
         println!("{}", serde_json::to_string_pretty(&r).unwrap_or_default());
     }
     if human {
-        say(summary(
-            &compiled,
-            &plan,
-            &train,
-            parse_seconds,
-            &train_eval,
-            test.as_ref(),
-            &outcome,
-            eta0,
-            settings.seed,
-            features,
-        ));
+        say(summary(&plan, &train, parse_seconds, &train_eval, test.as_ref(), &outcome, eta0, settings.seed, features));
+        say(format!("  backend      {backend_name} (model text → kernel in {:.1} ms)", 1e3 * compile_seconds));
     }
     Ok(())
 }
 
 #[allow(clippy::too_many_arguments)]
 fn summary(
-    c: &pipeline::Compiled,
     plan: &crate::plan::Plan,
     train: &Dataset,
     parse_seconds: f64,
@@ -255,13 +251,11 @@ fn summary(
         }
     }
     s += &format!("  time         {:.3} s to solve", outcome.seconds);
-    let _ = c;
     s
 }
 
-fn diverged(f: &Fault, data: &Dataset, plan: &crate::plan::Plan) -> Failure {
+fn diverged(f: &Fault, data: &Dataset) -> Failure {
     let line = data.lines.get(f.row).copied().unwrap_or(0);
-    let _ = plan;
     Failure::Diverged(format!(
         "the solver diverged: at step t = {} (row at {}:{line}), {} is {}\n  hint: the step is too large for this data; lower it with `solve with fobos(eta0 = ...)` or `step = ...`, or scale the features",
         fmt_num(f.step),

@@ -1,0 +1,197 @@
+//! The Cranelift back end: compiles a plan's epoch and finish into native functions
+//! specialised to the model, and runs them through the driver like the interpreter.
+//!
+//! A plan that fails verification, a target Cranelift does not support, or a code-generation
+//! error gives a [`JitError`] — never a crash — and the caller falls back to the interpreter.
+
+mod abi;
+mod translate;
+
+use super::{Backend, DataView, Fault, State};
+use crate::plan::{Plan, ScalarRole, Stmt};
+use crate::symbolic::Func;
+use abi::KernelFn;
+use cranelift_codegen::ir::{types, AbiParam};
+use cranelift_codegen::settings::{self, Configurable};
+use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
+use cranelift_jit::{JITBuilder, JITModule};
+use cranelift_module::{default_libcall_names, Linkage, Module};
+use std::collections::HashMap;
+use std::time::Instant;
+
+pub use abi::check_shapes;
+
+#[derive(Debug, thiserror::Error)]
+pub enum JitError {
+    #[error("the plan is malformed: {0}")]
+    Malformed(String),
+    #[error("this machine is not supported by the JIT: {0}")]
+    Unsupported(String),
+    #[error("code generation failed: {0}")]
+    Codegen(String),
+}
+
+/// Native code for one plan, bound to its parameter values.
+pub struct Kernel {
+    /// Owns the executable memory the function pointers point into.
+    _module: JITModule,
+    epoch: KernelFn,
+    finish: KernelFn,
+    /// What each guard number means, in translation order.
+    guards: Vec<String>,
+    /// The Cranelift IR of both functions, before optimisation (`optc plan --emit clif`).
+    pub clif: String,
+    pub compile_seconds: f64,
+}
+
+/// Compiles `plan` with its parameters fixed to `params` (the state's scalars after binding).
+pub fn compile(plan: &Plan, params: &[f64]) -> Result<Kernel, JitError> {
+    let start = Instant::now();
+    crate::plan::verify::verify(plan).map_err(JitError::Malformed)?;
+    if params.len() != plan.scalars.len() {
+        return Err(JitError::Malformed("parameter values do not match the plan".into()));
+    }
+    if let Some((k, _)) =
+        plan.scalars.iter().enumerate().find(|(k, s)| s.role == ScalarRole::Param && !params[*k].is_finite())
+    {
+        return Err(JitError::Malformed(format!("parameter `{}` is {}", plan.scalars[k].name, params[k])));
+    }
+    let mut flags = settings::builder();
+    let set = |f: &mut settings::Builder, k: &str, v: &str| f.set(k, v).map_err(|e| JitError::Codegen(e.to_string()));
+    set(&mut flags, "opt_level", "speed")?;
+    set(&mut flags, "use_colocated_libcalls", "false")?;
+    set(&mut flags, "is_pic", "false")?;
+    let isa = cranelift_native::builder()
+        .map_err(|e| JitError::Unsupported(e.to_string()))?
+        .finish(settings::Flags::new(flags))
+        .map_err(|e| JitError::Unsupported(e.to_string()))?;
+    let ptr = isa.pointer_type();
+    if ptr != types::I64 {
+        return Err(JitError::Unsupported("kernels assume 64-bit pointers".into()));
+    }
+    let mut jb = JITBuilder::with_isa(isa, default_libcall_names());
+    for (name, addr, _) in abi::runtime_symbols() {
+        jb.symbol(name, addr);
+    }
+    let mut module = JITModule::new(jb);
+
+    let mut clif = String::new();
+    let mut guards = vec![];
+    let epoch = define(&mut module, plan, params, "optc_epoch", &plan.epoch, &mut clif, &mut guards)?;
+    let mut finish_guards = vec![];
+    let finish = define(&mut module, plan, params, "optc_finish", &plan.finish, &mut clif, &mut finish_guards)?;
+    module.finalize_definitions().map_err(|e| JitError::Codegen(e.to_string()))?;
+    let epoch_ptr = module.get_finalized_function(epoch);
+    let finish_ptr = module.get_finalized_function(finish);
+    // Both were defined by `define` with the kernel signature; `_module` below keeps the code
+    // alive as long as the Kernel.
+    let (epoch, finish) = (abi::as_kernel(epoch_ptr), abi::as_kernel(finish_ptr));
+    guards.extend(finish_guards);
+    Ok(Kernel { _module: module, epoch, finish, guards, clif, compile_seconds: start.elapsed().as_secs_f64() })
+}
+
+fn define(
+    module: &mut JITModule,
+    plan: &Plan,
+    params: &[f64],
+    name: &str,
+    body: &[Stmt],
+    clif: &mut String,
+    guards: &mut Vec<String>,
+) -> Result<cranelift_module::FuncId, JitError> {
+    let ptr = module.target_config().pointer_type();
+    let mut ctx = module.make_context();
+    ctx.func.signature.params.push(AbiParam::new(ptr));
+    ctx.func.signature.returns.push(AbiParam::new(types::I64));
+    let mut fbc = FunctionBuilderContext::new();
+    let builder = FunctionBuilder::new(&mut ctx.func, &mut fbc);
+
+    let mut runtime = HashMap::new();
+    for (sym, _, func) in abi::runtime_symbols() {
+        let mut sig = module.make_signature();
+        sig.params.push(AbiParam::new(types::F64));
+        sig.returns.push(AbiParam::new(types::F64));
+        let id = module.declare_function(sym, Linkage::Import, &sig).map_err(|e| JitError::Codegen(e.to_string()))?;
+        let fref: cranelift_codegen::ir::FuncRef = module.declare_func_in_func(id, builder.func);
+        runtime.insert(func, fref);
+    }
+    let _: &HashMap<Func, _> = &runtime;
+    collect_guards(body, guards);
+    translate::PlanTranslator::new(builder, plan, params, runtime, ptr).translate_body(body);
+
+    clif.push_str(&format!("; {name}\n{}\n", ctx.func.display()));
+    let id = module
+        .declare_function(name, Linkage::Local, &ctx.func.signature)
+        .map_err(|e| JitError::Codegen(e.to_string()))?;
+    module.define_function(id, &mut ctx).map_err(|e| JitError::Codegen(format!("{e:?}")))?;
+    module.clear_context(&mut ctx);
+    Ok(id)
+}
+
+fn collect_guards(body: &[Stmt], out: &mut Vec<String>) {
+    for s in body {
+        match s {
+            Stmt::Guard(_, what) => out.push(what.clone()),
+            Stmt::ForRows(b) | Stmt::ForRowNonZeros(b) | Stmt::ForFeatures(b) | Stmt::If(_, _, _, b) => {
+                collect_guards(b, out)
+            }
+            Stmt::Set(..) | Stmt::Store(..) => {}
+        }
+    }
+}
+
+/// Runs compiled kernels.
+pub struct JitBackend<'p> {
+    pub plan: &'p Plan,
+    pub kernel: Kernel,
+}
+
+impl JitBackend<'_> {
+    fn run(
+        &self,
+        f: KernelFn,
+        first_guard: usize,
+        state: &mut State,
+        data: &DataView,
+        order: &[u32],
+    ) -> Result<(), Fault> {
+        let (code, row, value) = abi::call(f, self.plan, state, data, order).map_err(|e| Fault {
+            what: format!("the kernel's inputs ({e})"),
+            value: f64::NAN,
+            step: 0.0,
+            row: 0,
+        })?;
+        if code == 0 {
+            return Ok(());
+        }
+        let what = self
+            .kernel
+            .guards
+            .get(first_guard + code as usize - 1)
+            .cloned()
+            .unwrap_or_else(|| "a guarded value".into());
+        let step = self.plan.step_counter.map_or(0.0, |t| state.scalars[t.0]);
+        Err(Fault { what, value, step, row: row as usize })
+    }
+
+    fn epoch_guards(&self) -> usize {
+        let mut g = vec![];
+        collect_guards(&self.plan.epoch, &mut g);
+        g.len()
+    }
+}
+
+impl Backend for JitBackend<'_> {
+    fn name(&self) -> &'static str {
+        "jit"
+    }
+
+    fn epoch(&mut self, state: &mut State, data: &DataView, order: &[u32]) -> Result<(), Fault> {
+        self.run(self.kernel.epoch, 0, state, data, order)
+    }
+
+    fn finish(&mut self, state: &mut State, data: &DataView) -> Result<(), Fault> {
+        let first = self.epoch_guards();
+        self.run(self.kernel.finish, first, state, data, &[])
+    }
+}

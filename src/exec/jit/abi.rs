@@ -1,0 +1,159 @@
+//! The calling convention between the driver and compiled kernels, the runtime functions the
+//! kernels call, and the one place that calls native code.
+
+use crate::exec::{DataView, State};
+use crate::plan::{Len, Plan};
+use crate::symbolic::Func;
+
+/// What a kernel receives: pointers into the state and the data. `#[repr(C)]` because the
+/// generated code reads the fields at fixed offsets (see [`offsets`]).
+#[repr(C)]
+pub struct KernelCtx {
+    /// The plan's scalars (parameters are folded into the code; state is loaded and stored).
+    pub scalars: *mut f64,
+    /// One base pointer per plan vector, in plan order.
+    pub vectors: *const *mut f64,
+    pub indptr: *const usize,
+    pub indices: *const u32,
+    pub values: *const f64,
+    pub order: *const u32,
+    pub n_order: u64,
+    pub features: u64,
+    /// Written when a guard fires: the row and the offending value.
+    pub fault_row: u64,
+    pub fault_value: f64,
+}
+
+/// Byte offsets of the [`KernelCtx`] fields, for the translator.
+pub mod offsets {
+    use super::KernelCtx;
+    use std::mem::offset_of;
+    pub const SCALARS: i32 = offset_of!(KernelCtx, scalars) as i32;
+    pub const VECTORS: i32 = offset_of!(KernelCtx, vectors) as i32;
+    pub const INDPTR: i32 = offset_of!(KernelCtx, indptr) as i32;
+    pub const INDICES: i32 = offset_of!(KernelCtx, indices) as i32;
+    pub const VALUES: i32 = offset_of!(KernelCtx, values) as i32;
+    pub const ORDER: i32 = offset_of!(KernelCtx, order) as i32;
+    pub const N_ORDER: i32 = offset_of!(KernelCtx, n_order) as i32;
+    pub const FEATURES: i32 = offset_of!(KernelCtx, features) as i32;
+    pub const FAULT_ROW: i32 = offset_of!(KernelCtx, fault_row) as i32;
+    pub const FAULT_VALUE: i32 = offset_of!(KernelCtx, fault_value) as i32;
+}
+
+/// A compiled kernel: returns 0, or k ≥ 1 when the k-th guard of the body fired.
+pub type KernelFn = unsafe extern "C" fn(*mut KernelCtx) -> i64;
+
+// Transcendentals the kernels call. They evaluate exactly what the interpreter evaluates
+// (`Func::apply`), so both back ends produce the same bits.
+pub extern "C" fn optc_exp(x: f64) -> f64 {
+    Func::Exp.apply(x, 0.0)
+}
+pub extern "C" fn optc_log(x: f64) -> f64 {
+    Func::Log.apply(x, 0.0)
+}
+pub extern "C" fn optc_log1p(x: f64) -> f64 {
+    Func::Log1p.apply(x, 0.0)
+}
+pub extern "C" fn optc_sigmoid(x: f64) -> f64 {
+    Func::Sigmoid.apply(x, 0.0)
+}
+pub extern "C" fn optc_softplus(x: f64) -> f64 {
+    Func::Softplus.apply(x, 0.0)
+}
+
+/// The runtime symbols, by the names the translator imports.
+pub fn runtime_symbols() -> [(&'static str, *const u8, Func); 5] {
+    [
+        ("optc_exp", optc_exp as *const u8, Func::Exp),
+        ("optc_log", optc_log as *const u8, Func::Log),
+        ("optc_log1p", optc_log1p as *const u8, Func::Log1p),
+        ("optc_sigmoid", optc_sigmoid as *const u8, Func::Sigmoid),
+        ("optc_softplus", optc_softplus as *const u8, Func::Softplus),
+    ]
+}
+
+/// Treats finalized code as a kernel.
+///
+/// # Safety (why this is sound)
+/// Only called on pointers that `JITModule::get_finalized_function` returned for functions
+/// `jit::define` declared with exactly this signature (`extern "C" fn(ptr) -> i64`, the
+/// platform's default C calling convention). Calling it is still only done in [`call`].
+pub(super) fn as_kernel(code: *const u8) -> KernelFn {
+    // SAFETY: see above; a function pointer and a code pointer have the same size.
+    #[allow(unsafe_code)]
+    unsafe {
+        std::mem::transmute::<*const u8, KernelFn>(code)
+    }
+}
+
+/// Checks that `state`, `data` and `order` have exactly the shapes the plan's code assumes.
+/// Together with [`crate::plan::verify::verify`] this is what makes [`call`] sound.
+pub fn check_shapes(plan: &Plan, state: &State, data: &DataView, order: &[u32]) -> Result<(), String> {
+    let rows = data.rows();
+    if data.indptr.is_empty() || data.indptr[0] != 0 {
+        return Err("malformed row pointers".into());
+    }
+    let nnz = *data.indptr.last().unwrap_or(&0);
+    if nnz != data.indices.len() || nnz != data.values.len() || data.indptr.windows(2).any(|w| w[0] > w[1]) {
+        return Err("malformed CSR arrays".into());
+    }
+    if data.labels.len() != rows {
+        return Err(format!("{} labels for {rows} rows", data.labels.len()));
+    }
+    if order.iter().any(|&i| i as usize >= rows) {
+        return Err("a row index in the order is out of range".into());
+    }
+    if state.scalars.len() != plan.scalars.len() || state.vectors.len() != plan.vectors.len() {
+        return Err("state does not match the plan".into());
+    }
+    for (v, decl) in state.vectors.iter().zip(&plan.vectors) {
+        let want = if decl.len == Len::Rows { rows } else { data.features };
+        if v.len() != want {
+            return Err(format!("vector `{}` has length {}, the plan needs {want}", decl.name, v.len()));
+        }
+    }
+    Ok(())
+}
+
+/// Runs a kernel on the state and data. Returns 0 or the number of the guard that fired, with
+/// the row and the value it saw.
+///
+/// # Safety (why this is sound)
+/// `kernel` was produced by the translator from a plan that passed `verify`, and
+/// `check_shapes` passed just above: every vector the code indexes by `i` has m entries and
+/// `i` comes from `order` (all < m); every vector indexed by `j` has d entries and `j` is
+/// either a loop counter below d or a column index the code compares with d before use;
+/// `p` ranges over `indptr[i]..indptr[i+1]` ≤ nnz. The kernel writes only the state's
+/// scalars, the state's vectors (not the labels: verify) and the two fault fields of `ctx`.
+pub fn call(
+    kernel: KernelFn,
+    plan: &Plan,
+    state: &mut State,
+    data: &DataView,
+    order: &[u32],
+) -> Result<(i64, u64, f64), String> {
+    check_shapes(plan, state, data, order)?;
+    let labels = plan.labels();
+    let mut bases: Vec<*mut f64> = state
+        .vectors
+        .iter_mut()
+        .enumerate()
+        .map(|(k, v)| if Some(k) == labels.map(|l| l.0) { data.labels.as_ptr() as *mut f64 } else { v.as_mut_ptr() })
+        .collect();
+    let mut ctx = KernelCtx {
+        scalars: state.scalars.as_mut_ptr(),
+        vectors: bases.as_mut_ptr(),
+        indptr: data.indptr.as_ptr(),
+        indices: data.indices.as_ptr(),
+        values: data.values.as_ptr(),
+        order: order.as_ptr(),
+        n_order: order.len() as u64,
+        features: data.features as u64,
+        fault_row: 0,
+        fault_value: 0.0,
+    };
+    // SAFETY: see the function documentation.
+    #[allow(unsafe_code)]
+    let code = unsafe { kernel(&mut ctx) };
+    Ok((code, ctx.fault_row, ctx.fault_value))
+}

@@ -1,0 +1,404 @@
+//! Plan → Cranelift IR, one `translate_*` method per IR construct.
+//!
+//! The kernel is specialised to the model: parameters are constants in the code (λ, η₀, box
+//! bounds), the loss derivative is inlined op by op, soft-thresholding and clamps are inlined
+//! as compares and selects, and only exp/log/log1p/sigmoid/softplus are calls (to the same Rust
+//! functions the interpreter uses, so both back ends produce the same bits). State scalars live
+//! in Cranelift variables (registers) for the whole call and are stored back on exit.
+
+use super::abi::offsets;
+use crate::plan::{BinOp, Expr, Index, Intrinsic, Plan, ScalarId, ScalarRole, Stmt};
+use crate::symbolic::{Cmp, Func};
+use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
+use cranelift_codegen::ir::{types, FuncRef, InstBuilder, MemFlags, Value};
+use cranelift_frontend::{FunctionBuilder, Variable};
+use std::collections::HashMap;
+
+/// What the translator needs from outside: the plan, bound parameter values, imported runtime
+/// functions, and the pointer type of the target.
+pub struct PlanTranslator<'a, 'b> {
+    pub b: FunctionBuilder<'b>,
+    pub plan: &'a Plan,
+    pub params: &'a [f64],
+    pub runtime: HashMap<Func, FuncRef>,
+    pub ptr: types::Type,
+    ctx: Value,
+    /// Cranelift variables for state and local scalars (None for parameters: they are folded).
+    scalars: Vec<Option<Variable>>,
+    /// Base pointers of the vectors, loaded once in the entry block.
+    bases: Vec<Value>,
+    data: DataPtrs,
+    /// Loop variables in scope.
+    i: Option<Value>,
+    j: Option<Value>,
+    v: Option<Value>,
+    /// Guards seen so far; the k-th returns k.
+    guards: i64,
+}
+
+#[derive(Clone, Copy)]
+struct DataPtrs {
+    indptr: Value,
+    indices: Value,
+    values: Value,
+    order: Value,
+    n_order: Value,
+    features: Value,
+    scalars: Value,
+}
+
+/// Loads and stores the kernel makes into memory it owns exclusively and that is aligned.
+fn trusted() -> MemFlags {
+    MemFlags::trusted()
+}
+
+impl<'a, 'b> PlanTranslator<'a, 'b> {
+    /// Sets up the entry block (reads the context) and returns a translator positioned in it.
+    pub fn new(
+        mut b: FunctionBuilder<'b>,
+        plan: &'a Plan,
+        params: &'a [f64],
+        runtime: HashMap<Func, FuncRef>,
+        ptr: types::Type,
+    ) -> Self {
+        let entry = b.create_block();
+        b.append_block_params_for_function_params(entry);
+        b.switch_to_block(entry);
+        b.seal_block(entry);
+        let ctx = b.block_params(entry)[0];
+        let load_ptr = |b: &mut FunctionBuilder, off: i32| b.ins().load(ptr, trusted(), ctx, off);
+        let data = DataPtrs {
+            scalars: load_ptr(&mut b, offsets::SCALARS),
+            indptr: load_ptr(&mut b, offsets::INDPTR),
+            indices: load_ptr(&mut b, offsets::INDICES),
+            values: load_ptr(&mut b, offsets::VALUES),
+            order: load_ptr(&mut b, offsets::ORDER),
+            n_order: b.ins().load(types::I64, trusted(), ctx, offsets::N_ORDER),
+            features: b.ins().load(types::I64, trusted(), ctx, offsets::FEATURES),
+        };
+        let vectors = load_ptr(&mut b, offsets::VECTORS);
+        let bases = (0..plan.vectors.len())
+            .map(|k| b.ins().load(ptr, trusted(), vectors, (k * ptr.bytes() as usize) as i32))
+            .collect();
+        // State scalars start from memory; locals start at 0.
+        let mut scalars = vec![];
+        for (k, s) in plan.scalars.iter().enumerate() {
+            scalars.push(match s.role {
+                ScalarRole::Param => None,
+                ScalarRole::State => {
+                    let var = b.declare_var(types::F64);
+                    let x = b.ins().load(types::F64, trusted(), data.scalars, (k * 8) as i32);
+                    b.def_var(var, x);
+                    Some(var)
+                }
+                ScalarRole::Local => {
+                    let var = b.declare_var(types::F64);
+                    let zero = b.ins().f64const(0.0);
+                    b.def_var(var, zero);
+                    Some(var)
+                }
+            });
+        }
+        PlanTranslator {
+            b,
+            plan,
+            params,
+            runtime,
+            ptr,
+            ctx,
+            scalars,
+            bases,
+            data,
+            i: None,
+            j: None,
+            v: None,
+            guards: 0,
+        }
+    }
+
+    /// Translates a statement list as the whole function body, then returns 0.
+    pub fn translate_body(mut self, body: &[Stmt]) {
+        self.translate_stmts(body);
+        self.store_state();
+        let zero = self.b.ins().iconst(types::I64, 0);
+        self.b.ins().return_(&[zero]);
+        self.b.finalize();
+    }
+
+    fn store_state(&mut self) {
+        for (k, var) in self.scalars.iter().enumerate() {
+            if let (Some(var), ScalarRole::State) = (var, self.plan.scalars[k].role) {
+                let x = self.b.use_var(*var);
+                self.b.ins().store(trusted(), x, self.data.scalars, (k * 8) as i32);
+            }
+        }
+    }
+
+    fn translate_stmts(&mut self, body: &[Stmt]) {
+        for s in body {
+            self.translate_stmt(s);
+        }
+    }
+
+    fn translate_stmt(&mut self, s: &Stmt) {
+        match s {
+            Stmt::Set(id, e) => {
+                let x = self.translate_expr(e);
+                let var = self.scalars[id.0].expect("verify: parameters are never assigned");
+                self.b.def_var(var, x);
+            }
+            Stmt::Store(v, idx, e) => {
+                let x = self.translate_expr(e);
+                let addr = self.element(self.bases[v.0], *idx, 8);
+                self.b.ins().store(trusted(), x, addr, 0);
+            }
+            Stmt::ForRows(body) => self.translate_for_rows(body),
+            Stmt::ForRowNonZeros(body) => self.translate_for_row_nonzeros(body),
+            Stmt::ForFeatures(body) => self.translate_for_features(body),
+            Stmt::If(cmp, l, r, body) => self.translate_if(*cmp, l, r, body),
+            Stmt::Guard(e, _) => self.translate_guard(e),
+        }
+    }
+
+    /// `base + index·size`, the index being the loop variable `i` or `j` (an i64).
+    fn element(&mut self, base: Value, idx: Index, size: i64) -> Value {
+        let k = match idx {
+            Index::Row => self.i.expect("verify: i in scope"),
+            Index::Feature => self.j.expect("verify: j in scope"),
+        };
+        self.offset(base, k, size)
+    }
+
+    fn offset(&mut self, base: Value, k: Value, size: i64) -> Value {
+        let bytes = self.b.ins().imul_imm(k, size);
+        self.b.ins().iadd(base, bytes)
+    }
+
+    /// A counted loop `for k in start..end`: a header block tests the counter, the body runs,
+    /// the counter steps. Cranelift's frontend turns the variable into block parameters (SSA)
+    /// once all predecessors of the header are known, which is why the header is sealed last.
+    fn counted_loop(&mut self, start: Value, end: Value, body: impl FnOnce(&mut Self, Value)) {
+        let counter = self.b.declare_var(types::I64);
+        self.b.def_var(counter, start);
+        let header = self.b.create_block();
+        let body_block = self.b.create_block();
+        let exit = self.b.create_block();
+        self.b.ins().jump(header, &[]);
+
+        self.b.switch_to_block(header);
+        let k = self.b.use_var(counter);
+        let more = self.b.ins().icmp(IntCC::UnsignedLessThan, k, end);
+        self.b.ins().brif(more, body_block, &[], exit, &[]);
+
+        self.b.switch_to_block(body_block);
+        self.b.seal_block(body_block);
+        body(self, k);
+        let next = self.b.ins().iadd_imm(k, 1);
+        self.b.def_var(counter, next);
+        self.b.ins().jump(header, &[]);
+
+        self.b.seal_block(header);
+        self.b.switch_to_block(exit);
+        self.b.seal_block(exit);
+    }
+
+    /// `for i in perm(m)`: i = order[k].
+    fn translate_for_rows(&mut self, body: &[Stmt]) {
+        let zero = self.b.ins().iconst(types::I64, 0);
+        let (order, n) = (self.data.order, self.data.n_order);
+        self.counted_loop(zero, n, |t, k| {
+            let at = t.offset(order, k, 4);
+            let i32v = t.b.ins().load(types::I32, trusted(), at, 0);
+            let i = t.b.ins().uextend(types::I64, i32v);
+            let saved = t.i.replace(i);
+            t.translate_stmts(body);
+            t.i = saved;
+        });
+    }
+
+    /// `for (j, v) in row(X, i)`: p in indptr[i]..indptr[i+1], skipping columns ≥ d (held-out
+    /// data may have more features than the weights).
+    fn translate_for_row_nonzeros(&mut self, body: &[Stmt]) {
+        let i = self.i.expect("verify: row(X, i) inside perm(m)");
+        let word = self.ptr.bytes() as i64;
+        let at = self.offset(self.data.indptr, i, word);
+        let lo = self.b.ins().load(self.ptr, trusted(), at, 0);
+        let hi = self.b.ins().load(self.ptr, trusted(), at, word as i32);
+        let (indices, values, features) = (self.data.indices, self.data.values, self.data.features);
+        self.counted_loop(lo, hi, |t, p| {
+            let at = t.offset(indices, p, 4);
+            let j32 = t.b.ins().load(types::I32, trusted(), at, 0);
+            let j = t.b.ins().uextend(types::I64, j32);
+            let inside = t.b.ins().icmp(IntCC::UnsignedLessThan, j, features);
+            let work = t.b.create_block();
+            let next = t.b.create_block();
+            t.b.ins().brif(inside, work, &[], next, &[]);
+            t.b.switch_to_block(work);
+            t.b.seal_block(work);
+            let at = t.offset(values, p, 8);
+            let v = t.b.ins().load(types::F64, trusted(), at, 0);
+            let (sj, sv) = (t.j.replace(j), t.v.replace(v));
+            t.translate_stmts(body);
+            (t.j, t.v) = (sj, sv);
+            t.b.ins().jump(next, &[]);
+            t.b.switch_to_block(next);
+            t.b.seal_block(next);
+        });
+    }
+
+    /// `for j in 0..d`
+    fn translate_for_features(&mut self, body: &[Stmt]) {
+        let zero = self.b.ins().iconst(types::I64, 0);
+        let d = self.data.features;
+        self.counted_loop(zero, d, |t, j| {
+            let saved = t.j.replace(j);
+            t.translate_stmts(body);
+            t.j = saved;
+        });
+    }
+
+    fn translate_if(&mut self, cmp: Cmp, l: &Expr, r: &Expr, body: &[Stmt]) {
+        let c = self.compare(cmp, l, r);
+        let then = self.b.create_block();
+        let merge = self.b.create_block();
+        self.b.ins().brif(c, then, &[], merge, &[]);
+        self.b.switch_to_block(then);
+        self.b.seal_block(then);
+        self.translate_stmts(body);
+        self.b.ins().jump(merge, &[]);
+        self.b.switch_to_block(merge);
+        self.b.seal_block(merge);
+    }
+
+    /// Continues if |x| < ∞ (false for NaN too); otherwise stores the state, the row and x,
+    /// and returns the guard's number.
+    fn translate_guard(&mut self, e: &Expr) {
+        let x = self.translate_expr(e);
+        self.guards += 1;
+        let abs = self.b.ins().fabs(x);
+        let inf = self.b.ins().f64const(f64::INFINITY);
+        let finite = self.b.ins().fcmp(FloatCC::LessThan, abs, inf);
+        let ok = self.b.create_block();
+        let fault = self.b.create_block();
+        self.b.ins().brif(finite, ok, &[], fault, &[]);
+
+        self.b.switch_to_block(fault);
+        self.b.seal_block(fault);
+        self.store_state();
+        let row = match self.i {
+            Some(i) => i,
+            None => self.b.ins().iconst(types::I64, 0),
+        };
+        self.b.ins().store(trusted(), row, self.ctx, offsets::FAULT_ROW);
+        self.b.ins().store(trusted(), x, self.ctx, offsets::FAULT_VALUE);
+        let code = self.b.ins().iconst(types::I64, self.guards);
+        self.b.ins().return_(&[code]);
+
+        self.b.switch_to_block(ok);
+        self.b.seal_block(ok);
+    }
+
+    fn compare(&mut self, cmp: Cmp, l: &Expr, r: &Expr) -> Value {
+        let (l, r) = (self.translate_expr(l), self.translate_expr(r));
+        self.fcmp(cmp, l, r)
+    }
+
+    fn fcmp(&mut self, cmp: Cmp, l: Value, r: Value) -> Value {
+        let cc = match cmp {
+            Cmp::Gt => FloatCC::GreaterThan,
+            Cmp::Lt => FloatCC::LessThan,
+        };
+        self.b.ins().fcmp(cc, l, r)
+    }
+
+    fn translate_expr(&mut self, e: &Expr) -> Value {
+        match e {
+            Expr::Const(c) => self.b.ins().f64const(*c),
+            Expr::Scalar(id) => self.translate_scalar(*id),
+            Expr::Load(v, idx) => {
+                let addr = self.element(self.bases[v.0], *idx, 8);
+                self.b.ins().load(types::F64, trusted(), addr, 0)
+            }
+            Expr::Value => self.v.expect("verify: v inside row(X, i)"),
+            Expr::Neg(a) => {
+                let x = self.translate_expr(a);
+                self.b.ins().fneg(x)
+            }
+            Expr::Bin(op, a, c) => {
+                let (x, y) = (self.translate_expr(a), self.translate_expr(c));
+                match op {
+                    BinOp::Add => self.b.ins().fadd(x, y),
+                    BinOp::Sub => self.b.ins().fsub(x, y),
+                    BinOp::Mul => self.b.ins().fmul(x, y),
+                    BinOp::Div => self.b.ins().fdiv(x, y),
+                }
+            }
+            Expr::Call(f, args) => {
+                let xs: Vec<Value> = args.iter().map(|a| self.translate_expr(a)).collect();
+                self.translate_call(*f, &xs)
+            }
+            Expr::Select(cmp, l, r, a, c) => {
+                let test = self.compare(*cmp, l, r);
+                let (x, y) = (self.translate_expr(a), self.translate_expr(c));
+                self.b.ins().select(test, x, y)
+            }
+        }
+    }
+
+    fn translate_scalar(&mut self, id: ScalarId) -> Value {
+        match self.scalars[id.0] {
+            Some(var) => self.b.use_var(var),
+            None => self.b.ins().f64const(self.params[id.0]),
+        }
+    }
+
+    /// Intrinsics, each written to evaluate exactly as `Intrinsic::apply` does.
+    fn translate_call(&mut self, f: Intrinsic, x: &[Value]) -> Value {
+        match f {
+            // soft(v, τ) = v > τ ? v − τ : (v < −τ ? v + τ : 0)
+            Intrinsic::Soft => {
+                let (v, tau) = (x[0], x[1]);
+                let above = self.b.ins().fcmp(FloatCC::GreaterThan, v, tau);
+                let neg_tau = self.b.ins().fneg(tau);
+                let below = self.b.ins().fcmp(FloatCC::LessThan, v, neg_tau);
+                let down = self.b.ins().fsub(v, tau);
+                let up = self.b.ins().fadd(v, tau);
+                let zero = self.b.ins().f64const(0.0);
+                let inner = self.b.ins().select(below, up, zero);
+                self.b.ins().select(above, down, inner)
+            }
+            // clamp(v, lo, hi) = v < lo ? lo : (v > hi ? hi : v)
+            Intrinsic::Clamp => {
+                let (v, lo, hi) = (x[0], x[1], x[2]);
+                let under = self.b.ins().fcmp(FloatCC::LessThan, v, lo);
+                let over = self.b.ins().fcmp(FloatCC::GreaterThan, v, hi);
+                let inner = self.b.ins().select(over, hi, v);
+                self.b.ins().select(under, lo, inner)
+            }
+            Intrinsic::Func(func) => match func {
+                Func::Sqrt => self.b.ins().sqrt(x[0]),
+                Func::Abs => self.b.ins().fabs(x[0]),
+                // max(x, y) = y > x ? y : x;  min(x, y) = y < x ? y : x
+                Func::Max | Func::Min => {
+                    let cc = if func == Func::Max { FloatCC::GreaterThan } else { FloatCC::LessThan };
+                    let c = self.b.ins().fcmp(cc, x[1], x[0]);
+                    self.b.ins().select(c, x[1], x[0])
+                }
+                Func::Sign => {
+                    let zero = self.b.ins().f64const(0.0);
+                    let one = self.b.ins().f64const(1.0);
+                    let minus = self.b.ins().f64const(-1.0);
+                    let pos = self.b.ins().fcmp(FloatCC::GreaterThan, x[0], zero);
+                    let neg = self.b.ins().fcmp(FloatCC::LessThan, x[0], zero);
+                    let inner = self.b.ins().select(neg, minus, zero);
+                    self.b.ins().select(pos, one, inner)
+                }
+                Func::Exp | Func::Log | Func::Log1p | Func::Sigmoid | Func::Softplus => {
+                    let fref = self.runtime[&func];
+                    let call = self.b.ins().call(fref, &[x[0]]);
+                    self.b.inst_results(call)[0]
+                }
+            },
+        }
+    }
+}

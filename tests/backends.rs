@@ -1,0 +1,158 @@
+//! Two back ends, one meaning: every plan optc emits runs under the interpreter and the JIT,
+//! and they produce the same state bit for bit (same operations in the same order; the
+//! transcendentals are the same Rust functions).
+
+mod common;
+
+use common::fixture;
+use optc::data::{read_libsvm, LabelMap};
+use optc::exec::driver::{self, RunSettings};
+use optc::exec::{interp::Interpreter, jit, select_backend, DataView, State};
+use optc::pipeline::{self, CompileOptions};
+use optc::plan::{Expr, Intrinsic, Plan, Stmt};
+use optc::source::SourceFile;
+use optc::stdlib::{LabelKind, Library};
+use std::path::Path;
+
+fn examples() -> Vec<(String, String)> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples");
+    let mut out: Vec<(String, String)> = std::fs::read_dir(dir)
+        .expect("examples/")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "opt"))
+        .map(|p| (p.display().to_string(), std::fs::read_to_string(&p).expect("reads")))
+        .collect();
+    out.sort();
+    assert!(out.len() >= 6, "the examples are the differential suite");
+    out
+}
+
+fn plan_of(text: &str, eager: bool) -> Plan {
+    let file = SourceFile::new("m.opt", text);
+    let opts = CompileOptions { eager, ..Default::default() };
+    let c = pipeline::front_end(&file, &Library::standard(), &opts).expect("checks");
+    pipeline::plan(&c, &opts).expect("plans")
+}
+
+/// Runs `plan` on the fixture its labels need, with both back ends; returns both final states.
+fn both(plan: &Plan, epochs: usize, seed: u64) -> (State, State) {
+    let data = if plan.info.classification { "binary.svm" } else { "regression.svm" };
+    let d = read_libsvm(&fixture(data)).expect("fixture");
+    let kind = if plan.info.classification { LabelKind::Labels } else { LabelKind::Real };
+    let y = LabelMap::fit(kind, &d).and_then(|m| m.apply(&d)).expect("labels");
+    let (indptr, indices, values) = d.csr();
+    let view = DataView { indptr, indices, values, labels: &y, features: d.features() };
+    let facts = d.facts();
+    let settings = RunSettings { epochs, seed, trace: false, progress: false };
+    let mut interp = Interpreter { plan };
+    let a = driver::run(plan, &mut interp, &view, &facts, &settings).expect("interpreter runs");
+    let kernel = jit::compile(plan, &optc::exec::bound_scalars(plan, &facts)).expect("the JIT compiles every example");
+    let mut compiled = jit::JitBackend { plan, kernel };
+    let b = driver::run(plan, &mut compiled, &view, &facts, &settings).expect("JIT runs");
+    (a.state, b.state)
+}
+
+/// Parameters, state scalars and every vector must match; per-step temporaries are not state.
+fn assert_bitwise(plan: &Plan, name: &str, a: &State, b: &State) {
+    for (k, (x, y)) in a.scalars.iter().zip(&b.scalars).enumerate() {
+        if plan.scalars[k].role == optc::plan::ScalarRole::Local {
+            continue;
+        }
+        assert_eq!(x.to_bits(), y.to_bits(), "{name}: scalar #{k}: interpreter {x} vs JIT {y}");
+    }
+    for (k, (u, v)) in a.vectors.iter().zip(&b.vectors).enumerate() {
+        for (j, (x, y)) in u.iter().zip(v).enumerate() {
+            assert_eq!(x.to_bits(), y.to_bits(), "{name}: vector #{k}[{j}]: interpreter {x} vs JIT {y}");
+        }
+    }
+}
+
+#[test]
+fn every_example_runs_the_same_under_both_back_ends() {
+    for (name, text) in examples() {
+        for eager in [false, true] {
+            let plan = plan_of(&text, eager);
+            for seed in [1, 2, 3] {
+                let (a, b) = both(&plan, 3, seed);
+                assert_bitwise(&plan, &format!("{name} (eager: {eager}, seed {seed})"), &a, &b);
+                let w = a.weights(&plan);
+                assert!(w.iter().any(|v| *v != 0.0), "{name}: the run moved the weights");
+            }
+        }
+    }
+}
+
+/// The elastic-net plan's renormalisation branch (`if L > 300`) runs in both back ends.
+#[test]
+fn elastic_net_resets_agree() {
+    let text = "data x: sparse, y: labels\nvar w: vec[dim(x)]\nminimize E[logistic(y, <x, w>)] + 50·elastic(w, 1)\n";
+    let plan = plan_of(text, false);
+    let (a, b) = both(&plan, 4, 5);
+    assert_bitwise(&plan, "elastic resets", &a, &b);
+}
+
+/// A guard fires at the same step and row in both back ends.
+#[test]
+fn divergence_is_reported_identically() {
+    let text =
+        "data x: sparse, y: real\nvar w: vec[dim(x)]\nminimize E[squared(y, <x, w>)]\nsolve with fobos(step = 1e6)\n";
+    let plan = plan_of(text, false);
+    let d = read_libsvm(&fixture("regression.svm")).expect("fixture");
+    let (indptr, indices, values) = d.csr();
+    let view = DataView { indptr, indices, values, labels: &d.labels, features: d.features() };
+    let settings = RunSettings { epochs: 2, seed: 1, trace: false, progress: false };
+    let e1 = driver::run(&plan, &mut Interpreter { plan: &plan }, &view, &d.facts(), &settings).expect_err("diverges");
+    let kernel = jit::compile(&plan, &optc::exec::bound_scalars(&plan, &d.facts())).expect("compiles");
+    let e2 = driver::run(&plan, &mut jit::JitBackend { plan: &plan, kernel }, &view, &d.facts(), &settings)
+        .expect_err("diverges");
+    assert_eq!((e1.step, e1.row, &e1.what), (e2.step, e2.row, &e2.what));
+    assert!(e1.step >= 1.0 && !e1.value.is_finite());
+}
+
+/// A plan the JIT cannot compile falls back to the interpreter with the reason, never a crash.
+#[test]
+fn a_plan_the_jit_refuses_falls_back_to_the_interpreter() {
+    let mut plan = plan_of(&examples()[0].1, false);
+    // Break it: soft-thresholding with one argument.
+    plan.finish.push(Stmt::ForFeatures(vec![Stmt::Store(
+        plan.weights().expect("w"),
+        optc::plan::Index::Feature,
+        Expr::Call(Intrinsic::Soft, vec![Expr::Const(1.0)]),
+    )]));
+    let facts = optc::plan::dump::DataFacts { rows: 1, features: 1, nnz: 0, max_row_norm_sq: 1.0 };
+    let err = jit::compile(&plan, &optc::exec::bound_scalars(&plan, &facts)).err().expect("refused");
+    assert!(err.to_string().contains("takes 2 argument(s), given 1"), "{err}");
+    let selected = select_backend(&plan, &facts, true);
+    assert_eq!(selected.backend.name(), "interpreter");
+    assert!(selected.fallback.expect("a reason").contains("running the interpreter"));
+}
+
+/// The kernel's inputs are checked before native code runs: a state of the wrong shape is an
+/// error, not a wild write.
+#[test]
+fn mismatched_inputs_are_refused_before_the_kernel_runs() {
+    let plan = plan_of(&examples()[0].1, false);
+    let d = read_libsvm(&fixture("binary.svm")).expect("fixture");
+    let y = LabelMap::fit(LabelKind::Labels, &d).and_then(|m| m.apply(&d)).expect("labels");
+    let (indptr, indices, values) = d.csr();
+    let view = DataView { indptr, indices, values, labels: &y, features: d.features() };
+    let mut state = State::new(&plan, &d.facts(), &y);
+    let w = plan.weights().expect("w");
+    state.vectors[w.0].pop();
+    let order: Vec<u32> = (0..d.rows() as u32).collect();
+    assert!(jit::check_shapes(&plan, &state, &view, &order).is_err());
+    let bad_order = vec![d.rows() as u32];
+    let state = State::new(&plan, &d.facts(), &y);
+    assert!(jit::check_shapes(&plan, &state, &view, &bad_order).is_err());
+}
+
+/// `optc plan --emit clif` for one small model, pinned.
+#[test]
+fn clif_of_l1_logistic() {
+    let text =
+        "data x: sparse, y: labels\nvar w: vec[dim(x)]\nparam λ = 0.01\nminimize E[logistic(y, <x, w>)] + λ·l1(w)\n";
+    let plan = plan_of(text, false);
+    let facts = optc::plan::dump::DataFacts { rows: 0, features: 0, nnz: 0, max_row_norm_sq: 1.0 };
+    let kernel = jit::compile(&plan, &optc::exec::bound_scalars(&plan, &facts)).expect("compiles");
+    insta::assert_snapshot!(kernel.clif);
+}
