@@ -33,8 +33,8 @@ enum Command {
         set: Vec<String>,
         #[arg(long)]
         solver: Option<String>,
-        /// Also print the code the JIT generates: `--emit clif` (Cranelift IR).
-        #[arg(long, value_parser = ["clif"])]
+        /// Also print the code the JIT generates: `clif` (Cranelift IR) or `asm` (machine code).
+        #[arg(long, value_parser = ["clif", "asm"])]
         emit: Option<String>,
     },
     /// Compile the model and solve it on DATA.
@@ -67,7 +67,7 @@ pub fn main() -> i32 {
     let result = match cli.command {
         Command::Check { model } => check(&model),
         Command::Plan { model, data, eager, set, solver, emit } => {
-            plan(&model, data.as_deref(), eager, &set, solver, emit.is_some())
+            plan(&model, data.as_deref(), eager, &set, solver, emit.as_deref())
         }
         Command::Run(args) => run::run(&args),
         Command::Predict(args) => predict::predict(&args),
@@ -143,7 +143,7 @@ fn plan(
     eager: bool,
     set: &[String],
     solver: Option<String>,
-    emit_clif: bool,
+    emit: Option<&str>,
 ) -> Result<(), Failure> {
     let file = read_model(path)?;
     let opts = CompileOptions { overrides: parse_sets(set)?, solver, eager };
@@ -154,16 +154,16 @@ fn plan(
         None => None,
     };
     print!("{}", crate::plan::dump::dump(&plan, facts.as_ref()));
-    if emit_clif {
+    if let Some(emit) = emit {
         // Without data, data-dependent parameters are bound as if max‖xᵢ‖² = 1.
         let bound =
             facts.unwrap_or(crate::plan::dump::DataFacts { rows: 0, features: 0, nnz: 0, max_row_norm_sq: 1.0 });
-        match crate::exec::jit::compile(&plan, &crate::exec::bound_scalars(&plan, &bound)) {
+        match crate::exec::jit::compile_with(&plan, &crate::exec::bound_scalars(&plan, &bound), emit == "asm") {
             Ok(k) => {
                 if facts.is_none() {
                     println!("\n; parameters bound with max‖xᵢ‖² = 1 (no DATA given)");
                 }
-                print!("\n{}", k.clif);
+                print!("\n{}", if emit == "asm" { k.asm.unwrap_or_default() } else { k.clif });
             }
             Err(e) => println!("\n; no Cranelift IR: {e}; `optc run` uses the interpreter for this plan"),
         }

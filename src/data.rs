@@ -3,6 +3,7 @@
 
 mod labels;
 mod libsvm;
+pub mod synthetic;
 
 pub use labels::{LabelError, LabelMap};
 pub use libsvm::{open_text, read_libsvm, read_libsvm_from, DataError};

@@ -216,3 +216,38 @@ fn check_and_plan_print_the_structure() {
     let s = text(&out.stdout);
     assert!(s.contains("m = 200, d = 30") && s.contains("w[j] = soft(w[j], Λ - Λlast[j])"), "{s}");
 }
+
+#[test]
+fn jit_and_no_jit_report_the_same_objective() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let m = write(dir.path(), "m.opt", L1_LOGISTIC);
+    let data = fixture("binary.svm");
+    let report = |extra: &[&str]| {
+        let mut args = vec!["run", m.to_str().unwrap(), data.to_str().unwrap(), "--json", "--quiet"];
+        args.extend_from_slice(extra);
+        let out = optc(&args);
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        serde_json::from_slice::<serde_json::Value>(&out.stdout).expect("json")
+    };
+    let (jit, interp) = (report(&[]), report(&["--no-jit"]));
+    assert_eq!(jit["backend"], "jit");
+    assert_eq!(interp["backend"], "interpreter");
+    assert_eq!(jit["objective"], interp["objective"], "bit-identical weights give the same F");
+    for r in [&jit, &interp] {
+        let c = r["compile_seconds"].as_f64().expect("compile_seconds in the report");
+        assert!(c > 0.0, "{r}");
+    }
+}
+
+#[test]
+fn plan_emits_cranelift_ir_and_machine_code() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let m = write(dir.path(), "m.opt", L1_LOGISTIC);
+    let out = optc(&["plan", m.to_str().unwrap(), "--emit", "clif"]);
+    assert!(out.status.success());
+    let s = text(&out.stdout);
+    assert!(s.contains("; optc_epoch") && s.contains("function u0:0(i64) -> i64") && s.contains("sqrt"), "{s}");
+    let out = optc(&["plan", m.to_str().unwrap(), "--emit", "asm"]);
+    assert!(out.status.success());
+    assert!(text(&out.stdout).contains("; optc_finish"));
+}

@@ -34,6 +34,11 @@ pub struct PlanTranslator<'a, 'b> {
     v: Option<Value>,
     /// Guards seen so far; the k-th returns k.
     guards: i64,
+    /// Values stored to `vec[idx]` in the current straight-line stretch of code, so a load
+    /// that follows the store reuses the value (`w[j] = catch_up; a += v·w[j]`). Sound because
+    /// a vector is only ever indexed by one loop variable (verify), which is fixed within a
+    /// stretch; cleared at every block boundary.
+    stored: HashMap<(usize, bool), Value>,
 }
 
 #[derive(Clone, Copy)]
@@ -113,6 +118,7 @@ impl<'a, 'b> PlanTranslator<'a, 'b> {
             j: None,
             v: None,
             guards: 0,
+            stored: HashMap::new(),
         }
     }
 
@@ -123,6 +129,12 @@ impl<'a, 'b> PlanTranslator<'a, 'b> {
         let zero = self.b.ins().iconst(types::I64, 0);
         self.b.ins().return_(&[zero]);
         self.b.finalize();
+    }
+
+    /// Starts emitting into `block`; what was stored before is no longer known here.
+    fn enter(&mut self, block: cranelift_codegen::ir::Block) {
+        self.stored.clear();
+        self.b.switch_to_block(block);
     }
 
     fn store_state(&mut self) {
@@ -151,6 +163,7 @@ impl<'a, 'b> PlanTranslator<'a, 'b> {
                 let x = self.translate_expr(e);
                 let addr = self.element(self.bases[v.0], *idx, 8);
                 self.b.ins().store(trusted(), x, addr, 0);
+                self.stored.insert((v.0, *idx == Index::Row), x);
             }
             Stmt::ForRows(body) => self.translate_for_rows(body),
             Stmt::ForRowNonZeros(body) => self.translate_for_row_nonzeros(body),
@@ -169,8 +182,28 @@ impl<'a, 'b> PlanTranslator<'a, 'b> {
         self.offset(base, k, size)
     }
 
+    /// Fresh copies of the data and vector pointers for an inner loop. Values loaded once in
+    /// the entry block would be live across the per-row runtime calls, and the register
+    /// allocator would keep them on the stack and reload them on every non-zero; loading them
+    /// again here (from L1) keeps their live ranges inside the loop, in registers.
+    fn reload_pointers(&mut self) -> (DataPtrs, Vec<Value>) {
+        let saved = (self.data, self.bases.clone());
+        let (ptr, ctx) = (self.ptr, self.ctx);
+        let load = |b: &mut FunctionBuilder, off: i32| b.ins().load(ptr, trusted(), ctx, off);
+        self.data.indices = load(&mut self.b, offsets::INDICES);
+        self.data.values = load(&mut self.b, offsets::VALUES);
+        self.data.features = self.b.ins().load(types::I64, trusted(), ctx, offsets::FEATURES);
+        let vectors = load(&mut self.b, offsets::VECTORS);
+        for k in 0..self.bases.len() {
+            self.bases[k] = self.b.ins().load(ptr, trusted(), vectors, (k * ptr.bytes() as usize) as i32);
+        }
+        saved
+    }
+
+    /// `base + k·size` with size a power of two, written as a shift so the x64 back end can
+    /// fold it into one addressing mode.
     fn offset(&mut self, base: Value, k: Value, size: i64) -> Value {
-        let bytes = self.b.ins().imul_imm(k, size);
+        let bytes = self.b.ins().ishl_imm(k, size.trailing_zeros() as i64);
         self.b.ins().iadd(base, bytes)
     }
 
@@ -185,12 +218,12 @@ impl<'a, 'b> PlanTranslator<'a, 'b> {
         let exit = self.b.create_block();
         self.b.ins().jump(header, &[]);
 
-        self.b.switch_to_block(header);
+        self.enter(header);
         let k = self.b.use_var(counter);
         let more = self.b.ins().icmp(IntCC::UnsignedLessThan, k, end);
         self.b.ins().brif(more, body_block, &[], exit, &[]);
 
-        self.b.switch_to_block(body_block);
+        self.enter(body_block);
         self.b.seal_block(body_block);
         body(self, k);
         let next = self.b.ins().iadd_imm(k, 1);
@@ -198,7 +231,7 @@ impl<'a, 'b> PlanTranslator<'a, 'b> {
         self.b.ins().jump(header, &[]);
 
         self.b.seal_block(header);
-        self.b.switch_to_block(exit);
+        self.enter(exit);
         self.b.seal_block(exit);
     }
 
@@ -219,6 +252,12 @@ impl<'a, 'b> PlanTranslator<'a, 'b> {
     /// `for (j, v) in row(X, i)`: p in indptr[i]..indptr[i+1], skipping columns ≥ d (held-out
     /// data may have more features than the weights).
     fn translate_for_row_nonzeros(&mut self, body: &[Stmt]) {
+        let saved = self.reload_pointers();
+        self.translate_row_loop(body);
+        (self.data, self.bases) = saved;
+    }
+
+    fn translate_row_loop(&mut self, body: &[Stmt]) {
         let i = self.i.expect("verify: row(X, i) inside perm(m)");
         let word = self.ptr.bytes() as i64;
         let at = self.offset(self.data.indptr, i, word);
@@ -233,7 +272,7 @@ impl<'a, 'b> PlanTranslator<'a, 'b> {
             let work = t.b.create_block();
             let next = t.b.create_block();
             t.b.ins().brif(inside, work, &[], next, &[]);
-            t.b.switch_to_block(work);
+            t.enter(work);
             t.b.seal_block(work);
             let at = t.offset(values, p, 8);
             let v = t.b.ins().load(types::F64, trusted(), at, 0);
@@ -241,13 +280,14 @@ impl<'a, 'b> PlanTranslator<'a, 'b> {
             t.translate_stmts(body);
             (t.j, t.v) = (sj, sv);
             t.b.ins().jump(next, &[]);
-            t.b.switch_to_block(next);
+            t.enter(next);
             t.b.seal_block(next);
         });
     }
 
     /// `for j in 0..d`
     fn translate_for_features(&mut self, body: &[Stmt]) {
+        let saved = self.reload_pointers();
         let zero = self.b.ins().iconst(types::I64, 0);
         let d = self.data.features;
         self.counted_loop(zero, d, |t, j| {
@@ -255,6 +295,7 @@ impl<'a, 'b> PlanTranslator<'a, 'b> {
             t.translate_stmts(body);
             t.j = saved;
         });
+        (self.data, self.bases) = saved;
     }
 
     fn translate_if(&mut self, cmp: Cmp, l: &Expr, r: &Expr, body: &[Stmt]) {
@@ -262,11 +303,11 @@ impl<'a, 'b> PlanTranslator<'a, 'b> {
         let then = self.b.create_block();
         let merge = self.b.create_block();
         self.b.ins().brif(c, then, &[], merge, &[]);
-        self.b.switch_to_block(then);
+        self.enter(then);
         self.b.seal_block(then);
         self.translate_stmts(body);
         self.b.ins().jump(merge, &[]);
-        self.b.switch_to_block(merge);
+        self.enter(merge);
         self.b.seal_block(merge);
     }
 
@@ -282,7 +323,7 @@ impl<'a, 'b> PlanTranslator<'a, 'b> {
         let fault = self.b.create_block();
         self.b.ins().brif(finite, ok, &[], fault, &[]);
 
-        self.b.switch_to_block(fault);
+        self.enter(fault);
         self.b.seal_block(fault);
         self.store_state();
         let row = match self.i {
@@ -294,7 +335,7 @@ impl<'a, 'b> PlanTranslator<'a, 'b> {
         let code = self.b.ins().iconst(types::I64, self.guards);
         self.b.ins().return_(&[code]);
 
-        self.b.switch_to_block(ok);
+        self.enter(ok);
         self.b.seal_block(ok);
     }
 
@@ -316,6 +357,9 @@ impl<'a, 'b> PlanTranslator<'a, 'b> {
             Expr::Const(c) => self.b.ins().f64const(*c),
             Expr::Scalar(id) => self.translate_scalar(*id),
             Expr::Load(v, idx) => {
+                if let Some(x) = self.stored.get(&(v.0, *idx == Index::Row)) {
+                    return *x;
+                }
                 let addr = self.element(self.bases[v.0], *idx, 8);
                 self.b.ins().load(types::F64, trusted(), addr, 0)
             }
