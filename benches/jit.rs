@@ -15,7 +15,7 @@ use optc::data::{read_libsvm, Dataset, LabelMap};
 use optc::exec::driver::RowOrder;
 use optc::exec::{interp::Interpreter, jit, Backend, DataView, State};
 use optc::pipeline::{self, CompileOptions};
-use optc::plan::Plan;
+use optc::plan::{soft, Plan};
 use optc::source::SourceFile;
 use optc::stdlib::{LabelKind, Library};
 use optc::symbolic::sigmoid;
@@ -23,16 +23,6 @@ use std::time::Instant;
 
 const MODEL: &str =
     "data x: sparse, y: labels\nvar w: vec[dim(x)]\nparam λ = 1e-6\nminimize E[logistic(y, <x, w>)] + λ·l1(w)\n";
-
-fn soft(v: f64, tau: f64) -> f64 {
-    if v > tau {
-        v - tau
-    } else if v < -tau {
-        v + tau
-    } else {
-        0.0
-    }
-}
 
 /// The hand-written epoch: exactly the plan's arithmetic, in plain Rust.
 struct Hand {
@@ -146,8 +136,7 @@ struct Row {
 fn measure(name: &str, d: &Dataset, epochs: usize) -> Row {
     let plan = plan();
     let y = LabelMap::fit(LabelKind::Labels, d).and_then(|m| m.apply(d)).expect("labels");
-    let (indptr, indices, values) = d.csr();
-    let view = DataView { indptr, indices, values, labels: &y, features: d.features() };
+    let view = d.view(&y, d.features());
     let facts = d.facts();
     let nnz = d.nnz() as f64;
     let orders: Vec<Vec<u32>> = {

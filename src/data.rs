@@ -44,6 +44,14 @@ impl Dataset {
         (self.x.indptr().into_raw_storage(), self.x.indices(), self.x.data())
     }
 
+    /// The rows as a plan reads them, with `labels` already mapped and the weights of length
+    /// `features` (≥ the columns of the data for training).
+    pub fn view<'a>(&'a self, labels: &'a [f64], features: usize) -> crate::exec::DataView<'a> {
+        let (indptr, indices, values) = self.csr();
+        // sprs checked every column index against cols() when the matrix was built.
+        crate::exec::DataView { indptr, indices, values, labels, features, columns: self.x.cols() }
+    }
+
     pub fn facts(&self) -> crate::plan::dump::DataFacts {
         crate::plan::dump::DataFacts {
             rows: self.rows(),

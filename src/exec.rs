@@ -18,11 +18,24 @@ pub struct DataView<'a> {
     pub labels: &'a [f64],
     /// d: the feature count the weights have (test data may have more; those are ignored).
     pub features: usize,
+    /// 1 + the largest column index, known for certain: computed by [`DataView::new`] or taken
+    /// from a validated matrix ([`crate::data::Dataset::view`]). Compiled kernels rely on it.
+    pub(crate) columns: usize,
 }
 
-impl DataView<'_> {
+impl<'a> DataView<'a> {
+    /// A view of raw CSR arrays; scans the column indices once to learn their bound.
+    pub fn new(indptr: &'a [usize], indices: &'a [u32], values: &'a [f64], labels: &'a [f64], features: usize) -> Self {
+        let columns = indices.iter().max().map_or(0, |&j| j as usize + 1);
+        DataView { indptr, indices, values, labels, features, columns }
+    }
+
     pub fn rows(&self) -> usize {
         self.indptr.len() - 1
+    }
+
+    pub fn columns(&self) -> usize {
+        self.columns
     }
 }
 

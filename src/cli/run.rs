@@ -4,7 +4,7 @@ use super::{compile, parse_sets, read_model, report_compile_error, Failure};
 use crate::data::{read_libsvm, DataError, Dataset, LabelMap};
 use crate::exec::driver::{self, RunSettings};
 use crate::exec::evaluate::{evaluate, Evaluation};
-use crate::exec::{DataView, Fault};
+use crate::exec::Fault;
 use crate::model_file::{write_atomic, SavedModel};
 use crate::pipeline::{self, CompileOptions};
 use crate::plan::dump::DataFacts;
@@ -100,8 +100,7 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
         crate::check::Shape::Vec(crate::check::Dim::Fixed(n)) => *n,
         _ => train.features(),
     };
-    let (indptr, indices, values) = train.csr();
-    let view = DataView { indptr, indices, values, labels: &y, features };
+    let view = train.view(&y, features);
     let facts = DataFacts { features, ..train.facts() };
 
     let human = !args.quiet;
@@ -142,8 +141,7 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
         Some(p) => {
             let (t, _) = load_data(p)?;
             let ty = label_map.apply(&t).map_err(|e| Failure::Input(e.to_string()))?;
-            let (ip, ix, vs) = t.csr();
-            let tv = DataView { indptr: ip, indices: ix, values: vs, labels: &ty, features };
+            let tv = t.view(&ty, features);
             Some(evaluate(&plan, &outcome.state, &tv))
         }
         None => None,

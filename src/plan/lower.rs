@@ -183,12 +183,21 @@ impl<'a> Fobos<'a> {
             }
         };
         let eta = self.local("η");
+        // This step's prox weights, computed once per row rather than once per non-zero.
+        let tau1 = l1.map(|_| self.local("τ1"));
+        let tau2 = l2.map(|_| self.local("τ2"));
         let a = self.local("a");
         let g = self.local("g");
+        let eta_g = self.local("ηg");
 
         // ---- one epoch
         let mut step = vec![Stmt::Set(t, add(s(t), k(1.0)))];
         step.push(Stmt::Set(eta, self.schedule(eta0, t)));
+        for (tau, weight) in [(tau1, l1), (tau2, l2)] {
+            if let (Some(tau), Some(weight)) = (tau, weight) {
+                step.push(Stmt::Set(tau, mul(s(eta), s(weight))));
+            }
+        }
         step.push(Stmt::Set(a, k(0.0)));
         // The margin a = ⟨xᵢ, w⟩, catching each coordinate up first.
         let mut read = vec![];
@@ -206,12 +215,13 @@ impl<'a> Fobos<'a> {
         }
         step.push(Stmt::Set(g, dloss));
         step.push(Stmt::Guard(s(g), "the loss derivative ℓ′".into()));
-        let half = sub(at(w, Index::Feature), mul(mul(s(eta), s(g)), Expr::Value));
+        step.push(Stmt::Set(eta_g, mul(s(eta), s(g))));
+        let half = sub(at(w, Index::Feature), mul(s(eta_g), Expr::Value));
         if self.opts.lazy {
             // Advance the running sums by this step's prox, then the gradient step and the prox
             // on the touched coordinates, stamped as up to date.
-            step.extend(self.advance(&stamps, eta, l1, l2));
-            let mut write = vec![Stmt::Store(w, Index::Feature, self.prox_only(half, eta, l1, l2))];
+            step.extend(self.advance(&stamps, tau1, tau2));
+            let mut write = vec![Stmt::Store(w, Index::Feature, self.prox_only(half, tau1, tau2))];
             write.extend(self.stamp(&stamps));
             step.push(Stmt::ForRowNonZeros(write));
             if let Stamps::Affine { l, .. } = stamps {
@@ -222,7 +232,7 @@ impl<'a> Fobos<'a> {
             // Eager reference: the gradient step on the row, then the prox on all d coordinates.
             step.push(Stmt::ForRowNonZeros(vec![Stmt::Store(w, Index::Feature, half)]));
             if l1.is_some() || l2.is_some() || p.has_box() {
-                let prox = self.prox_only(at(w, Index::Feature), eta, l1, l2);
+                let prox = self.prox_only(at(w, Index::Feature), tau1, tau2);
                 step.push(Stmt::ForFeatures(vec![Stmt::Store(w, Index::Feature, prox)]));
             }
         }
@@ -323,14 +333,14 @@ impl<'a> Fobos<'a> {
         }
     }
 
-    /// prox_{η·R}(v) for one coordinate.
-    fn prox_only(&self, v: Expr, eta: ScalarId, l1: Option<ScalarId>, l2: Option<ScalarId>) -> Expr {
+    /// prox_{η·R}(v) for one coordinate, with τ1 = η·l1 and τ2 = η·l2.
+    fn prox_only(&self, v: Expr, tau1: Option<ScalarId>, tau2: Option<ScalarId>) -> Expr {
         let mut e = v;
-        if let Some(l1) = l1 {
-            e = soft(e, mul(s(eta), s(l1)));
+        if let Some(tau1) = tau1 {
+            e = soft(e, s(tau1));
         }
-        if let Some(l2) = l2 {
-            e = div(e, add(k(1.0), mul(s(eta), s(l2))));
+        if let Some(tau2) = tau2 {
+            e = div(e, add(k(1.0), s(tau2)));
         }
         self.boxed(e)
     }
@@ -353,27 +363,21 @@ impl<'a> Fobos<'a> {
     }
 
     /// Running sums after this step's prox (applied lazily to everyone but the touched rows).
-    fn advance(&self, stamps: &Stamps, eta: ScalarId, l1: Option<ScalarId>, l2: Option<ScalarId>) -> Vec<Stmt> {
+    fn advance(&self, stamps: &Stamps, tau1: Option<ScalarId>, tau2: Option<ScalarId>) -> Vec<Stmt> {
         match *stamps {
             Stamps::None => vec![],
             Stamps::Additive { big, .. } => {
-                vec![Stmt::Set(big, add(s(big), mul(s(eta), s(l1.expect("additive stamps need l1")))))]
+                vec![Stmt::Set(big, add(s(big), s(tau1.expect("additive stamps need l1"))))]
             }
             Stamps::Multiplicative { big, .. } => vec![Stmt::Set(
                 big,
-                add(s(big), call(Func::Log1p, vec![mul(s(eta), s(l2.expect("multiplicative stamps need l2")))])),
+                add(s(big), call(Func::Log1p, vec![s(tau2.expect("multiplicative stamps need l2"))])),
             )],
             Stamps::Affine { l, q, .. } => {
-                let (l1, l2) = (l1.expect("affine stamps need l1"), l2.expect("affine stamps need l2"));
+                let (tau1, tau2) = (tau1.expect("affine stamps need l1"), tau2.expect("affine stamps need l2"));
                 vec![
-                    Stmt::Set(l, add(s(l), call(Func::Log1p, vec![mul(s(eta), s(l2))]))),
-                    Stmt::Set(
-                        q,
-                        add(
-                            s(q),
-                            mul(div(mul(s(eta), s(l1)), add(k(1.0), mul(s(eta), s(l2)))), call(Func::Exp, vec![s(l)])),
-                        ),
-                    ),
+                    Stmt::Set(l, add(s(l), call(Func::Log1p, vec![s(tau2)]))),
+                    Stmt::Set(q, add(s(q), mul(div(s(tau1), add(k(1.0), s(tau2))), call(Func::Exp, vec![s(l)])))),
                 ]
             }
         }

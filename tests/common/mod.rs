@@ -40,8 +40,7 @@ pub fn run_plan(plan: Plan, d: &Dataset, epochs: usize, seed: u64) -> Run {
     let kind = if plan.info.classification { optc::stdlib::LabelKind::Labels } else { optc::stdlib::LabelKind::Real };
     let map = LabelMap::fit(kind, d).expect("labels");
     let y = map.apply(d).expect("labels map");
-    let (indptr, indices, values) = d.csr();
-    let view = DataView { indptr, indices, values, labels: &y, features: d.features() };
+    let view = d.view(&y, d.features());
     let mut backend = Interpreter { plan: &plan };
     let settings = RunSettings { epochs, seed, trace: false, progress: false };
     let outcome = driver::run(&plan, &mut backend, &view, &d.facts(), &settings).expect("no divergence");

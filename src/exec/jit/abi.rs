@@ -97,6 +97,9 @@ pub fn check_shapes(plan: &Plan, state: &State, data: &DataView, order: &[u32]) 
     if nnz != data.indices.len() || nnz != data.values.len() || data.indptr.windows(2).any(|w| w[0] > w[1]) {
         return Err("malformed CSR arrays".into());
     }
+    if data.columns() > data.features {
+        return Err(format!("the data has {} columns but the weights only {}", data.columns(), data.features));
+    }
     if data.labels.len() != rows {
         return Err(format!("{} labels for {rows} rows", data.labels.len()));
     }
@@ -122,7 +125,7 @@ pub fn check_shapes(plan: &Plan, state: &State, data: &DataView, order: &[u32]) 
 /// `kernel` was produced by the translator from a plan that passed `verify`, and
 /// `check_shapes` passed just above: every vector the code indexes by `i` has m entries and
 /// `i` comes from `order` (all < m); every vector indexed by `j` has d entries and `j` is
-/// either a loop counter below d or a column index the code compares with d before use;
+/// either a loop counter below d or a column index, all of which are < columns ≤ d;
 /// `p` ranges over `indptr[i]..indptr[i+1]` ≤ nnz. The kernel writes only the state's
 /// scalars, the state's vectors (not the labels: verify) and the two fault fields of `ctx`.
 pub fn call(

@@ -249,8 +249,8 @@ impl<'a, 'b> PlanTranslator<'a, 'b> {
         });
     }
 
-    /// `for (j, v) in row(X, i)`: p in indptr[i]..indptr[i+1], skipping columns ≥ d (held-out
-    /// data may have more features than the weights).
+    /// `for (j, v) in row(X, i)`: p in indptr[i]..indptr[i+1]. Unlike the interpreter, no
+    /// test `j < d` per non-zero: the ABI guarantees every column is below d.
     fn translate_for_row_nonzeros(&mut self, body: &[Stmt]) {
         let saved = self.reload_pointers();
         self.translate_row_loop(body);
@@ -263,25 +263,16 @@ impl<'a, 'b> PlanTranslator<'a, 'b> {
         let at = self.offset(self.data.indptr, i, word);
         let lo = self.b.ins().load(self.ptr, trusted(), at, 0);
         let hi = self.b.ins().load(self.ptr, trusted(), at, word as i32);
-        let (indices, values, features) = (self.data.indices, self.data.values, self.data.features);
+        let (indices, values) = (self.data.indices, self.data.values);
         self.counted_loop(lo, hi, |t, p| {
             let at = t.offset(indices, p, 4);
             let j32 = t.b.ins().load(types::I32, trusted(), at, 0);
             let j = t.b.ins().uextend(types::I64, j32);
-            let inside = t.b.ins().icmp(IntCC::UnsignedLessThan, j, features);
-            let work = t.b.create_block();
-            let next = t.b.create_block();
-            t.b.ins().brif(inside, work, &[], next, &[]);
-            t.enter(work);
-            t.b.seal_block(work);
             let at = t.offset(values, p, 8);
             let v = t.b.ins().load(types::F64, trusted(), at, 0);
             let (sj, sv) = (t.j.replace(j), t.v.replace(v));
             t.translate_stmts(body);
             (t.j, t.v) = (sj, sv);
-            t.b.ins().jump(next, &[]);
-            t.enter(next);
-            t.b.seal_block(next);
         });
     }
 
@@ -399,15 +390,16 @@ impl<'a, 'b> PlanTranslator<'a, 'b> {
     /// Intrinsics, each written to evaluate exactly as `Intrinsic::apply` does.
     fn translate_call(&mut self, f: Intrinsic, x: &[Value]) -> Value {
         match f {
-            // soft(v, τ) = v > τ ? v − τ : (v < −τ ? v + τ : 0)
+            // soft(v, τ) = v > τ ? v − τ : (v < −τ ? v + τ : 0), tested as v − τ > 0 and
+            // v + τ < 0: the same predicates in IEEE arithmetic (a non-zero exact difference
+            // never rounds to 0 and negation is exact; NaN fails both), without negating τ.
             Intrinsic::Soft => {
                 let (v, tau) = (x[0], x[1]);
-                let above = self.b.ins().fcmp(FloatCC::GreaterThan, v, tau);
-                let neg_tau = self.b.ins().fneg(tau);
-                let below = self.b.ins().fcmp(FloatCC::LessThan, v, neg_tau);
                 let down = self.b.ins().fsub(v, tau);
                 let up = self.b.ins().fadd(v, tau);
                 let zero = self.b.ins().f64const(0.0);
+                let above = self.b.ins().fcmp(FloatCC::GreaterThan, down, zero);
+                let below = self.b.ins().fcmp(FloatCC::LessThan, up, zero);
                 let inner = self.b.ins().select(below, up, zero);
                 self.b.ins().select(above, down, inner)
             }
