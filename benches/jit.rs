@@ -214,7 +214,7 @@ fn main() {
     let mut rows = vec![];
     let file = arg("--data").unwrap_or_else(|| "../shared/data/debian-files.binary.train.xz".into());
     match read_libsvm(std::path::Path::new(&file)) {
-        Ok(d) => rows.push(measure(&file.rsplit('/').next().unwrap_or(&file).replace(".xz", ""), &d, 3)),
+        Ok(d) => rows.push(measure(&file.rsplit('/').next().unwrap_or(&file).replace(".xz", ""), &d, 5)),
         Err(e) => eprintln!("skipping {file}: {e}"),
     }
     let spec =
@@ -222,7 +222,7 @@ fn main() {
     let t = Instant::now();
     let d = generate(&spec);
     eprintln!("generated {} in {:.1} s", d.name, t.elapsed().as_secs_f64());
-    rows.push(measure(&d.name, &d, 3));
+    rows.push(measure(&d.name, &d, 5));
 
     println!("| data | rows | nnz | interpreter nnz/s | JIT nnz/s | hand (safe) nnz/s | hand (unchecked) nnz/s | JIT / interpreter | hand (best) / JIT | plain SGD, no prox (reference) nnz/s |");
     println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");

@@ -7,7 +7,7 @@ mod common;
 use common::fixture;
 use optc::data::{read_libsvm, LabelMap};
 use optc::exec::driver::{self, RunSettings};
-use optc::exec::{interp::Interpreter, jit, select_backend, DataView, State};
+use optc::exec::{interp::Interpreter, jit, select_backend, State};
 use optc::pipeline::{self, CompileOptions};
 use optc::plan::{Expr, Intrinsic, Plan, Stmt};
 use optc::source::SourceFile;

@@ -5,7 +5,6 @@ use optc::data::{read_libsvm, Dataset, LabelMap};
 use optc::exec::driver::{self, Outcome, RunSettings};
 use optc::exec::evaluate::{evaluate, Evaluation};
 use optc::exec::interp::Interpreter;
-use optc::exec::DataView;
 use optc::pipeline::{self, CompileOptions};
 use optc::plan::Plan;
 use optc::source::SourceFile;
