@@ -187,6 +187,8 @@ struct Checker<'a> {
     lib: &'a Library,
     problems: Vec<Problem>,
     params: Vec<Param>,
+    /// Names the model declared but whose declaration failed (already reported).
+    failed: Vec<String>,
 }
 
 /// Checks a parsed program against the library. `overrides` are `--set` values, already
@@ -194,7 +196,17 @@ struct Checker<'a> {
 pub fn check(program: &ast::Program, lib: &Library, overrides: &[(String, f64)]) -> Result<Model, Vec<Problem>> {
     let mut lib = lib.clone();
     let mut problems = lib.declare(program, &crate::source::SourceFile::new("", ""));
-    let mut ck = Checker { lib: &lib, problems: vec![], params: vec![] };
+    let failed = program
+        .items
+        .iter()
+        .filter_map(|i| match i {
+            ast::Item::Loss(d) | ast::Item::Regularizer(d) => Some(d.name.name.clone()),
+            ast::Item::Set(d) => Some(d.name.name.clone()),
+            _ => None,
+        })
+        .filter(|n| lib.loss(n).is_none() && lib.regularizer(n).is_none() && lib.set(n).is_none())
+        .collect();
+    let mut ck = Checker { lib: &lib, problems: vec![], params: vec![], failed };
     let model = ck.model(program, overrides);
     problems.append(&mut ck.problems);
     match model {
@@ -720,6 +732,9 @@ impl Checker<'_> {
             return None;
         };
         let Some(def) = self.lib.loss(&func.name).cloned() else {
+            if self.failed.contains(&func.name) {
+                return None; // its declaration's problem is reported
+            }
             let p = Problem::error("optc::loss", format!("unknown loss `{}`", func.name), func.span, "unknown loss");
             let names = self.lib.losses.iter().map(|l| l.name.as_str());
             let p = if self.lib.regularizer(&func.name).is_some() {
@@ -865,6 +880,9 @@ impl Checker<'_> {
             return None;
         };
         let Some(def) = self.lib.regularizer(&func.name).cloned() else {
+            if self.failed.contains(&func.name) {
+                return None; // its declaration's problem is reported
+            }
             let p = Problem::error(
                 "optc::regularizer",
                 format!("unknown regularizer `{}`", func.name),
