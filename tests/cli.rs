@@ -251,3 +251,32 @@ fn plan_emits_cranelift_ir_and_machine_code() {
     assert!(out.status.success());
     assert!(text(&out.stdout).contains("; optc_finish"));
 }
+
+#[test]
+fn eta0_is_calibrated_on_a_sample_unless_given() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let data = fixture("binary.svm");
+    let run_json = |model: &str| {
+        let m = write(dir.path(), "m.opt", model);
+        let out = optc(&["run", m.to_str().unwrap(), data.to_str().unwrap(), "--json", "--quiet"]);
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        serde_json::from_slice::<serde_json::Value>(&out.stdout).expect("json")
+    };
+    let r = run_json(L1_LOGISTIC);
+    let c = &r["eta0_calibration"];
+    let tried = c["tried"].as_array().expect("candidates");
+    assert_eq!(tried.len(), 6);
+    assert_eq!(c["rows"], 200, "a small set is calibrated on all of its rows (at most 1000)");
+    let default = c["default"].as_f64().unwrap();
+    let best = tried
+        .iter()
+        .filter_map(|t| Some((t[0].as_f64()?, t[1].as_f64()?)))
+        .min_by(|a, b| a.1.total_cmp(&b.1))
+        .expect("some candidate converged");
+    assert_eq!(r["eta0"].as_f64().unwrap(), best.0, "the run uses the candidate with the lowest sample objective");
+    assert!(tried.iter().any(|t| t[0].as_f64() == Some(default)), "the default is among the candidates");
+
+    let given = run_json(&L1_LOGISTIC.replace("minimize", "solve with fobos(eta0 = 0.5)\nminimize"));
+    assert!(given["eta0_calibration"].is_null());
+    assert_eq!(given["eta0"], 0.5);
+}

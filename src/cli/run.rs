@@ -71,7 +71,7 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
     let file = read_model(&args.model)?;
     let opts = CompileOptions { overrides: parse_sets(&args.set)?, solver: args.solver.clone(), eager: args.eager };
     let compiled = compile(&file, &opts)?;
-    let plan = pipeline::plan(&compiled, &opts).map_err(|e| report_compile_error(e, &file))?;
+    let mut plan = pipeline::plan(&compiled, &opts).map_err(|e| report_compile_error(e, &file))?;
     let mut settings = compiled.structure.settings.clone();
     if let Some(e) = args.epochs {
         if e == 0 {
@@ -117,6 +117,13 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
         say(format!("note: {m}"));
     }
 
+    let calibration = match crate::exec::calibrate::calibrate_eta0(&plan, &view, &facts, settings.seed, !args.no_jit) {
+        Some((calibrated, c)) => {
+            plan = calibrated;
+            Some(c)
+        }
+        None => None,
+    };
     let mut selected = crate::exec::select_backend(&plan, &facts, !args.no_jit);
     if let Some(why) = &selected.fallback {
         say(format!("note: {why}"));
@@ -182,6 +189,12 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
             "epochs": outcome.epochs,
             "seed": settings.seed,
             "eta0": eta0,
+            "eta0_calibration": calibration.as_ref().map(|c| serde_json::json!({
+                "rows": c.rows,
+                "default": c.default,
+                "tried": c.tried,
+                "seconds": c.seconds,
+            })),
             "seconds": outcome.seconds,
             "parse_seconds": parse_seconds,
         });
@@ -201,6 +214,12 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
     }
     if human {
         say(summary(&plan, &train, parse_seconds, &train_eval, test.as_ref(), &outcome, eta0, settings.seed, features));
+        if let Some(c) = &calibration {
+            say(format!(
+                "  step         η0 chosen on {} sample rows in {:.2} s (default would be {:.4})",
+                c.rows, c.seconds, c.default
+            ));
+        }
         say(format!("  backend      {backend_name} (model text → kernel in {:.1} ms)", 1e3 * compile_seconds));
     }
     Ok(())

@@ -32,6 +32,11 @@ pub fn margin(data: &DataView, w: &[f64], i: usize) -> f64 {
 
 /// Evaluates flushed weights in `state` on `data` (training or held-out rows).
 pub fn evaluate(plan: &Plan, state: &State, data: &DataView) -> Evaluation {
+    evaluate_rows(plan, state, data, None)
+}
+
+/// As [`evaluate`], on the given rows only (all rows for None).
+pub fn evaluate_rows(plan: &Plan, state: &State, data: &DataView, rows: Option<&[u32]>) -> Evaluation {
     let w = state.weights(plan);
     let obj = &plan.objective;
     // A scratch state whose labels are this data's and whose margin slot we set per row.
@@ -39,9 +44,18 @@ pub fn evaluate(plan: &Plan, state: &State, data: &DataView) -> Evaluation {
     if let Some(y) = plan.labels() {
         scratch.vectors[y.0] = data.labels.to_vec();
     }
-    let m = data.rows();
+    let all: Vec<u32>;
+    let rows = match rows {
+        Some(r) => r,
+        None => {
+            all = (0..data.rows() as u32).collect();
+            &all
+        }
+    };
+    let m = rows.len();
     let (mut loss, mut wrong, mut sq) = (0.0, 0usize, 0.0);
-    for i in 0..m {
+    for &i in rows {
+        let i = i as usize;
         let a = margin(data, w, i);
         scratch.scalars[obj.margin.0] = a;
         loss += eval_at(&obj.loss, &scratch, i, 0);

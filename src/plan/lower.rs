@@ -147,9 +147,9 @@ impl<'a> Fobos<'a> {
                 // example. Non-smooth losses use β = 1 (G = 1 bounds the subgradient).
                 let beta = self.st.smooth.unwrap_or(1.0);
                 let note = if self.st.smooth.is_some() {
-                    "1/(β·max‖xᵢ‖²)"
+                    "1/(β·max‖xᵢ‖²); `optc run` calibrates it on a sample"
                 } else {
-                    "1/max‖xᵢ‖² (no curvature: β taken as 1)"
+                    "1/max‖xᵢ‖² (no curvature: β taken as 1); `optc run` calibrates it on a sample"
                 };
                 self.scalar("η0", ScalarRole::Param, ParamInit::InverseMaxRowNormSq { scale: beta * c }, note)
             }

@@ -1,0 +1,100 @@
+//! Choosing η₀ on a sample of the rows, as Bottou's SGD does: the data-dependent default
+//! 1/(β·max‖xᵢ‖²) is safe for every example but slow on high-dimensional sparse data, where
+//! most features are rare and need larger steps. One pass over ~5% of the rows per candidate
+//! (multiples of the default by powers of 4) picks the η₀ with the lowest sample objective.
+
+use super::driver::RowOrder;
+use super::evaluate::evaluate_rows;
+use super::{select_backend, DataView, State};
+use crate::plan::dump::DataFacts;
+use crate::plan::{Expr, ParamInit, Plan, ScalarId, ScalarRole, Stmt};
+
+/// Candidate multiples of the default η₀.
+const FACTORS: [f64; 6] = [0.25, 1.0, 4.0, 16.0, 64.0, 256.0];
+
+#[derive(Clone, Debug)]
+pub struct Calibration {
+    pub eta0: f64,
+    pub default: f64,
+    pub rows: usize,
+    /// (η₀, sample objective), None where the pass diverged.
+    pub tried: Vec<(f64, Option<f64>)>,
+    pub seconds: f64,
+}
+
+/// The plan with η₀ fixed to the best candidate, or None when the plan has no data-dependent
+/// η₀ in use (the user gave `eta0` or a `step` schedule).
+pub fn calibrate_eta0(
+    plan: &Plan,
+    data: &DataView,
+    facts: &DataFacts,
+    seed: u64,
+    jit: bool,
+) -> Option<(Plan, Calibration)> {
+    let start = std::time::Instant::now();
+    let id = plan
+        .scalars
+        .iter()
+        .position(|s| s.role == ScalarRole::Param && matches!(s.init, ParamInit::InverseMaxRowNormSq { .. }))
+        .map(ScalarId)?;
+    if !uses(&plan.epoch, id) {
+        return None;
+    }
+    let default = plan.scalar(id).init.value(Some(facts))?;
+    let m = data.rows();
+    let n = m.min(1000.max(m / 20));
+    let mut order = RowOrder::new(m, seed ^ 0x5eed);
+    let mut sample: Vec<u32> = order.next_epoch()[..n].to_vec();
+    sample.sort_unstable();
+
+    let mut tried = vec![];
+    for factor in FACTORS {
+        let eta0 = default * factor;
+        let candidate = with_eta0(plan, id, eta0, "");
+        let mut selected = select_backend(&candidate, facts, jit);
+        let mut state = State::new(&candidate, facts, data.labels);
+        let ran =
+            selected.backend.epoch(&mut state, data, &sample).and_then(|_| selected.backend.finish(&mut state, data));
+        let f = ran
+            .ok()
+            .map(|_| evaluate_rows(&candidate, &state, data, Some(&sample)).objective)
+            .filter(|f| f.is_finite());
+        tried.push((eta0, f));
+    }
+    let best = tried
+        .iter()
+        .filter_map(|(e, f)| f.map(|f| (*e, f)))
+        .min_by(|a, b| a.1.total_cmp(&b.1))
+        .map_or(default, |(e, _)| e);
+    let note = format!("calibrated on {n} rows (default 1/(β·max‖xᵢ‖²) = {})", crate::symbolic::fmt_num(default));
+    let calibrated = with_eta0(plan, id, best, &note);
+    Some((calibrated, Calibration { eta0: best, default, rows: n, tried, seconds: start.elapsed().as_secs_f64() }))
+}
+
+fn with_eta0(plan: &Plan, id: ScalarId, eta0: f64, note: &str) -> Plan {
+    let mut p = plan.clone();
+    p.scalars[id.0].init = ParamInit::Value(eta0);
+    if !note.is_empty() {
+        p.scalars[id.0].note = note.into();
+    }
+    p
+}
+
+fn uses(body: &[Stmt], id: ScalarId) -> bool {
+    body.iter().any(|s| match s {
+        Stmt::Set(_, e) | Stmt::Store(_, _, e) | Stmt::Guard(e, _) => mentions(e, id),
+        Stmt::ForRows(b) | Stmt::ForRowNonZeros(b) | Stmt::ForFeatures(b) => uses(b, id),
+        Stmt::If(_, l, r, b) => mentions(l, id) || mentions(r, id) || uses(b, id),
+    })
+}
+
+fn mentions(e: &Expr, id: ScalarId) -> bool {
+    match e {
+        Expr::Scalar(s) => *s == id,
+        Expr::Neg(a) => mentions(a, id),
+        Expr::Bin(_, a, b) => mentions(a, id) || mentions(b, id),
+        Expr::Call(_, args) => args.iter().any(|a| mentions(a, id)),
+        Expr::Select(_, l, r, a, b) => [l, r, a, b].iter().any(|x| mentions(x, id)),
+        Expr::Const(_) | Expr::Load(..) | Expr::Value => false,
+    }
+}
