@@ -76,7 +76,8 @@ pub fn bound_scalars(plan: &Plan, facts: &crate::plan::dump::DataFacts) -> Vec<f
         .iter()
         .map(|s| match s.role {
             ScalarRole::Param => s.init.value(Some(facts)).unwrap_or(f64::NAN),
-            _ => 0.0,
+            ScalarRole::State => s.init.value(Some(facts)).unwrap_or(0.0),
+            ScalarRole::Local => 0.0,
         })
         .collect()
 }

@@ -81,6 +81,26 @@ fn every_example_runs_the_same_under_both_back_ends() {
     }
 }
 
+/// Every lazy scheme of the lowering, whether or not an example uses it: additive (ℓ1),
+/// multiplicative (½‖·‖² with a box), affine (elastic net), scaled (½‖·‖² alone), and none.
+#[test]
+fn every_lazy_scheme_runs_the_same_under_both_back_ends() {
+    let head = "data x: sparse, y: labels\nvar w: vec[dim(x)]\n";
+    for objective in [
+        "minimize E[logistic(y, <x, w>)] + 0.01·l1(w) st w ≥ -0.2",
+        "minimize E[logistic(y, <x, w>)] + 0.3·l2sq(w) st w ∈ Box(-0.4, 0.6)",
+        "minimize E[hinge(y, <x, w>)] + 0.01·elastic(w, 3) st w ≤ 0.5",
+        "minimize E[logistic(y, <x, w>)] + 0.3·l2sq(w)",
+        "minimize E[logistic(y, <x, w>)] st w ∈ Box(-1, 1)",
+    ] {
+        let plan = plan_of(&format!("{head}{objective}\n"), false);
+        for seed in [4, 9] {
+            let (a, b) = both(&plan, 2, seed);
+            assert_bitwise(&plan, &format!("{objective} (seed {seed})"), &a, &b);
+        }
+    }
+}
+
 /// The elastic-net plan's renormalisation branch (`if L > 300`) runs in both back ends.
 #[test]
 fn elastic_net_resets_agree() {

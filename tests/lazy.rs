@@ -72,3 +72,9 @@ fn elastic_net_through_resets() {
     let total: f64 = (1..=800).map(|t| (eta0 / (t as f64).sqrt() * l2).ln_1p()).sum();
     assert!(total > 2.0 * 300.0, "Σ log(1 + η·l2) = {total}: too small to force resets");
 }
+
+/// ½‖·‖² with a box keeps per-coordinate log-stamps (the global scale cannot express clamps).
+#[test]
+fn l2sq_with_a_box() {
+    same_iterates("minimize E[logistic(y, <x, w>)] + λ/2·l2sq(w) st w ∈ Box(-0.4, 0.6)", "labels", "binary.svm", 0.3);
+}

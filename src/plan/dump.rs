@@ -68,7 +68,8 @@ pub fn dump(plan: &Plan, facts: Option<&DataFacts>) -> String {
         let head = if first { "state   " } else { "        " };
         first = false;
         let note = if p.note.is_empty() { String::new() } else { format!("  # {}", p.note) };
-        let _ = writeln!(o, "{head}{}: f64 = 0{note}", p.name);
+        let init = p.init.value(None).map_or("?".into(), fmt_num);
+        let _ = writeln!(o, "{head}{}: f64 = {init}{note}", p.name);
     }
     let locals: Vec<&str> =
         plan.scalars.iter().filter(|p| p.role == ScalarRole::Local).map(|p| p.name.as_str()).collect();

@@ -12,7 +12,8 @@
 //!   l1 = 0:  A = exp(Φlast[j] − Φ) with Φ = Σ log(1 + τₛ·l2)             (½‖·‖²: multiplicative)
 //!   both:    A = exp(Llast[j] − L), B = exp(−L)·(Q − Qlast[j]),
 //!            L = Σ log(1 + τₛ·l2), Q = Σ bₛ·exp(Lₛ)                       (elastic net)
-//! In the last case L is reset (after a full flush) before exp(L) can overflow.
+//! In the last case L is reset (after a full flush) before exp(L) can overflow. ½‖·‖² without a
+//! box uses a global scale instead (w = s·u), which needs no per-coordinate stamp at all.
 
 use super::build::*;
 use super::{
@@ -39,6 +40,9 @@ impl Default for LowerOptions {
 
 /// The elastic-net renormalisation threshold for L (exp(300) is far from overflow).
 const RESET_L: f64 = 300.0;
+
+/// The ½‖·‖² scale is folded into the weights below this (far above subnormals).
+const RESET_SCALE: f64 = 1e-150;
 
 pub fn lower(model: &Model, st: &Structure, opts: LowerOptions) -> Result<Plan, Problem> {
     let Some(choice) = &st.chosen else {
@@ -168,6 +172,15 @@ impl<'a> Fobos<'a> {
                     let last = self.vector("Λlast", Len::Features, VecRole::State, 0.0);
                     Stamps::Additive { big, last }
                 }
+                (None, Some(_)) if !p.has_box() => {
+                    let scale = self.scalar(
+                        "s",
+                        ScalarRole::State,
+                        ParamInit::Value(1.0),
+                        "w = s·u: the pending ½‖·‖² decay of every coordinate at once",
+                    );
+                    Stamps::Scaled { scale }
+                }
                 (None, Some(_)) => {
                     let big = self.state("Φ", "Σ log(1 + η·l2): the pending ½‖·‖² decay, in logs");
                     let last = self.vector("Φlast", Len::Features, VecRole::State, 0.0);
@@ -206,6 +219,9 @@ impl<'a> Fobos<'a> {
         }
         read.push(Stmt::Set(a, add(s(a), mul(Expr::Value, at(w, Index::Feature)))));
         step.push(Stmt::ForRowNonZeros(read));
+        if let Stamps::Scaled { scale } = stamps {
+            step.push(Stmt::Set(a, mul(s(scale), s(a)))); // ⟨x, s·u⟩
+        }
         // ℓ′(yᵢ, a), inlined from the stdlib formula.
         let derivative = self.st.derivative.clone().expect("FOBOS is only chosen for scalar losses");
         let mut dloss = self.sym(&derivative, &loss.label, &loss.margin, y, a, t);
@@ -217,7 +233,20 @@ impl<'a> Fobos<'a> {
         step.push(Stmt::Guard(s(g), "the loss derivative ℓ′".into()));
         step.push(Stmt::Set(eta_g, mul(s(eta), s(g))));
         let half = sub(at(w, Index::Feature), mul(s(eta_g), Expr::Value));
-        if self.opts.lazy {
+        if let Stamps::Scaled { scale } = stamps {
+            // w = s·u. Every coordinate decays by 1/(1 + τ2): s does, u does not. A touched
+            // coordinate's new w is (s·u − ηg·v)/(1 + τ2) = s′·(u − (ηg/s)·v).
+            let step_u = self.local("δu");
+            step.push(Stmt::Set(step_u, div(s(eta_g), s(scale))));
+            step.push(Stmt::Set(scale, div(s(scale), add(k(1.0), s(tau2.expect("scaled stamps need l2"))))));
+            step.push(Stmt::ForRowNonZeros(vec![Stmt::Store(
+                w,
+                Index::Feature,
+                sub(at(w, Index::Feature), mul(s(step_u), Expr::Value)),
+            )]));
+            // Keep s a normal number: fold it into u and restart at 1.
+            step.push(Stmt::If(crate::symbolic::Cmp::Lt, s(scale), k(RESET_SCALE), self.flush(&stamps, w)));
+        } else if self.opts.lazy {
             // Advance the running sums by this step's prox, then the gradient step and the prox
             // on the touched coordinates, stamped as up to date.
             step.extend(self.advance(&stamps, tau1, tau2));
@@ -349,7 +378,7 @@ impl<'a> Fobos<'a> {
     fn catch_up(&self, stamps: &Stamps, w: VecId) -> Option<Expr> {
         let wj = at(w, Index::Feature);
         let e = match *stamps {
-            Stamps::None => return None,
+            Stamps::None | Stamps::Scaled { .. } => return None,
             Stamps::Additive { big, last } => soft(wj, sub(s(big), at(last, Index::Feature))),
             Stamps::Multiplicative { big, last } => {
                 mul(wj, call(Func::Exp, vec![sub(at(last, Index::Feature), s(big))]))
@@ -365,7 +394,7 @@ impl<'a> Fobos<'a> {
     /// Running sums after this step's prox (applied lazily to everyone but the touched rows).
     fn advance(&self, stamps: &Stamps, tau1: Option<ScalarId>, tau2: Option<ScalarId>) -> Vec<Stmt> {
         match *stamps {
-            Stamps::None => vec![],
+            Stamps::None | Stamps::Scaled { .. } => vec![],
             Stamps::Additive { big, .. } => {
                 vec![Stmt::Set(big, add(s(big), s(tau1.expect("additive stamps need l1"))))]
             }
@@ -386,7 +415,7 @@ impl<'a> Fobos<'a> {
     /// Marks the current coordinate as up to date.
     fn stamp(&self, stamps: &Stamps) -> Vec<Stmt> {
         match *stamps {
-            Stamps::None => vec![],
+            Stamps::None | Stamps::Scaled { .. } => vec![],
             Stamps::Additive { big, last } | Stamps::Multiplicative { big, last } => {
                 vec![Stmt::Store(last, Index::Feature, s(big))]
             }
@@ -398,6 +427,10 @@ impl<'a> Fobos<'a> {
 
     /// Catch every coordinate up and stamp it.
     fn flush(&self, stamps: &Stamps, w: VecId) -> Vec<Stmt> {
+        if let Stamps::Scaled { scale } = *stamps {
+            let fold = Stmt::Store(w, Index::Feature, mul(s(scale), at(w, Index::Feature)));
+            return vec![Stmt::ForFeatures(vec![fold]), Stmt::Set(scale, k(1.0))];
+        }
         let Some(catch_up) = self.catch_up(stamps, w) else {
             return vec![];
         };
@@ -434,7 +467,23 @@ fn replace_scalar(e: Expr, id: ScalarId, by: &Expr) -> Expr {
 /// The running sums of the lazy catch-up (see the module docs).
 enum Stamps {
     None,
-    Additive { big: ScalarId, last: VecId },
-    Multiplicative { big: ScalarId, last: VecId },
-    Affine { l: ScalarId, q: ScalarId, llast: VecId, qlast: VecId },
+    Additive {
+        big: ScalarId,
+        last: VecId,
+    },
+    Multiplicative {
+        big: ScalarId,
+        last: VecId,
+    },
+    Affine {
+        l: ScalarId,
+        q: ScalarId,
+        llast: VecId,
+        qlast: VecId,
+    },
+    /// ½‖·‖² alone, no box: w = s·u with one global scale (Bottou's SGD trick), so the decay
+    /// costs O(1) per step and nothing per coordinate.
+    Scaled {
+        scale: ScalarId,
+    },
 }
