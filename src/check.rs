@@ -195,7 +195,7 @@ struct Checker<'a> {
 /// resolved to declared parameter names.
 pub fn check(program: &ast::Program, lib: &Library, overrides: &[(String, f64)]) -> Result<Model, Vec<Problem>> {
     let mut lib = lib.clone();
-    let mut problems = lib.declare(program, &crate::source::SourceFile::new("", ""));
+    let mut problems = lib.declare(program);
     let failed = program
         .items
         .iter()
@@ -536,7 +536,7 @@ impl Checker<'_> {
             let Some(functional) = self.split_term(part, &mut coefs) else {
                 continue;
             };
-            let coef = self.coefficient(&coefs, part)?;
+            let coef = self.coefficient(&coefs)?;
             if coef.value < 0.0 || coef.value.is_nan() {
                 self.err(
                     Problem::error(
@@ -692,7 +692,7 @@ impl Checker<'_> {
         None
     }
 
-    fn coefficient(&mut self, coefs: &[(&ast::Expr, bool)], whole: &ast::Expr) -> Option<Coef> {
+    fn coefficient(&mut self, coefs: &[(&ast::Expr, bool)]) -> Option<Coef> {
         let mut value = 1.0;
         let mut text = String::new();
         for (e, divide) in coefs {
@@ -716,7 +716,6 @@ impl Checker<'_> {
         if text.starts_with('/') {
             text.insert(0, '1');
         }
-        let _ = whole;
         Some(Coef { value, text })
     }
 

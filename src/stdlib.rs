@@ -171,7 +171,7 @@ impl Library {
             let file = SourceFile::new(name, text);
             let program =
                 syntax::parse(&file).unwrap_or_else(|p| panic!("stdlib {name} does not parse: {}", p.message));
-            let problems = lib.declare(&program, &file);
+            let problems = lib.declare(&program);
             assert!(problems.is_empty(), "stdlib {name}: {:?}", problems);
         }
         lib
@@ -192,8 +192,7 @@ impl Library {
     }
 
     /// Adds the declarations of `program`; returns the problems found in them.
-    pub fn declare(&mut self, program: &ast::Program, file: &SourceFile) -> Vec<Problem> {
-        let _ = file;
+    pub fn declare(&mut self, program: &ast::Program) -> Vec<Problem> {
         let mut problems = vec![];
         for item in &program.items {
             let result = match item {

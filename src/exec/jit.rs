@@ -9,7 +9,6 @@ mod translate;
 
 use super::{Backend, DataView, Fault, State};
 use crate::plan::{Plan, ScalarRole, Stmt};
-use crate::symbolic::Func;
 use abi::KernelFn;
 use cranelift_codegen::ir::{types, AbiParam};
 use cranelift_codegen::settings::{self, Configurable};
@@ -141,7 +140,6 @@ fn define(
         let fref: cranelift_codegen::ir::FuncRef = module.declare_func_in_func(id, builder.func);
         runtime.insert(func, fref);
     }
-    let _: &HashMap<Func, _> = &runtime;
     collect_guards(body, guards);
     translate::PlanTranslator::new(builder, plan, params, runtime, ptr).translate_body(body);
 
