@@ -21,16 +21,23 @@ struct Cli {
 #[derive(Subcommand, Debug)]
 enum Command {
     /// Parse and typecheck a model; print the structure optc recognised.
-    Check { model: PathBuf },
+    Check {
+        /// The model file (.opt).
+        model: PathBuf,
+    },
     /// Print the update plan the compiler will run (with DATA: bound to that data).
     Plan {
+        /// The model file (.opt).
         model: PathBuf,
+        /// Data to bind data-dependent parameters (η₀) to.
         data: Option<PathBuf>,
         /// The eager reference plan (prox on every coordinate each step) instead of the lazy one.
         #[arg(long)]
         eager: bool,
+        /// Override a parameter (repeatable).
         #[arg(long = "set", value_name = "NAME=VALUE")]
         set: Vec<String>,
+        /// Force a solver (same as `solve with NAME`).
         #[arg(long)]
         solver: Option<String>,
         /// Also print the code the JIT generates: `clif` (Cranelift IR) or `asm` (machine code).

@@ -7,7 +7,9 @@ use std::path::PathBuf;
 
 #[derive(clap::Args, Debug)]
 pub struct PredictArgs {
+    /// A model file in LIBLINEAR's format (`optc run --save`, or LIBLINEAR's `train`).
     pub saved_model: PathBuf,
+    /// Data to score, LIBSVM/svmlight text (plain or compressed).
     pub data: PathBuf,
     /// Write one predicted label per line (as LIBLINEAR's predict); without it, labels go to stdout.
     #[arg(long)]

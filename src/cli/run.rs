@@ -15,7 +15,9 @@ use std::time::Instant;
 
 #[derive(clap::Args, Debug)]
 pub struct RunArgs {
+    /// The model file (.opt).
     pub model: PathBuf,
+    /// Training data, LIBSVM/svmlight text (plain, .gz, .bz2, .xz or .zst).
     pub data: PathBuf,
     /// Held-out data: report its error and loss.
     #[arg(long)]
@@ -26,8 +28,10 @@ pub struct RunArgs {
     /// Force a solver (same as `solve with NAME`).
     #[arg(long)]
     pub solver: Option<String>,
+    /// Passes over the data (default 10, or `solve with fobos(epochs = N)`).
     #[arg(long)]
     pub epochs: Option<usize>,
+    /// Seed of the row order and of the η₀ calibration sample (default 1).
     #[arg(long)]
     pub seed: Option<u64>,
     /// Write the weights in LIBLINEAR's model format.
