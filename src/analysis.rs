@@ -3,7 +3,7 @@
 //! which solver runs it (ALGORITHMS.md §9) — with the reason, since users ask "why this one?".
 
 use crate::check::{Model, Operator, Shape};
-use crate::diagnostics::{did_you_mean, Problem};
+use crate::diagnostics::Problem;
 use crate::stdlib::{ProxKind, Separability};
 use crate::symbolic::{self, fmt_num, Sym};
 use std::fmt::Write as _;
@@ -421,10 +421,11 @@ fn parse_settings(kind: SolverKind, req: &crate::check::SolverRequest, problems:
                 o.span,
                 "unknown option",
             );
-            let p = match did_you_mean(&o.name, kind.options().iter().copied()) {
-                Some(x) => p.with_help(format!("did you mean `{x}`?")),
-                None => p.with_help(format!("`{}` takes {}", kind.name(), kind.options().join(", "))),
-            };
+            let p = p.suggest(
+                &o.name,
+                kind.options().iter().copied(),
+                format!("`{}` takes {}", kind.name(), kind.options().join(", ")),
+            );
             problems.push(p);
             continue;
         }

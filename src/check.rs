@@ -338,12 +338,11 @@ impl Checker<'_> {
                         let kinds = ["sparse", "labels", "classes", "real"];
                         let p =
                             Problem::error("optc::data", format!("unknown data kind `{k}`"), kind.span, "unknown kind");
-                        let p = match did_you_mean(k, kinds) {
-                            Some(s) => p.with_help(format!("did you mean `{s}`?")),
-                            None => {
-                                p.with_help("a data column is `sparse` (features), `labels` (±1), `classes` or `real`")
-                            }
-                        };
+                        let p = p.suggest(
+                            k,
+                            kinds,
+                            "a data column is `sparse` (features), `labels` (±1), `classes` or `real`",
+                        );
                         self.err(p);
                     }
                 },
@@ -458,10 +457,7 @@ impl Checker<'_> {
             }
             (k, _) => {
                 let p = Problem::error("optc::shape", format!("unknown variable type `{k}`"), v.kind.span, "here");
-                let p = match did_you_mean(k, ["vec", "mat"]) {
-                    Some(s) => p.with_help(format!("did you mean `{s}`?")),
-                    None => p.with_help("a variable is a `vec[n]` or a `mat[n, k]`"),
-                };
+                let p = p.suggest(k, ["vec", "mat"], "a variable is a `vec[n]` or a `mat[n, k]`");
                 self.err(p);
                 None
             }
@@ -742,13 +738,14 @@ impl Checker<'_> {
                     func.name, func.name, cx.var.name
                 ))
             } else {
-                match did_you_mean(&func.name, names) {
-                    Some(s) => p.with_help(format!("did you mean `{s}`?")),
-                    None => p.with_help(format!(
+                p.suggest(
+                    &func.name,
+                    names,
+                    format!(
                         "the losses are {}",
                         self.lib.losses.iter().map(|l| format!("`{}`", l.name)).collect::<Vec<_>>().join(", ")
-                    )),
-                }
+                    ),
+                )
             };
             self.err(p);
             return None;
@@ -894,13 +891,14 @@ impl Checker<'_> {
                     func.name, func.name, cx.label.name, cx.features.name, cx.var.name
                 ))
             } else {
-                match did_you_mean(&func.name, self.lib.regularizers.iter().map(|r| r.name.as_str())) {
-                    Some(s) => p.with_help(format!("did you mean `{s}`?")),
-                    None => p.with_help(format!(
+                p.suggest(
+                    &func.name,
+                    self.lib.regularizers.iter().map(|r| r.name.as_str()),
+                    format!(
                         "the regularizers are {}",
                         self.lib.regularizers.iter().map(|l| format!("`{}`", l.name)).collect::<Vec<_>>().join(", ")
-                    )),
-                }
+                    ),
+                )
             };
             self.err(p);
             return None;
@@ -1053,10 +1051,11 @@ impl Checker<'_> {
             },
             other => {
                 let p = Problem::error("optc::operator", format!("unknown matrix `{other}`"), func.span, "unknown");
-                let p = match did_you_mean(other, ["diff", "incidence", "groups"]) {
-                    Some(s) => p.with_help(format!("did you mean `{s}`?")),
-                    None => p.with_help("matrices are `diff(n)`, `incidence(load(...))` and `groups(load(...))`"),
-                };
+                let p = p.suggest(
+                    other,
+                    ["diff", "incidence", "groups"],
+                    "matrices are `diff(n)`, `incidence(load(...))` and `groups(load(...))`",
+                );
                 self.err(p);
                 None
             }
@@ -1105,10 +1104,11 @@ impl Checker<'_> {
                 let Some(set) = self.lib.set(name).cloned() else {
                     let p =
                         Problem::error("optc::constraint", format!("unknown set `{name}`"), name_span, "unknown set");
-                    let p = match did_you_mean(name, self.lib.sets.iter().map(|s| s.name.as_str())) {
-                        Some(s) => p.with_help(format!("did you mean `{s}`?")),
-                        None => p.with_help("sets are Box(lo, hi), NonNeg, L1Ball(r), L2Ball(r), Simplex"),
-                    };
+                    let p = p.suggest(
+                        name,
+                        self.lib.sets.iter().map(|s| s.name.as_str()),
+                        "sets are Box(lo, hi), NonNeg, L1Ball(r), L2Ball(r), Simplex",
+                    );
                     self.err(p);
                     return None;
                 };
@@ -1166,10 +1166,7 @@ impl Checker<'_> {
                 s.solver.span,
                 "unknown solver",
             );
-            let p = match did_you_mean(&s.solver.name, SOLVERS) {
-                Some(x) => p.with_help(format!("did you mean `{x}`?")),
-                None => p.with_help(format!("solvers are {}", SOLVERS.join(", "))),
-            };
+            let p = p.suggest(&s.solver.name, SOLVERS, format!("solvers are {}", SOLVERS.join(", ")));
             self.err(p);
             return None;
         }

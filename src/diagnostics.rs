@@ -45,6 +45,20 @@ impl Problem {
         self
     }
 
+    /// Helps with the closest of `candidates` ("did you mean `x`?"), or with `otherwise` when
+    /// none is close.
+    pub fn suggest<'a>(
+        self,
+        name: &str,
+        candidates: impl IntoIterator<Item = &'a str>,
+        otherwise: impl Into<String>,
+    ) -> Self {
+        match did_you_mean(name, candidates) {
+            Some(s) => self.with_help(format!("did you mean `{s}`?")),
+            None => self.with_help(otherwise),
+        }
+    }
+
     pub fn warning(mut self) -> Self {
         self.severity = Severity::Warning;
         self

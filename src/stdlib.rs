@@ -1,7 +1,7 @@
 //! The library of losses, regularizers and sets, read from `stdlib/*.opt` (embedded in the
 //! binary, so `optc` runs from any directory) and from declarations inside a model.
 
-use crate::diagnostics::{did_you_mean, Problem};
+use crate::diagnostics::Problem;
 use crate::source::{SourceFile, Span};
 use crate::symbolic::{self, Func, Sym};
 use crate::syntax::{self, ast};
@@ -327,10 +327,7 @@ fn prox(attrs: &[ast::Attr], at: Span) -> Result<ProxKind, Problem> {
     };
     PROX_NAMES.iter().find(|p| p.0 == w).map(|p| p.1).ok_or_else(|| {
         let p = Problem::error("optc::stdlib", format!("unknown prox `{w}`"), sp, "not a prox optc implements");
-        match did_you_mean(w, PROX_NAMES.iter().map(|p| p.0)) {
-            Some(s) => p.with_help(format!("did you mean `{s}`?")),
-            None => p.with_help(format!("known proxes: {}", PROX_NAMES.map(|p| p.0).join(", "))),
-        }
+        p.suggest(w, PROX_NAMES.iter().map(|p| p.0), format!("known proxes: {}", PROX_NAMES.map(|p| p.0).join(", ")))
     })
 }
 
@@ -397,10 +394,7 @@ pub fn to_sym(e: &ast::Expr) -> Result<Sym, Problem> {
                     "unknown function",
                 );
                 let known = ["exp", "log", "log1p", "sqrt", "abs", "sign", "max", "min", "sigmoid", "softplus"];
-                match did_you_mean(&func.name, known) {
-                    Some(s) => p.with_help(format!("did you mean `{s}`?")),
-                    None => p.with_help(format!("scalar functions are {}", known.join(", "))),
-                }
+                p.suggest(&func.name, known, format!("scalar functions are {}", known.join(", ")))
             })?;
             if args.len() != f.arity() {
                 return Err(Problem::error(
