@@ -136,6 +136,7 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
     let backend_name = selected.backend.name();
     let run_settings =
         RunSettings { epochs: settings.epochs, seed: settings.seed, trace: args.trace.is_some(), progress: human };
+    let eta0 = plan.scalars.iter().find(|s| s.name == "η0").and_then(|s| s.init.value(Some(&facts)));
     let outcome = driver::run(&plan, selected.backend.as_mut(), &view, &facts, &run_settings)
         .map_err(|f| diverged(&f, &train))?;
     let train_eval = evaluate(&plan, &outcome.state, &view);
@@ -143,7 +144,7 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
         return Err(Failure::Diverged(format!(
             "the objective at the returned weights is {}; the step size is too large for this data\n  hint: lower the step, e.g. `solve with fobos(eta0 = ...)` below {}",
             train_eval.objective,
-            fmt_num(plan.scalars.iter().find(|s| s.name == "η0").and_then(|s| s.init.value(Some(&facts))).unwrap_or(1.0))
+            fmt_num(eta0.unwrap_or(1.0))
         )));
     }
     let w = outcome.state.weights(&plan).to_vec();
@@ -175,7 +176,6 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
             .map_err(|e| Failure::Input(format!("cannot write {}: {e}", path.display())))?;
     }
 
-    let eta0 = plan.scalars.iter().find(|s| s.name == "η0").and_then(|s| s.init.value(Some(&facts)));
     if args.json {
         let mut r = serde_json::json!({
             "model": file.name,

@@ -60,15 +60,13 @@ pub fn run(
     settings: &RunSettings,
 ) -> Result<Outcome, Fault> {
     let mut state = State::new(plan, facts, data.labels);
-    if state.scalars.iter().zip(&plan.scalars).any(|(v, s)| s.role == crate::plan::ScalarRole::Param && !v.is_finite())
-    {
-        let bad = plan
-            .scalars
-            .iter()
-            .zip(&state.scalars)
-            .find(|(s, v)| s.role == crate::plan::ScalarRole::Param && !v.is_finite());
-        let (name, value) = bad.map_or(("?".to_string(), f64::NAN), |(s, v)| (s.name.clone(), *v));
-        return Err(Fault { what: format!("parameter `{name}`"), value, step: 0.0, row: 0 });
+    let bad_param = plan
+        .scalars
+        .iter()
+        .zip(&state.scalars)
+        .find(|(s, v)| s.role == crate::plan::ScalarRole::Param && !v.is_finite());
+    if let Some((s, v)) = bad_param {
+        return Err(Fault { what: format!("parameter `{}`", s.name), value: *v, step: 0.0, row: 0 });
     }
     let mut order = RowOrder::new(data.rows(), settings.seed);
     let bar = if settings.progress {

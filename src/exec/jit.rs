@@ -36,8 +36,10 @@ pub struct Kernel {
     _module: JITModule,
     epoch: KernelFn,
     finish: KernelFn,
-    /// What each guard number means, in translation order.
+    /// What each guard number means, in translation order: the epoch's, then the finish's.
     guards: Vec<String>,
+    /// How many of `guards` belong to the epoch (the finish's numbers continue after them).
+    epoch_guards: usize,
     /// The Cranelift IR of both functions (`optc plan --emit clif`).
     pub clif: String,
     /// The machine code, when asked for (`optc plan --emit asm`).
@@ -89,20 +91,20 @@ pub fn compile_with(plan: &Plan, params: &[f64], disasm: bool) -> Result<Kernel,
     let mut text = Listing { clif: String::new(), asm: disasm.then(String::new) };
     let mut guards = vec![];
     let epoch = define(&mut module, plan, params, "optc_epoch", &plan.epoch, &mut text, &mut guards)?;
-    let mut finish_guards = vec![];
-    let finish = define(&mut module, plan, params, "optc_finish", &plan.finish, &mut text, &mut finish_guards)?;
+    let epoch_guards = guards.len();
+    let finish = define(&mut module, plan, params, "optc_finish", &plan.finish, &mut text, &mut guards)?;
     module.finalize_definitions().map_err(|e| JitError::Codegen(e.to_string()))?;
     let epoch_ptr = module.get_finalized_function(epoch);
     let finish_ptr = module.get_finalized_function(finish);
     // Both were defined by `define` with the kernel signature; `_module` below keeps the code
     // alive as long as the Kernel.
     let (epoch, finish) = (abi::as_kernel(epoch_ptr), abi::as_kernel(finish_ptr));
-    guards.extend(finish_guards);
     Ok(Kernel {
         _module: module,
         epoch,
         finish,
         guards,
+        epoch_guards,
         clif: text.clif,
         asm: text.asm,
         compile_seconds: start.elapsed().as_secs_f64(),
@@ -201,12 +203,6 @@ impl JitBackend<'_> {
         let step = self.plan.step_counter.map_or(0.0, |t| state.scalars[t.0]);
         Err(Fault { what, value, step, row: row as usize })
     }
-
-    fn epoch_guards(&self) -> usize {
-        let mut g = vec![];
-        collect_guards(&self.plan.epoch, &mut g);
-        g.len()
-    }
 }
 
 impl Backend for JitBackend<'_> {
@@ -219,7 +215,6 @@ impl Backend for JitBackend<'_> {
     }
 
     fn finish(&mut self, state: &mut State, data: &DataView) -> Result<(), Fault> {
-        let first = self.epoch_guards();
-        self.run(self.kernel.finish, first, state, data, &[])
+        self.run(self.kernel.finish, self.kernel.epoch_guards, state, data, &[])
     }
 }
