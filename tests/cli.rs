@@ -20,6 +20,15 @@ fn write(dir: &Path, name: &str, contents: &str) -> PathBuf {
     p
 }
 
+/// `optc run MODEL DATA --json --quiet EXTRA...`, which must succeed; its JSON report.
+fn run_json(model: &Path, data: &Path, extra: &[&str]) -> serde_json::Value {
+    let mut args = vec!["run", model.to_str().unwrap(), data.to_str().unwrap(), "--json", "--quiet"];
+    args.extend_from_slice(extra);
+    let out = optc(&args);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    serde_json::from_slice(&out.stdout).expect("stdout is one JSON object")
+}
+
 const L1_LOGISTIC: &str =
     "data x: sparse, y: labels\nvar w: vec[dim(x)]\nparam λ = 0.01\nminimize E[logistic(y, <x, w>)] + λ·l1(w)\n";
 
@@ -63,14 +72,7 @@ fn set_overrides_a_parameter_by_its_ascii_name() {
     let dir = tempfile::tempdir().expect("tmp");
     let m = write(dir.path(), "m.opt", L1_LOGISTIC);
     let data = fixture("binary.svm");
-    let nnz = |extra: &[&str]| {
-        let mut args = vec!["run", m.to_str().unwrap(), data.to_str().unwrap(), "--json", "--quiet"];
-        args.extend_from_slice(extra);
-        let out = optc(&args);
-        assert!(out.status.success(), "{}", text(&out.stderr));
-        let r: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
-        r["nnz"].as_u64().unwrap()
-    };
+    let nnz = |extra: &[&str]| run_json(&m, &data, extra)["nnz"].as_u64().unwrap();
     assert!(nnz(&["--set", "lambda=1"]) < nnz(&["--set", "λ=1e-6"]), "a larger λ gives a sparser model");
     let out = optc(&["run", m.to_str().unwrap(), data.to_str().unwrap(), "--set", "lamda=1"]);
     assert_eq!(out.status.code(), Some(2));
@@ -222,14 +224,7 @@ fn jit_and_no_jit_report_the_same_objective() {
     let dir = tempfile::tempdir().expect("tmp");
     let m = write(dir.path(), "m.opt", L1_LOGISTIC);
     let data = fixture("binary.svm");
-    let report = |extra: &[&str]| {
-        let mut args = vec!["run", m.to_str().unwrap(), data.to_str().unwrap(), "--json", "--quiet"];
-        args.extend_from_slice(extra);
-        let out = optc(&args);
-        assert!(out.status.success(), "{}", text(&out.stderr));
-        serde_json::from_slice::<serde_json::Value>(&out.stdout).expect("json")
-    };
-    let (jit, interp) = (report(&[]), report(&["--no-jit"]));
+    let (jit, interp) = (run_json(&m, &data, &[]), run_json(&m, &data, &["--no-jit"]));
     assert_eq!(jit["backend"], "jit");
     assert_eq!(interp["backend"], "interpreter");
     assert_eq!(jit["objective"], interp["objective"], "bit-identical weights give the same F");
@@ -256,13 +251,8 @@ fn plan_emits_cranelift_ir_and_machine_code() {
 fn eta0_is_calibrated_on_a_sample_unless_given() {
     let dir = tempfile::tempdir().expect("tmp");
     let data = fixture("binary.svm");
-    let run_json = |model: &str| {
-        let m = write(dir.path(), "m.opt", model);
-        let out = optc(&["run", m.to_str().unwrap(), data.to_str().unwrap(), "--json", "--quiet"]);
-        assert!(out.status.success(), "{}", text(&out.stderr));
-        serde_json::from_slice::<serde_json::Value>(&out.stdout).expect("json")
-    };
-    let r = run_json(L1_LOGISTIC);
+    let run_model = |model: &str| run_json(&write(dir.path(), "m.opt", model), &data, &[]);
+    let r = run_model(L1_LOGISTIC);
     let c = &r["eta0_calibration"];
     let tried = c["tried"].as_array().expect("candidates");
     assert_eq!(tried.len(), 6);
@@ -276,7 +266,7 @@ fn eta0_is_calibrated_on_a_sample_unless_given() {
     assert_eq!(r["eta0"].as_f64().unwrap(), best.0, "the run uses the candidate with the lowest sample objective");
     assert!(tried.iter().any(|t| t[0].as_f64() == Some(default)), "the default is among the candidates");
 
-    let given = run_json(&L1_LOGISTIC.replace("minimize", "solve with fobos(eta0 = 0.5)\nminimize"));
+    let given = run_model(&L1_LOGISTIC.replace("minimize", "solve with fobos(eta0 = 0.5)\nminimize"));
     assert!(given["eta0_calibration"].is_null());
     assert_eq!(given["eta0"], 0.5);
 }
