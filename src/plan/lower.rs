@@ -224,7 +224,8 @@ impl<'a> Fobos<'a> {
         }
         // ℓ′(yᵢ, a), inlined from the stdlib formula.
         let derivative = self.st.derivative.clone().expect("FOBOS is only chosen for scalar losses");
-        let mut dloss = self.sym(&derivative, &loss.label, &loss.margin, y, a, t);
+        let point = [(loss.label.as_str(), at(y, Index::Row)), (loss.margin.as_str(), s(a))];
+        let mut dloss = formula(&derivative, &point);
         if c != 1.0 {
             let cw = self.param("c", c, "weight of the loss term");
             dloss = mul(s(cw), dloss);
@@ -272,34 +273,19 @@ impl<'a> Fobos<'a> {
 
         // ---- report: F(w) from the stdlib formulas.
         let value = loss.value.clone().expect("FOBOS is only chosen for scalar losses");
-        let loss_expr = self.sym(&value, &loss.label, &loss.margin, y, a, t);
+        let loss_expr = formula(&value, &point);
         let mut penalty = k(0.0);
         for r in &self.model.regs {
             let f =
                 r.def.per_coordinate.clone().expect("coordinate-separable regularizers have a per-coordinate formula");
-            let var_name = r.def.params[0].0.clone();
-            let scalars = r.scalars.clone();
-            let f = f.substitute(&|n| {
-                if n == var_name {
-                    Some(Sym::Var("__w".into()))
-                } else {
-                    scalars.iter().find(|(p, _)| p == n).map(|(_, v)| Sym::Const(*v))
-                }
-            });
-            let term = self.sym_w(&crate::symbolic::simplify(&f), w);
+            // The scalar parameters (α, ε) become constants; the variable becomes w[j].
+            let f = f.substitute(&|n| r.scalars.iter().find(|(p, _)| p == n).map(|(_, v)| Sym::Const(*v)));
+            let term = formula(&crate::symbolic::simplify(&f), &[(r.def.params[0].0.as_str(), at(w, Index::Feature))]);
             penalty =
                 if penalty == k(0.0) { mul(k(r.coef.value), term) } else { add(penalty, mul(k(r.coef.value), term)) };
         }
         self.plan.objective = super::Objective { loss: loss_expr, margin: a, loss_weight: c, penalty };
         self.plan
-    }
-
-    /// A per-coordinate formula of the weight (named `__w`) as plan ops on w[j].
-    fn sym_w(&mut self, f: &Sym, w: VecId) -> Expr {
-        let stand_in = self.local("__w");
-        let e = self.sym(f, "", "__w", VecId(usize::MAX), stand_in, ScalarId(usize::MAX));
-        self.plan.scalars.pop();
-        replace_scalar(e, stand_in, &at(w, Index::Feature))
     }
 
     /// η_t: the user's schedule, or η₀/√t.
@@ -308,49 +294,9 @@ impl<'a> Fobos<'a> {
             Some(sched) => {
                 // The user's step replaces η0 entirely; η0 stays declared but unused.
                 self.plan.scalars[eta0.0].note.push_str(" (unused: `step` is given)");
-                let y = VecId(usize::MAX);
-                self.sym(&sched, "", "", y, ScalarId(usize::MAX), t)
+                formula(&sched, &[("t", s(t))])
             }
             None => div(s(eta0), call(Func::Sqrt, vec![s(t)])),
-        }
-    }
-
-    /// A stdlib formula as plan ops: the label is y[i], the margin the scalar `a`, `t` the step.
-    fn sym(&mut self, f: &Sym, label: &str, margin: &str, y: VecId, a: ScalarId, t: ScalarId) -> Expr {
-        let go = |this: &mut Self, x: &Sym| this.sym(x, label, margin, y, a, t);
-        match f {
-            Sym::Const(v) => k(*v),
-            Sym::Var(n) if n == label => at(y, Index::Row),
-            Sym::Var(n) if n == margin => s(a),
-            Sym::Var(n) if n == "t" => s(t),
-            Sym::Var(n) => unreachable!("free variable {n} in a checked formula"),
-            Sym::Neg(x) => Expr::Neg(Box::new(go(self, x))),
-            Sym::Add(x, z) => add(go(self, x), go(self, z)),
-            Sym::Sub(x, z) => sub(go(self, x), go(self, z)),
-            Sym::Mul(x, z) => mul(go(self, x), go(self, z)),
-            Sym::Div(x, z) => div(go(self, x), go(self, z)),
-            Sym::Pow(x, e) => {
-                let base = go(self, x);
-                match e.as_const() {
-                    Some(2.0) => mul(base.clone(), base),
-                    Some(1.0) => base,
-                    Some(0.5) => call(Func::Sqrt, vec![base]),
-                    Some(-0.5) => div(k(1.0), call(Func::Sqrt, vec![base])),
-                    Some(-1.0) => div(k(1.0), base),
-                    _ => {
-                        let e = go(self, e);
-                        call(Func::Exp, vec![mul(e, call(Func::Log, vec![base]))])
-                    }
-                }
-            }
-            Sym::Call(func, args) => call(*func, args.iter().map(|x| go(self, x)).collect()),
-            Sym::Select(cmp, l, r, x, z) => Expr::Select(
-                *cmp,
-                Box::new(go(self, l)),
-                Box::new(go(self, r)),
-                Box::new(go(self, x)),
-                Box::new(go(self, z)),
-            ),
         }
     }
 
@@ -452,15 +398,36 @@ impl<'a> Fobos<'a> {
     }
 }
 
-fn replace_scalar(e: Expr, id: ScalarId, by: &Expr) -> Expr {
-    let r = |x: Box<Expr>| Box::new(replace_scalar(*x, id, by));
-    match e {
-        Expr::Scalar(s) if s == id => by.clone(),
-        Expr::Neg(a) => Expr::Neg(r(a)),
-        Expr::Bin(op, a, b) => Expr::Bin(op, r(a), r(b)),
-        Expr::Call(f, args) => Expr::Call(f, args.into_iter().map(|a| replace_scalar(a, id, by)).collect()),
-        Expr::Select(c, l, rr, a, b) => Expr::Select(c, r(l), r(rr), r(a), r(b)),
-        other => other,
+/// A stdlib formula as plan ops, each of its variables bound to a plan expression (the label to
+/// y[i], the margin to the scalar `a`, the step to `t`, a regularizer's variable to w[j]).
+fn formula(f: &Sym, bindings: &[(&str, Expr)]) -> Expr {
+    let go = |x: &Sym| formula(x, bindings);
+    match f {
+        Sym::Const(v) => k(*v),
+        Sym::Var(n) => match bindings.iter().find(|(name, _)| name == n) {
+            Some((_, e)) => e.clone(),
+            None => unreachable!("free variable {n} in a checked formula"),
+        },
+        Sym::Neg(x) => Expr::Neg(Box::new(go(x))),
+        Sym::Add(x, z) => add(go(x), go(z)),
+        Sym::Sub(x, z) => sub(go(x), go(z)),
+        Sym::Mul(x, z) => mul(go(x), go(z)),
+        Sym::Div(x, z) => div(go(x), go(z)),
+        Sym::Pow(x, e) => {
+            let base = go(x);
+            match e.as_const() {
+                Some(2.0) => mul(base.clone(), base),
+                Some(1.0) => base,
+                Some(0.5) => call(Func::Sqrt, vec![base]),
+                Some(-0.5) => div(k(1.0), call(Func::Sqrt, vec![base])),
+                Some(-1.0) => div(k(1.0), base),
+                _ => call(Func::Exp, vec![mul(go(e), call(Func::Log, vec![base]))]),
+            }
+        }
+        Sym::Call(func, args) => call(*func, args.iter().map(go).collect()),
+        Sym::Select(cmp, l, r, x, z) => {
+            Expr::Select(*cmp, Box::new(go(l)), Box::new(go(r)), Box::new(go(x)), Box::new(go(z)))
+        }
     }
 }
 
