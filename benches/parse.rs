@@ -41,7 +41,7 @@ fn main() {
     for f in files {
         let name = f.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
         let mut text = vec![];
-        optc::data::open_text(&f).expect("open").read_to_end(&mut text).expect("decompress");
+        optc::data::open_text(&f, false).expect("open").read_to_end(&mut text).expect("decompress");
         let plain = tmp.path().join(name.trim_end_matches(".xz"));
         std::fs::write(&plain, &text).expect("write plain");
         let mb = text.len() as f64 / 1e6;

@@ -518,6 +518,7 @@ pub fn report(model: &Model, st: &Structure, file_name: &str) -> String {
     }
     for (t, r) in st.terms.iter().zip(&model.regs) {
         let _ = writeln!(o, "term        {}", t.text);
+        let _ = writeln!(o, "            penalty {}", penalty_text(r, &model.var.name));
         let _ = writeln!(
             o,
             "            {}, {}; prox {}",
@@ -555,6 +556,35 @@ pub fn report(model: &Model, st: &Structure, file_name: &str) -> String {
         (None, None) => {}
     }
     o
+}
+
+/// A penalty term in plain math with its coefficient multiplied out, e.g. `λ·l2sq(w)` with
+/// λ = 1e-4 → `5e-5·‖w‖²`: `l2sq` is ½‖·‖², which a user converting LIBLINEAR's C can miss.
+fn penalty_text(r: &crate::check::RegTerm, var: &str) -> String {
+    let c = r.coef.value;
+    let scalar = |name: &str| r.scalars.iter().find(|(n, _)| n == name).map(|(_, v)| *v);
+    let arg = match &r.operator {
+        Some(Operator::Diff(_)) => format!("D{var}"),
+        Some(_) => format!("B{var}"),
+        None => var.to_string(),
+    };
+    let times = |k: f64, what: String| if k == 1.0 { what } else { format!("{}·{what}", fmt_num(k)) };
+    match r.def.name.as_str() {
+        "l1" => times(c, format!("‖{arg}‖₁")),
+        "l2sq" => times(c / 2.0, format!("‖{arg}‖²")),
+        "elastic" => {
+            let a = scalar("α").unwrap_or(0.0);
+            format!("{} + {}", times(c, format!("‖{arg}‖₁")), times(c * a / 2.0, format!("‖{arg}‖²")))
+        }
+        "l2" => times(c, format!("‖{arg}‖₂")),
+        "linf" => times(c, format!("‖{arg}‖∞")),
+        "l1l2" => times(c, format!("Σᵢ ‖{arg}ᵢ‖₂ (rows)")),
+        "l1inf" => times(c, format!("Σᵢ ‖{arg}ᵢ‖∞ (rows)")),
+        "group_l2" => times(c, format!("Σ_g ‖{arg}_g‖₂")),
+        "nuclear" => times(c, format!("‖{arg}‖_* (sum of singular values)")),
+        "logeps" => times(c, format!("Σⱼ log({} + |{arg}ⱼ|)", fmt_num(scalar("ε").unwrap_or(0.0)))),
+        _ => times(c, format!("{}  ({} = {})", r.text, r.def.name, r.def.formula_text)),
+    }
 }
 
 /// Six significant digits (√2 → 1.41421).

@@ -367,6 +367,10 @@ impl Checker<'_> {
             Some((_, v)) => Some(*v),
             None => self.constant(&p.value),
         };
+        if value.is_none() {
+            // Reported already; later uses of the name must not add "unknown name".
+            self.failed.push(p.name.name.clone());
+        }
         if let Some(value) = value {
             self.params.push(Param {
                 name: p.name.name.clone(),
@@ -393,9 +397,21 @@ impl Checker<'_> {
                 self.err(Problem::error("optc::param", "this value is not a number (NaN)", e.span, "evaluates to NaN"));
                 None
             }
+            Some(v) if v.is_infinite() => {
+                self.err(Problem::error("optc::param", "this value is infinite", e.span, "evaluates to ±∞"));
+                None
+            }
             Some(v) => Some(v),
             None => {
-                self.err(Problem::error("optc::param", "expected a constant", e.span, "not a constant"));
+                let mut free = vec![];
+                symbolic::simplify(&sym).vars(&mut free);
+                let p = if free.is_empty() {
+                    Problem::error("optc::param", "this value is not a finite number", e.span, "divides by zero")
+                        .with_help("a parameter must evaluate to a finite number")
+                } else {
+                    Problem::error("optc::param", "expected a constant", e.span, "not a constant")
+                };
+                self.err(p);
                 None
             }
         }
@@ -409,6 +425,9 @@ impl Checker<'_> {
         for n in &names {
             if free.contains(&n.as_str()) || resolve_param(&declared, n).is_some() {
                 continue;
+            }
+            if resolve_param(&self.failed, n).is_some() {
+                return None; // its declaration was reported
             }
             let span = find_name(at, n).unwrap_or(at.span);
             let p = Problem::error("optc::name", format!("unknown name `{n}`"), span, "not a parameter");

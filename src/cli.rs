@@ -98,8 +98,15 @@ pub fn main() -> i32 {
 }
 
 pub(crate) fn read_model(path: &Path) -> Result<SourceFile, Failure> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| Failure::Input(format!("cannot read model {}: {e}", path.display())))?;
+    let bytes =
+        std::fs::read(path).map_err(|e| Failure::Input(format!("cannot read model {}: {e}", path.display())))?;
+    let text = String::from_utf8(bytes).map_err(|e| {
+        let at = e.utf8_error().valid_up_to();
+        let line = 1 + e.as_bytes()[..at].iter().filter(|&&b| b == b'\n').count();
+        Failure::Input(format!("{}:{line}: the model is not UTF-8 text (byte {at})", path.display()))
+    })?;
+    // Editors on Windows start UTF-8 files with a byte-order mark; it is not part of the model.
+    let text = text.strip_prefix('\u{feff}').map(str::to_string).unwrap_or(text);
     Ok(SourceFile::new(path.display().to_string(), text))
 }
 
@@ -157,7 +164,7 @@ fn plan(
     let c = compile(&file, &opts)?;
     let plan = pipeline::plan(&c, &opts).map_err(|e| report_compile_error(e, &file))?;
     let facts = match data {
-        Some(d) => Some(run::load_data(d)?.0.facts()),
+        Some(d) => Some(run::load_data(d, false)?.0.facts()),
         None => None,
     };
     print!("{}", crate::plan::dump::dump(&plan, facts.as_ref()));

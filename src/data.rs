@@ -3,10 +3,12 @@
 
 mod labels;
 mod libsvm;
+mod progress;
+pub mod structure_files;
 pub mod synthetic;
 
 pub use labels::{LabelError, LabelMap};
-pub use libsvm::{open_text, read_libsvm, read_libsvm_from, DataError};
+pub use libsvm::{display_name, open_text, read_libsvm, read_libsvm_from, read_libsvm_shown, sniff, DataError};
 
 /// The rows of a data file: features as CSR (0-based feature indices) and the raw labels.
 #[derive(Clone, Debug)]
@@ -19,6 +21,9 @@ pub struct Dataset {
     pub name: String,
     /// Bytes of (decompressed) text read.
     pub bytes: u64,
+    /// The file line where the largest feature index first appears (0 when there is none), for
+    /// messages about the memory the weights would need.
+    pub max_index_line: u32,
 }
 
 impl Dataset {
@@ -60,4 +65,25 @@ impl Dataset {
             max_row_norm_sq: self.max_row_norm_sq(),
         }
     }
+}
+
+/// Bytes from a user's file as they may be shown in a message: printable text as is, anything
+/// else (control bytes, invalid UTF-8) escaped, so that a binary file given as data cannot write
+/// raw bytes to the terminal. At most `max` characters, then `…`.
+pub fn escape_for_message(bytes: &[u8], max: usize) -> String {
+    let pieces = bytes.utf8_chunks().flat_map(|c| c.valid().chars().map(Ok).chain(c.invalid().iter().map(|&b| Err(b))));
+    let mut out = String::new();
+    for (k, piece) in pieces.enumerate() {
+        if k >= max {
+            out.push('…');
+            break;
+        }
+        match piece {
+            Ok(c) if c == '\t' || !c.is_control() => out.push(c),
+            Ok(c) if (c as u32) < 0x80 => out.push_str(&format!("\\x{:02x}", c as u32)),
+            Ok(c) => out.extend(c.escape_unicode()),
+            Err(b) => out.push_str(&format!("\\x{b:02x}")),
+        }
+    }
+    out
 }

@@ -16,7 +16,6 @@
 //! types) have no `label` line and predict the decision value itself.
 
 use std::fmt::Write as _;
-use std::io::Write as _;
 use std::path::Path;
 
 #[derive(Clone, Debug, PartialEq)]
@@ -196,26 +195,6 @@ impl SavedModel {
         let text = std::fs::read_to_string(path).map_err(|e| ModelFileError::Io { file: name.clone(), source: e })?;
         SavedModel::parse(&text, &name)
     }
-}
-
-/// Writes a file atomically: a temporary file in the same folder, then a rename, so a reader
-/// never sees half a model and a failed run never clobbers the previous one.
-pub fn write_atomic(path: &Path, contents: &[u8]) -> std::io::Result<()> {
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => Path::new("."),
-    };
-    if !dir.is_dir() {
-        return Err(std::io::Error::new(
-            std::io::ErrorKind::NotFound,
-            format!("the folder {} does not exist", dir.display()),
-        ));
-    }
-    let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
-    tmp.write_all(contents)?;
-    tmp.as_file().sync_all()?;
-    tmp.persist(path).map_err(|e| e.error)?;
-    Ok(())
 }
 
 /// A float that reads back exactly (shortest round-trip digits), in a form strtod accepts.

@@ -2,23 +2,8 @@
 
 mod common;
 
-use common::fixture;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-fn optc(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_optc")).args(args).output().expect("optc runs")
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
-}
-
-fn write(dir: &Path, name: &str, contents: &str) -> PathBuf {
-    let p = dir.join(name);
-    std::fs::write(&p, contents).expect("write");
-    p
-}
+use common::{fixture, optc, text, write, L1_LOGISTIC};
+use std::path::Path;
 
 /// `optc run MODEL DATA --json --quiet EXTRA...`, which must succeed; its JSON report.
 fn run_json(model: &Path, data: &Path, extra: &[&str]) -> serde_json::Value {
@@ -28,9 +13,6 @@ fn run_json(model: &Path, data: &Path, extra: &[&str]) -> serde_json::Value {
     assert!(out.status.success(), "{}", text(&out.stderr));
     serde_json::from_slice(&out.stdout).expect("stdout is one JSON object")
 }
-
-const L1_LOGISTIC: &str =
-    "data x: sparse, y: labels\nvar w: vec[dim(x)]\nparam λ = 0.01\nminimize E[logistic(y, <x, w>)] + λ·l1(w)\n";
 
 #[test]
 fn run_prints_a_summary_and_json() {

@@ -1,15 +1,15 @@
 //! `optc predict SAVED DATA`: LIBLINEAR's `predict`, reading optc's or LIBLINEAR's model files.
 
-use super::run::load_data;
+use super::run::{commit_output, load_data, prepare_output};
 use super::Failure;
-use crate::model_file::{fmt_g, write_atomic, SavedModel};
+use crate::model_file::{fmt_g, SavedModel};
 use std::path::PathBuf;
 
 #[derive(clap::Args, Debug)]
 pub struct PredictArgs {
     /// A model file in LIBLINEAR's format (`optc run --save`, or LIBLINEAR's `train`).
     pub saved_model: PathBuf,
-    /// Data to score, LIBSVM/svmlight text (plain or compressed).
+    /// Data to score, LIBSVM/svmlight text (plain or compressed); `-` for stdin.
     pub data: PathBuf,
     /// Write one predicted label per line (as LIBLINEAR's predict); without it, labels go to stdout.
     #[arg(long)]
@@ -17,11 +17,20 @@ pub struct PredictArgs {
     /// Add the decision value(s) after each label.
     #[arg(long)]
     pub scores: bool,
+    /// No accuracy line and no warnings (LIBLINEAR's `predict -q`).
+    #[arg(short, long)]
+    pub quiet: bool,
 }
 
 pub fn predict(args: &PredictArgs) -> Result<(), Failure> {
     let model = SavedModel::read(&args.saved_model).map_err(|e| Failure::Input(e.to_string()))?;
-    let (data, _) = load_data(&args.data)?;
+    let out_file = prepare_output(args.out.as_ref())?;
+    let (data, _) = load_data(&args.data, !args.quiet)?;
+    if !args.quiet {
+        for w in warnings(&model, &data) {
+            eprintln!("warning: {w}");
+        }
+    }
     let (indptr, indices, values) = data.csr();
     let mut out = String::with_capacity(data.rows() * 4);
     let (mut correct, mut total) = (0usize, 0usize);
@@ -48,10 +57,13 @@ pub fn predict(args: &PredictArgs) -> Result<(), Failure> {
         stt += t * t;
         spt += p * t;
     }
-    match &args.out {
-        Some(path) => write_atomic(path, out.as_bytes())
-            .map_err(|e| Failure::Input(format!("cannot write {}: {e}", path.display())))?,
+    let to_file = out_file.as_ref().is_some_and(|o| !o.is_stdout());
+    match out_file {
+        Some(_) => commit_output(out_file, || out)?,
         None => print!("{out}"),
+    }
+    if args.quiet {
+        return Ok(());
     }
     let n = total as f64;
     let summary = if model.is_regression() {
@@ -64,10 +76,49 @@ pub fn predict(args: &PredictArgs) -> Result<(), Failure> {
     } else {
         format!("Accuracy = {}% ({correct}/{total})", fmt_g(correct as f64 / n * 100.0))
     };
-    if args.out.is_some() {
+    if to_file {
         println!("{summary}");
     } else {
         eprintln!("{summary}");
     }
     Ok(())
+}
+
+/// What LIBLINEAR's predict passes over in silence: features the model never saw (ignored, as
+/// LIBLINEAR does) and labels it cannot predict (those rows can only count as errors).
+fn warnings(model: &SavedModel, data: &crate::data::Dataset) -> Vec<String> {
+    let mut out = vec![];
+    if data.features() > model.nr_feature {
+        out.push(format!(
+            "{} has features up to {} but the model has {}; the extra features are ignored (as LIBLINEAR does)",
+            data.name,
+            data.features(),
+            model.nr_feature
+        ));
+    }
+    if !model.is_regression() {
+        let mut unseen: Vec<f64> = vec![];
+        let mut first_line = 0;
+        for (k, y) in data.labels.iter().enumerate() {
+            if !model.labels.contains(y) && !unseen.contains(y) {
+                if unseen.is_empty() {
+                    first_line = data.lines[k];
+                }
+                unseen.push(*y);
+            }
+        }
+        if !unseen.is_empty() {
+            let shown: Vec<String> = unseen.iter().take(5).map(|v| fmt_g(*v)).collect();
+            let known: Vec<String> = model.labels.iter().map(|v| fmt_g(*v)).collect();
+            out.push(format!(
+                "{}:{first_line}: label{} {}{} never seen by the model (its labels: {}); such rows count as errors",
+                data.name,
+                if unseen.len() > 1 { "s" } else { "" },
+                shown.join(", "),
+                if unseen.len() > 5 { ", …" } else { "" },
+                known.join(", ")
+            ));
+        }
+    }
+    out
 }

@@ -1,11 +1,13 @@
 //! `optc run MODEL DATA`: compile, read the data, solve, report, save.
 
 use super::{compile, parse_sets, read_model, report_compile_error, Failure};
-use crate::data::{read_libsvm, DataError, Dataset, LabelMap};
+use crate::data::{read_libsvm_shown, DataError, Dataset, LabelMap};
 use crate::exec::driver::{self, RunSettings};
 use crate::exec::evaluate::{evaluate, Evaluation};
-use crate::exec::Fault;
-use crate::model_file::{write_atomic, SavedModel};
+use crate::exec::{Fault, State};
+use crate::memory::{available_bytes, bytes_text};
+use crate::model_file::SavedModel;
+use crate::output::OutputFile;
 use crate::pipeline::{self, CompileOptions};
 use crate::plan::dump::DataFacts;
 use crate::stdlib::LabelKind;
@@ -17,7 +19,7 @@ use std::time::Instant;
 pub struct RunArgs {
     /// The model file (.opt).
     pub model: PathBuf,
-    /// Training data, LIBSVM/svmlight text (plain, .gz, .bz2, .xz or .zst).
+    /// Training data, LIBSVM/svmlight text (plain, .gz, .bz2, .xz or .zst); `-` for stdin.
     pub data: PathBuf,
     /// Held-out data: report its error and loss.
     #[arg(long)]
@@ -34,10 +36,10 @@ pub struct RunArgs {
     /// Seed of the row order and of the η₀ calibration sample (default 1).
     #[arg(long)]
     pub seed: Option<u64>,
-    /// Write the weights in LIBLINEAR's model format.
+    /// Write the weights in LIBLINEAR's model format (`-` for stdout).
     #[arg(long)]
     pub save: Option<PathBuf>,
-    /// Write the objective after every epoch as CSV.
+    /// Write the objective after every epoch as CSV (`-` for stdout).
     #[arg(long, value_name = "FILE.csv")]
     pub trace: Option<PathBuf>,
     /// Print the report as JSON on stdout (human output goes to stderr).
@@ -54,11 +56,25 @@ pub struct RunArgs {
     pub quiet: bool,
 }
 
-/// Reads a data file, with the time it took.
-pub(crate) fn load_data(path: &Path) -> Result<(Dataset, f64), Failure> {
+/// Reads a data file (`-`: standard input), with the time it took; with `progress`, the bytes
+/// read are shown on a terminal.
+pub(crate) fn load_data(path: &Path, progress: bool) -> Result<(Dataset, f64), Failure> {
     let start = Instant::now();
-    let d = read_libsvm(path).map_err(data_failure)?;
+    let d = read_libsvm_shown(path, progress).map_err(data_failure)?;
     Ok((d, start.elapsed().as_secs_f64()))
+}
+
+/// Opens every output file before any work, so a bad path costs nothing (exit 2).
+pub(crate) fn prepare_output(path: Option<&PathBuf>) -> Result<Option<OutputFile>, Failure> {
+    path.map(|p| OutputFile::prepare(p).map_err(|e| Failure::Usage(e.to_string()))).transpose()
+}
+
+/// Writes a prepared output file.
+pub(crate) fn commit_output(out: Option<OutputFile>, contents: impl FnOnce() -> String) -> Result<(), Failure> {
+    match out {
+        Some(o) => o.commit(contents().as_bytes()).map_err(|e| Failure::Input(e.to_string())),
+        None => Ok(()),
+    }
 }
 
 fn data_failure(e: DataError) -> Failure {
@@ -88,7 +104,13 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
     }
 
     let front_seconds = compile_start.elapsed().as_secs_f64();
-    let (train, parse_seconds) = load_data(&args.data)?;
+    let save_out = prepare_output(args.save.as_ref())?;
+    let trace_out = prepare_output(args.trace.as_ref())?;
+    let to_stdout = [&save_out, &trace_out].iter().filter(|o| o.as_ref().is_some_and(|o| o.is_stdout())).count();
+    if to_stdout + usize::from(args.json) > 1 {
+        return Err(Failure::Usage("only one of --json, --save - and --trace - can write to standard output".into()));
+    }
+    let (train, parse_seconds) = load_data(&args.data, !args.quiet)?;
     let kind = compiled.model.label_kind;
     let label_map = LabelMap::fit(kind, &train).map_err(|e| Failure::Input(e.to_string()))?;
     let y = label_map.apply(&train).map_err(|e| Failure::Input(e.to_string()))?;
@@ -106,6 +128,7 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
     };
     let view = train.view(&y, features);
     let facts = DataFacts { features, ..train.facts() };
+    ensure_memory(&plan, &facts, &train, &compiled.model.var.name)?;
 
     let human = !args.quiet;
     let say = |s: String| {
@@ -137,21 +160,43 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
     let run_settings =
         RunSettings { epochs: settings.epochs, seed: settings.seed, trace: args.trace.is_some(), progress: human };
     let eta0 = plan.scalars.iter().find(|s| s.name == "η0").and_then(|s| s.init.value(Some(&facts)));
+    let step = match &settings.step_text {
+        Some(text) => StepShown::Schedule(text.clone()),
+        None => StepShown::Eta0(eta0),
+    };
+    let start_objective = evaluate(&plan, &State::new(&plan, &facts, view.labels), &view).objective;
     let outcome = driver::run(&plan, selected.backend.as_mut(), &view, &facts, &run_settings)
         .map_err(|f| diverged(&f, &train))?;
     let train_eval = evaluate(&plan, &outcome.state, &view);
-    if !train_eval.objective.is_finite() {
+    // A run that ends worse than where it started has not solved anything: with a convex
+    // objective the starting point is a valid answer, so the step overshot.
+    if !train_eval.objective.is_finite() || train_eval.objective > start_objective * (1.0 + 1e-9) + 1e-12 {
+        if args.json {
+            let r = serde_json::json!({
+                "status": "diverged",
+                "objective": train_eval.objective,
+                "start_objective": start_objective,
+                "gap": null,
+                "solver": plan.info.solver,
+                "epochs": outcome.epochs,
+                "step": step.json(),
+            });
+            println!("{}", serde_json::to_string_pretty(&r).unwrap_or_default());
+        }
         return Err(Failure::Diverged(format!(
-            "the objective at the returned weights is {}; the step size is too large for this data\n  hint: lower the step, e.g. `solve with fobos(eta0 = ...)` below {}",
-            train_eval.objective,
-            fmt_num(eta0.unwrap_or(1.0))
+            "the solver diverged: after {} epochs F = {} is worse than F = {} at the starting point (step {})\n  hint: {}",
+            outcome.epochs,
+            fmt_num(train_eval.objective),
+            fmt_num(start_objective),
+            step.text(),
+            step.hint()
         )));
     }
     let w = outcome.state.weights(&plan).to_vec();
 
     let test = match &args.test {
         Some(p) => {
-            let (t, _) = load_data(p)?;
+            let (t, _) = load_data(p, !args.quiet)?;
             let ty = label_map.apply(&t).map_err(|e| Failure::Input(e.to_string()))?;
             let tv = t.view(&ty, features);
             Some(evaluate(&plan, &outcome.state, &tv))
@@ -159,7 +204,7 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
         None => None,
     };
 
-    if let Some(path) = &args.trace {
+    commit_output(trace_out, || {
         let mut csv = String::from("epoch,seconds,objective,loss,nnz\n");
         for p in &outcome.trace {
             csv.push_str(&format!(
@@ -167,14 +212,9 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
                 p.epoch, p.seconds, p.eval.objective, p.eval.loss, p.eval.nnz
             ));
         }
-        write_atomic(path, csv.as_bytes())
-            .map_err(|e| Failure::Input(format!("cannot write {}: {e}", path.display())))?;
-    }
-    if let Some(path) = &args.save {
-        let saved = saved_model(&compiled.model, &label_map, features, &w);
-        write_atomic(path, saved.to_text().as_bytes())
-            .map_err(|e| Failure::Input(format!("cannot write {}: {e}", path.display())))?;
-    }
+        csv
+    })?;
+    commit_output(save_out, || saved_model(&compiled.model, &label_map, features, &w).to_text())?;
 
     if args.json {
         let mut r = serde_json::json!({
@@ -191,8 +231,11 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
             "rows": train.rows(),
             "data_nnz": train.nnz(),
             "epochs": outcome.epochs,
+            "status": "max_epochs",
+            "gap": null,
             "seed": settings.seed,
-            "eta0": eta0,
+            "eta0": if settings.step_text.is_some() { None } else { eta0 },
+            "step": step.json(),
             "eta0_calibration": calibration.as_ref().map(|c| serde_json::json!({
                 "rows": c.rows,
                 "default": c.default,
@@ -217,7 +260,17 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
         println!("{}", serde_json::to_string_pretty(&r).unwrap_or_default());
     }
     if human {
-        say(summary(&plan, &train, parse_seconds, &train_eval, test.as_ref(), &outcome, eta0, settings.seed, features));
+        say(summary(
+            &plan,
+            &train,
+            parse_seconds,
+            &train_eval,
+            test.as_ref(),
+            &outcome,
+            &step,
+            settings.seed,
+            features,
+        ));
         if let Some(c) = &calibration {
             say(format!(
                 "  step         η0 chosen on {} sample rows in {:.2} s (default would be {:.4})",
@@ -237,7 +290,7 @@ fn summary(
     ev: &Evaluation,
     test: Option<&Evaluation>,
     outcome: &driver::Outcome,
-    eta0: Option<f64>,
+    step: &StepShown,
     seed: u64,
     features: usize,
 ) -> String {
@@ -251,11 +304,7 @@ fn summary(
         train.nnz(),
         parse_seconds
     );
-    s += &format!(
-        "  epochs       {} (seed {seed}, η0 = {})\n",
-        outcome.epochs,
-        eta0.map_or("-".into(), |v| format!("{v:.4}"))
-    );
+    s += &format!("  epochs       {} (seed {seed}, step {})\n", outcome.epochs, step.text());
     s += &format!("  objective    F = {:.6}  (mean loss {:.6})\n", ev.objective, ev.loss);
     s += &format!("  nnz          {} of {} weights\n", ev.nnz, features);
     if let Some(e) = ev.error {
@@ -273,6 +322,70 @@ fn summary(
     }
     s += &format!("  time         {:.3} s to solve", outcome.seconds);
     s
+}
+
+/// The step schedule a run used, as the report shows it.
+enum StepShown {
+    /// The user's `step = ...` formula in t.
+    Schedule(String),
+    /// η₀/√t with this η₀ (None: the plan has no step, e.g. a batch solver).
+    Eta0(Option<f64>),
+}
+
+impl StepShown {
+    fn text(&self) -> String {
+        match self {
+            StepShown::Schedule(f) => format!("η_t = {f}"),
+            StepShown::Eta0(Some(v)) => format!("η_t = {}/√t", fmt_num(*v)),
+            StepShown::Eta0(None) => "-".into(),
+        }
+    }
+
+    fn json(&self) -> serde_json::Value {
+        match self {
+            StepShown::Schedule(f) => f.clone().into(),
+            StepShown::Eta0(Some(v)) => format!("{}/sqrt(t)", fmt_num(*v)).into(),
+            StepShown::Eta0(None) => serde_json::Value::Null,
+        }
+    }
+
+    fn hint(&self) -> String {
+        match self {
+            StepShown::Schedule(f) => format!("the step `{f}` is too large for this data; make it smaller, e.g. divide it by 10"),
+            StepShown::Eta0(Some(v)) => format!(
+                "η0 = {} is too large for this data; lower it, e.g. `solve with fobos(eta0 = {})`, or leave eta0 out to calibrate it",
+                fmt_num(*v),
+                fmt_num(v / 10.0)
+            ),
+            StepShown::Eta0(None) => "scale the features, or choose another solver".into(),
+        }
+    }
+}
+
+/// Refuses, before allocating, a run whose per-feature state does not fit in memory: one valid
+/// line with a huge feature index is enough to ask for tens of gigabytes.
+fn ensure_memory(plan: &crate::plan::Plan, facts: &DataFacts, data: &Dataset, var: &str) -> Result<(), Failure> {
+    let per_feature = plan.vectors.iter().filter(|v| v.len == crate::plan::Len::Features).count().max(1) as u64;
+    let per_row = plan.vectors.iter().filter(|v| v.len == crate::plan::Len::Rows).count() as u64;
+    // The state, plus one copy of it that a flush or an evaluation may make.
+    let need = 2 * 8 * (per_feature * facts.features as u64 + per_row * facts.rows as u64);
+    let Some(available) = available_bytes() else { return Ok(()) };
+    if need <= available {
+        return Ok(());
+    }
+    let cause = if facts.features > data.features() {
+        format!("the model declares `{var}` with {} entries", facts.features)
+    } else {
+        format!(
+            "{}:{}: feature index {} makes `{var}` {} long",
+            data.name, data.max_index_line, facts.features, facts.features
+        )
+    };
+    Err(Failure::Input(format!(
+        "{cause}; the solver's state would need {} of memory but {} is available\n  hint: check the feature indices of the data (are they 1-based and dense?), or renumber them",
+        bytes_text(need),
+        bytes_text(available)
+    )))
 }
 
 fn diverged(f: &Fault, data: &Dataset) -> Failure {

@@ -31,6 +31,12 @@ impl LabelMap {
             if !distinct.contains(&y) {
                 distinct.push(y);
                 if kind == LabelKind::Labels && distinct.len() > 2 {
+                    // Fractional targets are regression data, not a third class.
+                    let hint = if distinct.iter().any(|v| v.fract() != 0.0) {
+                        "; these look like real-valued targets: declare `y: real` and use a regression loss such as `squared`"
+                    } else {
+                        "; declare `y: classes` (with `softmax`) for multiclass data"
+                    };
                     return Err(LabelError {
                         file: data.name.clone(),
                         line: data.lines[k],
@@ -39,7 +45,7 @@ impl LabelMap {
                             fmt(y),
                             fmt(distinct[0]),
                             fmt(distinct[1])
-                        ) + "; declare `y: classes` for multiclass data",
+                        ) + hint,
                     });
                 }
             }

@@ -32,13 +32,20 @@ impl DataError {
     }
 }
 
-/// Opens a data file, transparently decompressing gzip, bzip2, xz or zstd.
-pub fn open_text(path: &Path) -> Result<Box<dyn BufRead>, DataError> {
-    let name = path.display().to_string();
+/// Opens a data file (`-` is standard input), transparently decompressing gzip, bzip2, xz or
+/// zstd. With `progress`, a spinner on a terminal shows the bytes read.
+pub fn open_text(path: &Path, progress: bool) -> Result<Box<dyn BufRead>, DataError> {
+    let name = display_name(path);
     let io_err = |e| DataError::Io { file: name.clone(), source: e };
-    let file = File::open(path).map_err(io_err)?;
-    let mut raw = BufReader::with_capacity(1 << 20, file);
-    let magic = raw.fill_buf().map_err(io_err)?.to_vec();
+    let raw: Box<dyn Read> =
+        if path == Path::new("-") { Box::new(io::stdin()) } else { Box::new(File::open(path).map_err(io_err)?) };
+    let raw = super::progress::ReadProgress::new(raw, &name, progress);
+    sniff(BufReader::with_capacity(1 << 20, raw)).map_err(io_err)
+}
+
+/// Wraps a reader in the decompressor its first bytes call for (or none).
+pub fn sniff<R: BufRead + 'static>(mut raw: R) -> io::Result<Box<dyn BufRead>> {
+    let magic = raw.fill_buf()?.to_vec();
     let inner: Box<dyn Read> = if magic.starts_with(&[0x1f, 0x8b]) {
         Box::new(flate2::bufread::MultiGzDecoder::new(raw))
     } else if magic.starts_with(b"BZh") {
@@ -46,16 +53,30 @@ pub fn open_text(path: &Path) -> Result<Box<dyn BufRead>, DataError> {
     } else if magic.starts_with(&[0xFD, b'7', b'z', b'X', b'Z', 0x00]) {
         Box::new(xz2::bufread::XzDecoder::new_multi_decoder(raw))
     } else if magic.starts_with(&[0x28, 0xB5, 0x2F, 0xFD]) {
-        Box::new(zstd::stream::read::Decoder::with_buffer(raw).map_err(io_err)?)
+        Box::new(zstd::stream::read::Decoder::with_buffer(raw)?)
     } else {
         return Ok(Box::new(raw));
     };
     Ok(Box::new(BufReader::with_capacity(1 << 20, inner)))
 }
 
+/// How a data path is named in messages (`-` is standard input).
+pub fn display_name(path: &Path) -> String {
+    if path == Path::new("-") {
+        "<stdin>".into()
+    } else {
+        path.display().to_string()
+    }
+}
+
 pub fn read_libsvm(path: &Path) -> Result<Dataset, DataError> {
-    let reader = open_text(path)?;
-    read_libsvm_from(reader, &path.display().to_string())
+    read_libsvm_shown(path, false)
+}
+
+/// As [`read_libsvm`], with the bytes read shown on a terminal when `progress` is on.
+pub fn read_libsvm_shown(path: &Path, progress: bool) -> Result<Dataset, DataError> {
+    let reader = open_text(path, progress)?;
+    read_libsvm_from(reader, &display_name(path))
 }
 
 pub fn read_libsvm_from(mut reader: impl BufRead, name: &str) -> Result<Dataset, DataError> {
@@ -65,13 +86,17 @@ pub fn read_libsvm_from(mut reader: impl BufRead, name: &str) -> Result<Dataset,
     let mut labels: Vec<f64> = vec![];
     let mut lines: Vec<u32> = vec![];
     let mut max_index: u32 = 0;
+    let mut max_index_line: u32 = 0;
     let mut buf: Vec<u8> = Vec::with_capacity(1 << 16);
     let mut line_no = 0usize;
     let mut bytes = 0u64;
 
     loop {
         buf.clear();
-        let n = reader.read_until(b'\n', &mut buf).map_err(|e| DataError::Io { file: name.into(), source: e })?;
+        let n = (&mut reader)
+            .take(MAX_LINE_BYTES)
+            .read_until(b'\n', &mut buf)
+            .map_err(|e| DataError::Io { file: name.into(), source: e })?;
         if n == 0 {
             break;
         }
@@ -82,8 +107,14 @@ pub fn read_libsvm_from(mut reader: impl BufRead, name: &str) -> Result<Dataset,
             line: line_no,
             col,
             message,
-            text: String::from_utf8_lossy(&buf).trim_end().to_string(),
+            text: super::escape_for_message(buf.trim_ascii_end(), 100),
         };
+        if n as u64 == MAX_LINE_BYTES && buf.last() != Some(&b'\n') {
+            return Err(bad(
+                1,
+                format!("the line is longer than {} MiB: is this a LIBSVM text file?", MAX_LINE_BYTES >> 20),
+            ));
+        }
         // Cut the comment and the line end.
         let end = buf.iter().position(|&b| b == b'#' || b == b'\n' || b == b'\r').unwrap_or(buf.len());
         let line = &buf[..end];
@@ -128,10 +159,26 @@ pub fn read_libsvm_from(mut reader: impl BufRead, name: &str) -> Result<Dataset,
                 return Err(bad(vcol, format!("value `{}` of feature {idx} is not finite", show(val_tok))));
             }
             if v != 0.0 {
+                if indices.len() == indices.capacity() {
+                    grow(&mut indices, &mut values).map_err(|need| {
+                        bad(col, format!("out of memory: holding the data read so far needs {need} more"))
+                    })?;
+                }
                 indices.push((idx - 1) as u32);
                 values.push(v);
-                max_index = max_index.max(idx as u32);
+                if idx as u32 > max_index {
+                    max_index = idx as u32;
+                    max_index_line = line_no.min(u32::MAX as usize) as u32;
+                }
             }
+        }
+        if labels.len() == labels.capacity() {
+            let extra = labels.len().max(1024);
+            let need = crate::memory::bytes_text((extra * 16) as u64);
+            let no_room = || bad(1, format!("out of memory: holding the rows read so far needs {need} more"));
+            indptr.try_reserve(extra).map_err(|_| no_room())?;
+            labels.try_reserve(extra).map_err(|_| no_room())?;
+            lines.try_reserve(extra).map_err(|_| no_room())?;
         }
         indptr.push(indices.len());
         labels.push(label);
@@ -160,7 +207,19 @@ pub fn read_libsvm_from(mut reader: impl BufRead, name: &str) -> Result<Dataset,
             text: String::new(),
         }
     })?;
-    Ok(Dataset { x, labels, lines, name: name.into(), bytes })
+    Ok(Dataset { x, labels, lines, name: name.into(), bytes, max_index_line })
+}
+
+/// A line longer than this is not LIBSVM text (a binary file, or one without line ends).
+const MAX_LINE_BYTES: u64 = 1 << 30;
+
+/// Doubles the non-zero arrays without aborting when memory runs out; Err holds what it asked for.
+fn grow(indices: &mut Vec<u32>, values: &mut Vec<f64>) -> Result<(), String> {
+    let extra = indices.len().max(1 << 16);
+    let need = || crate::memory::bytes_text((extra * 12) as u64);
+    indices.try_reserve_exact(extra).map_err(|_| need())?;
+    values.try_reserve_exact(extra).map_err(|_| need())?;
+    Ok(())
 }
 
 /// Whitespace-separated tokens with their 1-based columns.
@@ -209,7 +268,7 @@ fn parse_f64(t: &[u8]) -> Option<f64> {
 }
 
 fn show(t: &[u8]) -> String {
-    String::from_utf8_lossy(&t[..t.len().min(40)]).into_owned()
+    super::escape_for_message(t, 40)
 }
 
 #[cfg(test)]

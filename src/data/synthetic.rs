@@ -73,6 +73,7 @@ pub fn generate(spec: &SyntheticSpec) -> Dataset {
         lines,
         name: format!("synthetic({}×{}, seed {})", spec.rows, spec.features, spec.seed),
         bytes: 0,
+        max_index_line: 0,
     }
 }
 

@@ -51,3 +51,23 @@ pub fn run_plan(plan: Plan, d: &Dataset, epochs: usize, seed: u64) -> Run {
 pub fn model_text(kind: &str, lambda: f64, objective: &str) -> String {
     format!("data x: sparse, y: {kind}\nvar w: vec[dim(x)]\nparam λ = {lambda}\n{objective}\n")
 }
+
+/// Runs the optc binary.
+pub fn optc(args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_optc")).args(args).output().expect("optc runs")
+}
+
+pub fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+/// Writes `contents` to `dir/name`; the path.
+pub fn write(dir: &Path, name: &str, contents: &str) -> PathBuf {
+    let p = dir.join(name);
+    std::fs::write(&p, contents).expect("write");
+    p
+}
+
+/// An l1-logistic model at λ = 0.01, for the binary fixture.
+pub const L1_LOGISTIC: &str =
+    "data x: sparse, y: labels\nvar w: vec[dim(x)]\nparam λ = 0.01\nminimize E[logistic(y, <x, w>)] + λ·l1(w)\n";
