@@ -18,6 +18,8 @@ pub mod cli;
 pub mod data;
 pub mod diagnostics;
 pub mod exec;
+#[doc(hidden)]
+pub mod fuzz_harness;
 pub mod memory;
 pub mod model_file;
 pub mod output;
