@@ -13,7 +13,7 @@
 use optc::data::synthetic::{generate, SyntheticSpec};
 use optc::data::{read_libsvm, Dataset, LabelMap};
 use optc::exec::driver::RowOrder;
-use optc::exec::{interp::Interpreter, jit, Backend, DataView, State};
+use optc::exec::{interp::Interpreter, jit, Backend, DataView, Orders, State};
 use optc::pipeline::{self, CompileOptions};
 use optc::plan::{soft, Plan};
 use optc::source::SourceFile;
@@ -117,7 +117,7 @@ fn plain_sgd_epoch(w: &mut [f64], d: &DataView, order: &[u32], eta: f64) {
 
 fn plan() -> Plan {
     let file = SourceFile::new("bench.opt", MODEL);
-    let opts = CompileOptions::default();
+    let opts = CompileOptions { solver: Some("fobos".into()), ..CompileOptions::default() };
     let c = pipeline::front_end(&file, &Library::standard(), &opts).expect("model checks");
     pipeline::plan(&c, &opts).expect("model plans")
 }
@@ -150,7 +150,7 @@ fn measure(name: &str, d: &Dataset, epochs: usize) -> Row {
         let mut best = f64::INFINITY;
         for order in orders.iter().take(n) {
             let t = Instant::now();
-            backend.epoch(&mut state, &view, order).expect("no divergence");
+            backend.epoch(&mut state, &view, &Orders { rows: order, cols: &[] }).expect("no divergence");
             best = best.min(t.elapsed().as_secs_f64());
         }
         (nnz / best, state)

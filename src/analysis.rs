@@ -47,17 +47,38 @@ impl SolverKind {
 
     /// Whether this build can compile a plan for the solver.
     pub fn implemented(self) -> bool {
-        matches!(self, SolverKind::Fobos)
+        matches!(self, SolverKind::Fobos | SolverKind::Scd | SolverKind::Proxgrad)
     }
 
-    /// The options `solve with NAME(...)` accepts.
+    /// The options `solve with NAME(...)` accepts: each is honoured by the solver's plan or
+    /// the driver, so a name outside this list is a diagnostic, never silently ignored.
     fn options(self) -> &'static [&'static str] {
         match self {
-            SolverKind::Fobos => &["epochs", "step", "eta0", "seed"],
-            SolverKind::Adagrad => &["epochs", "eta0", "delta", "seed"],
-            SolverKind::Smm | SolverKind::Dc => &["epochs", "n0", "seed", "average"],
-            SolverKind::Scd | SolverKind::Smidas => &["epochs", "seed", "eta0"],
+            SolverKind::Fobos => &["epochs", "step", "eta0", "seed", "tol"],
+            SolverKind::Adagrad => &["epochs", "eta0", "delta", "seed", "tol"],
+            SolverKind::Smm | SolverKind::Dc => &["epochs", "n0", "seed", "average", "tol"],
+            SolverKind::Scd => &["epochs", "seed", "tol"],
+            SolverKind::Smidas => &["epochs", "seed", "eta0", "tol"],
             SolverKind::Proxgrad => &["iterations", "epochs", "tol"],
+        }
+    }
+
+    /// The epoch (iteration) cap when neither the model nor the command line gives one: a run
+    /// normally stops earlier, on the certificate.
+    pub fn default_max_epochs(self) -> usize {
+        match self {
+            SolverKind::Scd => 1000,
+            SolverKind::Proxgrad => 20000,
+            _ => 100,
+        }
+    }
+
+    /// How often (in epochs) the driver checks the certificate: a proximal-gradient iteration
+    /// costs one pass, the check two, so checking every one would triple the cost.
+    pub fn check_every(self) -> usize {
+        match self {
+            SolverKind::Proxgrad => 10,
+            _ => 1,
         }
     }
 }
@@ -103,7 +124,10 @@ pub struct Choice {
 /// Settings of the run, from `solve with ...(...)`; the command line may override them.
 #[derive(Clone, Debug)]
 pub struct Settings {
-    pub epochs: usize,
+    /// `epochs = N` (or `iterations`): with no `tol`, exactly N epochs.
+    pub epochs: Option<usize>,
+    /// `tol = T`: stop when the certified relative gap is ≤ T.
+    pub tol: Option<f64>,
     pub seed: u64,
     /// η_t as a formula of t; None for the default η₀/√t.
     pub step: Option<Sym>,
@@ -114,7 +138,7 @@ pub struct Settings {
 
 impl Default for Settings {
     fn default() -> Self {
-        Settings { epochs: 10, seed: 1, step: None, step_text: None, eta0: None }
+        Settings { epochs: None, tol: None, seed: 1, step: None, step_text: None, eta0: None }
     }
 }
 
@@ -197,8 +221,8 @@ pub fn analyse(model: &Model) -> Result<Structure, Vec<Problem>> {
         }
     } else if smooth.is_some() {
         Choice {
-            solver: SolverKind::Smm,
-            reason: "smooth loss with a prox-friendly regularizer: one pass gives a usable model".into(),
+            solver: SolverKind::Proxgrad,
+            reason: "smooth loss with a vector or row-wise prox: batch proximal gradient with FISTA, certified each iteration".into(),
         }
     } else {
         Choice {
@@ -207,7 +231,7 @@ pub fn analyse(model: &Model) -> Result<Structure, Vec<Problem>> {
         }
     };
 
-    // What FOBOS with lazy per-coordinate updates (the solver this build compiles) can run.
+    // What the compiled solvers (all with a per-coordinate prox and a scalar loss) can run.
     let fobos_blocker: Option<String> = if loss.multiclass || matches!(model.shape, Shape::Mat(..)) {
         Some("multiclass models (a matrix variable) are not compiled yet".into())
     } else if !convex {
@@ -249,38 +273,41 @@ pub fn analyse(model: &Model) -> Result<Structure, Vec<Problem>> {
             );
         }
         settings = parse_settings(kind, req, &mut problems);
-        if kind.implemented() && (kind != SolverKind::Fobos || fobos_blocker.is_none()) {
+        if kind.implemented() && fobos_blocker.is_none() {
             chosen = Some(Choice { solver: kind, reason: "forced by `solve with`".into() });
         } else {
             chosen = None;
-            unavailable = Some(match (&fobos_blocker, kind) {
-                (Some(b), SolverKind::Fobos) => format!("fobos in this build cannot run it: {b}"),
-                _ => format!("`{}` is not compiled by this build yet (it compiles `fobos`)", kind.name()),
+            unavailable = Some(match &fobos_blocker {
+                Some(b) if kind.implemented() => format!("{} in this build cannot run it: {b}", kind.name()),
+                _ => {
+                    format!("`{}` is not compiled by this build yet (it compiles fobos, scd and proxgrad)", kind.name())
+                }
             });
         }
     } else {
-        if let Some(req) = &model.solver {
-            settings = parse_settings(SolverKind::Fobos, req, &mut problems);
-        }
-        chosen = if recommended.solver.implemented() {
+        chosen = if recommended.solver.implemented() && fobos_blocker.is_none() {
             Some(recommended.clone())
         } else if fobos_blocker.is_none() {
             Some(Choice {
                 solver: SolverKind::Fobos,
                 reason: format!(
-                    "`{}` would be preferred ({}), but this build compiles only `fobos`, which handles this model with lazy O(nnz) steps",
+                    "`{}` would be preferred ({}), but it is not compiled yet; fobos handles this model with lazy O(nnz) steps",
                     recommended.solver.name(),
                     recommended.reason
                 ),
             })
         } else {
             unavailable = Some(format!(
-                "`{}` is not compiled by this build yet, and fobos cannot stand in: {}",
+                "`{}` is not compiled by this build yet, and no compiled solver can stand in: {}",
                 recommended.solver.name(),
                 fobos_blocker.clone().unwrap_or_default()
             ));
             None
         };
+        // `solve with auto(...)`: the options of the solver that was chosen.
+        if let (Some(req), Some(c)) = (&model.solver, &chosen) {
+            settings = parse_settings(c.solver, req, &mut problems);
+        }
     }
 
     if !problems.is_empty() {
@@ -458,7 +485,14 @@ fn parse_settings(kind: SolverKind, req: &crate::check::SolverRequest, problems:
         };
         let whole = |v: f64| v >= 0.0 && v.fract() == 0.0 && v < 1e15;
         match o.name.as_str() {
-            "epochs" | "iterations" if whole(v) && v >= 1.0 => s.epochs = v as usize,
+            "epochs" | "iterations" if whole(v) && v >= 1.0 => s.epochs = Some(v as usize),
+            "tol" if v > 0.0 && v.is_finite() => s.tol = Some(v),
+            "tol" => problems.push(Problem::error(
+                "optc::solver",
+                "`tol` must be a positive number",
+                o.span,
+                format!("found {v}"),
+            )),
             "seed" if whole(v) => s.seed = v as u64,
             "eta0" if v > 0.0 && v.is_finite() => s.eta0 = Some(v),
             "epochs" | "iterations" | "seed" => problems.push(Problem::error(

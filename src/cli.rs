@@ -164,14 +164,22 @@ fn plan(
     let c = compile(&file, &opts)?;
     let plan = pipeline::plan(&c, &opts).map_err(|e| report_compile_error(e, &file))?;
     let facts = match data {
-        Some(d) => Some(run::load_data(d, false)?.0.facts()),
+        Some(d) => {
+            let data = run::load_data(d, false)?.0;
+            Some(data.facts_for(&plan, data.features()))
+        }
         None => None,
     };
     print!("{}", crate::plan::dump::dump(&plan, facts.as_ref()));
     if let Some(emit) = emit {
         // Without data, data-dependent parameters are bound as if max‖xᵢ‖² = 1.
-        let bound =
-            facts.unwrap_or(crate::plan::dump::DataFacts { rows: 0, features: 0, nnz: 0, max_row_norm_sq: 1.0 });
+        let bound = facts.unwrap_or(crate::plan::dump::DataFacts {
+            rows: 1,
+            features: 0,
+            nnz: 0,
+            max_row_norm_sq: 1.0,
+            gram_norm: Some(1.0),
+        });
         match crate::exec::jit::compile_with(&plan, &crate::exec::bound_scalars(&plan, &bound), emit == "asm") {
             Ok(k) => {
                 if facts.is_none() {

@@ -3,6 +3,7 @@
 //! plan and the data, never the front end.
 
 pub mod calibrate;
+pub mod certificate;
 pub mod driver;
 pub mod evaluate;
 pub mod interp;
@@ -10,7 +11,8 @@ pub mod jit;
 
 use crate::plan::{Len, Plan, ScalarRole};
 
-/// The data a plan reads: CSR rows with 0-based feature indices, and the mapped labels.
+/// The data a plan reads: CSR rows with 0-based feature indices, the mapped labels, and, for
+/// plans that walk columns, a CSC copy.
 #[derive(Clone, Copy, Debug)]
 pub struct DataView<'a> {
     pub indptr: &'a [usize],
@@ -22,13 +24,20 @@ pub struct DataView<'a> {
     /// 1 + the largest column index, known for certain: computed by [`DataView::new`] or taken
     /// from a validated matrix ([`crate::data::Dataset::view`]). Compiled kernels rely on it.
     pub(crate) columns: usize,
+    /// The same matrix by columns (`col(Xc, j)`), d columns, row indices < m.
+    pub csc: Option<&'a crate::data::Columns>,
 }
 
 impl<'a> DataView<'a> {
     /// A view of raw CSR arrays; scans the column indices once to learn their bound.
     pub fn new(indptr: &'a [usize], indices: &'a [u32], values: &'a [f64], labels: &'a [f64], features: usize) -> Self {
         let columns = indices.iter().max().map_or(0, |&j| j as usize + 1);
-        DataView { indptr, indices, values, labels, features, columns }
+        DataView { indptr, indices, values, labels, features, columns, csc: None }
+    }
+
+    /// The same view with its columns (built by [`crate::data::Columns::of`]).
+    pub fn with_columns(self, csc: &'a crate::data::Columns) -> Self {
+        DataView { csc: Some(csc), ..self }
     }
 
     pub fn rows(&self) -> usize {
@@ -130,11 +139,24 @@ pub struct Fault {
     pub row: usize,
 }
 
-/// A way to run plans: the interpreter, or (later) compiled code.
+/// This epoch's permutations of the rows and of the columns (empty when the plan walks none).
+#[derive(Clone, Copy, Debug)]
+pub struct Orders<'a> {
+    pub rows: &'a [u32],
+    pub cols: &'a [u32],
+}
+
+impl Orders<'_> {
+    pub const NONE: Orders<'static> = Orders { rows: &[], cols: &[] };
+}
+
+/// A way to run plans: the interpreter, or compiled code.
 pub trait Backend {
     fn name(&self) -> &'static str;
-    /// One pass over the rows in `order`.
-    fn epoch(&mut self, state: &mut State, data: &DataView, order: &[u32]) -> Result<(), Fault>;
+    /// The plan's init phase: derived state from the weights.
+    fn init(&mut self, state: &mut State, data: &DataView) -> Result<(), Fault>;
+    /// One pass (or batch iteration), `perm(m)` and `perm(d)` taken from `orders`.
+    fn epoch(&mut self, state: &mut State, data: &DataView, orders: &Orders) -> Result<(), Fault>;
     /// Flushes pending lazy work.
     fn finish(&mut self, state: &mut State, data: &DataView) -> Result<(), Fault>;
 }

@@ -5,12 +5,21 @@
 //! loop performs is a [`Stmt`] or an [`Expr`] node that can be printed, interpreted, and
 //! translated to Cranelift. Counters (the step t) are f64 too: exact up to 2⁵³ steps.
 //!
-//! One call of the plan's `epoch` runs one pass over the rows in the order the driver gives
-//! (a seeded permutation); `finish` flushes pending lazy work so the weights are exact.
+//! Dimensions are symbols bound with the data: m (rows) and d (features). Every loop names its
+//! range — `perm(m)`, `perm(d)` (a fresh seeded permutation per epoch, from the driver), `0..m`,
+//! `0..d`, `row(X, i)`, `col(Xc, j)` — and binds the index of that dimension (i for m, j for d),
+//! so the one verifier rule, "a buffer of dimension D is indexed only inside a loop over D",
+//! keeps native code in bounds.
+//!
+//! Phases: `init` runs once at the start of a run (and of a warm start: it rebuilds derived
+//! state such as z = Xw from the weights), `epoch` is one pass or one batch iteration, `finish`
+//! flushes pending lazy work so the weights are exact; the driver checks the certificate
+//! ([`Certificate`], ALGORITHMS.md §10) between epochs and the report evaluates [`Objective`].
 
 pub mod dump;
 pub mod lower;
 pub mod verify;
+pub mod walk;
 
 use crate::symbolic::{Cmp, Func};
 
@@ -38,6 +47,15 @@ pub enum ParamInit {
     Value(f64),
     /// η₀ = 1/(scale·max‖xᵢ‖²): the default step, the inverse curvature of the worst example.
     InverseMaxRowNormSq {
+        scale: f64,
+    },
+    /// scale/m: per-example weights of a mean.
+    PerRow {
+        scale: f64,
+    },
+    /// L = scale·λ_max(XᵀX)/m, by power iteration when the data is bound: the Lipschitz
+    /// constant of the mean loss's gradient for a loss of curvature scale.
+    GramNorm {
         scale: f64,
     },
 }
@@ -77,13 +95,66 @@ pub struct VecDecl {
     pub init: f64,
 }
 
-/// Which loop variable indexes a vector.
+/// Which loop variable indexes a vector: the index of a dimension.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Index {
-    /// `i`, the current example (a row of X).
+    /// `i` ∈ 0..m, the current example (a row of X).
     Row,
-    /// `j`, the current feature (inside `row(X, i)` or `0..d`).
+    /// `j` ∈ 0..d, the current feature.
     Feature,
+}
+
+impl Index {
+    /// The dimension this index ranges over.
+    pub fn len(self) -> Len {
+        match self {
+            Index::Row => Len::Rows,
+            Index::Feature => Len::Features,
+        }
+    }
+}
+
+impl Len {
+    /// The index a loop over this dimension binds.
+    pub fn index(self) -> Index {
+        match self {
+            Len::Rows => Index::Row,
+            Len::Features => Index::Feature,
+        }
+    }
+}
+
+/// What a loop ranges over.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Range {
+    /// `perm(m)` / `perm(d)`: this epoch's seeded permutation, from the driver.
+    Perm(Len),
+    /// `0..m` / `0..d`, in order.
+    Upto(Len),
+    /// `(j, v) in row(X, i)`: the non-zeros of row i; binds j and v.
+    RowNonZeros,
+    /// `(i, v) in col(Xc, j)`: the non-zeros of column j (CSC, built once); binds i and v.
+    ColNonZeros,
+}
+
+impl Range {
+    /// The index the loop binds.
+    pub fn binds(self) -> Index {
+        match self {
+            Range::Perm(l) | Range::Upto(l) => l.index(),
+            Range::RowNonZeros => Index::Feature,
+            Range::ColNonZeros => Index::Row,
+        }
+    }
+
+    /// The index that must already be in scope (the row or column being walked).
+    pub fn needs(self) -> Option<Index> {
+        match self {
+            Range::RowNonZeros => Some(Index::Row),
+            Range::ColNonZeros => Some(Index::Feature),
+            _ => None,
+        }
+    }
 }
 
 /// Operations beyond arithmetic. Each has one numeric definition ([`Intrinsic::apply`]) that
@@ -174,12 +245,8 @@ pub enum Stmt {
     Set(ScalarId, Expr),
     /// `vec[idx] = e`
     Store(VecId, Index, Expr),
-    /// `for i in perm(m)`: the rows in the order the driver chose for this epoch.
-    ForRows(Vec<Stmt>),
-    /// `for (j, v) in row(X, i)`: the non-zeros of the current row.
-    ForRowNonZeros(Vec<Stmt>),
-    /// `for j in 0..d`
-    ForFeatures(Vec<Stmt>),
+    /// `for INDEX in RANGE: body`
+    For(Range, Vec<Stmt>),
     /// `if l ⋈ r: body`
     If(Cmp, Expr, Expr, Vec<Stmt>),
     /// Stops the run (exit 3) if the value is NaN or ±inf; `what` names it in the message.
@@ -202,10 +269,35 @@ pub struct PlanInfo {
 pub struct Objective {
     /// ℓ(y[i], a) with the margin in the scalar `margin`.
     pub loss: Expr,
+    /// ℓ′(y[i], a), unweighted: the dual point of the certificate.
+    pub dloss: Expr,
     pub margin: ScalarId,
     pub loss_weight: f64,
     /// Σ of the coordinate-wise regularizers at w[j] (constraints hold by construction).
     pub penalty: Expr,
+}
+
+/// The convex conjugate ℓ*(y, u) of a loss in its margin (ALGORITHMS.md §10), where optc knows
+/// it in closed form.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LossConjugate {
+    /// p·log p + (1 − p)·log(1 − p), p = −y·u ∈ [0, 1]
+    Logistic,
+    /// ½u² + u·y
+    Squared,
+    /// y·u for y·u ∈ [−1, 0]
+    Hinge,
+}
+
+/// What the duality-gap certificate needs beyond the objective: ℓ* and the regularizer
+/// r(wⱼ) = l1·|wⱼ| + (l2/2)·wⱼ² + ι[lo, hi](wⱼ) per coordinate, whose conjugate is closed-form.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Certificate {
+    pub conjugate: LossConjugate,
+    pub l1: f64,
+    pub l2: f64,
+    pub lo: f64,
+    pub hi: f64,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -213,13 +305,18 @@ pub struct Plan {
     pub info: PlanInfo,
     pub scalars: Vec<ScalarDecl>,
     pub vectors: Vec<VecDecl>,
-    /// One pass over the data.
+    /// Once per run, after the state is set (fresh or warm): derived state from the weights.
+    pub init: Vec<Stmt>,
+    /// One pass over the data, or one batch iteration.
     pub epoch: Vec<Stmt>,
     /// Flush of pending lazy work; leaves the weights exact.
     pub finish: Vec<Stmt>,
     /// The step counter, read by the driver to say which step diverged.
     pub step_counter: Option<ScalarId>,
     pub objective: Objective,
+    /// None where ℓ* or R* has no closed form here: the run then stops on the relative change
+    /// of F and says that it is not a certificate.
+    pub certificate: Option<Certificate>,
 }
 
 impl Plan {
@@ -234,6 +331,18 @@ impl Plan {
     }
     pub fn labels(&self) -> Option<VecId> {
         self.vectors.iter().position(|v| v.role == VecRole::Labels).map(VecId)
+    }
+    /// Whether any phase walks columns (then the data is bound with a CSC copy).
+    pub fn reads_columns(&self) -> bool {
+        self.phases().any(|body| walk::any_loop(body, |r| r == Range::ColNonZeros))
+    }
+    /// Whether an epoch needs the driver's permutation of the rows / of the columns.
+    pub fn permutes(&self, len: Len) -> bool {
+        walk::any_loop(&self.epoch, |r| r == Range::Perm(len))
+    }
+    /// The statement lists that run: init, epoch, finish.
+    pub fn phases(&self) -> impl Iterator<Item = &[Stmt]> {
+        [self.init.as_slice(), self.epoch.as_slice(), self.finish.as_slice()].into_iter()
     }
 }
 
@@ -270,5 +379,8 @@ pub mod build {
     }
     pub fn clamp(v: Expr, lo: f64, hi: f64) -> Expr {
         Expr::Call(Intrinsic::Clamp, vec![v, k(lo), k(hi)])
+    }
+    pub fn each(range: Range, body: Vec<Stmt>) -> Stmt {
+        Stmt::For(range, body)
     }
 }

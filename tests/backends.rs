@@ -7,7 +7,7 @@ mod common;
 use common::fixture;
 use optc::data::{read_libsvm, LabelMap};
 use optc::exec::driver::{self, RunSettings};
-use optc::exec::{interp::Interpreter, jit, select_backend, State};
+use optc::exec::{interp::Interpreter, jit, select_backend, Orders, State};
 use optc::pipeline::{self, CompileOptions};
 use optc::plan::{Expr, Intrinsic, Plan, Stmt};
 use optc::source::SourceFile;
@@ -27,11 +27,22 @@ fn examples() -> Vec<(String, String)> {
     out
 }
 
+/// The plan optc picks for `text` (eager: FOBOS's eager reference).
 fn plan_of(text: &str, eager: bool) -> Plan {
+    plan_with(text, eager, None)
+}
+
+fn plan_with(text: &str, eager: bool, solver: Option<&str>) -> Plan {
+    try_plan(text, eager, solver).expect("plans")
+}
+
+/// The plan, or None where the model does not fit the solver (SCD with hinge).
+fn try_plan(text: &str, eager: bool, solver: Option<&str>) -> Option<Plan> {
     let file = SourceFile::new("m.opt", text);
-    let opts = CompileOptions { eager, ..Default::default() };
-    let c = pipeline::front_end(&file, &Library::standard(), &opts).expect("checks");
-    pipeline::plan(&c, &opts).expect("plans")
+    let solver = solver.map(String::from).or_else(|| eager.then(|| "fobos".into()));
+    let opts = CompileOptions { eager, solver, ..Default::default() };
+    let c = pipeline::front_end(&file, &Library::standard(), &opts).ok()?;
+    pipeline::plan(&c, &opts).ok()
 }
 
 /// Runs `plan` on the fixture its labels need, with both back ends; returns both final states.
@@ -40,14 +51,15 @@ fn both(plan: &Plan, epochs: usize, seed: u64) -> (State, State) {
     let d = read_libsvm(&fixture(data)).expect("fixture");
     let kind = if plan.info.classification { LabelKind::Labels } else { LabelKind::Real };
     let y = LabelMap::fit(kind, &d).and_then(|m| m.apply(&d)).expect("labels");
-    let view = d.view(&y, d.features());
-    let facts = d.facts();
-    let settings = RunSettings { epochs, seed, trace: false, progress: false };
+    let columns = optc::data::Columns::of(d.csr().0, d.csr().1, d.csr().2, d.features());
+    let view = d.view(&y, d.features()).with_columns(&columns);
+    let facts = d.facts_for(plan, d.features());
+    let settings = RunSettings::fixed(epochs, seed);
     let mut interp = Interpreter { plan };
-    let a = driver::run(plan, &mut interp, &view, &facts, &settings).expect("interpreter runs");
+    let a = driver::run(plan, &mut interp, &view, &facts, &settings, None).expect("interpreter runs");
     let kernel = jit::compile(plan, &optc::exec::bound_scalars(plan, &facts)).expect("the JIT compiles every example");
     let mut compiled = jit::JitBackend { plan, kernel };
-    let b = driver::run(plan, &mut compiled, &view, &facts, &settings).expect("JIT runs");
+    let b = driver::run(plan, &mut compiled, &view, &facts, &settings, None).expect("JIT runs");
     (a.state, b.state)
 }
 
@@ -81,6 +93,26 @@ fn every_example_runs_the_same_under_both_back_ends() {
     }
 }
 
+/// Every compiled solver on every example it accepts: FOBOS (lazy), SCD (columns, init phase,
+/// perm(d)) and proxgrad (0..m, 0..d, momentum), through both back ends.
+#[test]
+fn every_solver_runs_the_same_under_both_back_ends() {
+    let mut ran = std::collections::BTreeSet::new();
+    for (name, text) in examples() {
+        for solver in ["fobos", "scd", "proxgrad"] {
+            let Some(plan) = try_plan(&text, false, Some(solver)) else { continue };
+            assert_eq!(plan.info.solver, solver);
+            for seed in [1, 2] {
+                let (a, b) = both(&plan, 4, seed);
+                assert_bitwise(&plan, &format!("{name} ({solver}, seed {seed})"), &a, &b);
+                assert!(a.weights(&plan).iter().any(|v| *v != 0.0), "{name} ({solver}): the weights moved");
+            }
+            ran.insert(solver);
+        }
+    }
+    assert_eq!(ran.len(), 3, "every solver ran on some example: {ran:?}");
+}
+
 /// Every lazy scheme of the lowering, whether or not an example uses it: additive (ℓ1),
 /// multiplicative (½‖·‖² with a box), affine (elastic net), scaled (½‖·‖² alone), and none.
 #[test]
@@ -93,7 +125,7 @@ fn every_lazy_scheme_runs_the_same_under_both_back_ends() {
         "minimize E[logistic(y, <x, w>)] + 0.3·l2sq(w)",
         "minimize E[logistic(y, <x, w>)] st w ∈ Box(-1, 1)",
     ] {
-        let plan = plan_of(&format!("{head}{objective}\n"), false);
+        let plan = plan_with(&format!("{head}{objective}\n"), false, Some("fobos"));
         for seed in [4, 9] {
             let (a, b) = both(&plan, 2, seed);
             assert_bitwise(&plan, &format!("{objective} (seed {seed})"), &a, &b);
@@ -106,7 +138,7 @@ fn every_lazy_scheme_runs_the_same_under_both_back_ends() {
 fn elastic_net_resets_agree() {
     let text =
         "data x: sparse, y: labels\nvar w: vec[dim(x)]\nminimize E[logistic(y, <x, w>)] + 1e-3·elastic(w, 5e4)\n";
-    let plan = plan_of(text, false);
+    let plan = plan_with(text, false, Some("fobos"));
     let (a, b) = both(&plan, 4, 5);
     assert_bitwise(&plan, "elastic resets", &a, &b);
 }
@@ -119,10 +151,11 @@ fn divergence_is_reported_identically() {
     let plan = plan_of(text, false);
     let d = read_libsvm(&fixture("regression.svm")).expect("fixture");
     let view = d.view(&d.labels, d.features());
-    let settings = RunSettings { epochs: 2, seed: 1, trace: false, progress: false };
-    let e1 = driver::run(&plan, &mut Interpreter { plan: &plan }, &view, &d.facts(), &settings).expect_err("diverges");
+    let settings = RunSettings::fixed(2, 1);
+    let e1 =
+        driver::run(&plan, &mut Interpreter { plan: &plan }, &view, &d.facts(), &settings, None).expect_err("diverges");
     let kernel = jit::compile(&plan, &optc::exec::bound_scalars(&plan, &d.facts())).expect("compiles");
-    let e2 = driver::run(&plan, &mut jit::JitBackend { plan: &plan, kernel }, &view, &d.facts(), &settings)
+    let e2 = driver::run(&plan, &mut jit::JitBackend { plan: &plan, kernel }, &view, &d.facts(), &settings, None)
         .expect_err("diverges");
     assert_eq!((e1.step, e1.row, &e1.what), (e2.step, e2.row, &e2.what));
     assert!(e1.step >= 1.0 && !e1.value.is_finite());
@@ -131,14 +164,17 @@ fn divergence_is_reported_identically() {
 /// A plan the JIT cannot compile falls back to the interpreter with the reason, never a crash.
 #[test]
 fn a_plan_the_jit_refuses_falls_back_to_the_interpreter() {
-    let mut plan = plan_of(&examples()[0].1, false);
+    let mut plan = plan_with(&examples()[0].1, false, Some("fobos"));
     // Break it: soft-thresholding with one argument.
-    plan.finish.push(Stmt::ForFeatures(vec![Stmt::Store(
-        plan.weights().expect("w"),
-        optc::plan::Index::Feature,
-        Expr::Call(Intrinsic::Soft, vec![Expr::Const(1.0)]),
-    )]));
-    let facts = optc::plan::dump::DataFacts { rows: 1, features: 1, nnz: 0, max_row_norm_sq: 1.0 };
+    plan.finish.push(Stmt::For(
+        optc::plan::Range::Upto(optc::plan::Len::Features),
+        vec![Stmt::Store(
+            plan.weights().expect("w"),
+            optc::plan::Index::Feature,
+            Expr::Call(Intrinsic::Soft, vec![Expr::Const(1.0)]),
+        )],
+    ));
+    let facts = optc::plan::dump::DataFacts { rows: 1, features: 1, nnz: 0, max_row_norm_sq: 1.0, gram_norm: None };
     let err = jit::compile(&plan, &optc::exec::bound_scalars(&plan, &facts)).err().expect("refused");
     assert!(err.to_string().contains("takes 2 argument(s), given 1"), "{err}");
     let selected = select_backend(&plan, &facts, true);
@@ -150,7 +186,7 @@ fn a_plan_the_jit_refuses_falls_back_to_the_interpreter() {
 /// error, not a wild write.
 #[test]
 fn mismatched_inputs_are_refused_before_the_kernel_runs() {
-    let plan = plan_of(&examples()[0].1, false);
+    let plan = plan_with(&examples()[0].1, false, Some("fobos"));
     let d = read_libsvm(&fixture("binary.svm")).expect("fixture");
     let y = LabelMap::fit(LabelKind::Labels, &d).and_then(|m| m.apply(&d)).expect("labels");
     let view = d.view(&y, d.features());
@@ -158,10 +194,13 @@ fn mismatched_inputs_are_refused_before_the_kernel_runs() {
     let w = plan.weights().expect("w");
     state.vectors[w.0].pop();
     let order: Vec<u32> = (0..d.rows() as u32).collect();
-    assert!(jit::check_shapes(&plan, &state, &view, &order).is_err());
+    let orders = Orders { rows: &order, cols: &[] };
+    assert!(jit::check_shapes(&plan, &state, &view, &orders).is_err());
     let bad_order = vec![d.rows() as u32];
     let state = State::new(&plan, &d.facts(), &y);
-    assert!(jit::check_shapes(&plan, &state, &view, &bad_order).is_err());
+    assert!(jit::check_shapes(&plan, &state, &view, &Orders { rows: &bad_order, cols: &[] }).is_err());
+    let bad_cols = vec![d.features() as u32];
+    assert!(jit::check_shapes(&plan, &state, &view, &Orders { rows: &[], cols: &bad_cols }).is_err());
 }
 
 /// `optc plan --emit clif` for one small model, pinned.
@@ -169,8 +208,8 @@ fn mismatched_inputs_are_refused_before_the_kernel_runs() {
 fn clif_of_l1_logistic() {
     let text =
         "data x: sparse, y: labels\nvar w: vec[dim(x)]\nparam λ = 0.01\nminimize E[logistic(y, <x, w>)] + λ·l1(w)\n";
-    let plan = plan_of(text, false);
-    let facts = optc::plan::dump::DataFacts { rows: 0, features: 0, nnz: 0, max_row_norm_sq: 1.0 };
+    let plan = plan_with(text, false, Some("fobos"));
+    let facts = optc::plan::dump::DataFacts { rows: 0, features: 0, nnz: 0, max_row_norm_sq: 1.0, gram_norm: None };
     let kernel = jit::compile(&plan, &optc::exec::bound_scalars(&plan, &facts)).expect("compiles");
     insta::assert_snapshot!(kernel.clif);
 }

@@ -38,11 +38,16 @@ fn run_prints_a_summary_and_json() {
         "train_error",
         "test_error",
         "test_loss",
+        "gap",
+        "status",
     ] {
         assert!(r.get(key).is_some(), "missing `{key}` in {r}");
     }
-    assert_eq!(r["solver"], "fobos");
-    assert_eq!(r["epochs"], 10, "the default is 10 epochs");
+    assert_eq!(r["solver"], "scd", "smooth loss + ℓ1: coordinate descent by default");
+    assert_eq!(r["status"], "converged", "{r}");
+    let gap = r["gap"].as_f64().expect("a certified gap");
+    assert!(gap <= 1e-4 * r["objective"].as_f64().unwrap(), "the default tolerance is 1e-4: {r}");
+    assert!(r["epochs"].as_u64().unwrap() < 1000, "stopped on the certificate, not the cap: {r}");
     assert_eq!(r["test_error"], r["train_error"], "same data, same error");
     let f = r["objective"].as_f64().unwrap();
     let loss = r["loss"].as_f64().unwrap();
@@ -105,10 +110,11 @@ fn trace_writes_one_line_per_epoch() {
     assert!(out.status.success(), "{}", text(&out.stderr));
     let t = std::fs::read_to_string(csv).expect("trace");
     let lines: Vec<&str> = t.lines().collect();
-    assert_eq!(lines[0], "epoch,seconds,objective,loss,nnz");
-    assert_eq!(lines.len(), 5);
-    let f = |l: &str| l.split(',').nth(2).unwrap().parse::<f64>().unwrap();
-    assert!(f(lines[4]) < f(lines[1]), "the objective goes down over epochs: {t}");
+    assert_eq!(lines[0], "epoch,seconds,objective,loss,nnz,gap");
+    assert_eq!(lines.len(), 5, "--epochs 4 without --tol is exactly 4 epochs: {t}");
+    let f = |l: &str, k: usize| l.split(',').nth(k).unwrap().parse::<f64>().unwrap();
+    assert!(f(lines[4], 2) < f(lines[1], 2), "the objective goes down over epochs: {t}");
+    assert!(f(lines[4], 5) < f(lines[1], 5), "and so does the certified gap: {t}");
 }
 
 #[test]
@@ -194,11 +200,14 @@ fn check_and_plan_print_the_structure() {
     let out = optc(&["check", m.to_str().unwrap()]);
     assert!(out.status.success());
     let s = text(&out.stdout);
-    assert!(s.contains("β = 0.25") && s.contains("separable per coordinate") && s.contains("solver      fobos"), "{s}");
+    assert!(s.contains("β = 0.25") && s.contains("separable per coordinate") && s.contains("solver      scd"), "{s}");
     let out = optc(&["plan", m.to_str().unwrap(), fixture("binary.svm").to_str().unwrap()]);
     assert!(out.status.success());
     let s = text(&out.stdout);
-    assert!(s.contains("m = 200, d = 30") && s.contains("w[j] = soft(w[j], Λ - Λlast[j])"), "{s}");
+    assert!(s.contains("m = 200, d = 30") && s.contains("for j in perm(d):") && s.contains("col(Xc, j)"), "{s}");
+    assert!(s.contains("κ = 0.00125") && s.contains("check   duality gap"), "{s}");
+    let out = optc(&["plan", m.to_str().unwrap(), "--solver", "fobos"]);
+    assert!(text(&out.stdout).contains("w[j] = soft(w[j], Λ - Λlast[j])"), "{}", text(&out.stdout));
 }
 
 #[test]
@@ -220,10 +229,12 @@ fn jit_and_no_jit_report_the_same_objective() {
 fn plan_emits_cranelift_ir_and_machine_code() {
     let dir = tempfile::tempdir().expect("tmp");
     let m = write(dir.path(), "m.opt", L1_LOGISTIC);
-    let out = optc(&["plan", m.to_str().unwrap(), "--emit", "clif"]);
+    let out = optc(&["plan", m.to_str().unwrap(), "--emit", "clif", "--solver", "fobos"]);
     assert!(out.status.success());
     let s = text(&out.stdout);
     assert!(s.contains("; optc_epoch") && s.contains("function u0:0(i64) -> i64") && s.contains("sqrt"), "{s}");
+    let out = optc(&["plan", m.to_str().unwrap(), "--emit", "clif"]);
+    assert!(text(&out.stdout).contains("; optc_init"), "SCD's init phase is compiled too");
     let out = optc(&["plan", m.to_str().unwrap(), "--emit", "asm"]);
     assert!(out.status.success());
     assert!(text(&out.stdout).contains("; optc_finish"));
@@ -233,7 +244,7 @@ fn plan_emits_cranelift_ir_and_machine_code() {
 fn eta0_is_calibrated_on_a_sample_unless_given() {
     let dir = tempfile::tempdir().expect("tmp");
     let data = fixture("binary.svm");
-    let run_model = |model: &str| run_json(&write(dir.path(), "m.opt", model), &data, &[]);
+    let run_model = |model: &str| run_json(&write(dir.path(), "m.opt", model), &data, &["--solver", "fobos"]);
     let r = run_model(L1_LOGISTIC);
     let c = &r["eta0_calibration"];
     let tried = c["tried"].as_array().expect("candidates");

@@ -30,9 +30,15 @@ pub struct RunArgs {
     /// Force a solver (same as `solve with NAME`).
     #[arg(long)]
     pub solver: Option<String>,
-    /// Passes over the data (default 10, or `solve with fobos(epochs = N)`).
+    /// Exactly N epochs (batch solvers: iterations), unless --tol is also given; then a cap.
     #[arg(long)]
     pub epochs: Option<usize>,
+    /// Stop when the certified relative duality gap is at most T (default 1e-4).
+    #[arg(long, value_name = "T")]
+    pub tol: Option<f64>,
+    /// Stop after the epoch during which this many seconds passed.
+    #[arg(long, value_name = "SECONDS")]
+    pub time_limit: Option<f64>,
     /// Seed of the row order and of the η₀ calibration sample (default 1).
     #[arg(long)]
     pub seed: Option<u64>,
@@ -97,11 +103,30 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
         if e == 0 {
             return Err(Failure::Usage("--epochs must be at least 1".into()));
         }
-        settings.epochs = e;
+        settings.epochs = Some(e);
+    }
+    if let Some(t) = args.tol {
+        if !(t > 0.0 && t.is_finite()) {
+            return Err(Failure::Usage(format!("--tol {t}: the tolerance must be a positive number")));
+        }
+        settings.tol = Some(t);
+    }
+    if let Some(t) = args.time_limit {
+        if t.is_nan() || t <= 0.0 {
+            return Err(Failure::Usage(format!("--time-limit {t}: give a positive number of seconds")));
+        }
     }
     if let Some(s) = args.seed {
         settings.seed = s;
     }
+    let solver = compiled.structure.chosen.as_ref().map(|c| c.solver).unwrap_or(crate::analysis::SolverKind::Fobos);
+    // `--epochs N` alone means exactly N epochs; otherwise stop on the certificate.
+    let tol = match (settings.tol, settings.epochs) {
+        (Some(t), _) => Some(t),
+        (None, Some(_)) => None,
+        (None, None) => Some(DEFAULT_TOL),
+    };
+    let max_epochs = settings.epochs.unwrap_or_else(|| solver.default_max_epochs());
 
     let front_seconds = compile_start.elapsed().as_secs_f64();
     let save_out = prepare_output(args.save.as_ref())?;
@@ -126,9 +151,17 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
         crate::check::Shape::Vec(crate::check::Dim::Fixed(n)) => *n,
         _ => train.features(),
     };
-    let view = train.view(&y, features);
     let facts = DataFacts { features, ..train.facts() };
     ensure_memory(&plan, &facts, &train, &compiled.model.var.name)?;
+    let facts = train.facts_for(&plan, features);
+    let columns = plan.reads_columns().then(|| {
+        let (indptr, indices, values) = train.csr();
+        crate::data::Columns::of(indptr, indices, values, features)
+    });
+    let view = match &columns {
+        Some(c) => train.view(&y, features).with_columns(c),
+        None => train.view(&y, features),
+    };
 
     let human = !args.quiet;
     let say = |s: String| {
@@ -157,17 +190,24 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
     }
     let compile_seconds = front_seconds + selected.jit_seconds;
     let backend_name = selected.backend.name();
-    let run_settings =
-        RunSettings { epochs: settings.epochs, seed: settings.seed, trace: args.trace.is_some(), progress: human };
+    let run_settings = RunSettings {
+        max_epochs,
+        tol,
+        time_limit: args.time_limit,
+        check_every: solver.check_every(),
+        seed: settings.seed,
+        trace: args.trace.is_some(),
+        progress: human,
+    };
     let eta0 = plan.scalars.iter().find(|s| s.name == "η0").and_then(|s| s.init.value(Some(&facts)));
     let step = match &settings.step_text {
         Some(text) => StepShown::Schedule(text.clone()),
         None => StepShown::Eta0(eta0),
     };
     let start_objective = evaluate(&plan, &State::new(&plan, &facts, view.labels), &view).objective;
-    let outcome = driver::run(&plan, selected.backend.as_mut(), &view, &facts, &run_settings)
+    let outcome = driver::run(&plan, selected.backend.as_mut(), &view, &facts, &run_settings, None)
         .map_err(|f| diverged(&f, &train))?;
-    let train_eval = evaluate(&plan, &outcome.state, &view);
+    let train_eval = outcome.eval.clone();
     // A run that ends worse than where it started has not solved anything: with a convex
     // objective the starting point is a valid answer, so the step overshot.
     if !train_eval.objective.is_finite() || train_eval.objective > start_objective * (1.0 + 1e-9) + 1e-12 {
@@ -193,6 +233,16 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
         )));
     }
     let w = outcome.state.weights(&plan).to_vec();
+    if outcome.status != driver::Status::Converged && tol.is_some() && !args.quiet {
+        eprintln!(
+            "warning: not converged: stopped by {} with {}; the answer may be far from the optimum\n  hint: raise the cap with --epochs N (and keep --tol), or give --time-limit more time",
+            outcome.rule,
+            match outcome.gap {
+                Some(g) => format!("relative gap {:.1e} > tol {:.0e}", g / train_eval.objective.abs(), tol.unwrap_or(0.0)),
+                None => "no certificate".into(),
+            }
+        );
+    }
 
     let test = match &args.test {
         Some(p) => {
@@ -205,10 +255,11 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
     };
 
     commit_output(trace_out, || {
-        let mut csv = String::from("epoch,seconds,objective,loss,nnz\n");
+        let mut csv = String::from("epoch,seconds,objective,loss,nnz,gap\n");
         for p in &outcome.trace {
+            let gap = p.gap.map_or(String::new(), |g| format!("{g:.6e}"));
             csv.push_str(&format!(
-                "{},{:.6},{:.17e},{:.17e},{}\n",
+                "{},{:.6},{:.17e},{:.17e},{},{gap}\n",
                 p.epoch, p.seconds, p.eval.objective, p.eval.loss, p.eval.nnz
             ));
         }
@@ -231,8 +282,12 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
             "rows": train.rows(),
             "data_nnz": train.nnz(),
             "epochs": outcome.epochs,
-            "status": "max_epochs",
-            "gap": null,
+            "status": outcome.status.name(),
+            "stopped_by": outcome.rule,
+            "gap": outcome.gap,
+            "relative_gap": outcome.gap.map(|g| g / train_eval.objective.abs().max(f64::MIN_POSITIVE)),
+            "tol": tol,
+            "check_seconds": outcome.check_seconds,
             "seed": settings.seed,
             "eta0": if settings.step_text.is_some() { None } else { eta0 },
             "step": step.json(),
@@ -295,17 +350,35 @@ fn summary(
     features: usize,
 ) -> String {
     let mut s = format!(
-        "optc: {} ({}) on {} — {} rows × {} features, {} non-zeros (read in {:.2} s)\n",
+        "optc: {}{} on {} — {} rows × {} features, {} non-zeros (read in {:.2} s)\n",
         plan.info.solver,
-        if plan.info.lazy { "lazy" } else { "eager" },
+        match (plan.info.solver, plan.info.lazy) {
+            ("fobos", true) => " (lazy)",
+            ("fobos", false) => " (eager)",
+            _ => "",
+        },
         train.name,
         train.rows(),
         features,
         train.nnz(),
         parse_seconds
     );
-    s += &format!("  epochs       {} (seed {seed}, step {})\n", outcome.epochs, step.text());
+    match step {
+        StepShown::Eta0(None) => s += &format!("  epochs       {} (seed {seed})\n", outcome.epochs),
+        _ => s += &format!("  epochs       {} (seed {seed}, step {})\n", outcome.epochs, step.text()),
+    }
     s += &format!("  objective    F = {:.6}  (mean loss {:.6})\n", ev.objective, ev.loss);
+    match outcome.gap {
+        Some(g) => {
+            s += &format!(
+                "  gap          {:.2e}  (relative {:.2e}: F − F* ≤ gap, certified)\n",
+                g,
+                g / ev.objective.abs()
+            )
+        }
+        None => s += "  gap          none: no closed-form dual for this model\n",
+    }
+    s += &format!("  status       {}: {}\n", outcome.status.name(), outcome.rule);
     s += &format!("  nnz          {} of {} weights\n", ev.nnz, features);
     if let Some(e) = ev.error {
         s += &format!("  train error  {:.2}%\n", 100.0 * e);
@@ -323,6 +396,9 @@ fn summary(
     s += &format!("  time         {:.3} s to solve", outcome.seconds);
     s
 }
+
+/// The relative duality gap a run stops at when neither the model nor the command line says.
+const DEFAULT_TOL: f64 = 1e-4;
 
 /// The step schedule a run used, as the report shows it.
 enum StepShown {

@@ -5,7 +5,7 @@
 
 use super::driver::RowOrder;
 use super::evaluate::evaluate_rows;
-use super::{select_backend, DataView, State};
+use super::{select_backend, DataView, Orders, State};
 use crate::plan::dump::DataFacts;
 use crate::plan::{Expr, ParamInit, Plan, ScalarId, ScalarRole, Stmt};
 
@@ -53,8 +53,12 @@ pub fn calibrate_eta0(
         let candidate = with_eta0(plan, id, eta0, "");
         let mut selected = select_backend(&candidate, facts, jit);
         let mut state = State::new(&candidate, facts, data.labels);
-        let ran =
-            selected.backend.epoch(&mut state, data, &sample).and_then(|_| selected.backend.finish(&mut state, data));
+        let orders = Orders { rows: &sample, cols: &[] };
+        let ran = selected
+            .backend
+            .init(&mut state, data)
+            .and_then(|_| selected.backend.epoch(&mut state, data, &orders))
+            .and_then(|_| selected.backend.finish(&mut state, data));
         let f = ran
             .ok()
             .map(|_| evaluate_rows(&candidate, &state, data, Some(&sample)).objective)
@@ -81,20 +85,7 @@ fn with_eta0(plan: &Plan, id: ScalarId, eta0: f64, note: &str) -> Plan {
 }
 
 fn uses(body: &[Stmt], id: ScalarId) -> bool {
-    body.iter().any(|s| match s {
-        Stmt::Set(_, e) | Stmt::Store(_, _, e) | Stmt::Guard(e, _) => mentions(e, id),
-        Stmt::ForRows(b) | Stmt::ForRowNonZeros(b) | Stmt::ForFeatures(b) => uses(b, id),
-        Stmt::If(_, l, r, b) => mentions(l, id) || mentions(r, id) || uses(b, id),
-    })
-}
-
-fn mentions(e: &Expr, id: ScalarId) -> bool {
-    match e {
-        Expr::Scalar(s) => *s == id,
-        Expr::Neg(a) => mentions(a, id),
-        Expr::Bin(_, a, b) => mentions(a, id) || mentions(b, id),
-        Expr::Call(_, args) => args.iter().any(|a| mentions(a, id)),
-        Expr::Select(_, l, r, a, b) => [l, r, a, b].iter().any(|x| mentions(x, id)),
-        Expr::Const(_) | Expr::Load(..) | Expr::Value => false,
-    }
+    let mut found = false;
+    crate::plan::walk::exprs(body, &mut |e| found |= *e == Expr::Scalar(id));
+    found
 }

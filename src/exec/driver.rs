@@ -1,6 +1,7 @@
 //! The outer loop: epochs over a seeded permutation of the rows, progress, per-epoch traces,
 //! and the flush at the end. A back end only ever runs one epoch or the finish.
 
+use super::certificate::duality_gap;
 use super::evaluate::{evaluate, Evaluation};
 use super::{Backend, DataView, Fault, State};
 use crate::plan::dump::DataFacts;
@@ -11,7 +12,15 @@ use std::time::Instant;
 
 #[derive(Clone, Debug)]
 pub struct RunSettings {
-    pub epochs: usize,
+    /// The epoch cap (batch solvers: iterations).
+    pub max_epochs: usize,
+    /// Stop once the certified gap is at most tol·|F| (checked after every epoch). None runs
+    /// exactly `max_epochs` epochs (`--epochs N` without `--tol`).
+    pub tol: Option<f64>,
+    /// Stop after the epoch during which this many seconds passed.
+    pub time_limit: Option<f64>,
+    /// Check the certificate every this many epochs (and after the last).
+    pub check_every: usize,
     pub seed: u64,
     /// Evaluate F after every epoch (costs a flush and a pass over the data).
     pub trace: bool,
@@ -19,47 +28,118 @@ pub struct RunSettings {
     pub progress: bool,
 }
 
+impl RunSettings {
+    /// Exactly `epochs` epochs, no certificate checks between them, nothing shown.
+    pub fn fixed(epochs: usize, seed: u64) -> RunSettings {
+        RunSettings {
+            max_epochs: epochs,
+            tol: None,
+            time_limit: None,
+            check_every: 1,
+            seed,
+            trace: false,
+            progress: false,
+        }
+    }
+
+    /// Until the certified relative gap is ≤ tol, at most `max_epochs` epochs.
+    pub fn to_tolerance(tol: f64, max_epochs: usize, seed: u64) -> RunSettings {
+        RunSettings { tol: Some(tol), ..RunSettings::fixed(max_epochs, seed) }
+    }
+}
+
+/// How a run ended (divergence is a [`Fault`] instead).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Status {
+    Converged,
+    MaxEpochs,
+    TimeLimit,
+}
+
+impl Status {
+    pub fn name(self) -> &'static str {
+        match self {
+            Status::Converged => "converged",
+            Status::MaxEpochs => "max_epochs",
+            Status::TimeLimit => "time_limit",
+        }
+    }
+}
+
 #[derive(Clone, Debug)]
 pub struct TracePoint {
     pub epoch: usize,
     pub seconds: f64,
     pub eval: Evaluation,
+    pub gap: Option<f64>,
 }
 
 #[derive(Clone, Debug)]
 pub struct Outcome {
-    /// Flushed: the weights are exact.
+    /// Flushed: the weights are exact. Hand it back to [`run`] to warm-start.
     pub state: State,
     pub epochs: usize,
     pub seconds: f64,
     pub trace: Vec<TracePoint>,
+    pub status: Status,
+    /// What stopped the run, in words (`gap 3.1e-6 ≤ 1e-4·|F|`).
+    pub rule: String,
+    /// F at the returned weights, and the certified bound on F − F* (None: no closed form).
+    pub eval: Evaluation,
+    pub gap: Option<f64>,
+    /// Seconds spent checking the certificate (included in `seconds`).
+    pub check_seconds: f64,
 }
 
-/// The row order of every epoch: one ChaCha stream per run, so a seed fixes the whole run on
-/// every platform.
+/// The row and column orders of every epoch: one ChaCha stream per run, so a seed fixes the
+/// whole run on every platform.
 pub struct RowOrder {
     rng: rand_chacha::ChaCha8Rng,
-    order: Vec<u32>,
+    rows: Vec<u32>,
+    cols: Vec<u32>,
 }
 
 impl RowOrder {
     pub fn new(rows: usize, seed: u64) -> Self {
-        RowOrder { rng: rand_chacha::ChaCha8Rng::seed_from_u64(seed), order: (0..rows as u32).collect() }
+        Self::with_columns(rows, 0, seed)
     }
+
+    pub fn with_columns(rows: usize, cols: usize, seed: u64) -> Self {
+        RowOrder {
+            rng: rand_chacha::ChaCha8Rng::seed_from_u64(seed),
+            rows: (0..rows as u32).collect(),
+            cols: (0..cols as u32).collect(),
+        }
+    }
+
     pub fn next_epoch(&mut self) -> &[u32] {
-        self.order.shuffle(&mut self.rng);
-        &self.order
+        self.rows.shuffle(&mut self.rng);
+        &self.rows
+    }
+
+    /// This epoch's orders: rows, then columns, each shuffled when non-empty.
+    pub fn next_orders(&mut self) -> super::Orders<'_> {
+        self.rows.shuffle(&mut self.rng);
+        self.cols.shuffle(&mut self.rng);
+        super::Orders { rows: &self.rows, cols: &self.cols }
     }
 }
 
+/// Runs a plan: init, epochs until the stopping rule, finish. `start` warm-starts from a state
+/// a previous run handed back (or one built from saved weights); init then rebuilds what is
+/// derived from the weights.
 pub fn run(
     plan: &Plan,
     backend: &mut dyn Backend,
     data: &DataView,
     facts: &DataFacts,
     settings: &RunSettings,
+    start: Option<State>,
 ) -> Result<Outcome, Fault> {
-    let mut state = State::new(plan, facts, data.labels);
+    let mut state = match start {
+        Some(s) => s,
+        None => State::new(plan, facts, data.labels),
+    };
     let bad_param = plan
         .scalars
         .iter()
@@ -68,32 +148,91 @@ pub fn run(
     if let Some((s, v)) = bad_param {
         return Err(Fault { what: format!("parameter `{}`", s.name), value: *v, step: 0.0, row: 0 });
     }
-    let mut order = RowOrder::new(data.rows(), settings.seed);
-    let bar = if settings.progress {
-        let b = indicatif::ProgressBar::new(settings.epochs as u64);
-        b.set_style(
-            indicatif::ProgressStyle::with_template("{spinner} epoch {pos}/{len} [{bar:30}] {elapsed_precise} {msg}")
-                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar())
-                .progress_chars("=> "),
-        );
-        b
-    } else {
-        indicatif::ProgressBar::hidden()
-    };
+    let rows = if plan.permutes(crate::plan::Len::Rows) { data.rows() } else { 0 };
+    let cols = if plan.permutes(crate::plan::Len::Features) { data.features } else { 0 };
+    let mut order = RowOrder::with_columns(rows, cols, settings.seed);
+    let bar = progress_bar(settings);
     let start = Instant::now();
     let mut trace = vec![];
-    for epoch in 1..=settings.epochs {
-        backend.epoch(&mut state, data, order.next_epoch())?;
-        if settings.trace {
+    let mut check_seconds = 0.0;
+    backend.init(&mut state, data)?;
+    let mut status = Status::MaxEpochs;
+    let mut rule = format!("the epoch cap ({})", settings.max_epochs);
+    let mut epochs = 0;
+    let mut previous: Option<f64> = None;
+    while epochs < settings.max_epochs {
+        backend.epoch(&mut state, data, &order.next_orders())?;
+        epochs += 1;
+        let due = epochs % settings.check_every.max(1) == 0;
+        if (settings.tol.is_some() && due) || settings.trace {
+            let checking = Instant::now();
             let mut flushed = state.clone();
             backend.finish(&mut flushed, data)?;
             let eval = evaluate(plan, &flushed, data);
-            bar.set_message(format!("F = {:.6}", eval.objective));
-            trace.push(TracePoint { epoch, seconds: start.elapsed().as_secs_f64(), eval });
+            let gap = duality_gap(plan, &flushed, data, eval.objective);
+            check_seconds += checking.elapsed().as_secs_f64();
+            bar.set_message(match gap {
+                Some(g) => format!("F = {:.6}  gap {:.1e}", eval.objective, g),
+                None => format!("F = {:.6}", eval.objective),
+            });
+            let f = eval.objective;
+            if settings.trace {
+                trace.push(TracePoint { epoch: epochs, seconds: start.elapsed().as_secs_f64(), eval, gap });
+            }
+            if let Some(tol) = settings.tol {
+                let bound = tol * f.abs();
+                match gap {
+                    Some(g) if g <= bound => {
+                        status = Status::Converged;
+                        rule = format!("duality gap {} ≤ tol·|F| = {}", sci(g), sci(bound));
+                        break;
+                    }
+                    None if previous.is_some_and(|p| (p - f).abs() <= bound) => {
+                        status = Status::Converged;
+                        rule = format!(
+                            "relative change of F {} ≤ tol = {} (no certificate for this model)",
+                            sci((previous.unwrap_or(f) - f).abs() / f.abs().max(f64::MIN_POSITIVE)),
+                            sci(tol)
+                        );
+                        break;
+                    }
+                    _ => {}
+                }
+            }
+            previous = Some(f);
         }
         bar.inc(1);
+        if let Some(limit) = settings.time_limit {
+            if start.elapsed().as_secs_f64() >= limit && epochs < settings.max_epochs {
+                status = Status::TimeLimit;
+                rule = format!("the time limit ({limit} s)");
+                break;
+            }
+        }
     }
     backend.finish(&mut state, data)?;
     bar.finish_and_clear();
-    Ok(Outcome { state, epochs: settings.epochs, seconds: start.elapsed().as_secs_f64(), trace })
+    let checking = Instant::now();
+    let eval = evaluate(plan, &state, data);
+    let gap = duality_gap(plan, &state, data, eval.objective);
+    check_seconds += checking.elapsed().as_secs_f64();
+    Ok(Outcome { state, epochs, seconds: start.elapsed().as_secs_f64(), trace, status, rule, eval, gap, check_seconds })
+}
+
+fn progress_bar(settings: &RunSettings) -> indicatif::ProgressBar {
+    if !settings.progress {
+        return indicatif::ProgressBar::hidden();
+    }
+    let b = indicatif::ProgressBar::new(settings.max_epochs as u64);
+    b.set_style(
+        indicatif::ProgressStyle::with_template("{spinner} epoch {pos}/{len} [{bar:30}] {elapsed_precise} {msg}")
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar())
+            .progress_chars("=> "),
+    );
+    b
+}
+
+/// Two significant digits in scientific form, as gaps are read.
+pub fn sci(v: f64) -> String {
+    format!("{v:.1e}")
 }

@@ -1,7 +1,7 @@
 //! The reference interpreter: a plain recursive walk over the plan, clear rather than fast.
 
-use super::{Backend, DataView, Fault, State};
-use crate::plan::{BinOp, Expr, Index, Plan, Stmt};
+use super::{Backend, DataView, Fault, Orders, State};
+use crate::plan::{BinOp, Expr, Index, Len, Plan, Range, Stmt};
 use crate::symbolic::compare;
 
 pub struct Interpreter<'p> {
@@ -21,14 +21,19 @@ impl Backend for Interpreter<'_> {
         "interpreter"
     }
 
-    fn epoch(&mut self, state: &mut State, data: &DataView, order: &[u32]) -> Result<(), Fault> {
+    fn init(&mut self, state: &mut State, data: &DataView) -> Result<(), Fault> {
         let plan = self.plan;
-        exec(plan, &plan.epoch, state, data, order, &mut Cursor::default())
+        exec(plan, &plan.init, state, data, &Orders::NONE, &mut Cursor::default())
+    }
+
+    fn epoch(&mut self, state: &mut State, data: &DataView, orders: &Orders) -> Result<(), Fault> {
+        let plan = self.plan;
+        exec(plan, &plan.epoch, state, data, orders, &mut Cursor::default())
     }
 
     fn finish(&mut self, state: &mut State, data: &DataView) -> Result<(), Fault> {
         let plan = self.plan;
-        exec(plan, &plan.finish, state, data, &[], &mut Cursor::default())
+        exec(plan, &plan.finish, state, data, &Orders::NONE, &mut Cursor::default())
     }
 }
 
@@ -37,7 +42,7 @@ fn exec(
     body: &[Stmt],
     st: &mut State,
     data: &DataView,
-    order: &[u32],
+    orders: &Orders,
     cur: &mut Cursor,
 ) -> Result<(), Fault> {
     for s in body {
@@ -48,33 +53,45 @@ fn exec(
                 let k = index(*idx, cur);
                 st.vectors[v.0][k] = x;
             }
-            Stmt::ForRows(b) => {
-                for &i in order {
-                    cur.i = i as usize;
-                    exec(plan, b, st, data, order, cur)?;
-                }
-            }
-            Stmt::ForRowNonZeros(b) => {
-                let (lo, hi) = (data.indptr[cur.i], data.indptr[cur.i + 1]);
-                for k in lo..hi {
-                    let j = data.indices[k] as usize;
-                    if j >= data.features {
-                        continue;
+            Stmt::For(range, b) => match range {
+                Range::Perm(len) => {
+                    let order = if *len == Len::Rows { orders.rows } else { orders.cols };
+                    for &k in order {
+                        set(cur, len.index(), k as usize);
+                        exec(plan, b, st, data, orders, cur)?;
                     }
-                    cur.j = j;
-                    cur.v = data.values[k];
-                    exec(plan, b, st, data, order, cur)?;
                 }
-            }
-            Stmt::ForFeatures(b) => {
-                for j in 0..data.features {
-                    cur.j = j;
-                    exec(plan, b, st, data, order, cur)?;
+                Range::Upto(len) => {
+                    let n = if *len == Len::Rows { data.rows() } else { data.features };
+                    for k in 0..n {
+                        set(cur, len.index(), k);
+                        exec(plan, b, st, data, orders, cur)?;
+                    }
                 }
-            }
+                Range::RowNonZeros => {
+                    let (lo, hi) = (data.indptr[cur.i], data.indptr[cur.i + 1]);
+                    for k in lo..hi {
+                        let j = data.indices[k] as usize;
+                        if j >= data.features {
+                            continue;
+                        }
+                        cur.j = j;
+                        cur.v = data.values[k];
+                        exec(plan, b, st, data, orders, cur)?;
+                    }
+                }
+                Range::ColNonZeros => {
+                    let c = data.csc.expect("the driver binds columns for plans that read them");
+                    for k in c.ptr[cur.j]..c.ptr[cur.j + 1] {
+                        cur.i = c.rows[k] as usize;
+                        cur.v = c.values[k];
+                        exec(plan, b, st, data, orders, cur)?;
+                    }
+                }
+            },
             Stmt::If(cmp, l, r, b) => {
                 if compare(*cmp, eval(l, st, cur), eval(r, st, cur)) {
-                    exec(plan, b, st, data, order, cur)?;
+                    exec(plan, b, st, data, orders, cur)?;
                 }
             }
             Stmt::Guard(e, what) => {
@@ -87,6 +104,13 @@ fn exec(
         }
     }
     Ok(())
+}
+
+fn set(cur: &mut Cursor, idx: Index, k: usize) {
+    match idx {
+        Index::Row => cur.i = k,
+        Index::Feature => cur.j = k,
+    }
 }
 
 fn index(i: Index, cur: &Cursor) -> usize {

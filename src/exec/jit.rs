@@ -1,4 +1,4 @@
-//! The Cranelift back end: compiles a plan's epoch and finish into native functions
+//! The Cranelift back end: compiles a plan's init, epoch and finish into native functions
 //! specialised to the model, and runs them through the driver like the interpreter.
 //!
 //! A plan that fails verification, a target Cranelift does not support, or a code-generation
@@ -7,8 +7,9 @@
 mod abi;
 mod translate;
 
-use super::{Backend, DataView, Fault, State};
+use super::{Backend, DataView, Fault, Orders, State};
 use crate::plan::{Plan, ScalarRole, Stmt};
+
 use abi::KernelFn;
 use cranelift_codegen::ir::{types, AbiParam};
 use cranelift_codegen::settings::{self, Configurable};
@@ -34,12 +35,10 @@ pub enum JitError {
 pub struct Kernel {
     /// Owns the executable memory the function pointers point into.
     _module: JITModule,
-    epoch: KernelFn,
-    finish: KernelFn,
-    /// What each guard number means, in translation order: the epoch's, then the finish's.
-    guards: Vec<String>,
-    /// How many of `guards` belong to the epoch (the finish's numbers continue after them).
-    epoch_guards: usize,
+    /// init, epoch, finish.
+    phases: [KernelFn; 3],
+    /// What each guard number of each phase means, in translation order.
+    guards: [Vec<String>; 3],
     /// The Cranelift IR of both functions (`optc plan --emit clif`).
     pub clif: String,
     /// The machine code, when asked for (`optc plan --emit asm`).
@@ -89,22 +88,27 @@ pub fn compile_with(plan: &Plan, params: &[f64], disasm: bool) -> Result<Kernel,
     let mut module = JITModule::new(jb);
 
     let mut text = Listing { clif: String::new(), asm: disasm.then(String::new) };
-    let mut guards = vec![];
-    let epoch = define(&mut module, plan, params, "optc_epoch", &plan.epoch, &mut text, &mut guards)?;
-    let epoch_guards = guards.len();
-    let finish = define(&mut module, plan, params, "optc_finish", &plan.finish, &mut text, &mut guards)?;
+    let mut ids = vec![];
+    for (name, body) in [("optc_init", &plan.init), ("optc_epoch", &plan.epoch), ("optc_finish", &plan.finish)] {
+        // An empty init still gets a function (it returns 0) but is left out of the listing.
+        let mut hidden = Listing { clif: String::new(), asm: None };
+        let listing = if body.is_empty() && name == "optc_init" { &mut hidden } else { &mut text };
+        ids.push(define(&mut module, plan, params, name, body, listing)?);
+    }
     module.finalize_definitions().map_err(|e| JitError::Codegen(e.to_string()))?;
-    let epoch_ptr = module.get_finalized_function(epoch);
-    let finish_ptr = module.get_finalized_function(finish);
-    // Both were defined by `define` with the kernel signature; `_module` below keeps the code
+    // Each was defined by `define` with the kernel signature; `_module` below keeps the code
     // alive as long as the Kernel.
-    let (epoch, finish) = (abi::as_kernel(epoch_ptr), abi::as_kernel(finish_ptr));
+    let kernel = |k: usize| abi::as_kernel(module.get_finalized_function(ids[k]));
+    let phases = [kernel(0), kernel(1), kernel(2)];
+    let guards = [
+        crate::plan::walk::guards(&plan.init),
+        crate::plan::walk::guards(&plan.epoch),
+        crate::plan::walk::guards(&plan.finish),
+    ];
     Ok(Kernel {
         _module: module,
-        epoch,
-        finish,
+        phases,
         guards,
-        epoch_guards,
         clif: text.clif,
         asm: text.asm,
         compile_seconds: start.elapsed().as_secs_f64(),
@@ -124,7 +128,6 @@ fn define(
     name: &str,
     body: &[Stmt],
     text: &mut Listing,
-    guards: &mut Vec<String>,
 ) -> Result<cranelift_module::FuncId, JitError> {
     let ptr = module.target_config().pointer_type();
     let mut ctx = module.make_context();
@@ -142,7 +145,6 @@ fn define(
         let fref: cranelift_codegen::ir::FuncRef = module.declare_func_in_func(id, builder.func);
         runtime.insert(func, fref);
     }
-    collect_guards(body, guards);
     translate::PlanTranslator::new(builder, plan, params, runtime, ptr).translate_body(body);
 
     text.clif.push_str(&format!("; {name}\n{}\n", ctx.func.display()));
@@ -158,18 +160,6 @@ fn define(
     Ok(id)
 }
 
-fn collect_guards(body: &[Stmt], out: &mut Vec<String>) {
-    for s in body {
-        match s {
-            Stmt::Guard(_, what) => out.push(what.clone()),
-            Stmt::ForRows(b) | Stmt::ForRowNonZeros(b) | Stmt::ForFeatures(b) | Stmt::If(_, _, _, b) => {
-                collect_guards(b, out)
-            }
-            Stmt::Set(..) | Stmt::Store(..) => {}
-        }
-    }
-}
-
 /// Runs compiled kernels.
 pub struct JitBackend<'p> {
     pub plan: &'p Plan,
@@ -177,29 +167,14 @@ pub struct JitBackend<'p> {
 }
 
 impl JitBackend<'_> {
-    fn run(
-        &self,
-        f: KernelFn,
-        first_guard: usize,
-        state: &mut State,
-        data: &DataView,
-        order: &[u32],
-    ) -> Result<(), Fault> {
-        let (code, row, value) = abi::call(f, self.plan, state, data, order).map_err(|e| Fault {
-            what: format!("the kernel's inputs ({e})"),
-            value: f64::NAN,
-            step: 0.0,
-            row: 0,
-        })?;
+    fn run(&self, phase: usize, state: &mut State, data: &DataView, orders: &Orders) -> Result<(), Fault> {
+        let (code, row, value) = abi::call(self.kernel.phases[phase], self.plan, state, data, orders)
+            .map_err(|e| Fault { what: format!("the kernel's inputs ({e})"), value: f64::NAN, step: 0.0, row: 0 })?;
         if code == 0 {
             return Ok(());
         }
-        let what = self
-            .kernel
-            .guards
-            .get(first_guard + code as usize - 1)
-            .cloned()
-            .unwrap_or_else(|| "a guarded value".into());
+        let what =
+            self.kernel.guards[phase].get(code as usize - 1).cloned().unwrap_or_else(|| "a guarded value".into());
         let step = self.plan.step_counter.map_or(0.0, |t| state.scalars[t.0]);
         Err(Fault { what, value, step, row: row as usize })
     }
@@ -210,11 +185,15 @@ impl Backend for JitBackend<'_> {
         "jit"
     }
 
-    fn epoch(&mut self, state: &mut State, data: &DataView, order: &[u32]) -> Result<(), Fault> {
-        self.run(self.kernel.epoch, 0, state, data, order)
+    fn init(&mut self, state: &mut State, data: &DataView) -> Result<(), Fault> {
+        self.run(0, state, data, &Orders::NONE)
+    }
+
+    fn epoch(&mut self, state: &mut State, data: &DataView, orders: &Orders) -> Result<(), Fault> {
+        self.run(1, state, data, orders)
     }
 
     fn finish(&mut self, state: &mut State, data: &DataView) -> Result<(), Fault> {
-        self.run(self.kernel.finish, self.kernel.epoch_guards, state, data, &[])
+        self.run(2, state, data, &Orders::NONE)
     }
 }

@@ -12,6 +12,8 @@ pub struct DataFacts {
     pub features: usize,
     pub nnz: usize,
     pub max_row_norm_sq: f64,
+    /// λ_max(XᵀX)/m, by power iteration; computed only for plans that need it.
+    pub gram_norm: Option<f64>,
 }
 
 impl ParamInit {
@@ -22,15 +24,25 @@ impl ParamInit {
             ParamInit::InverseMaxRowNormSq { scale } => {
                 facts.map(|f| if f.max_row_norm_sq > 0.0 { 1.0 / (scale * f.max_row_norm_sq) } else { 1.0 })
             }
+            ParamInit::PerRow { scale } => facts.map(|f| scale / f.rows.max(1) as f64),
+            // A zero matrix has no curvature: any positive L is safe.
+            ParamInit::GramNorm { scale } => {
+                facts.and_then(|f| f.gram_norm).map(|g| if g > 0.0 { scale * g } else { 1.0 })
+            }
         }
     }
 }
 
 pub fn dump(plan: &Plan, facts: Option<&DataFacts>) -> String {
     let mut o = String::new();
-    let lazy = if plan.info.lazy { "lazy" } else { "eager" };
-    let _ = writeln!(o, "plan {} ({lazy})  # {}", plan.info.solver, plan.info.summary);
-    let _ = write!(o, "inputs  X: csr[m, d], y: vec[m]");
+    let kind = match (plan.info.solver, plan.info.lazy) {
+        ("fobos", true) => " (lazy)",
+        ("fobos", false) => " (eager)",
+        _ => "",
+    };
+    let _ = writeln!(o, "plan {}{kind}  # {}", plan.info.solver, plan.info.summary);
+    let columns = if plan.reads_columns() { ", Xc: csc[m, d]" } else { "" };
+    let _ = write!(o, "inputs  X: csr[m, d]{columns}, y: vec[m]");
     if let Some(f) = facts {
         let _ = write!(o, "  # m = {}, d = {}, nnz = {}", f.rows, f.features, f.nnz);
     }
@@ -50,6 +62,9 @@ pub fn dump(plan: &Plan, facts: Option<&DataFacts>) -> String {
             (ParamInit::InverseMaxRowNormSq { scale }, None) => {
                 format!("1/({}·max‖xᵢ‖²)", fmt_num(*scale))
             }
+            (ParamInit::PerRow { .. }, Some(v)) | (ParamInit::GramNorm { .. }, Some(v)) => fmt_sig(v),
+            (ParamInit::PerRow { scale }, None) => format!("{}/m", fmt_num(*scale)),
+            (ParamInit::GramNorm { scale }, None) => format!("{}·λmax(XᵀX)/m", fmt_num(*scale)),
         };
         let note = if note.is_empty() { String::new() } else { format!("  # {note}") };
         let _ = writeln!(o, "{head}{} = {value}{note}", p.name);
@@ -76,6 +91,10 @@ pub fn dump(plan: &Plan, facts: Option<&DataFacts>) -> String {
     if !locals.is_empty() {
         let _ = writeln!(o, "locals  {}", locals.join(", "));
     }
+    if !plan.init.is_empty() {
+        let _ = writeln!(o, "init");
+        stmts(plan, &plan.init, 1, &mut o);
+    }
     let _ = writeln!(o, "epoch");
     stmts(plan, &plan.epoch, 1, &mut o);
     let _ = writeln!(o, "finish");
@@ -88,7 +107,41 @@ pub fn dump(plan: &Plan, facts: Option<&DataFacts>) -> String {
     let _ = writeln!(o, "report  F(w) = {weight}(1/m)·Σᵢ ℓ + Σⱼ R(w[j]), after finish");
     let _ = writeln!(o, "  ℓ = {}  # with {} = ⟨x[i], w⟩", expr(plan, &obj.loss, 0), plan.scalar(obj.margin).name);
     let _ = writeln!(o, "  R = {}", expr(plan, &obj.penalty, 0));
+    match &plan.certificate {
+        Some(c) => {
+            let conj = match c.conjugate {
+                LossConjugate::Logistic => "logistic",
+                LossConjugate::Squared => "squared",
+                LossConjugate::Hinge => "hinge",
+            };
+            let _ = writeln!(
+                o,
+                "check   duality gap (ALGORITHMS.md §10): u[i] = ℓ′(y[i], a[i]), ℓ* of {conj}, R* of {}",
+                penalty_text(c)
+            );
+        }
+        None => _ = writeln!(o, "check   no closed-form dual here: relative change of F (not a certificate)"),
+    }
     o
+}
+
+/// r(wⱼ) as the certificate sees it.
+fn penalty_text(c: &Certificate) -> String {
+    let mut parts = vec![];
+    if c.l1 > 0.0 {
+        parts.push(format!("{}·|w|", fmt_num(c.l1)));
+    }
+    if c.l2 > 0.0 {
+        parts.push(format!("{}/2·w²", fmt_num(c.l2)));
+    }
+    if c.lo > f64::NEG_INFINITY || c.hi < f64::INFINITY {
+        parts.push(format!("ι[{}, {}]", fmt_num(c.lo), fmt_num(c.hi)));
+    }
+    if parts.is_empty() {
+        "0".into()
+    } else {
+        parts.join(" + ")
+    }
 }
 
 /// Four significant digits: enough to recognise a data-dependent value.
@@ -108,16 +161,16 @@ fn stmts(plan: &Plan, body: &[Stmt], depth: usize, o: &mut String) {
             Stmt::Store(v, i, e) => {
                 _ = writeln!(o, "{pad}{}[{}] = {}", plan.vector(*v).name, idx(*i), expr(plan, e, 0))
             }
-            Stmt::ForRows(b) => {
-                let _ = writeln!(o, "{pad}for i in perm(m):");
-                stmts(plan, b, depth + 1, o);
-            }
-            Stmt::ForRowNonZeros(b) => {
-                let _ = writeln!(o, "{pad}for (j, v) in row(X, i):");
-                stmts(plan, b, depth + 1, o);
-            }
-            Stmt::ForFeatures(b) => {
-                let _ = writeln!(o, "{pad}for j in 0..d:");
+            Stmt::For(range, b) => {
+                let head = match range {
+                    Range::Perm(Len::Rows) => "i in perm(m)",
+                    Range::Perm(Len::Features) => "j in perm(d)",
+                    Range::Upto(Len::Rows) => "i in 0..m",
+                    Range::Upto(Len::Features) => "j in 0..d",
+                    Range::RowNonZeros => "(j, v) in row(X, i)",
+                    Range::ColNonZeros => "(i, v) in col(Xc, j)",
+                };
+                let _ = writeln!(o, "{pad}for {head}:");
                 stmts(plan, b, depth + 1, o);
             }
             Stmt::If(cmp, l, r, b) => {

@@ -1,26 +1,49 @@
 //! Structural invariants of a plan. The interpreter would only panic on a broken plan; compiled
 //! code would read out of bounds, so the JIT refuses any plan that fails these checks.
 //!
+//! The one rule that keeps native code in bounds: **a vector of dimension D is indexed only by
+//! the index of D, and only inside a loop that binds it** (i by `perm(m)`, `0..m` or
+//! `col(Xc, j)`; j by `perm(d)`, `0..d` or `row(X, i)`). Besides:
 //! - every scalar and vector id exists; parameters and labels are never written;
-//! - `vec[i]` only for vectors of length m and inside `for i in perm(m)`;
-//! - `vec[j]` only for vectors of length d and inside `row(X, i)` or `0..d`;
-//! - `v` only inside `row(X, i)`; `row(X, i)` only inside `perm(m)`;
+//! - a loop never rebinds an index already bound, and `row(X, i)` / `col(Xc, j)` need i / j;
+//! - `perm(·)` only in the epoch (the driver gives its orders to the epoch alone);
+//! - `v` only inside `row(X, i)` or `col(Xc, j)`;
 //! - every intrinsic call has its arity.
 
-use super::{Expr, Index, Len, Plan, ScalarId, ScalarRole, Stmt, VecId, VecRole};
+use super::{Expr, Index, Plan, Range, ScalarId, ScalarRole, Stmt, VecId, VecRole};
 
 #[derive(Clone, Copy, Default)]
 struct Scope {
     row: bool,
     feature: bool,
     nonzero: bool,
+    /// In the epoch: `perm(·)` has an order.
+    epoch: bool,
+}
+
+impl Scope {
+    fn has(self, idx: Index) -> bool {
+        match idx {
+            Index::Row => self.row,
+            Index::Feature => self.feature,
+        }
+    }
+
+    fn bind(self, idx: Index, nonzero: bool) -> Scope {
+        match idx {
+            Index::Row => Scope { row: true, nonzero, ..self },
+            Index::Feature => Scope { feature: true, nonzero, ..self },
+        }
+    }
 }
 
 pub fn verify(plan: &Plan) -> Result<(), String> {
-    stmts(plan, &plan.epoch, Scope::default())?;
+    stmts(plan, &plan.init, Scope::default())?;
+    stmts(plan, &plan.epoch, Scope { epoch: true, ..Scope::default() })?;
     stmts(plan, &plan.finish, Scope::default())?;
     let row_scope = Scope { row: true, ..Scope::default() };
     expr(plan, &plan.objective.loss, row_scope)?;
+    expr(plan, &plan.objective.dloss, row_scope)?;
     scalar(plan, plan.objective.margin)?;
     expr(plan, &plan.objective.penalty, Scope { feature: true, ..Scope::default() })?;
     if let Some(t) = plan.step_counter {
@@ -39,13 +62,15 @@ fn scalar(plan: &Plan, id: ScalarId) -> Result<(), String> {
 
 fn vector(plan: &Plan, id: VecId, idx: Index, scope: Scope) -> Result<(), String> {
     let v = plan.vectors.get(id.0).ok_or_else(|| format!("vector #{} does not exist", id.0))?;
-    match (idx, v.len) {
-        (Index::Row, Len::Rows) if scope.row => Ok(()),
-        (Index::Feature, Len::Features) if scope.feature => Ok(()),
-        (Index::Row, Len::Rows) => Err(format!("`{}[i]` outside a loop over rows", v.name)),
-        (Index::Feature, Len::Features) => Err(format!("`{}[j]` outside a loop over features", v.name)),
-        _ => Err(format!("`{}` indexed by the wrong loop variable", v.name)),
+    let name = if idx == Index::Row { "i" } else { "j" };
+    if idx.len() != v.len {
+        return Err(format!("`{}` indexed by the wrong loop variable `{name}`", v.name));
     }
+    if !scope.has(idx) {
+        let over = if idx == Index::Row { "rows" } else { "features" };
+        return Err(format!("`{}[{name}]` outside a loop over {over}", v.name));
+    }
+    Ok(())
 }
 
 fn stmts(plan: &Plan, body: &[Stmt], scope: Scope) -> Result<(), String> {
@@ -65,23 +90,21 @@ fn stmts(plan: &Plan, body: &[Stmt], scope: Scope) -> Result<(), String> {
                 }
                 expr(plan, e, scope)?;
             }
-            Stmt::ForRows(b) => {
-                if scope.row {
-                    return Err("nested loops over rows".into());
+            Stmt::For(range, b) => {
+                let binds = range.binds();
+                if scope.has(binds) {
+                    return Err(format!("a loop rebinds `{}`", if binds == Index::Row { "i" } else { "j" }));
                 }
-                stmts(plan, b, Scope { row: true, ..scope })?;
-            }
-            Stmt::ForRowNonZeros(b) => {
-                if !scope.row || scope.feature {
-                    return Err("`row(X, i)` outside a loop over rows, or nested in a feature loop".into());
+                if let Some(need) = range.needs() {
+                    if !scope.has(need) {
+                        return Err(format!("`{}` outside a loop that binds its index", range_name(*range)));
+                    }
                 }
-                stmts(plan, b, Scope { feature: true, nonzero: true, ..scope })?;
-            }
-            Stmt::ForFeatures(b) => {
-                if scope.feature {
-                    return Err("nested loops over features".into());
+                if matches!(range, Range::Perm(_)) && !scope.epoch {
+                    return Err("`perm(·)` outside the epoch".into());
                 }
-                stmts(plan, b, Scope { feature: true, nonzero: false, ..scope })?;
+                let nonzero = matches!(range, Range::RowNonZeros | Range::ColNonZeros);
+                stmts(plan, b, scope.bind(binds, nonzero))?;
             }
             Stmt::If(_, l, r, b) => {
                 expr(plan, l, scope)?;
@@ -94,13 +117,22 @@ fn stmts(plan: &Plan, body: &[Stmt], scope: Scope) -> Result<(), String> {
     Ok(())
 }
 
+fn range_name(r: Range) -> &'static str {
+    match r {
+        Range::RowNonZeros => "row(X, i)",
+        Range::ColNonZeros => "col(Xc, j)",
+        Range::Perm(_) => "perm",
+        Range::Upto(_) => "0..n",
+    }
+}
+
 fn expr(plan: &Plan, e: &Expr, scope: Scope) -> Result<(), String> {
     match e {
         Expr::Const(_) => Ok(()),
         Expr::Scalar(id) => scalar(plan, *id),
         Expr::Load(v, idx) => vector(plan, *v, *idx, scope),
         Expr::Value if scope.nonzero => Ok(()),
-        Expr::Value => Err("`v` outside `row(X, i)`".into()),
+        Expr::Value => Err("`v` outside `row(X, i)` or `col(Xc, j)`".into()),
         Expr::Neg(a) => expr(plan, a, scope),
         Expr::Bin(_, a, b) => {
             expr(plan, a, scope)?;
@@ -120,6 +152,7 @@ fn expr(plan: &Plan, e: &Expr, scope: Scope) -> Result<(), String> {
 mod tests {
     use super::*;
     use crate::pipeline::{front_end, plan as lower, CompileOptions};
+    use crate::plan::Len;
     use crate::source::SourceFile;
 
     fn plan_of(text: &str) -> Plan {
@@ -138,7 +171,13 @@ mod tests {
         p.finish.push(Stmt::Store(w, Index::Row, Expr::Const(0.0)));
         assert!(verify(&p).is_err(), "w[i] with w of length d");
         p.finish.pop();
-        p.finish.push(Stmt::ForFeatures(vec![Stmt::Store(w, Index::Feature, Expr::Value)]));
-        assert_eq!(verify(&p), Err("`v` outside `row(X, i)`".into()));
+        p.finish.push(Stmt::For(Range::Upto(Len::Features), vec![Stmt::Store(w, Index::Feature, Expr::Value)]));
+        assert_eq!(verify(&p), Err("`v` outside `row(X, i)` or `col(Xc, j)`".into()));
+        p.finish.pop();
+        p.finish.push(Stmt::For(Range::ColNonZeros, vec![]));
+        assert_eq!(verify(&p), Err("`col(Xc, j)` outside a loop that binds its index".into()));
+        p.finish.pop();
+        p.finish.push(Stmt::For(Range::Perm(Len::Rows), vec![]));
+        assert_eq!(verify(&p), Err("`perm(·)` outside the epoch".into()));
     }
 }

@@ -27,22 +27,24 @@ pub struct Run {
     pub eval: Evaluation,
 }
 
-/// Compiles `model`, reads `data`, runs the interpreter for `epochs` epochs.
+/// Compiles `model` with FOBOS forced, reads `data`, runs the interpreter for `epochs` epochs.
 pub fn run(model: &str, data: &Path, epochs: usize, seed: u64, eager: bool) -> Run {
-    let opts = CompileOptions { eager, ..Default::default() };
+    let opts = CompileOptions { eager, solver: Some("fobos".into()), ..Default::default() };
     let plan = compile(model, &opts);
     let d = read_libsvm(data).expect("fixture data reads");
-    run_plan(plan, &d, epochs, seed)
+    run_plan(plan, &d, &RunSettings::fixed(epochs, seed), None)
 }
 
-pub fn run_plan(plan: Plan, d: &Dataset, epochs: usize, seed: u64) -> Run {
+/// Runs `plan` on `d` with the interpreter, from `start` if given.
+pub fn run_plan(plan: Plan, d: &Dataset, settings: &RunSettings, start: Option<optc::exec::State>) -> Run {
     let kind = if plan.info.classification { optc::stdlib::LabelKind::Labels } else { optc::stdlib::LabelKind::Real };
     let map = LabelMap::fit(kind, d).expect("labels");
     let y = map.apply(d).expect("labels map");
-    let view = d.view(&y, d.features());
+    let columns = optc::data::Columns::of(d.csr().0, d.csr().1, d.csr().2, d.features());
+    let view = d.view(&y, d.features()).with_columns(&columns);
     let mut backend = Interpreter { plan: &plan };
-    let settings = RunSettings { epochs, seed, trace: false, progress: false };
-    let outcome = driver::run(&plan, &mut backend, &view, &d.facts(), &settings).expect("no divergence");
+    let facts = d.facts_for(&plan, d.features());
+    let outcome = driver::run(&plan, &mut backend, &view, &facts, settings, start).expect("no divergence");
     let eval = evaluate(&plan, &outcome.state, &view);
     Run { plan, outcome, eval }
 }

@@ -1,7 +1,7 @@
 //! The calling convention between the driver and compiled kernels, the runtime functions the
 //! kernels call, and the one place that calls native code.
 
-use crate::exec::{DataView, State};
+use crate::exec::{DataView, Orders, State};
 use crate::plan::{Len, Plan};
 use crate::symbolic::Func;
 
@@ -19,6 +19,15 @@ pub struct KernelCtx {
     pub order: *const u32,
     pub n_order: u64,
     pub features: u64,
+    /// m, for `0..m`.
+    pub rows: u64,
+    /// This epoch's permutation of the columns, for `perm(d)`.
+    pub col_order: *const u32,
+    pub n_col_order: u64,
+    /// The CSC copy (null when the plan reads no columns).
+    pub col_ptr: *const usize,
+    pub col_rows: *const u32,
+    pub col_values: *const f64,
     /// Written when a guard fires: the row and the offending value.
     pub fault_row: u64,
     pub fault_value: f64,
@@ -36,6 +45,12 @@ pub mod offsets {
     pub const ORDER: i32 = offset_of!(KernelCtx, order) as i32;
     pub const N_ORDER: i32 = offset_of!(KernelCtx, n_order) as i32;
     pub const FEATURES: i32 = offset_of!(KernelCtx, features) as i32;
+    pub const ROWS: i32 = offset_of!(KernelCtx, rows) as i32;
+    pub const COL_ORDER: i32 = offset_of!(KernelCtx, col_order) as i32;
+    pub const N_COL_ORDER: i32 = offset_of!(KernelCtx, n_col_order) as i32;
+    pub const COL_PTR: i32 = offset_of!(KernelCtx, col_ptr) as i32;
+    pub const COL_ROWS: i32 = offset_of!(KernelCtx, col_rows) as i32;
+    pub const COL_VALUES: i32 = offset_of!(KernelCtx, col_values) as i32;
     pub const FAULT_ROW: i32 = offset_of!(KernelCtx, fault_row) as i32;
     pub const FAULT_VALUE: i32 = offset_of!(KernelCtx, fault_value) as i32;
 }
@@ -86,9 +101,9 @@ pub(super) fn as_kernel(code: *const u8) -> KernelFn {
     }
 }
 
-/// Checks that `state`, `data` and `order` have exactly the shapes the plan's code assumes.
+/// Checks that `state`, `data` and `orders` have exactly the shapes the plan's code assumes.
 /// Together with [`crate::plan::verify::verify`] this is what makes [`call`] sound.
-pub fn check_shapes(plan: &Plan, state: &State, data: &DataView, order: &[u32]) -> Result<(), String> {
+pub fn check_shapes(plan: &Plan, state: &State, data: &DataView, orders: &Orders) -> Result<(), String> {
     let rows = data.rows();
     if data.indptr.is_empty() || data.indptr[0] != 0 {
         return Err("malformed row pointers".into());
@@ -103,8 +118,26 @@ pub fn check_shapes(plan: &Plan, state: &State, data: &DataView, order: &[u32]) 
     if data.labels.len() != rows {
         return Err(format!("{} labels for {rows} rows", data.labels.len()));
     }
-    if order.iter().any(|&i| i as usize >= rows) {
+    if orders.rows.iter().any(|&i| i as usize >= rows) {
         return Err("a row index in the order is out of range".into());
+    }
+    if orders.cols.iter().any(|&j| j as usize >= data.features) {
+        return Err("a column index in the order is out of range".into());
+    }
+    if plan.reads_columns() {
+        let c = data.csc.ok_or("the plan reads columns but none were bound")?;
+        let nnz = *c.ptr.last().unwrap_or(&0);
+        if c.ptr.len() != data.features + 1
+            || c.ptr[0] != 0
+            || c.ptr.windows(2).any(|w| w[0] > w[1])
+            || nnz != c.rows.len()
+            || nnz != c.values.len()
+        {
+            return Err("malformed CSC arrays".into());
+        }
+        if c.rows.iter().any(|&i| i as usize >= rows) {
+            return Err("a row index in the columns is out of range".into());
+        }
     }
     if state.scalars.len() != plan.scalars.len() || state.vectors.len() != plan.vectors.len() {
         return Err("state does not match the plan".into());
@@ -124,18 +157,19 @@ pub fn check_shapes(plan: &Plan, state: &State, data: &DataView, order: &[u32]) 
 /// # Safety (why this is sound)
 /// `kernel` was produced by the translator from a plan that passed `verify`, and
 /// `check_shapes` passed just above: every vector the code indexes by `i` has m entries and
-/// `i` comes from `order` (all < m); every vector indexed by `j` has d entries and `j` is
-/// either a loop counter below d or a column index, all of which are < columns ≤ d;
-/// `p` ranges over `indptr[i]..indptr[i+1]` ≤ nnz. The kernel writes only the state's
-/// scalars, the state's vectors (not the labels: verify) and the two fault fields of `ctx`.
+/// `i` comes from the row order (all < m), a counter below m, or a CSC row index (all < m);
+/// every vector indexed by `j` has d entries and `j` is a counter below d, a column order entry
+/// (all < d) or a CSR column index (all < columns ≤ d); `p` ranges over `indptr[i]..indptr[i+1]`
+/// ≤ nnz or `col_ptr[j]..col_ptr[j+1]` ≤ nnz. The kernel writes only the state's scalars, the
+/// state's vectors (not the labels: verify) and the two fault fields of `ctx`.
 pub fn call(
     kernel: KernelFn,
     plan: &Plan,
     state: &mut State,
     data: &DataView,
-    order: &[u32],
+    orders: &Orders,
 ) -> Result<(i64, u64, f64), String> {
-    check_shapes(plan, state, data, order)?;
+    check_shapes(plan, state, data, orders)?;
     let labels = plan.labels();
     let mut bases: Vec<*mut f64> = state
         .vectors
@@ -149,9 +183,15 @@ pub fn call(
         indptr: data.indptr.as_ptr(),
         indices: data.indices.as_ptr(),
         values: data.values.as_ptr(),
-        order: order.as_ptr(),
-        n_order: order.len() as u64,
+        order: orders.rows.as_ptr(),
+        n_order: orders.rows.len() as u64,
         features: data.features as u64,
+        rows: data.rows() as u64,
+        col_order: orders.cols.as_ptr(),
+        n_col_order: orders.cols.len() as u64,
+        col_ptr: data.csc.map_or(std::ptr::null(), |c| c.ptr.as_ptr()),
+        col_rows: data.csc.map_or(std::ptr::null(), |c| c.rows.as_ptr()),
+        col_values: data.csc.map_or(std::ptr::null(), |c| c.values.as_ptr()),
         fault_row: 0,
         fault_value: 0.0,
     };

@@ -7,7 +7,7 @@
 //! in Cranelift variables (registers) for the whole call and are stored back on exit.
 
 use super::abi::offsets;
-use crate::plan::{BinOp, Expr, Index, Intrinsic, Plan, ScalarId, ScalarRole, Stmt};
+use crate::plan::{BinOp, Expr, Index, Intrinsic, Len, Plan, Range, ScalarId, ScalarRole, Stmt};
 use crate::symbolic::{Cmp, Func};
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::{types, FuncRef, InstBuilder, MemFlags, Value};
@@ -49,6 +49,12 @@ struct DataPtrs {
     order: Value,
     n_order: Value,
     features: Value,
+    rows: Value,
+    col_order: Value,
+    n_col_order: Value,
+    col_ptr: Value,
+    col_rows: Value,
+    col_values: Value,
     scalars: Value,
 }
 
@@ -80,6 +86,12 @@ impl<'a, 'b> PlanTranslator<'a, 'b> {
             order: load_ptr(&mut b, offsets::ORDER),
             n_order: b.ins().load(types::I64, trusted(), ctx, offsets::N_ORDER),
             features: b.ins().load(types::I64, trusted(), ctx, offsets::FEATURES),
+            rows: b.ins().load(types::I64, trusted(), ctx, offsets::ROWS),
+            col_order: load_ptr(&mut b, offsets::COL_ORDER),
+            n_col_order: b.ins().load(types::I64, trusted(), ctx, offsets::N_COL_ORDER),
+            col_ptr: load_ptr(&mut b, offsets::COL_PTR),
+            col_rows: load_ptr(&mut b, offsets::COL_ROWS),
+            col_values: load_ptr(&mut b, offsets::COL_VALUES),
         };
         let vectors = load_ptr(&mut b, offsets::VECTORS);
         let bases = (0..plan.vectors.len())
@@ -165,9 +177,10 @@ impl<'a, 'b> PlanTranslator<'a, 'b> {
                 self.b.ins().store(trusted(), x, addr, 0);
                 self.stored.insert((v.0, *idx == Index::Row), x);
             }
-            Stmt::ForRows(body) => self.translate_for_rows(body),
-            Stmt::ForRowNonZeros(body) => self.translate_for_row_nonzeros(body),
-            Stmt::ForFeatures(body) => self.translate_for_features(body),
+            Stmt::For(Range::Perm(len), body) => self.translate_for_perm(*len, body),
+            Stmt::For(Range::Upto(len), body) => self.translate_for_upto(*len, body),
+            Stmt::For(Range::RowNonZeros, body) => self.translate_for_row_nonzeros(body),
+            Stmt::For(Range::ColNonZeros, body) => self.translate_for_col_nonzeros(body),
             Stmt::If(cmp, l, r, body) => self.translate_if(*cmp, l, r, body),
             Stmt::Guard(e, _) => self.translate_guard(e),
         }
@@ -192,7 +205,10 @@ impl<'a, 'b> PlanTranslator<'a, 'b> {
         let load = |b: &mut FunctionBuilder, off: i32| b.ins().load(ptr, trusted(), ctx, off);
         self.data.indices = load(&mut self.b, offsets::INDICES);
         self.data.values = load(&mut self.b, offsets::VALUES);
+        self.data.col_rows = load(&mut self.b, offsets::COL_ROWS);
+        self.data.col_values = load(&mut self.b, offsets::COL_VALUES);
         self.data.features = self.b.ins().load(types::I64, trusted(), ctx, offsets::FEATURES);
+        self.data.rows = self.b.ins().load(types::I64, trusted(), ctx, offsets::ROWS);
         let vectors = load(&mut self.b, offsets::VECTORS);
         for k in 0..self.bases.len() {
             self.bases[k] = self.b.ins().load(ptr, trusted(), vectors, (k * ptr.bytes() as usize) as i32);
@@ -235,18 +251,58 @@ impl<'a, 'b> PlanTranslator<'a, 'b> {
         self.b.seal_block(exit);
     }
 
-    /// `for i in perm(m)`: i = order[k].
-    fn translate_for_rows(&mut self, body: &[Stmt]) {
+    /// Binds the loop index of `idx` to `k` while `body` is translated.
+    fn with_index(&mut self, idx: Index, k: Value, body: impl FnOnce(&mut Self)) {
+        let slot = if idx == Index::Row { &mut self.i } else { &mut self.j };
+        let saved = slot.replace(k);
+        body(self);
+        *(if idx == Index::Row { &mut self.i } else { &mut self.j }) = saved;
+    }
+
+    /// `for i in perm(m)` / `for j in perm(d)`: the index is order[k].
+    fn translate_for_perm(&mut self, len: Len, body: &[Stmt]) {
         let zero = self.b.ins().iconst(types::I64, 0);
-        let (order, n) = (self.data.order, self.data.n_order);
+        let (order, n) = match len {
+            Len::Rows => (self.data.order, self.data.n_order),
+            Len::Features => (self.data.col_order, self.data.n_col_order),
+        };
         self.counted_loop(zero, n, |t, k| {
             let at = t.offset(order, k, 4);
+            let x32 = t.b.ins().load(types::I32, trusted(), at, 0);
+            let x = t.b.ins().uextend(types::I64, x32);
+            t.with_index(len.index(), x, |t| t.translate_stmts(body));
+        });
+    }
+
+    /// `for i in 0..m` / `for j in 0..d`
+    fn translate_for_upto(&mut self, len: Len, body: &[Stmt]) {
+        let saved = self.reload_pointers();
+        let zero = self.b.ins().iconst(types::I64, 0);
+        let n = if len == Len::Rows { self.data.rows } else { self.data.features };
+        self.counted_loop(zero, n, |t, k| t.with_index(len.index(), k, |t| t.translate_stmts(body)));
+        (self.data, self.bases) = saved;
+    }
+
+    /// `for (i, v) in col(Xc, j)`: p in col_ptr[j]..col_ptr[j+1].
+    fn translate_for_col_nonzeros(&mut self, body: &[Stmt]) {
+        let saved = self.reload_pointers();
+        let j = self.j.expect("verify: col(Xc, j) inside a loop binding j");
+        let word = self.ptr.bytes() as i64;
+        let at = self.offset(self.data.col_ptr, j, word);
+        let lo = self.b.ins().load(self.ptr, trusted(), at, 0);
+        let hi = self.b.ins().load(self.ptr, trusted(), at, word as i32);
+        let (rows, values) = (self.data.col_rows, self.data.col_values);
+        self.counted_loop(lo, hi, |t, p| {
+            let at = t.offset(rows, p, 4);
             let i32v = t.b.ins().load(types::I32, trusted(), at, 0);
             let i = t.b.ins().uextend(types::I64, i32v);
-            let saved = t.i.replace(i);
+            let at = t.offset(values, p, 8);
+            let v = t.b.ins().load(types::F64, trusted(), at, 0);
+            let (si, sv) = (t.i.replace(i), t.v.replace(v));
             t.translate_stmts(body);
-            t.i = saved;
+            (t.i, t.v) = (si, sv);
         });
+        (self.data, self.bases) = saved;
     }
 
     /// `for (j, v) in row(X, i)`: p in indptr[i]..indptr[i+1]. Unlike the interpreter, no
@@ -258,7 +314,7 @@ impl<'a, 'b> PlanTranslator<'a, 'b> {
     }
 
     fn translate_row_loop(&mut self, body: &[Stmt]) {
-        let i = self.i.expect("verify: row(X, i) inside perm(m)");
+        let i = self.i.expect("verify: row(X, i) inside a loop binding i");
         let word = self.ptr.bytes() as i64;
         let at = self.offset(self.data.indptr, i, word);
         let lo = self.b.ins().load(self.ptr, trusted(), at, 0);
@@ -274,19 +330,6 @@ impl<'a, 'b> PlanTranslator<'a, 'b> {
             t.translate_stmts(body);
             (t.j, t.v) = (sj, sv);
         });
-    }
-
-    /// `for j in 0..d`
-    fn translate_for_features(&mut self, body: &[Stmt]) {
-        let saved = self.reload_pointers();
-        let zero = self.b.ins().iconst(types::I64, 0);
-        let d = self.data.features;
-        self.counted_loop(zero, d, |t, j| {
-            let saved = t.j.replace(j);
-            t.translate_stmts(body);
-            t.j = saved;
-        });
-        (self.data, self.bases) = saved;
     }
 
     fn translate_if(&mut self, cmp: Cmp, l: &Expr, r: &Expr, body: &[Stmt]) {

@@ -1,0 +1,317 @@
+//! FOBOS (ALGORITHMS.md §4): one stochastic gradient step per row, then the prox.
+//!
+//! The lazy plan is exactly the eager algorithm reordered: a coordinate's proxes from the steps
+//! that did not touch it are composed into one closed-form catch-up, applied just before the
+//! coordinate is next read (and for every coordinate in `finish`). The composition of k proxes
+//!   v ↦ soft(v, τₛ·l1)/(1 + τₛ·l2)
+//! is v ↦ soft(A·v, B) with A = Πₛ aₛ, B = Σₖ bₖ·Π_{s>k} aₛ, aₛ = 1/(1 + τₛ·l2), bₛ = τₛ·l1·aₛ,
+//! and a box that holds v stays satisfied after clamping once (the maps move toward 0 and the
+//! bound reached is absorbing). Running sums keep A and B O(1) per read:
+//!   l2 = 0:  B = Λ − Λlast[j] with Λ = Σ τₛ·l1                         (ℓ1: additive)
+//!   l1 = 0:  A = exp(Φlast[j] − Φ) with Φ = Σ log(1 + τₛ·l2)             (½‖·‖²: multiplicative)
+//!   both:    A = exp(Llast[j] − L), B = exp(−L)·(Q − Qlast[j]),
+//!            L = Σ log(1 + τₛ·l2), Q = Σ bₛ·exp(Lₛ)                       (elastic net)
+//! In the last case L is reset (after a full flush) before exp(L) can overflow. ½‖·‖² without a
+//! box uses a global scale instead (w = s·u), which needs no per-coordinate stamp at all.
+
+use super::super::build::*;
+use super::super::{Expr, Index, Len, ParamInit, Plan, Range, ScalarId, ScalarRole, Stmt, VecId, VecRole};
+use super::{formula, Builder, LowerOptions};
+use crate::analysis::{CoordinateProx, Structure};
+use crate::check::Model;
+use crate::symbolic::Func;
+
+/// The elastic-net renormalisation threshold for L (exp(300) is far from overflow).
+const RESET_L: f64 = 300.0;
+
+/// The ½‖·‖² scale is folded into the weights below this (far above subnormals).
+const RESET_SCALE: f64 = 1e-150;
+
+pub(super) fn lower(model: &Model, st: &Structure, prox: CoordinateProx, opts: LowerOptions) -> Plan {
+    Fobos { model, st, prox, opts, b: Builder::new(model, "fobos", opts.lazy, prox) }.lower()
+}
+
+struct Fobos<'a> {
+    model: &'a Model,
+    st: &'a Structure,
+    prox: CoordinateProx,
+    opts: LowerOptions,
+    b: Builder,
+}
+
+impl Fobos<'_> {
+    fn lower(mut self) -> Plan {
+        let p = self.prox;
+        let loss = self.model.loss.def.clone();
+        // A box that excludes 0 starts the weights at its nearest point, so every stored
+        // weight is feasible (the lazy catch-up relies on it).
+        let (y, w) = self.b.labels_and_weights();
+
+        // Parameters, folded by the JIT.
+        let l1 = (p.l1 > 0.0).then(|| self.b.param("l1", p.l1, "weight of Σ|wⱼ| in the prox"));
+        let l2 = (p.l2 > 0.0).then(|| self.b.param("l2", p.l2, "weight of ½Σwⱼ² in the prox"));
+        let c = self.model.loss.coef.value;
+        let eta0 = match self.st.settings.eta0 {
+            Some(v) => self.b.param("η0", v, "from `solve with fobos(eta0 = ...)`"),
+            None => {
+                // 1/(c·β·max‖xᵢ‖²): the step at t = 1 does not overshoot the curvature of any
+                // example. Non-smooth losses use β = 1 (G = 1 bounds the subgradient).
+                let beta = self.st.smooth.unwrap_or(1.0);
+                let note = if self.st.smooth.is_some() {
+                    "1/(β·max‖xᵢ‖²); `optc run` calibrates it on a sample"
+                } else {
+                    "1/max‖xᵢ‖² (no curvature: β taken as 1); `optc run` calibrates it on a sample"
+                };
+                self.b.scalar("η0", ScalarRole::Param, ParamInit::InverseMaxRowNormSq { scale: beta * c }, note)
+            }
+        };
+
+        // State.
+        let t = self.b.state("t", "step counter");
+        self.b.plan.step_counter = Some(t);
+        let stamps = if !self.opts.lazy {
+            Stamps::None
+        } else {
+            match (l1, l2) {
+                (None, None) => Stamps::None,
+                (Some(_), None) => {
+                    let big = self.b.state("Λ", "Σ η·l1 over all steps: the pending ℓ1 shrinkage");
+                    let last = self.b.vector("Λlast", Len::Features, VecRole::State, 0.0);
+                    Stamps::Additive { big, last }
+                }
+                (None, Some(_)) if !p.has_box() => {
+                    let scale = self.b.scalar(
+                        "s",
+                        ScalarRole::State,
+                        ParamInit::Value(1.0),
+                        "w = s·u: the pending ½‖·‖² decay of every coordinate at once",
+                    );
+                    Stamps::Scaled { scale }
+                }
+                (None, Some(_)) => {
+                    let big = self.b.state("Φ", "Σ log(1 + η·l2): the pending ½‖·‖² decay, in logs");
+                    let last = self.b.vector("Φlast", Len::Features, VecRole::State, 0.0);
+                    Stamps::Multiplicative { big, last }
+                }
+                _ => {
+                    let l = self.b.state("L", "Σ log(1 + η·l2) since the last reset");
+                    let q = self.b.state("Q", "Σ (η·l1/(1 + η·l2))·exp(L) since the last reset");
+                    let llast = self.b.vector("Llast", Len::Features, VecRole::State, 0.0);
+                    let qlast = self.b.vector("Qlast", Len::Features, VecRole::State, 0.0);
+                    Stamps::Affine { l, q, llast, qlast }
+                }
+            }
+        };
+        let eta = self.b.local("η");
+        // This step's prox weights, computed once per row rather than once per non-zero.
+        let tau1 = l1.map(|_| self.b.local("τ1"));
+        let tau2 = l2.map(|_| self.b.local("τ2"));
+        let a = self.b.local("a");
+        let g = self.b.local("g");
+        let eta_g = self.b.local("ηg");
+
+        // ---- one epoch
+        let mut step = vec![Stmt::Set(t, add(s(t), k(1.0)))];
+        step.push(Stmt::Set(eta, self.schedule(eta0, t)));
+        for (tau, weight) in [(tau1, l1), (tau2, l2)] {
+            if let (Some(tau), Some(weight)) = (tau, weight) {
+                step.push(Stmt::Set(tau, mul(s(eta), s(weight))));
+            }
+        }
+        step.push(Stmt::Set(a, k(0.0)));
+        // The margin a = ⟨xᵢ, w⟩, catching each coordinate up first.
+        let mut read = vec![];
+        if let Some(catch_up) = self.catch_up(&stamps, w) {
+            read.push(Stmt::Store(w, Index::Feature, catch_up));
+        }
+        read.push(Stmt::Set(a, add(s(a), mul(Expr::Value, at(w, Index::Feature)))));
+        step.push(each(Range::RowNonZeros, read));
+        if let Stamps::Scaled { scale } = stamps {
+            step.push(Stmt::Set(a, mul(s(scale), s(a)))); // ⟨x, s·u⟩
+        }
+        // ℓ′(yᵢ, a), inlined from the stdlib formula.
+        let derivative = self.st.derivative.clone().expect("FOBOS is only chosen for scalar losses");
+        let point = [(loss.label.as_str(), at(y, Index::Row)), (loss.margin.as_str(), s(a))];
+        let mut dloss = formula(&derivative, &point);
+        if c != 1.0 {
+            let cw = self.b.param("c", c, "weight of the loss term");
+            dloss = mul(s(cw), dloss);
+        }
+        step.push(Stmt::Set(g, dloss));
+        step.push(Stmt::Guard(s(g), "the loss derivative ℓ′".into()));
+        step.push(Stmt::Set(eta_g, mul(s(eta), s(g))));
+        let half = sub(at(w, Index::Feature), mul(s(eta_g), Expr::Value));
+        if let Stamps::Scaled { scale } = stamps {
+            // w = s·u. Every coordinate decays by 1/(1 + τ2): s does, u does not. A touched
+            // coordinate's new w is (s·u − ηg·v)/(1 + τ2) = s′·(u − (ηg/s)·v).
+            let step_u = self.b.local("δu");
+            step.push(Stmt::Set(step_u, div(s(eta_g), s(scale))));
+            step.push(Stmt::Set(scale, div(s(scale), add(k(1.0), s(tau2.expect("scaled stamps need l2"))))));
+            step.push(each(
+                Range::RowNonZeros,
+                vec![Stmt::Store(w, Index::Feature, sub(at(w, Index::Feature), mul(s(step_u), Expr::Value)))],
+            ));
+            // Keep s a normal number: fold it into u and restart at 1.
+            step.push(Stmt::If(crate::symbolic::Cmp::Lt, s(scale), k(RESET_SCALE), self.flush(&stamps, w)));
+        } else if self.opts.lazy {
+            // Advance the running sums by this step's prox, then the gradient step and the prox
+            // on the touched coordinates, stamped as up to date.
+            step.extend(self.advance(&stamps, tau1, tau2));
+            let mut write = vec![Stmt::Store(w, Index::Feature, self.prox_only(half, tau1, tau2))];
+            write.extend(self.stamp(&stamps));
+            step.push(each(Range::RowNonZeros, write));
+            if let Stamps::Affine { l, .. } = stamps {
+                // Keep exp(L) finite: flush every coordinate; the sums restart at 0.
+                step.push(Stmt::If(crate::symbolic::Cmp::Gt, s(l), k(RESET_L), self.flush(&stamps, w)));
+            }
+        } else {
+            // Eager reference: the gradient step on the row, then the prox on all d coordinates.
+            step.push(each(Range::RowNonZeros, vec![Stmt::Store(w, Index::Feature, half)]));
+            if l1.is_some() || l2.is_some() || p.has_box() {
+                let prox = self.prox_only(at(w, Index::Feature), tau1, tau2);
+                step.push(each(Range::Upto(Len::Features), vec![Stmt::Store(w, Index::Feature, prox)]));
+            }
+        }
+        self.b.plan.epoch = vec![each(Range::Perm(Len::Rows), step)];
+
+        // ---- finish: every coordinate caught up, stamps at "now".
+        self.b.plan.finish = self.flush(&stamps, w);
+
+        // ---- report: F(w) from the stdlib formulas.
+        self.b.report(self.model, self.st, w, y, a);
+        self.b.plan
+    }
+
+    /// η_t: the user's schedule, or η₀/√t.
+    fn schedule(&mut self, eta0: ScalarId, t: ScalarId) -> Expr {
+        match self.st.settings.step.clone() {
+            Some(sched) => {
+                // The user's step replaces η0 entirely; η0 stays declared but unused.
+                self.b.plan.scalars[eta0.0].note.push_str(" (unused: `step` is given)");
+                formula(&sched, &[("t", s(t))])
+            }
+            None => div(s(eta0), call(Func::Sqrt, vec![s(t)])),
+        }
+    }
+
+    fn boxed(&self, e: Expr) -> Expr {
+        if self.prox.has_box() {
+            clamp(e, self.prox.lo, self.prox.hi)
+        } else {
+            e
+        }
+    }
+
+    /// prox_{η·R}(v) for one coordinate, with τ1 = η·l1 and τ2 = η·l2.
+    fn prox_only(&self, v: Expr, tau1: Option<ScalarId>, tau2: Option<ScalarId>) -> Expr {
+        let mut e = v;
+        if let Some(tau1) = tau1 {
+            e = soft(e, s(tau1));
+        }
+        if let Some(tau2) = tau2 {
+            e = div(e, add(k(1.0), s(tau2)));
+        }
+        self.boxed(e)
+    }
+
+    /// The closed-form composition of the proxes a coordinate missed.
+    fn catch_up(&self, stamps: &Stamps, w: VecId) -> Option<Expr> {
+        let wj = at(w, Index::Feature);
+        let e = match *stamps {
+            Stamps::None | Stamps::Scaled { .. } => return None,
+            Stamps::Additive { big, last } => soft(wj, sub(s(big), at(last, Index::Feature))),
+            Stamps::Multiplicative { big, last } => {
+                mul(wj, call(Func::Exp, vec![sub(at(last, Index::Feature), s(big))]))
+            }
+            Stamps::Affine { l, q, llast, qlast } => soft(
+                mul(call(Func::Exp, vec![sub(at(llast, Index::Feature), s(l))]), wj),
+                mul(call(Func::Exp, vec![Expr::Neg(Box::new(s(l)))]), sub(s(q), at(qlast, Index::Feature))),
+            ),
+        };
+        Some(self.boxed(e))
+    }
+
+    /// Running sums after this step's prox (applied lazily to everyone but the touched rows).
+    fn advance(&self, stamps: &Stamps, tau1: Option<ScalarId>, tau2: Option<ScalarId>) -> Vec<Stmt> {
+        match *stamps {
+            Stamps::None | Stamps::Scaled { .. } => vec![],
+            Stamps::Additive { big, .. } => {
+                vec![Stmt::Set(big, add(s(big), s(tau1.expect("additive stamps need l1"))))]
+            }
+            Stamps::Multiplicative { big, .. } => vec![Stmt::Set(
+                big,
+                add(s(big), call(Func::Log1p, vec![s(tau2.expect("multiplicative stamps need l2"))])),
+            )],
+            Stamps::Affine { l, q, .. } => {
+                let (tau1, tau2) = (tau1.expect("affine stamps need l1"), tau2.expect("affine stamps need l2"));
+                vec![
+                    Stmt::Set(l, add(s(l), call(Func::Log1p, vec![s(tau2)]))),
+                    Stmt::Set(q, add(s(q), mul(div(s(tau1), add(k(1.0), s(tau2))), call(Func::Exp, vec![s(l)])))),
+                ]
+            }
+        }
+    }
+
+    /// Marks the current coordinate as up to date.
+    fn stamp(&self, stamps: &Stamps) -> Vec<Stmt> {
+        match *stamps {
+            Stamps::None | Stamps::Scaled { .. } => vec![],
+            Stamps::Additive { big, last } | Stamps::Multiplicative { big, last } => {
+                vec![Stmt::Store(last, Index::Feature, s(big))]
+            }
+            Stamps::Affine { l, q, llast, qlast } => {
+                vec![Stmt::Store(llast, Index::Feature, s(l)), Stmt::Store(qlast, Index::Feature, s(q))]
+            }
+        }
+    }
+
+    /// Catch every coordinate up and stamp it.
+    fn flush(&self, stamps: &Stamps, w: VecId) -> Vec<Stmt> {
+        if let Stamps::Scaled { scale } = *stamps {
+            let fold = Stmt::Store(w, Index::Feature, mul(s(scale), at(w, Index::Feature)));
+            return vec![each(Range::Upto(Len::Features), vec![fold]), Stmt::Set(scale, k(1.0))];
+        }
+        let Some(catch_up) = self.catch_up(stamps, w) else {
+            return vec![];
+        };
+        let mut body = vec![Stmt::Store(w, Index::Feature, catch_up)];
+        match *stamps {
+            // After a reset the sums restart at 0, so the stamps must too.
+            Stamps::Affine { llast, qlast, .. } => {
+                body.push(Stmt::Store(llast, Index::Feature, k(0.0)));
+                body.push(Stmt::Store(qlast, Index::Feature, k(0.0)));
+            }
+            _ => body.extend(self.stamp(stamps)),
+        }
+        let mut out = vec![each(Range::Upto(Len::Features), body)];
+        if let Stamps::Affine { l, q, .. } = *stamps {
+            out.push(Stmt::Set(l, k(0.0)));
+            out.push(Stmt::Set(q, k(0.0)));
+        }
+        out
+    }
+}
+
+/// The running sums of the lazy catch-up (see the module docs).
+enum Stamps {
+    None,
+    Additive {
+        big: ScalarId,
+        last: VecId,
+    },
+    Multiplicative {
+        big: ScalarId,
+        last: VecId,
+    },
+    Affine {
+        l: ScalarId,
+        q: ScalarId,
+        llast: VecId,
+        qlast: VecId,
+    },
+    /// ½‖·‖² alone, no box: w = s·u with one global scale (Bottou's SGD trick), so the decay
+    /// costs O(1) per step and nothing per coordinate.
+    Scaled {
+        scale: ScalarId,
+    },
+}

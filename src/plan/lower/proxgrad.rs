@@ -1,0 +1,78 @@
+//! Batch proximal gradient with FISTA momentum and gradient-based adaptive restart
+//! (ALGORITHMS.md §3's outer loop; O'Donoghue & Candès' restart):
+//!
+//!   g = ∇f(v) = (c/m)·Xᵀℓ′(y, Xv),   w⁺ = prox_{R/L}(v − g/L),
+//!   restart when ⟨v − w⁺, w⁺ − w⟩ > 0 (momentum points uphill), else
+//!   θ⁺ = (1 + √(1 + 4θ²))/2,  v = w⁺ + ((θ − 1)/θ⁺)(w⁺ − w).
+//!
+//! L = c·β·λ_max(XᵀX)/m comes from power iteration when the data is bound. One iteration is
+//! one pass over the rows plus O(d) work.
+
+use super::super::build::*;
+use super::super::{Expr, Len, ParamInit, Plan, Range, ScalarRole, Stmt, VecRole};
+use super::Builder;
+use crate::analysis::{CoordinateProx, Structure};
+use crate::check::Model;
+use crate::symbolic::{Cmp, Func};
+
+pub(super) fn lower(model: &Model, st: &Structure, prox: CoordinateProx) -> Plan {
+    let mut b = Builder::new(model, "proxgrad", false, prox);
+    let (y, w) = b.labels_and_weights();
+    let c = model.loss.coef.value;
+    let beta = st.smooth.expect("proxgrad is only chosen for smooth losses");
+    let (i, j) = (super::super::Index::Row, super::super::Index::Feature);
+    let lip = b.scalar(
+        "L",
+        ScalarRole::Param,
+        ParamInit::GramNorm { scale: c * beta },
+        "c·β·λmax(XᵀX)/m (power iteration): the Lipschitz constant of ∇f",
+    );
+    let mean = b.scalar("c/m", ScalarRole::Param, ParamInit::PerRow { scale: c }, "weight of one example's loss");
+    let v = b.vector("v", Len::Features, VecRole::State, 0.0);
+    let wp = b.vector("wprev", Len::Features, VecRole::State, 0.0);
+    let g = b.vector("g", Len::Features, VecRole::State, 0.0);
+    let theta = b.scalar("θ", ScalarRole::State, ParamInit::Value(1.0), "FISTA momentum");
+    let a = b.local("a");
+    let u = b.local("u");
+    let r = b.local("r");
+    let tn = b.local("θn");
+    let mu = b.local("μ");
+
+    b.plan.init = vec![each(Range::Upto(Len::Features), vec![Stmt::Store(v, j, at(w, j))]), Stmt::Set(theta, k(1.0))];
+
+    let dloss = b.dloss(model, st, y, s(a));
+    let prox_step = b.coordinate_prox(sub(at(v, j), div(at(g, j), s(lip))), div(k(1.0), s(lip)));
+    b.plan.epoch = vec![
+        each(Range::Upto(Len::Features), vec![Stmt::Store(g, j, k(0.0))]),
+        each(
+            Range::Upto(Len::Rows),
+            vec![
+                Stmt::Set(a, k(0.0)),
+                each(Range::RowNonZeros, vec![Stmt::Set(a, add(s(a), mul(Expr::Value, at(v, j))))]),
+                Stmt::Set(u, mul(s(mean), dloss)),
+                Stmt::Guard(s(u), "the loss derivative ℓ′".into()),
+                each(Range::RowNonZeros, vec![Stmt::Store(g, j, add(at(g, j), mul(s(u), Expr::Value)))]),
+            ],
+        ),
+        Stmt::Set(r, k(0.0)),
+        each(
+            Range::Upto(Len::Features),
+            vec![
+                Stmt::Store(wp, j, at(w, j)),
+                Stmt::Store(w, j, prox_step),
+                Stmt::Set(r, add(s(r), mul(sub(at(v, j), at(w, j)), sub(at(w, j), at(wp, j))))),
+            ],
+        ),
+        Stmt::If(Cmp::Gt, s(r), k(0.0), vec![Stmt::Set(theta, k(1.0))]),
+        Stmt::Set(
+            tn,
+            div(add(k(1.0), call(Func::Sqrt, vec![add(k(1.0), mul(k(4.0), mul(s(theta), s(theta))))])), k(2.0)),
+        ),
+        Stmt::Set(mu, div(sub(s(theta), k(1.0)), s(tn))),
+        each(Range::Upto(Len::Features), vec![Stmt::Store(v, j, add(at(w, j), mul(s(mu), sub(at(w, j), at(wp, j)))))]),
+        Stmt::Set(theta, s(tn)),
+    ];
+    let _ = i;
+    b.report(model, st, w, y, a);
+    b.plan
+}

@@ -1,0 +1,83 @@
+//! SCD (ALGORITHMS.md §5): parameter-free coordinate steps over a fresh permutation of the
+//! columns each epoch, with z = Xw maintained so a step costs O(nnz of column j):
+//!
+//!   gⱼ = (c/m)·Σᵢ xᵢⱼ·ℓ′(yᵢ, zᵢ),  βⱼ = c·β·(1/m)·Σᵢ xᵢⱼ²,  wⱼ⁺ = prox_{r/βⱼ}(wⱼ − gⱼ/βⱼ),
+//!   zᵢ += (wⱼ⁺ − wⱼ)·xᵢⱼ.
+//!
+//! βⱼ bounds the curvature of the loss along coordinate j, so the step never overshoots; for
+//! the squared loss (β = 1) it is the exact coordinate minimiser. `init` computes βⱼ and
+//! z = Xw from the weights, which is also what makes a warm start exact.
+
+use super::super::build::*;
+use super::super::{Len, ParamInit, Plan, Range, ScalarRole, Stmt, VecRole};
+use super::Builder;
+use crate::analysis::{CoordinateProx, Structure};
+use crate::check::Model;
+use crate::symbolic::{Cmp, Func};
+
+pub(super) fn lower(model: &Model, st: &Structure, prox: CoordinateProx) -> Plan {
+    let mut b = Builder::new(model, "scd", false, prox);
+    let (y, w) = b.labels_and_weights();
+    let c = model.loss.coef.value;
+    let beta = st.smooth.expect("SCD is only chosen for smooth losses");
+    let z = b.vector("z", Len::Rows, VecRole::State, 0.0);
+    let betaj = b.vector("βj", Len::Features, VecRole::State, 0.0);
+    let curv = b.scalar(
+        "κ",
+        ScalarRole::Param,
+        ParamInit::PerRow { scale: c * beta },
+        "c·β/m: βj = κ·Σᵢ xᵢⱼ², the curvature bound along coordinate j",
+    );
+    let mean = b.scalar("c/m", ScalarRole::Param, ParamInit::PerRow { scale: c }, "weight of one example's loss");
+    let q = b.local("q");
+    let g = b.local("g");
+    let wn = b.local("wn");
+    let delta = b.local("δ");
+    let a = b.local("a");
+    let (i, j) = (super::super::Index::Row, super::super::Index::Feature);
+
+    // init: z = Xw and βj, in one pass over the columns.
+    b.plan.init = vec![
+        each(Range::Upto(Len::Rows), vec![Stmt::Store(z, i, k(0.0))]),
+        each(
+            Range::Upto(Len::Features),
+            vec![
+                Stmt::Set(q, k(0.0)),
+                each(
+                    Range::ColNonZeros,
+                    vec![
+                        Stmt::Set(q, add(s(q), mul(Expr::Value, Expr::Value))),
+                        Stmt::Store(z, i, add(at(z, i), mul(Expr::Value, at(w, j)))),
+                    ],
+                ),
+                Stmt::Store(betaj, j, mul(s(curv), s(q))),
+            ],
+        ),
+    ];
+
+    // epoch: one coordinate step per column, in this epoch's order.
+    let dloss = b.dloss(model, st, y, at(z, i));
+    let step = vec![
+        Stmt::Set(g, k(0.0)),
+        each(Range::ColNonZeros, vec![Stmt::Set(g, add(s(g), mul(Expr::Value, dloss)))]),
+        Stmt::Set(g, mul(s(g), s(mean))),
+        Stmt::Guard(s(g), "the partial derivative gⱼ".into()),
+        Stmt::Set(wn, b.coordinate_prox(sub(at(w, j), div(s(g), at(betaj, j))), div(k(1.0), at(betaj, j)))),
+        Stmt::Set(delta, sub(s(wn), at(w, j))),
+        Stmt::If(
+            Cmp::Gt,
+            call(Func::Abs, vec![s(delta)]),
+            k(0.0),
+            vec![
+                Stmt::Store(w, j, s(wn)),
+                each(Range::ColNonZeros, vec![Stmt::Store(z, i, add(at(z, i), mul(s(delta), Expr::Value)))]),
+            ],
+        ),
+    ];
+    // A column with no non-zeros has βj = 0 and no gradient: it keeps its weight.
+    b.plan.epoch = vec![each(Range::Perm(Len::Features), vec![Stmt::If(Cmp::Gt, at(betaj, j), k(0.0), step)])];
+    b.report(model, st, w, y, a);
+    b.plan
+}
+
+use super::super::Expr;

@@ -1,0 +1,65 @@
+//! The one walker over plan statements and expressions; analyses of a plan (which loops it
+//! has, which guards, whether it reads a scalar) are folds over it instead of hand-written
+//! recursions that each must learn every new statement.
+
+use super::{Expr, Range, Stmt};
+
+/// Calls `f` on every statement, outer before inner, in program order.
+pub fn stmts<'a>(body: &'a [Stmt], f: &mut impl FnMut(&'a Stmt)) {
+    for s in body {
+        f(s);
+        match s {
+            Stmt::For(_, b) | Stmt::If(_, _, _, b) => stmts(b, f),
+            Stmt::Set(..) | Stmt::Store(..) | Stmt::Guard(..) => {}
+        }
+    }
+}
+
+/// Calls `f` on every expression node of every statement (sub-expressions after their parent).
+pub fn exprs<'a>(body: &'a [Stmt], f: &mut impl FnMut(&'a Expr)) {
+    stmts(body, &mut |s| match s {
+        Stmt::Set(_, e) | Stmt::Store(_, _, e) | Stmt::Guard(e, _) => expr(e, f),
+        Stmt::If(_, l, r, _) => {
+            expr(l, f);
+            expr(r, f);
+        }
+        Stmt::For(..) => {}
+    });
+}
+
+/// Calls `f` on `e` and every sub-expression.
+pub fn expr<'a>(e: &'a Expr, f: &mut impl FnMut(&'a Expr)) {
+    f(e);
+    match e {
+        Expr::Neg(a) => expr(a, f),
+        Expr::Bin(_, a, b) => {
+            expr(a, f);
+            expr(b, f);
+        }
+        Expr::Call(_, args) => args.iter().for_each(|a| expr(a, f)),
+        Expr::Select(_, l, r, a, b) => [l, r, a, b].into_iter().for_each(|x| expr(x, f)),
+        Expr::Const(_) | Expr::Scalar(_) | Expr::Load(..) | Expr::Value => {}
+    }
+}
+
+/// Whether some loop's range satisfies `test`.
+pub fn any_loop(body: &[Stmt], test: impl Fn(Range) -> bool) -> bool {
+    let mut found = false;
+    stmts(body, &mut |s| {
+        if let Stmt::For(r, _) = s {
+            found |= test(*r);
+        }
+    });
+    found
+}
+
+/// The guards in translation order, by what they watch.
+pub fn guards(body: &[Stmt]) -> Vec<String> {
+    let mut out = vec![];
+    stmts(body, &mut |s| {
+        if let Stmt::Guard(_, what) = s {
+            out.push(what.clone());
+        }
+    });
+    out
+}
