@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Coverage-guided fuzzing of optc's input readers with libFuzzer (cargo-fuzz) on stable Rust.
 #   bash fuzz/run.sh [SECONDS_PER_TARGET] [TARGET ...]
-# Runs each target in turn, then minimises its corpus (fuzz/corpus/TARGET) in place. A crash is
-# left in fuzz/artifacts/TARGET/; add it as a regression test in tests/fuzz_regressions.rs.
-set -euo pipefail
+# Runs each target in turn, then minimises its corpus (fuzz/corpus/TARGET) in place. A crash,
+# hang or blow-up is left in fuzz/artifacts/TARGET/ and the next target still runs; fix it, then
+# keep the input in fuzz/regressions/TARGET/, which tests/fuzz_regressions.rs replays.
+set -uo pipefail
 cd "$(dirname "$0")"
 seconds="${1:-600}"
 shift || true
@@ -12,9 +13,14 @@ targets=("$@")
 command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz --locked
 # -s none: no sanitizer (they need nightly; the readers are safe Rust); -a: overflow and debug checks.
 flags=(-s none -O -a)
+found=0
 for t in "${targets[@]}"; do
   echo "== $t: ${seconds}s"
-  cargo fuzz run "${flags[@]}" "$t" "corpus/$t" -- \
-    -max_total_time="$seconds" -max_len=8192 -rss_limit_mb=4096 -timeout=20 -print_final_stats=1
+  if ! cargo fuzz run "${flags[@]}" "$t" "corpus/$t" -- \
+    -max_total_time="$seconds" -max_len=8192 -rss_limit_mb=4096 -timeout=20 -print_final_stats=1; then
+    echo "!! $t: a finding in fuzz/artifacts/$t/"
+    found=1
+  fi
   cargo fuzz cmin "${flags[@]}" "$t" "corpus/$t" -- -max_len=8192 -rss_limit_mb=4096 -timeout=20
 done
+exit "$found"

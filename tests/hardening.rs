@@ -181,3 +181,22 @@ fn the_svm_example_penalises_lambda_times_half_the_squared_norm() {
     let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/examples/svm.opt")).expect("example");
     assert!(text.contains("+ λ·l2sq(w)"), "{text}");
 }
+
+/// Found by fuzzing: unclosed nested calls made the parser backtrack exponentially. Now a call
+/// is parsed once, and a parse has a bounded number of rule calls.
+#[test]
+fn deeply_nested_unclosed_brackets_are_a_prompt_diagnostic() {
+    let dir = tempfile::tempdir().expect("tmp");
+    for unit in ["f(", "E[f(", "E[", "(("] {
+        let m = write(dir.path(), "deep.opt", &format!("minimize {}\n", unit.repeat(3000)));
+        let out = optc(&["check", m.to_str().unwrap()]);
+        let err = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{unit}: {err}");
+        assert!(err.contains("nested too deeply") || err.contains("expected `"), "{unit}: {err}");
+    }
+    let applied =
+        "data x: sparse, y: real\nvar w: vec[dim(x)]\nminimize E[squared(y, <x, w>)] + 0.1·l1(diff(dim(x)) w)\n";
+    let m = write(dir.path(), "fused.opt", applied);
+    let out = optc(&["check", m.to_str().unwrap()]);
+    assert!(text(&out.stdout).contains("composite   yes"), "{}", text(&out.stdout));
+}

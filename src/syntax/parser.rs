@@ -12,7 +12,17 @@ struct OptcParser;
 
 /// Parses a whole model (or stdlib) file. A syntax error stops at the first problem: pest
 /// cannot resynchronise, and the first error is the one worth fixing.
+/// The most rule calls one parse may make: real models take thousands, and the bound turns a
+/// pathological input (deeply nested brackets that never close) into a diagnostic within a
+/// fraction of a second instead of a parse that backtracks for minutes.
+const CALL_LIMIT: usize = 2_000_000;
+
+fn limit_calls() {
+    pest::set_call_limit(std::num::NonZeroUsize::new(CALL_LIMIT));
+}
+
 pub fn parse(file: &SourceFile) -> Result<Program, Problem> {
+    limit_calls();
     let mut pairs = OptcParser::parse(Rule::program, &file.text).map_err(|e| syntax_problem(file, e))?;
     let program = pairs.next().map(build_program).unwrap_or(Program { items: vec![] });
     Ok(program)
@@ -20,6 +30,7 @@ pub fn parse(file: &SourceFile) -> Result<Program, Problem> {
 
 /// Parses a single expression (for `--set NAME=EXPR` and tests).
 pub fn parse_expr(file: &SourceFile) -> Result<Expr, Problem> {
+    limit_calls();
     let mut pairs = OptcParser::parse(Rule::expr, &file.text).map_err(|e| syntax_problem(file, e))?;
     let pair = pairs
         .next()
@@ -253,16 +264,14 @@ fn build_expr(p: Pair<Rule>) -> Expr {
             let b = ident(inner.next().expect("right operand"));
             Expr { kind: ExprKind::Inner(a, b), span: sp }
         }
-        Rule::apply => {
-            let mut inner = p.into_inner();
-            let m = build_expr(inner.next().expect("matrix"));
-            let v = ident(inner.next().expect("vector"));
-            Expr { kind: ExprKind::Apply(Box::new(m), v), span: sp }
-        }
         Rule::call => {
-            let mut inner = p.into_inner();
+            let children: Vec<_> = p.into_inner().collect();
+            let applied = children.iter().find(|c| c.as_rule() == Rule::applied).cloned();
+            let mut inner = children.into_iter();
             let func = ident(inner.next().expect("function name"));
-            let args = inner
+            let call_end =
+                inner.clone().filter(|c| c.as_rule() == Rule::rparen).last().map_or(sp.end, |r| r.as_span().end());
+            let args: Vec<Arg> = inner
                 .filter(|a| a.as_rule() == Rule::arg)
                 .map(|a| {
                     let mut parts: Vec<_> = a.into_inner().collect();
@@ -271,7 +280,14 @@ fn build_expr(p: Pair<Rule>) -> Expr {
                     Arg { name, value }
                 })
                 .collect();
-            Expr { kind: ExprKind::Call { func, args }, span: sp }
+            let call = Expr { kind: ExprKind::Call { func, args }, span: Span::new(sp.start, call_end) };
+            match applied {
+                Some(v) => {
+                    let v = ident(v.into_inner().next().expect("vector"));
+                    Expr { kind: ExprKind::Apply(Box::new(call), v), span: sp }
+                }
+                None => call,
+            }
         }
         Rule::number => {
             let v = match p.as_str() {
@@ -303,6 +319,15 @@ fn syntax_problem(file: &SourceFile, e: pest::error::Error<Rule>) -> Problem {
     let here = Span::new(pos, next_char_end(text, pos));
     let positives = match &e.variant {
         pest::error::ErrorVariant::ParsingError { positives, .. } => positives.clone(),
+        pest::error::ErrorVariant::CustomError { message } if message.contains("limit reached") => {
+            return Problem::error(
+                "optc::syntax",
+                "this model is nested too deeply to parse",
+                here,
+                "the parser gave up here",
+            )
+            .with_help("close the brackets that are open, or split the expression into parameters");
+        }
         pest::error::ErrorVariant::CustomError { .. } => vec![],
     };
 
