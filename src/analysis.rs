@@ -57,7 +57,7 @@ impl SolverKind {
             SolverKind::Fobos => &["epochs", "step", "eta0", "seed", "tol"],
             SolverKind::Adagrad => &["epochs", "eta0", "delta", "seed", "tol"],
             SolverKind::Smm | SolverKind::Dc => &["epochs", "n0", "seed", "average", "tol"],
-            SolverKind::Scd => &["epochs", "seed", "tol"],
+            SolverKind::Scd => &["epochs", "seed", "tol", "newton"],
             SolverKind::Smidas => &["epochs", "seed", "eta0", "tol"],
             SolverKind::Proxgrad => &["iterations", "epochs", "tol"],
         }
@@ -134,11 +134,13 @@ pub struct Settings {
     pub step_text: Option<String>,
     /// η₀; None for the data-dependent default 1/(β·max‖xᵢ‖²).
     pub eta0: Option<f64>,
+    /// `scd(newton = 0)`: the paper's curvature-bound steps instead of Newton-type ones.
+    pub newton: Option<bool>,
 }
 
 impl Default for Settings {
     fn default() -> Self {
-        Settings { epochs: None, tol: None, seed: 1, step: None, step_text: None, eta0: None }
+        Settings { epochs: None, tol: None, seed: 1, step: None, step_text: None, eta0: None, newton: None }
     }
 }
 
@@ -487,6 +489,13 @@ fn parse_settings(kind: SolverKind, req: &crate::check::SolverRequest, problems:
         match o.name.as_str() {
             "epochs" | "iterations" if whole(v) && v >= 1.0 => s.epochs = Some(v as usize),
             "tol" if v > 0.0 && v.is_finite() => s.tol = Some(v),
+            "newton" if v == 0.0 || v == 1.0 => s.newton = Some(v == 1.0),
+            "newton" => problems.push(Problem::error(
+                "optc::solver",
+                "`newton` is 1 (on, the default) or 0 (the paper's curvature-bound steps)",
+                o.span,
+                format!("found {v}"),
+            )),
             "tol" => problems.push(Problem::error(
                 "optc::solver",
                 "`tol` must be a positive number",

@@ -249,6 +249,9 @@ pub enum Stmt {
     For(Range, Vec<Stmt>),
     /// `if l ⋈ r: body`
     If(Cmp, Expr, Expr, Vec<Stmt>),
+    /// `repeat at most N until l ⋈ r: body`: the body runs, then the test; at most N times.
+    /// A line search or an inner fixed point, bounded so native code always returns.
+    Repeat(u32, Cmp, Expr, Expr, Vec<Stmt>),
     /// Stops the run (exit 3) if the value is NaN or ±inf; `what` names it in the message.
     Guard(Expr, String),
 }

@@ -111,6 +111,13 @@ fn every_solver_runs_the_same_under_both_back_ends() {
         }
     }
     assert_eq!(ran.len(), 3, "every solver ran on some example: {ran:?}");
+    // The paper's SCD steps on a logistic model (the default there is the Newton-type plan).
+    let text = "data x: sparse, y: labels\nvar w: vec[dim(x)]\nminimize E[logistic(y, <x, w>)] + 0.01·l1(w) st w ≥ -0.3\nsolve with scd(newton = 0)\n";
+    let plan = plan_of(text, false);
+    for seed in [1, 2] {
+        let (a, b) = both(&plan, 4, seed);
+        assert_bitwise(&plan, &format!("scd(newton = 0), seed {seed}"), &a, &b);
+    }
 }
 
 /// Every lazy scheme of the lowering, whether or not an example uses it: additive (ℓ1),

@@ -205,7 +205,20 @@ fn check_and_plan_print_the_structure() {
     assert!(out.status.success());
     let s = text(&out.stdout);
     assert!(s.contains("m = 200, d = 30") && s.contains("for j in perm(d):") && s.contains("col(Xc, j)"), "{s}");
-    assert!(s.contains("κ = 0.00125") && s.contains("check   duality gap"), "{s}");
+    assert!(
+        s.contains("c/m = 5e-3") && s.contains("repeat at most 30 until ok > 0.5") && s.contains("check   duality gap"),
+        "{s}"
+    );
+    let out = optc(&[
+        "plan",
+        m.to_str().unwrap(),
+        fixture("binary.svm").to_str().unwrap(),
+        "--set",
+        "λ=0.02",
+        "--solver",
+        "scd",
+    ]);
+    assert!(text(&out.stdout).contains("repeat at most"), "{}", text(&out.stdout));
     let out = optc(&["plan", m.to_str().unwrap(), "--solver", "fobos"]);
     assert!(text(&out.stdout).contains("w[j] = soft(w[j], Λ - Λlast[j])"), "{}", text(&out.stdout));
 }

@@ -15,12 +15,149 @@ use crate::plan::{Certificate, LossConjugate, Plan};
 /// The certified bound on F(w) − F* at flushed weights, given F(w); None when the plan has no
 /// closed-form dual. Never negative (rounding can make F − D dip below 0 at the optimum).
 pub fn duality_gap(plan: &Plan, state: &State, data: &DataView, objective: f64) -> Option<f64> {
+    assess(plan, state, data, objective, None).map(|a| a.gap)
+}
+
+/// The dual points of the last checks, for dual extrapolation (Massias, Gramfort & Salmon,
+/// "Celer", 2018): near the optimum the iterates of a coordinate or gradient method follow a
+/// linear recursion, so an affine combination of the last K+1 dual points, with weights that
+/// minimise the norm of the combined differences, lands much closer to the optimal dual point
+/// than the last one. On ill-conditioned data (a9a's one-hot groups) the plain rescaled point
+/// certifies 1e-1 where the primal is already within 1e-5; the extrapolated one closes that.
+/// Any point is a valid certificate once put in the domain, so this only ever tightens the gap.
+#[derive(Default)]
+pub struct DualHistory {
+    points: std::collections::VecDeque<Vec<f64>>,
+}
+
+/// How many differences the extrapolation combines.
+const EXTRAPOLATION_K: usize = 5;
+
+impl DualHistory {
+    fn push(&mut self, u: Vec<f64>) {
+        if self.points.len() == EXTRAPOLATION_K + 1 {
+            self.points.pop_front();
+        }
+        self.points.push_back(u);
+    }
+
+    /// Σ cₖ·uₖ over the last K points, c minimising ‖Σ cₖ(uₖ − uₖ₋₁)‖ with Σ cₖ = 1.
+    fn extrapolate(&self) -> Option<Vec<f64>> {
+        if self.points.len() < EXTRAPOLATION_K + 1 {
+            return None;
+        }
+        let p: Vec<&Vec<f64>> = self.points.iter().collect();
+        let diffs: Vec<Vec<f64>> =
+            (1..p.len()).map(|k| p[k].iter().zip(p[k - 1]).map(|(a, b)| a - b).collect()).collect();
+        let k = diffs.len();
+        let mut gram = vec![vec![0.0; k]; k];
+        for a in 0..k {
+            for b in a..k {
+                let v: f64 = diffs[a].iter().zip(&diffs[b]).map(|(x, y)| x * y).sum();
+                gram[a][b] = v;
+                gram[b][a] = v;
+            }
+        }
+        let trace: f64 = (0..k).map(|a| gram[a][a]).sum();
+        if !(trace > 0.0 && trace.is_finite()) {
+            return None;
+        }
+        for (a, row) in gram.iter_mut().enumerate() {
+            row[a] += 1e-10 * trace;
+        }
+        let z = solve(gram, vec![1.0; k])?;
+        let total: f64 = z.iter().sum();
+        if !(total.abs() > 0.0 && total.is_finite()) {
+            return None;
+        }
+        let mut out = vec![0.0; p[0].len()];
+        for (c, point) in z.iter().zip(&p[1..]) {
+            for (o, v) in out.iter_mut().zip(point.iter()) {
+                *o += c / total * v;
+            }
+        }
+        Some(out)
+    }
+}
+
+/// Gaussian elimination with partial pivoting for the small K×K system of the extrapolation.
+fn solve(mut a: Vec<Vec<f64>>, mut b: Vec<f64>) -> Option<Vec<f64>> {
+    let n = b.len();
+    for col in 0..n {
+        let pivot = (col..n).max_by(|&x, &y| a[x][col].abs().total_cmp(&a[y][col].abs()))?;
+        if a[pivot][col].abs() < 1e-300 {
+            return None;
+        }
+        a.swap(col, pivot);
+        b.swap(col, pivot);
+        let pivot_row = a[col].clone();
+        for row in col + 1..n {
+            let f = a[row][col] / pivot_row[col];
+            for (x, p) in a[row][col..].iter_mut().zip(&pivot_row[col..]) {
+                *x -= f * p;
+            }
+            b[row] -= f * b[col];
+        }
+    }
+    let mut x = vec![0.0; n];
+    for row in (0..n).rev() {
+        let rest: f64 = (row + 1..n).map(|k| a[row][k] * x[k]).sum();
+        x[row] = (b[row] - rest) / a[row][row];
+    }
+    x.iter().all(|v| v.is_finite()).then_some(x)
+}
+
+/// D(u) for any u: u is first put in the domain of ℓ* (clamped), then scaled into that of r*.
+fn dual_value(cert: &Certificate, data: &DataView, c: f64, features: usize, u: &mut [f64]) -> f64 {
+    let m = u.len();
+    for (ui, &y) in u.iter_mut().zip(data.labels) {
+        *ui = into_loss_domain(cert.conjugate, y, *ui);
+    }
+    let mut xtu = vec![0.0; features];
+    for (i, &ui) in u.iter().enumerate() {
+        for k in data.indptr[i]..data.indptr[i + 1] {
+            if let Some(x) = xtu.get_mut(data.indices[k] as usize) {
+                *x += data.values[k] * ui;
+            }
+        }
+    }
+    let z: Vec<f64> = xtu.iter().map(|g| -c / m as f64 * g).collect();
+    let s = domain_scale(cert, &z);
+    let loss_conj: f64 = (0..m).map(|i| loss_conjugate(cert.conjugate, data.labels[i], s * u[i])).sum();
+    let reg_conj: f64 = z.iter().map(|zj| reg_conjugate(cert, s * zj)).sum();
+    -c / m as f64 * loss_conj - reg_conj
+}
+
+/// The nearest point of the domain of ℓ*(y, ·).
+fn into_loss_domain(kind: LossConjugate, y: f64, u: f64) -> f64 {
+    match kind {
+        // p = −y·u ∈ [0, 1], y = ±1
+        // logistic: p = −y·u ∈ [0, 1]; hinge: y·u ∈ [−1, 0], the same interval (y = ±1)
+        LossConjugate::Logistic | LossConjugate::Hinge => -y * (-y * u).clamp(0.0, 1.0),
+        LossConjugate::Squared => u,
+    }
+}
+
+/// The gap and, from the same pass, the gradient of the loss part, ∇f(w) = (c/m)·Xᵀu.
+pub struct Assessment {
+    pub gap: f64,
+    pub gradient: Vec<f64>,
+}
+
+/// See [`duality_gap`]; also hands back ∇f(w), which the working-set driver ranks features by.
+pub fn assess(
+    plan: &Plan,
+    state: &State,
+    data: &DataView,
+    objective: f64,
+    history: Option<&mut DualHistory>,
+) -> Option<Assessment> {
     let cert = plan.certificate?;
     let w = state.weights(plan);
     let obj = &plan.objective;
     let m = data.rows();
     if m == 0 {
-        return Some(0.0);
+        return Some(Assessment { gap: 0.0, gradient: vec![0.0; w.len()] });
     }
     let c = obj.loss_weight;
     let mut scratch = State { scalars: state.scalars.clone(), vectors: plan.vectors.iter().map(|_| vec![]).collect() };
@@ -45,12 +182,47 @@ pub fn duality_gap(plan: &Plan, state: &State, data: &DataView, objective: f64) 
     let s = domain_scale(&cert, &z);
     let loss_conj: f64 = (0..m).map(|i| loss_conjugate(cert.conjugate, data.labels[i], s * u[i])).sum();
     let reg_conj: f64 = z.iter().map(|zj| reg_conjugate(&cert, s * zj)).sum();
-    let dual = -c / m as f64 * loss_conj - reg_conj;
-    let gap = objective - dual;
-    if gap.is_nan() {
-        return Some(f64::INFINITY);
+    let mut dual = -c / m as f64 * loss_conj - reg_conj;
+    if let Some(h) = history {
+        h.push(u);
+        if let Some(mut extrapolated) = h.extrapolate() {
+            let d = dual_value(&cert, data, c, w.len(), &mut extrapolated);
+            if d.is_finite() {
+                dual = dual.max(d);
+            }
+        }
     }
-    Some(gap.max(0.0))
+    let gap = objective - dual;
+    let gap = if gap.is_nan() { f64::INFINITY } else { gap.max(0.0) };
+    Some(Assessment { gap, gradient: z.iter().map(|v| -v).collect() })
+}
+
+/// How far coordinate j is from optimal: the distance from −∇ⱼf to the subdifferential of
+/// r + ι[lo, hi] at wⱼ (0 exactly when the KKT condition of coordinate j holds).
+pub fn violation(c: &Certificate, w: f64, grad: f64) -> f64 {
+    // ∂r(w) as an interval [a, b]: l2·w plus l1·sign(w), or [−l1, l1] at 0.
+    let (mut a, mut b) = if w > 0.0 {
+        (c.l2 * w + c.l1, c.l2 * w + c.l1)
+    } else if w < 0.0 {
+        (c.l2 * w - c.l1, c.l2 * w - c.l1)
+    } else {
+        (-c.l1, c.l1)
+    };
+    // The normal cone of the box: at the lower bound anything ≤ 0 is added, at the upper ≥ 0.
+    if w <= c.lo {
+        a = f64::NEG_INFINITY;
+    }
+    if w >= c.hi {
+        b = f64::INFINITY;
+    }
+    let target = -grad;
+    if target < a {
+        a - target
+    } else if target > b {
+        target - b
+    } else {
+        0.0
+    }
 }
 
 /// The largest s ≤ 1 that puts every s·zⱼ where r* is finite.

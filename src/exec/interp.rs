@@ -94,6 +94,14 @@ fn exec(
                     exec(plan, b, st, data, orders, cur)?;
                 }
             }
+            Stmt::Repeat(cap, cmp, l, r, b) => {
+                for _ in 0..*cap {
+                    exec(plan, b, st, data, orders, cur)?;
+                    if compare(*cmp, eval(l, st, cur), eval(r, st, cur)) {
+                        break;
+                    }
+                }
+            }
             Stmt::Guard(e, what) => {
                 let x = eval(e, st, cur);
                 if !x.is_finite() {

@@ -177,6 +177,11 @@ fn stmts(plan: &Plan, body: &[Stmt], depth: usize, o: &mut String) {
                 let _ = writeln!(o, "{pad}if {} {} {}:", expr(plan, l, 1), cmp_str(*cmp), expr(plan, r, 1));
                 stmts(plan, b, depth + 1, o);
             }
+            Stmt::Repeat(cap, cmp, l, r, b) => {
+                let (l, r) = (expr(plan, l, 1), expr(plan, r, 1));
+                let _ = writeln!(o, "{pad}repeat at most {cap} until {l} {} {r}:", cmp_str(*cmp));
+                stmts(plan, b, depth + 1, o);
+            }
             Stmt::Guard(e, what) => _ = writeln!(o, "{pad}guard finite({})  # {what}", expr(plan, e, 0)),
         }
     }

@@ -4,6 +4,7 @@
 //! the stdlib formulas, ℓ′ for the dual point) and the certificate.
 
 mod fobos;
+mod newton;
 mod proxgrad;
 mod scd;
 
@@ -136,6 +137,42 @@ impl Builder {
         formula(&derivative, &[(loss.label.as_str(), at(y, Index::Row)), (loss.margin.as_str(), a)])
     }
 
+    /// ℓ(y[i], a) inlined from the stdlib formula, unweighted.
+    pub fn loss_at(&self, model: &Model, y: VecId, a: Expr) -> Expr {
+        let loss = &model.loss.def;
+        let value = loss.value.clone().expect("scalar losses have a formula");
+        formula(&value, &[(loss.label.as_str(), at(y, Index::Row)), (loss.margin.as_str(), a)])
+    }
+
+    /// ℓ″(y, a) as a formula, or None when it is a constant (a quadratic loss: then the
+    /// curvature bound is exact and no line search is needed).
+    pub fn second_derivative(&self, model: &Model, st: &Structure) -> Option<Sym> {
+        let loss = &model.loss.def;
+        let d1 = st.derivative.clone()?;
+        let d2 = crate::symbolic::simplify(&crate::symbolic::derivative(&d1, &loss.margin));
+        d2.as_const().is_none().then_some(d2)
+    }
+
+    /// ℓ″(y[i], a) for a formula from [`Builder::second_derivative`].
+    pub fn at_point(&self, model: &Model, f: &Sym, y: VecId, a: Expr) -> Expr {
+        let loss = &model.loss.def;
+        formula(f, &[(loss.label.as_str(), at(y, Index::Row)), (loss.margin.as_str(), a)])
+    }
+
+    /// r(v) = l1·|v| + (l2/2)·v² for one coordinate (the box holds by construction).
+    pub fn coordinate_penalty(&self, v: Expr) -> Expr {
+        let p = self.prox;
+        let mut e = k(0.0);
+        if p.l1 > 0.0 {
+            e = mul(k(p.l1), call(Func::Abs, vec![v.clone()]));
+        }
+        if p.l2 > 0.0 {
+            let q = mul(k(0.5 * p.l2), mul(v.clone(), v));
+            e = if p.l1 > 0.0 { add(e, q) } else { q };
+        }
+        e
+    }
+
     /// The prox of τ·(l1·|v| + (l2/2)·v²) + ι[lo, hi] at v, with τ an expression (1/βⱼ, 1/L).
     pub fn coordinate_prox(&self, v: Expr, tau: Expr) -> Expr {
         let p = self.prox;
@@ -182,6 +219,53 @@ impl Builder {
         let p = self.prox;
         self.plan.certificate =
             conjugate.map(|conjugate| Certificate { conjugate, l1: p.l1, l2: p.l2, lo: p.lo, hi: p.hi });
+    }
+}
+
+/// Computes every transcendental call that occurs more than once across `exprs` once, into a
+/// local set before them (ℓ′, ℓ″ and ℓ of the logistic loss share sigmoid(−y·a)): the JIT does
+/// no common-subexpression elimination across calls, and each call costs tens of cycles.
+pub(super) fn hoist_shared_calls(b: &mut Builder, exprs: Vec<Expr>) -> (Vec<super::Stmt>, Vec<Expr>) {
+    let mut seen: Vec<(Expr, usize)> = vec![];
+    for e in &exprs {
+        super::walk::expr(e, &mut |x| {
+            if let Expr::Call(super::Intrinsic::Func(f), args) = x {
+                let leaf = args.iter().all(|a| {
+                    let mut inner = false;
+                    super::walk::expr(a, &mut |y| inner |= matches!(y, Expr::Call(super::Intrinsic::Func(_), _)));
+                    !inner
+                });
+                if leaf && matches!(f, Func::Exp | Func::Log | Func::Log1p | Func::Sigmoid | Func::Softplus) {
+                    match seen.iter_mut().find(|(e, _)| e == x) {
+                        Some((_, n)) => *n += 1,
+                        None => seen.push((x.clone(), 1)),
+                    }
+                }
+            }
+        });
+    }
+    let mut stmts = vec![];
+    let mut exprs = exprs;
+    for (call_expr, _) in seen.into_iter().filter(|(_, n)| *n > 1) {
+        let local = b.local(&format!("t{}", stmts.len() + 1));
+        exprs = exprs.into_iter().map(|e| replace(&e, &call_expr, &s(local))).collect();
+        stmts.push(super::Stmt::Set(local, call_expr));
+    }
+    (stmts, exprs)
+}
+
+/// `e` with every occurrence of `from` replaced by `to`.
+fn replace(e: &Expr, from: &Expr, to: &Expr) -> Expr {
+    if e == from {
+        return to.clone();
+    }
+    let go = |x: &Expr| Box::new(replace(x, from, to));
+    match e {
+        Expr::Neg(a) => Expr::Neg(go(a)),
+        Expr::Bin(op, a, c) => Expr::Bin(*op, go(a), go(c)),
+        Expr::Call(f, args) => Expr::Call(*f, args.iter().map(|a| replace(a, from, to)).collect()),
+        Expr::Select(cmp, l, r, a, c) => Expr::Select(*cmp, go(l), go(r), go(a), go(c)),
+        Expr::Const(_) | Expr::Scalar(_) | Expr::Load(..) | Expr::Value => e.clone(),
     }
 }
 

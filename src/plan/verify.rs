@@ -111,6 +111,14 @@ fn stmts(plan: &Plan, body: &[Stmt], scope: Scope) -> Result<(), String> {
                 expr(plan, r, scope)?;
                 stmts(plan, b, scope)?;
             }
+            Stmt::Repeat(cap, _, l, r, b) => {
+                if *cap == 0 {
+                    return Err("`repeat` with a cap of 0".into());
+                }
+                stmts(plan, b, scope)?;
+                expr(plan, l, scope)?;
+                expr(plan, r, scope)?;
+            }
             Stmt::Guard(e, _) => expr(plan, e, scope)?,
         }
     }

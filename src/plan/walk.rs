@@ -9,7 +9,7 @@ pub fn stmts<'a>(body: &'a [Stmt], f: &mut impl FnMut(&'a Stmt)) {
     for s in body {
         f(s);
         match s {
-            Stmt::For(_, b) | Stmt::If(_, _, _, b) => stmts(b, f),
+            Stmt::For(_, b) | Stmt::If(_, _, _, b) | Stmt::Repeat(_, _, _, _, b) => stmts(b, f),
             Stmt::Set(..) | Stmt::Store(..) | Stmt::Guard(..) => {}
         }
     }
@@ -19,7 +19,7 @@ pub fn stmts<'a>(body: &'a [Stmt], f: &mut impl FnMut(&'a Stmt)) {
 pub fn exprs<'a>(body: &'a [Stmt], f: &mut impl FnMut(&'a Expr)) {
     stmts(body, &mut |s| match s {
         Stmt::Set(_, e) | Stmt::Store(_, _, e) | Stmt::Guard(e, _) => expr(e, f),
-        Stmt::If(_, l, r, _) => {
+        Stmt::If(_, l, r, _) | Stmt::Repeat(_, _, l, r, _) => {
             expr(l, f);
             expr(r, f);
         }

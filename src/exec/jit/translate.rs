@@ -182,6 +182,7 @@ impl<'a, 'b> PlanTranslator<'a, 'b> {
             Stmt::For(Range::RowNonZeros, body) => self.translate_for_row_nonzeros(body),
             Stmt::For(Range::ColNonZeros, body) => self.translate_for_col_nonzeros(body),
             Stmt::If(cmp, l, r, body) => self.translate_if(*cmp, l, r, body),
+            Stmt::Repeat(cap, cmp, l, r, body) => self.translate_repeat(*cap, *cmp, l, r, body),
             Stmt::Guard(e, _) => self.translate_guard(e),
         }
     }
@@ -330,6 +331,28 @@ impl<'a, 'b> PlanTranslator<'a, 'b> {
             t.translate_stmts(body);
             (t.j, t.v) = (sj, sv);
         });
+    }
+
+    /// `repeat at most cap until l ⋈ r`: a do-while whose exit also counts the trips.
+    fn translate_repeat(&mut self, cap: u32, cmp: Cmp, l: &Expr, r: &Expr, body: &[Stmt]) {
+        let counter = self.b.declare_var(types::I64);
+        let zero = self.b.ins().iconst(types::I64, 0);
+        self.b.def_var(counter, zero);
+        let body_block = self.b.create_block();
+        let exit = self.b.create_block();
+        self.b.ins().jump(body_block, &[]);
+        self.enter(body_block);
+        self.translate_stmts(body);
+        let n = self.b.use_var(counter);
+        let n = self.b.ins().iadd_imm(n, 1);
+        self.b.def_var(counter, n);
+        let done = self.compare(cmp, l, r);
+        let capped = self.b.ins().icmp_imm(IntCC::UnsignedGreaterThanOrEqual, n, cap as i64);
+        let stop = self.b.ins().bor(done, capped);
+        self.b.ins().brif(stop, exit, &[], body_block, &[]);
+        self.b.seal_block(body_block);
+        self.enter(exit);
+        self.b.seal_block(exit);
     }
 
     fn translate_if(&mut self, cmp: Cmp, l: &Expr, r: &Expr, body: &[Stmt]) {

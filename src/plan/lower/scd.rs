@@ -7,6 +7,9 @@
 //! βⱼ bounds the curvature of the loss along coordinate j, so the step never overshoots; for
 //! the squared loss (β = 1) it is the exact coordinate minimiser. `init` computes βⱼ and
 //! z = Xw from the weights, which is also what makes a warm start exact.
+//!
+//! Where ℓ″ is not constant (logistic) and `newton` is on (the default), the plan is the
+//! Newton-type variant of [`super::newton`] instead.
 
 use super::super::build::*;
 use super::super::{Len, ParamInit, Plan, Range, ScalarRole, Stmt, VecRole};
@@ -16,7 +19,13 @@ use crate::check::Model;
 use crate::symbolic::{Cmp, Func};
 
 pub(super) fn lower(model: &Model, st: &Structure, prox: CoordinateProx) -> Plan {
-    let mut b = Builder::new(model, "scd", false, prox);
+    let probe = Builder::new(model, "scd", false, prox);
+    if st.settings.newton != Some(false) {
+        if let Some(d2) = probe.second_derivative(model, st) {
+            return super::newton::lower(model, st, prox, &d2);
+        }
+    }
+    let mut b = probe;
     let (y, w) = b.labels_and_weights();
     let c = model.loss.coef.value;
     let beta = st.smooth.expect("SCD is only chosen for smooth losses");
