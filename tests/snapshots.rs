@@ -73,3 +73,22 @@ fn ascii_and_unicode_spellings_agree() {
     };
     assert_eq!(analyse("ascii_spellings.opt"), analyse("box_fobos.opt"));
 }
+
+/// The plans that no example picks by default: each solver forced on the l1-logistic model.
+#[test]
+fn plans_of_forced_solvers() {
+    let model = "data x: sparse, y: labels\nvar w: vec[dim(x)]\nparam λ = 1e-4\nminimize E[logistic(y, <x, w>)] + λ·l1(w) st w ≥ -1\n";
+    for (name, solve) in [
+        ("proxgrad", "solve with proxgrad(tol = 1e-6)"),
+        ("scd_paper", "solve with scd(newton = 0)"),
+        ("fobos_lazy", "solve with fobos"),
+    ] {
+        let file = SourceFile::new(format!("{name}.opt"), format!("{model}{solve}\n"));
+        let opts = CompileOptions::default();
+        let c = pipeline::front_end(&file, &Library::standard(), &opts).expect("checks");
+        let plan = pipeline::plan(&c, &opts).expect("plans");
+        insta::with_settings!({ description => file.text.to_string(), omit_expression => true, snapshot_suffix => name }, {
+            insta::assert_snapshot!(optc::plan::dump::dump(&plan, None));
+        });
+    }
+}

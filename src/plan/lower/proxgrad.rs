@@ -1,9 +1,9 @@
 //! Batch proximal gradient with FISTA momentum and gradient-based adaptive restart
 //! (ALGORITHMS.md §3's outer loop; O'Donoghue & Candès' restart):
 //!
-//!   g = ∇f(v) = (c/m)·Xᵀℓ′(y, Xv),   w⁺ = prox_{R/L}(v − g/L),
-//!   restart when ⟨v − w⁺, w⁺ − w⟩ > 0 (momentum points uphill), else
-//!   θ⁺ = (1 + √(1 + 4θ²))/2,  v = w⁺ + ((θ − 1)/θ⁺)(w⁺ − w).
+//!   g = ∇f(ŵ) = (c/m)·Xᵀℓ′(y, Xŵ),   w⁺ = prox_{R/L}(ŵ − g/L),
+//!   restart when ⟨ŵ − w⁺, w⁺ − w⟩ > 0 (momentum points uphill), else
+//!   θ⁺ = (1 + √(1 + 4θ²))/2,  ŵ = w⁺ + ((θ − 1)/θ⁺)(w⁺ − w).
 //!
 //! L = c·β·λ_max(XᵀX)/m comes from power iteration when the data is bound. One iteration is
 //! one pass over the rows plus O(d) work.
@@ -28,7 +28,7 @@ pub(super) fn lower(model: &Model, st: &Structure, prox: CoordinateProx) -> Plan
         "c·β·λmax(XᵀX)/m (power iteration): the Lipschitz constant of ∇f",
     );
     let mean = b.scalar("c/m", ScalarRole::Param, ParamInit::PerRow { scale: c }, "weight of one example's loss");
-    let v = b.vector("v", Len::Features, VecRole::State, 0.0);
+    let v = b.vector("ŵ", Len::Features, VecRole::State, 0.0);
     let wp = b.vector("wprev", Len::Features, VecRole::State, 0.0);
     let g = b.vector("g", Len::Features, VecRole::State, 0.0);
     let theta = b.scalar("θ", ScalarRole::State, ParamInit::Value(1.0), "FISTA momentum");
