@@ -98,8 +98,9 @@ pub struct Outcome {
 /// certificate check — over all the data — picks the set again. On text data, where a few
 /// hundred of 10⁵–10⁶ features end up non-zero, an epoch then costs a small fraction of a pass.
 const WS_MIN: usize = 100;
-/// Epochs on the working set between two full checks.
-const WS_INNER: usize = 10;
+/// Epochs on the working set between two full checks: a Newton-type epoch on the working set
+/// costs a fraction of a check (three passes over all the data), and a few make the most of it.
+const WS_INNER: usize = 3;
 
 /// The next working set: every non-zero weight, then the largest violators, up to
 /// max(WS_MIN, 2·nnz) features (all of them when fewer violate).
