@@ -4,84 +4,11 @@
 
 use crate::check::{Model, Operator, Shape};
 use crate::diagnostics::Problem;
+pub use crate::solvers::SolverKind;
+use crate::solvers::{Convexity, OptionKind};
 use crate::stdlib::{ProxKind, Separability};
 use crate::symbolic::{self, fmt_num, Sym};
 use std::fmt::Write as _;
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum SolverKind {
-    Fobos,
-    Adagrad,
-    Smm,
-    Scd,
-    Smidas,
-    Dc,
-    Proxgrad,
-}
-
-impl SolverKind {
-    pub fn name(self) -> &'static str {
-        match self {
-            SolverKind::Fobos => "fobos",
-            SolverKind::Adagrad => "adagrad",
-            SolverKind::Smm => "smm",
-            SolverKind::Scd => "scd",
-            SolverKind::Smidas => "smidas",
-            SolverKind::Dc => "dc",
-            SolverKind::Proxgrad => "proxgrad",
-        }
-    }
-
-    fn from_name(s: &str) -> Option<SolverKind> {
-        Some(match s {
-            "fobos" => SolverKind::Fobos,
-            "adagrad" => SolverKind::Adagrad,
-            "smm" => SolverKind::Smm,
-            "scd" => SolverKind::Scd,
-            "smidas" => SolverKind::Smidas,
-            "dc" => SolverKind::Dc,
-            "proxgrad" => SolverKind::Proxgrad,
-            _ => return None,
-        })
-    }
-
-    /// Whether this build can compile a plan for the solver.
-    pub fn implemented(self) -> bool {
-        matches!(self, SolverKind::Fobos | SolverKind::Scd | SolverKind::Proxgrad)
-    }
-
-    /// The options `solve with NAME(...)` accepts: each is honoured by the solver's plan or
-    /// the driver, so a name outside this list is a diagnostic, never silently ignored.
-    fn options(self) -> &'static [&'static str] {
-        match self {
-            SolverKind::Fobos => &["epochs", "step", "eta0", "seed", "tol"],
-            SolverKind::Adagrad => &["epochs", "eta0", "delta", "seed", "tol"],
-            SolverKind::Smm | SolverKind::Dc => &["epochs", "n0", "seed", "average", "tol"],
-            SolverKind::Scd => &["epochs", "seed", "tol", "newton"],
-            SolverKind::Smidas => &["epochs", "seed", "eta0", "tol"],
-            SolverKind::Proxgrad => &["iterations", "epochs", "tol"],
-        }
-    }
-
-    /// The epoch (iteration) cap when neither the model nor the command line gives one: a run
-    /// normally stops earlier, on the certificate.
-    pub fn default_max_epochs(self) -> usize {
-        match self {
-            SolverKind::Scd => 1000,
-            SolverKind::Proxgrad => 20000,
-            _ => 100,
-        }
-    }
-
-    /// How often (in epochs) the driver checks the certificate: a proximal-gradient iteration
-    /// costs one pass, the check two, so checking every one would triple the cost.
-    pub fn check_every(self) -> usize {
-        match self {
-            SolverKind::Proxgrad => 10,
-            _ => 1,
-        }
-    }
-}
 
 /// prox of τ·(l1·|v| + l2/2·v²) + ι_[lo, hi], per coordinate:
 /// clamp(soft(v, τ·l1) / (1 + τ·l2), lo, hi). Every coordinate-separable convex term of the
@@ -379,63 +306,66 @@ fn forced_invalid(
     composite: bool,
     all_coordinate: bool,
 ) -> Option<(String, crate::source::Span, String)> {
+    let needs = kind.spec().requires;
     let loss = &model.loss.def;
-    let nonsmooth = loss.smooth.is_none();
     let term_span = |k: usize| model.regs.get(k).map_or(model.objective_span, |r| r.span);
-    if !convex && kind != SolverKind::Dc {
-        let k = terms.iter().position(|t| !t.convex).unwrap_or(0);
-        return Some((
-            format!("`{}` is not convex, and `{}` needs a convex objective (use `dc`)", terms[k].text, kind.name()),
-            term_span(k),
-            "not convex".into(),
-        ));
-    }
-    let not_smooth = || {
-        Some((
-            format!("{} needs a smooth loss, and `{}` is not smooth", kind.name(), loss.name),
-            model.loss.span,
-            "not smooth".into(),
-        ))
-    };
-    match kind {
-        SolverKind::Scd => {
-            if nonsmooth {
-                return not_smooth();
-            }
-            if !all_coordinate || composite {
-                let k = terms.iter().position(|t| t.separability != Separability::Coordinate);
-                let (text, span) = match k {
-                    Some(k) => (terms[k].text.clone(), term_span(k)),
-                    None => {
-                        let c =
-                            constraints.iter().position(|t| t.separability != Separability::Coordinate).unwrap_or(0);
-                        (constraints[c].text.clone(), model.constraints[c].span)
-                    }
-                };
-                return Some((
-                    format!("SCD updates one coordinate at a time, and `{text}` is not separable per coordinate"),
-                    span,
-                    "not separable per coordinate".into(),
-                ));
-            }
+    match needs.convexity {
+        Convexity::Convex if !convex => {
+            let k = terms.iter().position(|t| !t.convex).unwrap_or(0);
+            return Some((
+                format!("`{}` is not convex, and `{}` needs a convex objective (use `dc`)", terms[k].text, kind.name()),
+                term_span(k),
+                "not convex".into(),
+            ));
         }
-        SolverKind::Smm | SolverKind::Proxgrad | SolverKind::Dc if nonsmooth => return not_smooth(),
-        SolverKind::Dc if convex => {
+        Convexity::NonConvex if convex => {
             return Some((
                 "online DC is for non-convex penalties such as `logeps`".into(),
                 model.objective_span,
                 "convex".into(),
             ))
         }
-        SolverKind::Smidas => {
-            if let Some(k) = model.regs.iter().position(|r| r.def.prox != ProxKind::SoftThreshold) {
-                return Some(("SMIDAS handles an ℓ1 penalty only".into(), term_span(k), "not ℓ1".into()));
-            }
-            if let Some(c) = model.constraints.first() {
-                return Some(("SMIDAS handles no constraints".into(), c.span, "constraint".into()));
-            }
-        }
         _ => {}
+    }
+    if needs.smooth_loss && loss.smooth.is_none() {
+        return Some((
+            format!("{} needs a smooth loss, and `{}` is not smooth", kind.name(), loss.name),
+            model.loss.span,
+            "not smooth".into(),
+        ));
+    }
+    if needs.coordinate_separable && (!all_coordinate || composite) {
+        let (text, span) = match terms.iter().position(|t| t.separability != Separability::Coordinate) {
+            Some(k) => (terms[k].text.clone(), term_span(k)),
+            None => {
+                let c = constraints.iter().position(|t| t.separability != Separability::Coordinate).unwrap_or(0);
+                (constraints[c].text.clone(), model.constraints[c].span)
+            }
+        };
+        return Some((
+            format!(
+                "{} updates one coordinate at a time, and `{text}` is not separable per coordinate",
+                kind.name().to_uppercase()
+            ),
+            span,
+            "not separable per coordinate".into(),
+        ));
+    }
+    if needs.l1_only {
+        if let Some(k) = model.regs.iter().position(|r| r.def.prox != ProxKind::SoftThreshold) {
+            return Some((
+                format!("{} handles an ℓ1 penalty only", kind.name().to_uppercase()),
+                term_span(k),
+                "not ℓ1".into(),
+            ));
+        }
+        if let Some(c) = model.constraints.first() {
+            return Some((
+                format!("{} handles no constraints", kind.name().to_uppercase()),
+                c.span,
+                "constraint".into(),
+            ));
+        }
     }
     None
 }
@@ -443,22 +373,22 @@ fn forced_invalid(
 fn parse_settings(kind: SolverKind, req: &crate::check::SolverRequest, problems: &mut Vec<Problem>) -> Settings {
     let mut s = Settings::default();
     for o in &req.options {
-        if !kind.options().contains(&o.name.as_str()) {
+        let Some(spec) = kind.option(&o.name) else {
+            let names = kind.option_names();
             let p = Problem::error(
                 "optc::solver",
                 format!("`{}` has no option `{}`", kind.name(), o.name),
                 o.span,
                 "unknown option",
             );
-            let p = p.suggest(
+            problems.push(p.suggest(
                 &o.name,
-                kind.options().iter().copied(),
-                format!("`{}` takes {}", kind.name(), kind.options().join(", ")),
-            );
-            problems.push(p);
+                names.iter().copied(),
+                format!("`{}` takes {}", kind.name(), names.join(", ")),
+            ));
             continue;
-        }
-        if o.name == "step" {
+        };
+        if spec.kind == OptionKind::Schedule {
             let at_1 = o.value.eval(&|n| (n == "t").then_some(1.0));
             if !(at_1.is_finite() && at_1 > 0.0) {
                 problems.push(
@@ -485,34 +415,28 @@ fn parse_settings(kind: SolverKind, req: &crate::check::SolverRequest, problems:
             ));
             continue;
         };
-        let whole = |v: f64| v >= 0.0 && v.fract() == 0.0 && v < 1e15;
+        let whole = v >= 0.0 && v.fract() == 0.0 && v < 1e15;
+        let (valid, wanted) = match spec.kind {
+            OptionKind::Count => (whole && v >= 1.0, "a whole number ≥ 1"),
+            OptionKind::Seed => (whole, "a whole number"),
+            OptionKind::Positive => (v > 0.0 && v.is_finite(), "a positive number"),
+            OptionKind::Flag => (v == 0.0 || v == 1.0, "0 or 1"),
+            OptionKind::Schedule => (true, ""),
+        };
+        if !valid {
+            problems.push(
+                Problem::error("optc::solver", format!("`{}` must be {wanted}", o.name), o.span, format!("found {v}"))
+                    .with_help(format!("`{}`: {}", o.name, spec.help)),
+            );
+            continue;
+        }
         match o.name.as_str() {
-            "epochs" | "iterations" if whole(v) && v >= 1.0 => s.epochs = Some(v as usize),
-            "tol" if v > 0.0 && v.is_finite() => s.tol = Some(v),
-            "newton" if v == 0.0 || v == 1.0 => s.newton = Some(v == 1.0),
-            "newton" => problems.push(Problem::error(
-                "optc::solver",
-                "`newton` is 1 (on, the default) or 0 (the paper's curvature-bound steps)",
-                o.span,
-                format!("found {v}"),
-            )),
-            "tol" => problems.push(Problem::error(
-                "optc::solver",
-                "`tol` must be a positive number",
-                o.span,
-                format!("found {v}"),
-            )),
-            "seed" if whole(v) => s.seed = v as u64,
-            "eta0" if v > 0.0 && v.is_finite() => s.eta0 = Some(v),
-            "epochs" | "iterations" | "seed" => problems.push(Problem::error(
-                "optc::solver",
-                format!("`{}` must be a whole number{}", o.name, if o.name == "seed" { "" } else { " ≥ 1" }),
-                o.span,
-                format!("found {v}"),
-            )),
-            "eta0" => {
-                problems.push(Problem::error("optc::solver", "`eta0` must be positive", o.span, format!("found {v}")))
-            }
+            "epochs" | "iterations" => s.epochs = Some(v as usize),
+            "tol" => s.tol = Some(v),
+            "seed" => s.seed = v as u64,
+            "eta0" => s.eta0 = Some(v),
+            "newton" => s.newton = Some(v == 1.0),
+            // The options of solvers this build does not compile: the run stops before them.
             _ => {}
         }
     }

@@ -120,8 +120,6 @@ pub struct Model {
     pub objective_span: Span,
 }
 
-pub const SOLVERS: [&str; 8] = ["fobos", "adagrad", "smm", "scd", "smidas", "dc", "proxgrad", "auto"];
-
 /// ASCII spellings of Greek names, accepted wherever a name is.
 const ALIASES: [(&str, &str); 14] = [
     ("lambda", "λ"),
@@ -1178,14 +1176,15 @@ impl Checker<'_> {
     }
 
     fn solver(&mut self, s: &ast::SolveStmt) -> Option<SolverRequest> {
-        if !SOLVERS.contains(&s.solver.name.as_str()) {
+        let solvers = crate::solvers::names();
+        if !solvers.contains(&s.solver.name.as_str()) {
             let p = Problem::error(
                 "optc::solver",
                 format!("unknown solver `{}`", s.solver.name),
                 s.solver.span,
                 "unknown solver",
             );
-            let p = p.suggest(&s.solver.name, SOLVERS, format!("solvers are {}", SOLVERS.join(", ")));
+            let p = p.suggest(&s.solver.name, solvers.iter().copied(), format!("solvers are {}", solvers.join(", ")));
             self.err(p);
             return None;
         }

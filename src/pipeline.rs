@@ -54,11 +54,13 @@ pub fn front_end(file: &SourceFile, lib: &Library, opts: &CompileOptions) -> Res
     }
     let mut model = check::check(&program, lib, &overrides).map_err(CompileError::Model)?;
     if let Some(s) = &opts.solver {
-        if !check::SOLVERS.contains(&s.as_str()) {
-            let hint = did_you_mean(s, check::SOLVERS).map(|x| format!("; did you mean `{x}`?")).unwrap_or_default();
+        let solvers = crate::solvers::names();
+        if !solvers.contains(&s.as_str()) {
+            let hint =
+                did_you_mean(s, solvers.iter().copied()).map(|x| format!("; did you mean `{x}`?")).unwrap_or_default();
             return Err(CompileError::Usage(format!(
                 "--solver {s}: unknown solver (solvers are {}){hint}",
-                check::SOLVERS.join(", ")
+                solvers.join(", ")
             )));
         }
         let (span, options) = match model.solver.take() {

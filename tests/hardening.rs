@@ -200,3 +200,25 @@ fn deeply_nested_unclosed_brackets_are_a_prompt_diagnostic() {
     let out = optc(&["check", m.to_str().unwrap()]);
     assert!(text(&out.stdout).contains("composite   yes"), "{}", text(&out.stdout));
 }
+
+/// Every option is honoured or refused: a value of the wrong kind, or an option the solver does
+/// not have, is a diagnostic naming the option.
+#[test]
+fn solver_options_are_honoured_or_refused() {
+    for (solve, expect) in [
+        ("solve with scd(newton = 2)", "`newton` must be 0 or 1"),
+        ("solve with scd(eta0 = 0.1)", "`scd` has no option `eta0`"),
+        ("solve with proxgrad(seed = 3)", "`proxgrad` has no option `seed`"),
+        ("solve with fobos(tol = -1)", "`tol` must be a positive number"),
+        ("solve with scd(epochs = 2.5)", "`epochs` must be a whole number ≥ 1"),
+    ] {
+        let out = run_model(&format!("{MODEL_HEAD}{solve}\n"), &[]);
+        let err = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{solve}: {err}");
+        assert!(err.contains(expect), "{solve}: {err}");
+    }
+    let out = run_model(&format!("{MODEL_HEAD}solve with scd(tol = 1e-6, epochs = 500)\n"), &["--json", "--quiet"]);
+    let r: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(r["tol"], 1e-6, "the model's tol is the run's");
+    assert!(r["relative_gap"].as_f64().unwrap() <= 1e-6, "{r}");
+}

@@ -1,0 +1,252 @@
+//! The one registry of solvers: what `solve with NAME(...)` may say, what each solver needs of
+//! the model, whether this build compiles it, and its run defaults. The checker reads the
+//! names, the analyser the options and requirements, the lowering and the driver the rest;
+//! adding a solver is an entry here plus its lowering in `plan::lower`.
+
+/// A solver of ALGORITHMS.md.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum SolverKind {
+    Fobos,
+    Adagrad,
+    Smm,
+    Scd,
+    Smidas,
+    Dc,
+    Proxgrad,
+}
+
+/// What an option's value must be; the analyser checks it and says so when it is not.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OptionKind {
+    /// A whole number ≥ 1 (epochs, iterations).
+    Count,
+    /// A whole number ≥ 0.
+    Seed,
+    /// A positive finite number (η₀, tol, δ).
+    Positive,
+    /// A positive formula of the step counter `t` (a step schedule).
+    Schedule,
+    /// 0 or 1.
+    Flag,
+}
+
+#[derive(Clone, Copy, Debug)]
+pub struct OptionSpec {
+    pub name: &'static str,
+    pub kind: OptionKind,
+    /// What it does, for `optc check` and the "no such option" hint.
+    pub help: &'static str,
+}
+
+/// What a solver needs of the model; the analyser turns a miss into a diagnostic that points
+/// at the term to blame.
+#[derive(Clone, Copy, Debug)]
+pub struct Requirements {
+    pub smooth_loss: bool,
+    /// Every term separable per coordinate (SCD updates one coordinate at a time).
+    pub coordinate_separable: bool,
+    /// Only ℓ1 and no constraint (SMIDAS).
+    pub l1_only: bool,
+    /// Convex objective; `dc` instead needs a non-convex one.
+    pub convexity: Convexity,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Convexity {
+    Convex,
+    NonConvex,
+}
+
+#[derive(Clone, Copy, Debug)]
+pub struct SolverSpec {
+    pub kind: SolverKind,
+    pub name: &'static str,
+    pub options: &'static [OptionSpec],
+    pub requires: Requirements,
+    /// This build lowers it to a plan.
+    pub compiled: bool,
+    /// The epoch (iteration) cap when the model and the command line give none: a run
+    /// normally stops earlier, on the certificate.
+    pub default_max_epochs: usize,
+    /// Epochs between two certificate checks (each costs passes over the data).
+    pub check_every: usize,
+}
+
+const EPOCHS: OptionSpec =
+    OptionSpec { name: "epochs", kind: OptionKind::Count, help: "exactly N epochs, or a cap when `tol` is given" };
+const SEED: OptionSpec = OptionSpec { name: "seed", kind: OptionKind::Seed, help: "seed of the row or column order" };
+const TOL: OptionSpec =
+    OptionSpec { name: "tol", kind: OptionKind::Positive, help: "stop when the certified relative gap is ≤ tol" };
+const ETA0: OptionSpec = OptionSpec { name: "eta0", kind: OptionKind::Positive, help: "η₀ of the step η₀/√t" };
+
+const fn needs(smooth_loss: bool, coordinate_separable: bool) -> Requirements {
+    Requirements { smooth_loss, coordinate_separable, l1_only: false, convexity: Convexity::Convex }
+}
+
+pub const REGISTRY: [SolverSpec; 7] = [
+    SolverSpec {
+        kind: SolverKind::Fobos,
+        name: "fobos",
+        options: &[
+            EPOCHS,
+            OptionSpec { name: "step", kind: OptionKind::Schedule, help: "the step η_t as a formula of t" },
+            ETA0,
+            SEED,
+            TOL,
+        ],
+        requires: needs(false, false),
+        compiled: true,
+        default_max_epochs: 100,
+        check_every: 1,
+    },
+    SolverSpec {
+        kind: SolverKind::Adagrad,
+        name: "adagrad",
+        options: &[
+            EPOCHS,
+            ETA0,
+            OptionSpec { name: "delta", kind: OptionKind::Positive, help: "δ of the scaling" },
+            SEED,
+            TOL,
+        ],
+        requires: needs(false, false),
+        compiled: false,
+        default_max_epochs: 100,
+        check_every: 1,
+    },
+    SolverSpec {
+        kind: SolverKind::Smm,
+        name: "smm",
+        options: &[
+            EPOCHS,
+            OptionSpec { name: "n0", kind: OptionKind::Count, help: "n₀ of the weights √((n₀+1)/(n+n₀))" },
+            SEED,
+            OptionSpec { name: "average", kind: OptionKind::Flag, help: "return the averaged iterate" },
+            TOL,
+        ],
+        requires: needs(true, false),
+        compiled: false,
+        default_max_epochs: 100,
+        check_every: 1,
+    },
+    SolverSpec {
+        kind: SolverKind::Scd,
+        name: "scd",
+        options: &[
+            EPOCHS,
+            SEED,
+            TOL,
+            OptionSpec {
+                name: "newton",
+                kind: OptionKind::Flag,
+                help: "1: Newton-type steps where ℓ″ varies (default); 0: the paper's curvature-bound steps",
+            },
+        ],
+        requires: needs(true, true),
+        compiled: true,
+        default_max_epochs: 1000,
+        check_every: 1,
+    },
+    SolverSpec {
+        kind: SolverKind::Smidas,
+        name: "smidas",
+        options: &[EPOCHS, SEED, ETA0, TOL],
+        requires: Requirements { l1_only: true, ..needs(true, false) },
+        compiled: false,
+        default_max_epochs: 100,
+        check_every: 1,
+    },
+    SolverSpec {
+        kind: SolverKind::Dc,
+        name: "dc",
+        options: &[
+            EPOCHS,
+            OptionSpec { name: "n0", kind: OptionKind::Count, help: "n₀ of the weights" },
+            SEED,
+            OptionSpec { name: "average", kind: OptionKind::Flag, help: "return the averaged iterate" },
+            OptionSpec { name: "batch", kind: OptionKind::Flag, help: "reweighted ℓ1 solved to tolerance" },
+            TOL,
+        ],
+        requires: Requirements { convexity: Convexity::NonConvex, ..needs(true, false) },
+        compiled: false,
+        default_max_epochs: 100,
+        check_every: 1,
+    },
+    SolverSpec {
+        kind: SolverKind::Proxgrad,
+        name: "proxgrad",
+        options: &[OptionSpec { name: "iterations", kind: OptionKind::Count, help: "the same as epochs" }, EPOCHS, TOL],
+        requires: needs(true, false),
+        compiled: true,
+        default_max_epochs: 20000,
+        // An iteration costs one pass, a check two or three.
+        check_every: 10,
+    },
+];
+
+/// `auto` lets the compiler choose (ALGORITHMS.md §9).
+pub const AUTO: &str = "auto";
+
+impl SolverKind {
+    pub fn spec(self) -> &'static SolverSpec {
+        REGISTRY.iter().find(|s| s.kind == self).expect("every kind is registered")
+    }
+
+    pub fn name(self) -> &'static str {
+        self.spec().name
+    }
+
+    pub fn from_name(name: &str) -> Option<SolverKind> {
+        REGISTRY.iter().find(|s| s.name == name).map(|s| s.kind)
+    }
+
+    pub fn implemented(self) -> bool {
+        self.spec().compiled
+    }
+
+    pub fn default_max_epochs(self) -> usize {
+        self.spec().default_max_epochs
+    }
+
+    pub fn check_every(self) -> usize {
+        self.spec().check_every
+    }
+
+    pub fn option(self, name: &str) -> Option<&'static OptionSpec> {
+        self.spec().options.iter().find(|o| o.name == name)
+    }
+
+    pub fn option_names(self) -> Vec<&'static str> {
+        self.spec().options.iter().map(|o| o.name).collect()
+    }
+}
+
+/// Every name `solve with` accepts, `auto` last.
+pub fn names() -> Vec<&'static str> {
+    REGISTRY.iter().map(|s| s.name).chain([AUTO]).collect()
+}
+
+/// The solvers this build compiles, for messages.
+pub fn compiled_names() -> Vec<&'static str> {
+    REGISTRY.iter().filter(|s| s.compiled).map(|s| s.name).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_kind_is_registered_once_by_a_unique_name() {
+        let mut names = names();
+        names.sort();
+        names.dedup();
+        assert_eq!(names.len(), REGISTRY.len() + 1);
+        for s in &REGISTRY {
+            assert_eq!(SolverKind::from_name(s.name), Some(s.kind));
+            let mut opts: Vec<_> = s.kind.option_names();
+            opts.sort();
+            opts.dedup();
+            assert_eq!(opts.len(), s.options.len(), "{}: an option twice", s.name);
+        }
+    }
+}
