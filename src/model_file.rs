@@ -80,8 +80,11 @@ impl SavedModel {
         if self.is_regression() {
             return dec[0];
         }
-        if self.nr_w() == 1 {
-            return if dec[0] > 0.0 { self.labels[0] } else { self.labels[1] };
+        match self.labels.as_slice() {
+            // A model trained on one class (LIBLINEAR writes `nr_class 1`) predicts it always.
+            [only] => return *only,
+            [first, second, ..] if self.nr_w() == 1 => return if dec[0] > 0.0 { *first } else { *second },
+            _ => {}
         }
         let mut best = 0;
         for c in 1..dec.len() {
@@ -261,6 +264,15 @@ mod tests {
         ] {
             assert_eq!(fmt_g(v), want, "{v}");
         }
+    }
+
+    /// Found by fuzzing: a one-class model (`nr_class 1`) made predict index a second label.
+    #[test]
+    fn a_one_class_model_predicts_its_class() {
+        let m = SavedModel::parse("solver_type L1R_LR\nnr_class 1\nlabel 7\nnr_feature 1\nbias -1\nw\n0.5\n", "m")
+            .expect("valid");
+        assert_eq!(m.predict(&m.decision(&[0], &[1.0])), 7.0);
+        assert_eq!(m.predict(&m.decision(&[0], &[-1.0])), 7.0);
     }
 
     /// A file written by LIBLINEAR 2.x (`%.17g` weights with trailing spaces).
