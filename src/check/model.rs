@@ -1,0 +1,116 @@
+//! What checking produces: the model, its terms resolved against the library.
+
+use crate::source::Span;
+use crate::stdlib::{LabelKind, LossDef, RegDef, SetDef};
+use crate::symbolic::Sym;
+
+/// A dimension as the model states it; the data fixes its value.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Dim {
+    /// `dim(x)`: the feature count.
+    Features,
+    /// `classes(y)`: the number of distinct labels.
+    Classes,
+    Fixed(usize),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Shape {
+    Vec(Dim),
+    Mat(Dim, Dim),
+}
+
+#[derive(Clone, Debug)]
+pub struct Named {
+    pub name: String,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug)]
+pub struct Param {
+    pub name: String,
+    pub value: f64,
+    pub span: Span,
+    /// Set by `--set` rather than by the model text.
+    pub overridden: bool,
+}
+
+/// A constant factor in front of a term, kept as written for reports.
+#[derive(Clone, Debug)]
+pub struct Coef {
+    pub value: f64,
+    /// `λ`, `λ/2`, or empty for 1.
+    pub text: String,
+}
+
+#[derive(Clone, Debug)]
+pub struct LossTerm {
+    pub def: LossDef,
+    pub coef: Coef,
+    pub span: Span,
+}
+
+/// A structured linear operator B in `ω(B w)`, or a group structure.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Operator {
+    /// `diff(n)`: first differences, (n−1)×n.
+    Diff(Dim),
+    /// `incidence(load(path))`: graph incidence from lines `i j`.
+    Incidence(String),
+    /// `groups(load(path))`: one group per line.
+    Groups(String),
+}
+
+#[derive(Clone, Debug)]
+pub struct RegTerm {
+    pub def: RegDef,
+    pub coef: Coef,
+    /// `B` when the term is `ω(B w)`.
+    pub operator: Option<Operator>,
+    /// The group structure of `group_l2(G, w)`.
+    pub groups: Option<Operator>,
+    /// Values of the scalar parameters (α, ε), by the names the stdlib gives them.
+    pub scalars: Vec<(String, f64)>,
+    pub text: String,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug)]
+pub struct ConstraintTerm {
+    pub set: SetDef,
+    pub args: Vec<f64>,
+    pub text: String,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug)]
+pub struct SolverOption {
+    pub name: String,
+    /// The value with parameters folded in; may mention `t` (the step counter).
+    pub value: Sym,
+    pub text: String,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug)]
+pub struct SolverRequest {
+    pub name: String,
+    pub options: Vec<SolverOption>,
+    pub span: Span,
+}
+
+/// A model whose names, shapes and terms are known to fit together.
+#[derive(Clone, Debug)]
+pub struct Model {
+    pub features: Named,
+    pub label: Named,
+    pub label_kind: LabelKind,
+    pub var: Named,
+    pub shape: Shape,
+    pub params: Vec<Param>,
+    pub loss: LossTerm,
+    pub regs: Vec<RegTerm>,
+    pub constraints: Vec<ConstraintTerm>,
+    pub solver: Option<SolverRequest>,
+    pub objective_span: Span,
+}
