@@ -173,7 +173,7 @@ fn plan(
     print!("{}", crate::plan::dump::dump(&plan, facts.as_ref()));
     if let Some(emit) = emit {
         // Without data, data-dependent parameters are bound as if max‖xᵢ‖² = 1.
-        let bound = facts.unwrap_or(crate::plan::dump::DataFacts {
+        let bound = facts.unwrap_or(crate::data::DataFacts {
             rows: 1,
             features: 0,
             nnz: 0,

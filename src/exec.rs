@@ -9,45 +9,8 @@ pub mod evaluate;
 pub mod interp;
 pub mod jit;
 
-use crate::plan::{Len, Plan, ScalarRole};
-
-/// The data a plan reads: CSR rows with 0-based feature indices, the mapped labels, and, for
-/// plans that walk columns, a CSC copy.
-#[derive(Clone, Copy, Debug)]
-pub struct DataView<'a> {
-    pub indptr: &'a [usize],
-    pub indices: &'a [u32],
-    pub values: &'a [f64],
-    pub labels: &'a [f64],
-    /// d: the feature count the weights have (test data may have more; those are ignored).
-    pub features: usize,
-    /// 1 + the largest column index, known for certain: computed by [`DataView::new`] or taken
-    /// from a validated matrix ([`crate::data::Dataset::view`]). Compiled kernels rely on it.
-    pub(crate) columns: usize,
-    /// The same matrix by columns (`col(Xc, j)`), d columns, row indices < m.
-    pub csc: Option<&'a crate::data::Columns>,
-}
-
-impl<'a> DataView<'a> {
-    /// A view of raw CSR arrays; scans the column indices once to learn their bound.
-    pub fn new(indptr: &'a [usize], indices: &'a [u32], values: &'a [f64], labels: &'a [f64], features: usize) -> Self {
-        let columns = indices.iter().max().map_or(0, |&j| j as usize + 1);
-        DataView { indptr, indices, values, labels, features, columns, csc: None }
-    }
-
-    /// The same view with its columns (built by [`crate::data::Columns::of`]).
-    pub fn with_columns(self, csc: &'a crate::data::Columns) -> Self {
-        DataView { csc: Some(csc), ..self }
-    }
-
-    pub fn rows(&self) -> usize {
-        self.indptr.len() - 1
-    }
-
-    pub fn columns(&self) -> usize {
-        self.columns
-    }
-}
+pub use crate::data::{bound_scalars, DataView};
+use crate::plan::{Len, Plan};
 
 /// Everything a plan reads and writes, laid out flat so a compiled kernel can take pointers.
 #[derive(Clone, Debug, PartialEq)]
@@ -59,7 +22,7 @@ pub struct State {
 impl State {
     /// Fresh state: parameters bound (data-dependent ones from `facts`), vectors at their
     /// initial values, the labels loaded.
-    pub fn new(plan: &Plan, facts: &crate::plan::dump::DataFacts, labels: &[f64]) -> State {
+    pub fn new(plan: &Plan, facts: &crate::data::DataFacts, labels: &[f64]) -> State {
         let scalars = bound_scalars(plan, facts);
         let vectors = plan
             .vectors
@@ -78,19 +41,6 @@ impl State {
     }
 }
 
-/// The initial scalars: parameters bound to their values (data-dependent ones from `facts`),
-/// state and temporaries at 0. The JIT folds the parameters into the code from this.
-pub fn bound_scalars(plan: &Plan, facts: &crate::plan::dump::DataFacts) -> Vec<f64> {
-    plan.scalars
-        .iter()
-        .map(|s| match s.role {
-            ScalarRole::Param => s.init.value(Some(facts)).unwrap_or(f64::NAN),
-            ScalarRole::State => s.init.value(Some(facts)).unwrap_or(0.0),
-            ScalarRole::Local => 0.0,
-        })
-        .collect()
-}
-
 /// The back end a run uses: compiled code when asked for and possible, else the interpreter
 /// (with the reason it fell back).
 pub struct Selected<'p> {
@@ -100,7 +50,7 @@ pub struct Selected<'p> {
     pub clif: Option<String>,
 }
 
-pub fn select_backend<'p>(plan: &'p Plan, facts: &crate::plan::dump::DataFacts, want_jit: bool) -> Selected<'p> {
+pub fn select_backend<'p>(plan: &'p Plan, facts: &crate::data::DataFacts, want_jit: bool) -> Selected<'p> {
     if !want_jit {
         return Selected {
             backend: Box::new(interp::Interpreter { plan }),

@@ -181,7 +181,7 @@ fn a_plan_the_jit_refuses_falls_back_to_the_interpreter() {
             Expr::Call(Intrinsic::Soft, vec![Expr::Const(1.0)]),
         )],
     ));
-    let facts = optc::plan::dump::DataFacts { rows: 1, features: 1, nnz: 0, max_row_norm_sq: 1.0, gram_norm: None };
+    let facts = optc::data::DataFacts { rows: 1, features: 1, nnz: 0, max_row_norm_sq: 1.0, gram_norm: None };
     let err = jit::compile(&plan, &optc::exec::bound_scalars(&plan, &facts)).err().expect("refused");
     assert!(err.to_string().contains("takes 2 argument(s), given 1"), "{err}");
     let selected = select_backend(&plan, &facts, true);
@@ -216,7 +216,7 @@ fn clif_of_l1_logistic() {
     let text =
         "data x: sparse, y: labels\nvar w: vec[dim(x)]\nparam λ = 0.01\nminimize E[logistic(y, <x, w>)] + λ·l1(w)\n";
     let plan = plan_with(text, false, Some("fobos"));
-    let facts = optc::plan::dump::DataFacts { rows: 0, features: 0, nnz: 0, max_row_norm_sq: 1.0, gram_norm: None };
+    let facts = optc::data::DataFacts { rows: 0, features: 0, nnz: 0, max_row_norm_sq: 1.0, gram_norm: None };
     let kernel = jit::compile(&plan, &optc::exec::bound_scalars(&plan, &facts)).expect("compiles");
     insta::assert_snapshot!(kernel.clif);
 }

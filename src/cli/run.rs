@@ -1,6 +1,7 @@
 //! `optc run MODEL DATA`: compile, read the data, solve, report, save.
 
 use super::{compile, parse_sets, read_model, report_compile_error, Failure};
+use crate::data::DataFacts;
 use crate::data::{read_libsvm_shown, DataError, Dataset, LabelMap};
 use crate::exec::driver::{self, RunSettings};
 use crate::exec::evaluate::{evaluate, Evaluation};
@@ -9,7 +10,6 @@ use crate::memory::{available_bytes, bytes_text};
 use crate::model_file::SavedModel;
 use crate::output::OutputFile;
 use crate::pipeline::{self, CompileOptions};
-use crate::plan::dump::DataFacts;
 use crate::stdlib::LabelKind;
 use crate::symbolic::fmt_num;
 use std::path::{Path, PathBuf};

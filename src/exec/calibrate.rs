@@ -6,7 +6,7 @@
 use super::driver::RowOrder;
 use super::evaluate::evaluate_rows;
 use super::{select_backend, DataView, Orders, State};
-use crate::plan::dump::DataFacts;
+use crate::data::DataFacts;
 use crate::plan::{Expr, ParamInit, Plan, ScalarId, ScalarRole, Stmt};
 
 /// Candidate multiples of the default η₀.

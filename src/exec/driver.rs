@@ -4,7 +4,7 @@
 use super::certificate::{assess, violation, DualHistory};
 use super::evaluate::{evaluate, Evaluation};
 use super::{Backend, DataView, Fault, State};
-use crate::plan::dump::DataFacts;
+use crate::data::DataFacts;
 use crate::plan::Plan;
 use rand::seq::SliceRandom;
 use rand::SeedableRng;

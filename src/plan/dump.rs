@@ -2,36 +2,9 @@
 //! One op per line, declarations in plan order, constants printed as a person writes them.
 
 use super::*;
+use crate::data::DataFacts;
 use crate::symbolic::fmt_num;
 use std::fmt::Write as _;
-
-/// Facts about the data that a bound plan shows next to its parameters.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct DataFacts {
-    pub rows: usize,
-    pub features: usize,
-    pub nnz: usize,
-    pub max_row_norm_sq: f64,
-    /// λ_max(XᵀX)/m, by power iteration; computed only for plans that need it.
-    pub gram_norm: Option<f64>,
-}
-
-impl ParamInit {
-    /// The value once the data is known.
-    pub fn value(&self, facts: Option<&DataFacts>) -> Option<f64> {
-        match self {
-            ParamInit::Value(v) => Some(*v),
-            ParamInit::InverseMaxRowNormSq { scale } => {
-                facts.map(|f| if f.max_row_norm_sq > 0.0 { 1.0 / (scale * f.max_row_norm_sq) } else { 1.0 })
-            }
-            ParamInit::PerRow { scale } => facts.map(|f| scale / f.rows.max(1) as f64),
-            // A zero matrix has no curvature: any positive L is safe.
-            ParamInit::GramNorm { scale } => {
-                facts.and_then(|f| f.gram_norm).map(|g| if g > 0.0 { scale * g } else { 1.0 })
-            }
-        }
-    }
-}
 
 pub fn dump(plan: &Plan, facts: Option<&DataFacts>) -> String {
     let mut o = String::new();

@@ -1,0 +1,39 @@
+//! The data as a plan reads it.
+
+/// The data a plan reads: CSR rows with 0-based feature indices, the mapped labels, and, for
+/// plans that walk columns, a CSC copy.
+#[derive(Clone, Copy, Debug)]
+pub struct DataView<'a> {
+    pub indptr: &'a [usize],
+    pub indices: &'a [u32],
+    pub values: &'a [f64],
+    pub labels: &'a [f64],
+    /// d: the feature count the weights have (test data may have more; those are ignored).
+    pub features: usize,
+    /// 1 + the largest column index, known for certain: computed by [`DataView::new`] or taken
+    /// from a validated matrix ([`crate::data::Dataset::view`]). Compiled kernels rely on it.
+    pub(crate) columns: usize,
+    /// The same matrix by columns (`col(Xc, j)`), d columns, row indices < m.
+    pub csc: Option<&'a crate::data::Columns>,
+}
+
+impl<'a> DataView<'a> {
+    /// A view of raw CSR arrays; scans the column indices once to learn their bound.
+    pub fn new(indptr: &'a [usize], indices: &'a [u32], values: &'a [f64], labels: &'a [f64], features: usize) -> Self {
+        let columns = indices.iter().max().map_or(0, |&j| j as usize + 1);
+        DataView { indptr, indices, values, labels, features, columns, csc: None }
+    }
+
+    /// The same view with its columns (built by [`crate::data::Columns::of`]).
+    pub fn with_columns(self, csc: &'a crate::data::Columns) -> Self {
+        DataView { csc: Some(csc), ..self }
+    }
+
+    pub fn rows(&self) -> usize {
+        self.indptr.len() - 1
+    }
+
+    pub fn columns(&self) -> usize {
+        self.columns
+    }
+}
