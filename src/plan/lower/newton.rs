@@ -28,9 +28,12 @@ const SIGMA: f64 = 0.01;
 /// Line-search halvings before an epoch gives up moving.
 const MAX_HALVINGS: u32 = 30;
 /// Passes of coordinate descent on the quadratic model, at most.
-const MAX_INNER: u32 = 20;
-/// The inner passes stop when the largest change is below this fraction of the largest |dⱼ|.
-const INNER_TOL: f64 = 0.01;
+const MAX_INNER: u32 = 100;
+/// The inner passes stop when the largest change is below a fraction of the largest |dⱼ|: the
+/// fraction starts loose (early outer iterations need only a rough direction) and halves every
+/// epoch down to the floor, as newGLMNET tightens its inner tolerance.
+const INNER_TOL_START: f64 = 0.1;
+const INNER_TOL_FLOOR: f64 = 1e-3;
 /// Added to every Hⱼ, so a column whose examples are all confidently right keeps a finite step.
 const NU: f64 = 1e-12;
 
@@ -52,8 +55,10 @@ pub(super) fn lower(model: &Model, st: &Structure, prox: CoordinateProx, d2: &Sy
     let (g, h, gq, nw, delta, mx, md) =
         (b.local("g"), b.local("h"), b.local("gq"), b.local("nw"), b.local("δ"), b.local("mx"), b.local("md"));
     let (descent, lambda, change, ok, a) = (b.local("Δ"), b.local("λ"), b.local("ΔF"), b.local("ok"), b.local("a"));
+    let inner_tol = b.scalar("τin", ScalarRole::State, ParamInit::Value(INNER_TOL_START), "inner tolerance");
 
     b.plan.init = vec![
+        Stmt::Set(inner_tol, k(INNER_TOL_START)),
         each(Range::Upto(Len::Rows), vec![Stmt::Store(z, i, k(0.0))]),
         each(
             Range::Upto(Len::Features),
@@ -160,7 +165,8 @@ pub(super) fn lower(model: &Model, st: &Structure, prox: CoordinateProx, d2: &Sy
     b.plan.epoch = vec![
         each(Range::Upto(Len::Rows), per_row),
         gradients,
-        Stmt::Repeat(MAX_INNER, Cmp::Lt, s(mx), add(mul(k(INNER_TOL), s(md)), k(1e-300)), inner_pass),
+        Stmt::Repeat(MAX_INNER, Cmp::Lt, s(mx), add(mul(s(inner_tol), s(md)), k(1e-300)), inner_pass),
+        Stmt::Set(inner_tol, call(Func::Max, vec![mul(s(inner_tol), k(0.5)), k(INNER_TOL_FLOOR)])),
         Stmt::Set(descent, k(0.0)),
         each(
             Range::Perm(Len::Features),
