@@ -235,11 +235,17 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
     let w = outcome.state.weights(&plan).to_vec();
     if outcome.status != driver::Status::Converged && tol.is_some() && !args.quiet {
         eprintln!(
-            "warning: not converged: stopped by {} with {}; the answer may be far from the optimum\n  hint: raise the cap with --epochs N (and keep --tol), or give --time-limit more time",
+            "warning: not converged: stopped by {} with {}; the answer may be far from the optimum\n  hint: {}",
             outcome.rule,
             match outcome.gap {
-                Some(g) => format!("relative gap {:.1e} > tol {:.0e}", g / train_eval.objective.abs(), tol.unwrap_or(0.0)),
+                Some(g) =>
+                    format!("relative gap {:.1e} > tol {:.0e}", g / train_eval.objective.abs(), tol.unwrap_or(0.0)),
                 None => "no certificate".into(),
+            },
+            if plan.info.solver == "fobos" {
+                "stochastic subgradient steps (FOBOS) rarely certify a tight gap on a non-smooth loss; give a looser --tol, or more --epochs with --tol"
+            } else {
+                "raise the cap with --epochs N (and keep --tol), or give --time-limit more time"
             }
         );
     }
@@ -397,6 +403,11 @@ fn summary(
     s
 }
 
+/// Four significant digits (a calibrated η₀ is a product of floats: 0.2857142857142857).
+fn sig4(v: f64) -> String {
+    format!("{v:.3e}").parse::<f64>().map_or_else(|_| fmt_num(v), fmt_num)
+}
+
 /// The relative duality gap a run stops at when neither the model nor the command line says.
 const DEFAULT_TOL: f64 = 1e-4;
 
@@ -412,7 +423,7 @@ impl StepShown {
     fn text(&self) -> String {
         match self {
             StepShown::Schedule(f) => format!("η_t = {f}"),
-            StepShown::Eta0(Some(v)) => format!("η_t = {}/√t", fmt_num(*v)),
+            StepShown::Eta0(Some(v)) => format!("η_t = {}/√t", sig4(*v)),
             StepShown::Eta0(None) => "-".into(),
         }
     }
