@@ -13,7 +13,10 @@ at -e 1e-6 and optc at --tol 1e-8), and the two are printed for the cross-check.
     apt-get install liblinear-tools            # liblinear-train
     pip install numpy scipy scikit-learn
     cargo build --release
-    python3 benches/peers.py [DATA_DIR]        # default ../shared/data
+    python3 benches/peers.py [DATA_DIR] [SET ...]   # default ../shared/data, all sets
+
+Each run has a time cap (optc `--time-limit`, LIBLINEAR a process timeout); a run stopped by it is
+shown as such, with the F it reached (optc) or as not finished (LIBLINEAR).
 """
 import json
 import os
@@ -29,6 +32,8 @@ from sklearn.datasets import load_svmlight_file
 HERE = os.path.dirname(os.path.abspath(__file__))
 OPTC = os.path.join(HERE, "..", "target", "release", "optc")
 DATA = sys.argv[1] if len(sys.argv) > 1 else os.path.join(HERE, "..", "..", "shared", "data")
+ONLY = sys.argv[2:]
+CAP_SECONDS = 120
 SETS = [
     ("a9a.xz", 1e-4),
     ("debian-desc.binary.train.xz", 1.5e-4),
@@ -53,9 +58,9 @@ def objective(X, y, w, lam):
     return float(np.mean(np.logaddexp(0.0, -y * (X @ w))) + lam * np.abs(w).sum())
 
 
-def timed(cmd):
+def timed(cmd, timeout=None):
     t = time.perf_counter()
-    out = subprocess.run(cmd, check=True, capture_output=True, text=True)
+    out = subprocess.run(cmd, check=True, capture_output=True, text=True, timeout=timeout)
     return time.perf_counter() - t, out
 
 
@@ -69,6 +74,8 @@ def main():
     summary = []
     for name, lam in SETS:
         src = os.path.join(DATA, name)
+        if ONLY and not any(o in name for o in ONLY):
+            continue
         if not os.path.exists(src):
             print(f"skipping {src}", file=sys.stderr)
             continue
@@ -83,14 +90,19 @@ def main():
         runs = []
         for eps in LIBLINEAR_EPS:
             out = os.path.join(tmp, "ll.model")
-            secs, _ = timed(["liblinear-train", "-s", "6", "-c", repr(1.0 / (lam * m)), "-e", str(eps), "-B", "-1", "-q",
-                             plain, out])
+            try:
+                secs, _ = timed(["liblinear-train", "-s", "6", "-c", repr(1.0 / (lam * m)), "-e", str(eps), "-B", "-1",
+                                 "-q", plain, out], timeout=CAP_SECONDS)
+            except subprocess.TimeoutExpired:
+                print(f"| {name.replace('.xz', '')} | {lam:g} | liblinear-train -e {eps:g} | > {CAP_SECONDS} | not finished | | |")
+                continue
             w = read_model(out, d)
             runs.append((f"liblinear-train -e {eps:g}" + (" (default)" if eps == 0.01 else ""), secs,
                          objective(X, y, w, lam), None, int((w != 0).sum())))
         for tol in OPTC_TOL:
             out = os.path.join(tmp, "optc.model")
-            secs, res = timed([OPTC, "run", model_file, plain, "--tol", str(tol), "--json", "--quiet", "--save", out])
+            secs, res = timed([OPTC, "run", model_file, plain, "--tol", str(tol), "--time-limit", str(CAP_SECONDS), "--json",
+                               "--quiet", "--save", out])
             r = json.loads(res.stdout)
             w = read_model(out, d)
             runs.append((f"optc run --tol {tol:g} ({r['solver']}, {r['epochs']} epochs, {r['status']})", secs,
