@@ -167,8 +167,12 @@ impl SavedModel {
         if !m.is_regression() && m.labels.len() != m.nr_class {
             return Err(bad(1, format!("`label` lists {} labels but `nr_class` is {}", m.labels.len(), m.nr_class)));
         }
-        let rows = m.nr_feature + usize::from(m.bias >= 0.0);
         let nr_w = m.nr_w();
+        let rows = m
+            .nr_feature
+            .checked_add(usize::from(m.bias >= 0.0))
+            .filter(|r| r.checked_mul(nr_w).is_some())
+            .ok_or_else(|| bad(1, format!("`nr_feature {}` is too large", m.nr_feature)))?;
         for (k, line) in lines {
             if line.trim().is_empty() {
                 continue;
@@ -264,6 +268,14 @@ mod tests {
         ] {
             assert_eq!(fmt_g(v), want, "{v}");
         }
+    }
+
+    /// Found by fuzzing: `nr_feature` near usize::MAX overflowed the row count.
+    #[test]
+    fn a_huge_feature_count_is_an_error() {
+        let text = format!("solver_type L2R_LR\nnr_class 2\nlabel 1 -1\nnr_feature {}\nbias 1\nw\n", usize::MAX);
+        let e = SavedModel::parse(&text, "m").unwrap_err().to_string();
+        assert!(e.contains("is too large"), "{e}");
     }
 
     /// Found by fuzzing: a one-class model (`nr_class 1`) made predict index a second label.
