@@ -15,7 +15,9 @@ use crate::plan::{Certificate, LossConjugate, Plan};
 /// The certified bound on F(w) − F* at flushed weights, given F(w); None when the plan has no
 /// closed-form dual. Never negative (rounding can make F − D dip below 0 at the optimum).
 pub fn duality_gap(plan: &Plan, state: &State, data: &DataView, objective: f64) -> Option<f64> {
-    assess(plan, state, data, objective, None).map(|a| a.gap)
+    let w = state.weights(plan);
+    let margins: Vec<f64> = (0..data.rows()).map(|i| margin(data, w, i)).collect();
+    assess(plan, state, data, objective, &margins, None).map(|a| a.gap)
 }
 
 /// The dual points of the last checks, for dual extrapolation (Massias, Gramfort & Salmon,
@@ -145,11 +147,13 @@ pub struct Assessment {
 }
 
 /// See [`duality_gap`]; also hands back ∇f(w), which the working-set driver ranks features by.
+/// `margins` are ⟨xᵢ, w⟩ for every row, as [`super::evaluate::evaluate_with_margins`] gives them.
 pub fn assess(
     plan: &Plan,
     state: &State,
     data: &DataView,
     objective: f64,
+    margins: &[f64],
     history: Option<&mut DualHistory>,
 ) -> Option<Assessment> {
     let cert = plan.certificate?;
@@ -168,7 +172,7 @@ pub fn assess(
     let mut u = vec![0.0; m];
     let mut xtu = vec![0.0; w.len()];
     for (i, slot) in u.iter_mut().enumerate() {
-        scratch.scalars[obj.margin.0] = margin(data, w, i);
+        scratch.scalars[obj.margin.0] = margins[i];
         let ui = eval_at(&obj.dloss, &scratch, i, 0);
         *slot = ui;
         for k in data.indptr[i]..data.indptr[i + 1] {

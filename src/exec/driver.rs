@@ -2,7 +2,7 @@
 //! and the flush at the end. A back end only ever runs one epoch or the finish.
 
 use super::certificate::{assess, violation, DualHistory};
-use super::evaluate::{evaluate, Evaluation};
+use super::evaluate::{evaluate_with_margins, Evaluation};
 use super::{Backend, DataView, Fault, State};
 use crate::data::DataFacts;
 use crate::plan::Plan;
@@ -199,8 +199,8 @@ pub fn run(
     let mut working: Option<usize> = None;
     if let Some(cert) = &ws_cert {
         let checking = Instant::now();
-        let eval = evaluate(plan, &state, data);
-        if let Some(a) = assess(plan, &state, data, eval.objective, None) {
+        let (eval, margins) = evaluate_with_margins(plan, &state, data);
+        if let Some(a) = assess(plan, &state, data, eval.objective, &margins, None) {
             let ws = working_set(cert, state.weights(plan), &a.gradient);
             working = Some(ws.len());
             order.set_columns(ws);
@@ -224,8 +224,8 @@ pub fn run(
             let checking = Instant::now();
             let mut flushed = state.clone();
             backend.finish(&mut flushed, data)?;
-            let eval = evaluate(plan, &flushed, data);
-            let assessment = assess(plan, &flushed, data, eval.objective, Some(&mut history));
+            let (eval, margins) = evaluate_with_margins(plan, &flushed, data);
+            let assessment = assess(plan, &flushed, data, eval.objective, &margins, Some(&mut history));
             let gap = assessment.as_ref().map(|a| a.gap);
             if let (Some(cert), Some(a), true) = (&ws_cert, &assessment, due) {
                 let ws = working_set(cert, flushed.weights(plan), &a.gradient);
@@ -276,10 +276,10 @@ pub fn run(
     backend.finish(&mut state, data)?;
     bar.finish_and_clear();
     let checking = Instant::now();
-    let eval = evaluate(plan, &state, data);
+    let (eval, margins) = evaluate_with_margins(plan, &state, data);
     let gap = match last_check {
         Some((at, gap)) if at == epochs => gap,
-        _ => assess(plan, &state, data, eval.objective, Some(&mut history)).map(|a| a.gap),
+        _ => assess(plan, &state, data, eval.objective, &margins, Some(&mut history)).map(|a| a.gap),
     };
     check_seconds += checking.elapsed().as_secs_f64();
     Ok(Outcome {

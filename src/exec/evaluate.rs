@@ -35,8 +35,26 @@ pub fn evaluate(plan: &Plan, state: &State, data: &DataView) -> Evaluation {
     evaluate_rows(plan, state, data, None)
 }
 
+/// As [`evaluate`], also handing back every row's margin ⟨xᵢ, w⟩ (the certificate reuses them
+/// instead of making another pass over the data).
+pub fn evaluate_with_margins(plan: &Plan, state: &State, data: &DataView) -> (Evaluation, Vec<f64>) {
+    let mut margins = Vec::with_capacity(data.rows());
+    let eval = evaluate_impl(plan, state, data, None, Some(&mut margins));
+    (eval, margins)
+}
+
 /// As [`evaluate`], on the given rows only (all rows for None).
 pub fn evaluate_rows(plan: &Plan, state: &State, data: &DataView, rows: Option<&[u32]>) -> Evaluation {
+    evaluate_impl(plan, state, data, rows, None)
+}
+
+fn evaluate_impl(
+    plan: &Plan,
+    state: &State,
+    data: &DataView,
+    rows: Option<&[u32]>,
+    mut margins: Option<&mut Vec<f64>>,
+) -> Evaluation {
     let w = state.weights(plan);
     let obj = &plan.objective;
     // A scratch state whose labels are this data's and whose margin slot we set per row.
@@ -57,6 +75,9 @@ pub fn evaluate_rows(plan: &Plan, state: &State, data: &DataView, rows: Option<&
     for &i in rows {
         let i = i as usize;
         let a = margin(data, w, i);
+        if let Some(out) = margins.as_deref_mut() {
+            out.push(a);
+        }
         scratch.scalars[obj.margin.0] = a;
         loss += eval_at(&obj.loss, &scratch, i, 0);
         let y = data.labels[i];
