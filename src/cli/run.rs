@@ -294,6 +294,7 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
             "relative_gap": outcome.gap.map(|g| g / train_eval.objective.abs().max(f64::MIN_POSITIVE)),
             "tol": tol,
             "check_seconds": outcome.check_seconds,
+            "working_set": outcome.working_set,
             "seed": settings.seed,
             "eta0": if settings.step_text.is_some() { None } else { eta0 },
             "step": step.json(),
