@@ -386,4 +386,15 @@ pub mod build {
     pub fn each(range: Range, body: Vec<Stmt>) -> Stmt {
         Stmt::For(range, body)
     }
+    /// `if abs(δ) > 0: body` — work done only when a step moved.
+    pub fn if_moved(delta: ScalarId, body: Vec<Stmt>) -> Stmt {
+        Stmt::If(crate::symbolic::Cmp::Gt, call(Func::Abs, vec![s(delta)]), k(0.0), body)
+    }
+    /// `for (i, v) in col(Xc, j): r[i] = r[i] + δ·v` — a rank-one update of a row vector.
+    pub fn col_axpy(r: VecId, delta: ScalarId) -> Stmt {
+        Stmt::For(
+            Range::ColNonZeros,
+            vec![Stmt::Store(r, Index::Row, add(at(r, Index::Row), mul(s(delta), Expr::Value)))],
+        )
+    }
 }

@@ -123,6 +123,12 @@ impl Builder {
         VecId(self.plan.vectors.len() - 1)
     }
 
+    /// `c/m`, the weight of one example's loss in F.
+    pub fn per_example_weight(&mut self, model: &Model) -> ScalarId {
+        let c = model.loss.coef.value;
+        self.scalar("c/m", ScalarRole::Param, ParamInit::PerRow { scale: c }, "weight of one example's loss")
+    }
+
     /// y, and w started at the point of the box nearest 0 (every stored weight is feasible).
     pub fn labels_and_weights(&mut self) -> (VecId, VecId) {
         let y = self.vector("y", Len::Rows, VecRole::Labels, 0.0);

@@ -42,8 +42,7 @@ pub(super) fn lower(model: &Model, st: &Structure, prox: CoordinateProx, d2: &Sy
     b.plan.info.summary.push_str("; Newton-type steps (newGLMNET): quadratic model by CD, line search on F");
     let (y, w) = b.labels_and_weights();
     let (i, j) = (Index::Row, Index::Feature);
-    let c = model.loss.coef.value;
-    let mean = b.scalar("c/m", ScalarRole::Param, ParamInit::PerRow { scale: c }, "weight of one example's loss");
+    let mean = b.per_example_weight(model);
     let z = b.vector("z", Len::Rows, VecRole::State, 0.0);
     let q = b.vector("q", Len::Rows, VecRole::State, 0.0);
     let dd = b.vector("D", Len::Rows, VecRole::State, 0.0);
@@ -110,15 +109,7 @@ pub(super) fn lower(model: &Model, st: &Structure, prox: CoordinateProx, d2: &Sy
                 each(Range::ColNonZeros, vec![Stmt::Set(gq, add(s(gq), mul(mul(Expr::Value, at(dd, i)), at(xd, i))))]),
                 Stmt::Set(nw, sub(target, at(w, j))),
                 Stmt::Set(delta, sub(s(nw), at(dir, j))),
-                Stmt::If(
-                    Cmp::Gt,
-                    call(Func::Abs, vec![s(delta)]),
-                    k(0.0),
-                    vec![
-                        Stmt::Store(dir, j, s(nw)),
-                        each(Range::ColNonZeros, vec![Stmt::Store(xd, i, add(at(xd, i), mul(s(delta), Expr::Value)))]),
-                    ],
-                ),
+                if_moved(delta, vec![Stmt::Store(dir, j, s(nw)), col_axpy(xd, delta)]),
                 Stmt::Set(mx, call(Func::Max, vec![s(mx), call(Func::Abs, vec![s(delta)])])),
                 Stmt::Set(md, call(Func::Max, vec![s(md), call(Func::Abs, vec![at(dir, j)])])),
             ],

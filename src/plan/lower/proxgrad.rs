@@ -27,7 +27,7 @@ pub(super) fn lower(model: &Model, st: &Structure, prox: CoordinateProx) -> Plan
         ParamInit::GramNorm { scale: c * beta },
         "c·β·λmax(XᵀX)/m (power iteration): the Lipschitz constant of ∇f",
     );
-    let mean = b.scalar("c/m", ScalarRole::Param, ParamInit::PerRow { scale: c }, "weight of one example's loss");
+    let mean = b.per_example_weight(model);
     let v = b.vector("ŵ", Len::Features, VecRole::State, 0.0);
     let wp = b.vector("wprev", Len::Features, VecRole::State, 0.0);
     let g = b.vector("g", Len::Features, VecRole::State, 0.0);

@@ -16,7 +16,7 @@ use super::super::{Len, ParamInit, Plan, Range, ScalarRole, Stmt, VecRole};
 use super::Builder;
 use crate::analysis::{CoordinateProx, Structure};
 use crate::check::Model;
-use crate::symbolic::{Cmp, Func};
+use crate::symbolic::Cmp;
 
 pub(super) fn lower(model: &Model, st: &Structure, prox: CoordinateProx) -> Plan {
     let probe = Builder::new(model, "scd", false, prox);
@@ -37,7 +37,7 @@ pub(super) fn lower(model: &Model, st: &Structure, prox: CoordinateProx) -> Plan
         ParamInit::PerRow { scale: c * beta },
         "c·β/m: βj = κ·Σᵢ xᵢⱼ², the curvature bound along coordinate j",
     );
-    let mean = b.scalar("c/m", ScalarRole::Param, ParamInit::PerRow { scale: c }, "weight of one example's loss");
+    let mean = b.per_example_weight(model);
     let q = b.local("q");
     let g = b.local("g");
     let wn = b.local("wn");
@@ -73,15 +73,7 @@ pub(super) fn lower(model: &Model, st: &Structure, prox: CoordinateProx) -> Plan
         Stmt::Guard(s(g), "the partial derivative gⱼ".into()),
         Stmt::Set(wn, b.coordinate_prox(sub(at(w, j), div(s(g), at(betaj, j))), div(k(1.0), at(betaj, j)))),
         Stmt::Set(delta, sub(s(wn), at(w, j))),
-        Stmt::If(
-            Cmp::Gt,
-            call(Func::Abs, vec![s(delta)]),
-            k(0.0),
-            vec![
-                Stmt::Store(w, j, s(wn)),
-                each(Range::ColNonZeros, vec![Stmt::Store(z, i, add(at(z, i), mul(s(delta), Expr::Value)))]),
-            ],
-        ),
+        if_moved(delta, vec![Stmt::Store(w, j, s(wn)), col_axpy(z, delta)]),
     ];
     // A column with no non-zeros has βj = 0 and no gradient: it keeps its weight.
     b.plan.epoch = vec![each(Range::Perm(Len::Features), vec![Stmt::If(Cmp::Gt, at(betaj, j), k(0.0), step)])];
