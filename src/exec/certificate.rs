@@ -346,6 +346,22 @@ mod tests {
         }
     }
 
+    /// The working sets rank features by this: 0 exactly at the optimality condition of the
+    /// coordinate, and the distance to it otherwise.
+    #[test]
+    fn violation_is_the_distance_to_the_subdifferential() {
+        let l1 = cert(0.1, 0.0, f64::NEG_INFINITY, f64::INFINITY);
+        assert_eq!(violation(&l1, 0.0, 0.05), 0.0, "|g| ≤ λ at w = 0");
+        assert!((violation(&l1, 0.0, 0.25) - 0.15).abs() < 1e-15);
+        assert_eq!(violation(&l1, 2.0, -0.1), 0.0, "g = −λ·sign(w)");
+        assert!((violation(&l1, 2.0, 0.1) - 0.2).abs() < 1e-15);
+        let elastic = cert(0.1, 0.5, f64::NEG_INFINITY, f64::INFINITY);
+        assert!(violation(&elastic, 1.0, -0.6).abs() < 1e-15, "g = −(λ + l2·w)");
+        let nonneg = cert(0.1, 0.0, 0.0, f64::INFINITY);
+        assert_eq!(violation(&nonneg, 0.0, 5.0), 0.0, "at the bound, pushing outward is optimal");
+        assert!((violation(&nonneg, 0.0, -0.3) - 0.2).abs() < 1e-15, "pulling inward is not");
+    }
+
     #[test]
     fn loss_conjugates_satisfy_fenchel_young_with_equality_at_the_gradient() {
         // ℓ(a) + ℓ*(u) = a·u exactly when u = ℓ′(a).
