@@ -28,12 +28,12 @@ const SIGMA: f64 = 0.01;
 /// Line-search halvings before an epoch gives up moving.
 const MAX_HALVINGS: u32 = 30;
 /// Passes of coordinate descent on the quadratic model, at most.
-const MAX_INNER: u32 = 100;
+const MAX_INNER: u32 = 300;
 /// The inner passes stop when the largest change is below a fraction of the largest |dⱼ|: the
 /// fraction starts loose (early outer iterations need only a rough direction) and halves every
 /// epoch down to the floor, as newGLMNET tightens its inner tolerance.
 const INNER_TOL_START: f64 = 0.1;
-const INNER_TOL_FLOOR: f64 = 1e-3;
+const INNER_TOL_FLOOR: f64 = 1e-5;
 /// Added to every Hⱼ, so a column whose examples are all confidently right keeps a finite step.
 const NU: f64 = 1e-12;
 
