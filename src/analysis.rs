@@ -161,7 +161,7 @@ pub fn analyse(model: &Model) -> Result<Structure, Vec<Problem>> {
     };
 
     // What the compiled solvers (all with a per-coordinate prox and a scalar loss) can run.
-    let fobos_blocker: Option<String> = if loss.multiclass || matches!(model.shape, Shape::Mat(..)) {
+    let compiled_blocker: Option<String> = if loss.multiclass || matches!(model.shape, Shape::Mat(..)) {
         Some("multiclass models (a matrix variable) are not compiled yet".into())
     } else if !convex {
         Some("non-convex penalties need the online DC solver".into())
@@ -202,11 +202,11 @@ pub fn analyse(model: &Model) -> Result<Structure, Vec<Problem>> {
             );
         }
         settings = parse_settings(kind, req, &mut problems);
-        if kind.implemented() && fobos_blocker.is_none() {
+        if kind.implemented() && compiled_blocker.is_none() {
             chosen = Some(Choice { solver: kind, reason: "forced by `solve with`".into() });
         } else {
             chosen = None;
-            unavailable = Some(match &fobos_blocker {
+            unavailable = Some(match &compiled_blocker {
                 Some(b) if kind.implemented() => format!("{} in this build cannot run it: {b}", kind.name()),
                 _ => {
                     format!("`{}` is not compiled by this build yet (it compiles fobos, scd and proxgrad)", kind.name())
@@ -214,9 +214,9 @@ pub fn analyse(model: &Model) -> Result<Structure, Vec<Problem>> {
             });
         }
     } else {
-        chosen = if recommended.solver.implemented() && fobos_blocker.is_none() {
+        chosen = if recommended.solver.implemented() && compiled_blocker.is_none() {
             Some(recommended.clone())
-        } else if fobos_blocker.is_none() {
+        } else if compiled_blocker.is_none() {
             Some(Choice {
                 solver: SolverKind::Fobos,
                 reason: format!(
@@ -229,7 +229,7 @@ pub fn analyse(model: &Model) -> Result<Structure, Vec<Problem>> {
             unavailable = Some(format!(
                 "`{}` is not compiled by this build yet, and no compiled solver can stand in: {}",
                 recommended.solver.name(),
-                fobos_blocker.clone().unwrap_or_default()
+                compiled_blocker.clone().unwrap_or_default()
             ));
             None
         };

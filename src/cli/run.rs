@@ -153,7 +153,7 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
     };
     let facts = DataFacts { features, ..train.facts() };
     ensure_memory(&plan, &facts, &train, &compiled.model.var.name)?;
-    let facts = train.facts_for(&plan, features);
+    let facts = train.complete_facts(&plan, facts);
     let columns = plan.reads_columns().then(|| {
         let (indptr, indices, values) = train.csr();
         crate::data::Columns::of(indptr, indices, values, features)

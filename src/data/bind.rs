@@ -90,7 +90,13 @@ impl super::Dataset {
     /// The facts `plan`'s parameters are bound from, with the weights `features` long; the
     /// power iteration runs only for plans that need it.
     pub fn facts_for(&self, plan: &crate::plan::Plan, features: usize) -> DataFacts {
+        self.complete_facts(plan, DataFacts { features, ..self.facts() })
+    }
+
+    /// `facts` (already read off the data) with what `plan` needs besides: λ_max(XᵀX)/m for a
+    /// step from the curvature of the whole matrix.
+    pub fn complete_facts(&self, plan: &crate::plan::Plan, facts: DataFacts) -> DataFacts {
         let needs_gram = plan.scalars.iter().any(|s| matches!(s.init, crate::plan::ParamInit::GramNorm { .. }));
-        DataFacts { features, gram_norm: needs_gram.then(|| self.gram_norm(features)), ..self.facts() }
+        DataFacts { gram_norm: needs_gram.then(|| self.gram_norm(facts.features)), ..facts }
     }
 }

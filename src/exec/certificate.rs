@@ -109,12 +109,10 @@ fn solve(mut a: Vec<Vec<f64>>, mut b: Vec<f64>) -> Option<Vec<f64>> {
     x.iter().all(|v| v.is_finite()).then_some(x)
 }
 
-/// D(u) for any u: u is first put in the domain of ℓ* (clamped), then scaled into that of r*.
-fn dual_value(cert: &Certificate, data: &DataView, c: f64, features: usize, u: &mut [f64]) -> f64 {
+/// D(s·u) for u in the domain of ℓ*, with s ≤ 1 the scale that puts −(c/m)·Xᵀ(s·u) in the domain
+/// of r*; also z = −(c/m)·Xᵀu, unscaled (−z is the gradient of the loss part when u = ℓ′).
+fn dual_at(cert: &Certificate, data: &DataView, c: f64, features: usize, u: &[f64]) -> (f64, Vec<f64>) {
     let m = u.len();
-    for (ui, &y) in u.iter_mut().zip(data.labels) {
-        *ui = into_loss_domain(cert.conjugate, y, *ui);
-    }
     let mut xtu = vec![0.0; features];
     for (i, &ui) in u.iter().enumerate() {
         for k in data.indptr[i]..data.indptr[i + 1] {
@@ -127,7 +125,7 @@ fn dual_value(cert: &Certificate, data: &DataView, c: f64, features: usize, u: &
     let s = domain_scale(cert, &z);
     let loss_conj: f64 = (0..m).map(|i| loss_conjugate(cert.conjugate, data.labels[i], s * u[i])).sum();
     let reg_conj: f64 = z.iter().map(|zj| reg_conjugate(cert, s * zj)).sum();
-    -c / m as f64 * loss_conj - reg_conj
+    (-c / m as f64 * loss_conj - reg_conj, z)
 }
 
 /// The nearest point of the domain of ℓ*(y, ·).
@@ -168,29 +166,22 @@ pub fn assess(
     if let Some(y) = plan.labels() {
         scratch.vectors[y.0] = data.labels.to_vec();
     }
-    // u and Xᵀu in one pass over the rows.
-    let mut u = vec![0.0; m];
-    let mut xtu = vec![0.0; w.len()];
-    for (i, slot) in u.iter_mut().enumerate() {
-        scratch.scalars[obj.margin.0] = margins[i];
-        let ui = eval_at(&obj.dloss, &scratch, i, 0);
-        *slot = ui;
-        for k in data.indptr[i]..data.indptr[i + 1] {
-            let j = data.indices[k] as usize;
-            if j < xtu.len() {
-                xtu[j] += data.values[k] * ui;
-            }
-        }
-    }
-    let z: Vec<f64> = xtu.iter().map(|g| -c / m as f64 * g).collect();
-    let s = domain_scale(&cert, &z);
-    let loss_conj: f64 = (0..m).map(|i| loss_conjugate(cert.conjugate, data.labels[i], s * u[i])).sum();
-    let reg_conj: f64 = z.iter().map(|zj| reg_conjugate(&cert, s * zj)).sum();
-    let mut dual = -c / m as f64 * loss_conj - reg_conj;
+    let u: Vec<f64> = margins
+        .iter()
+        .enumerate()
+        .map(|(i, &a)| {
+            scratch.scalars[obj.margin.0] = a;
+            eval_at(&obj.dloss, &scratch, i, 0)
+        })
+        .collect();
+    let (mut dual, z) = dual_at(&cert, data, c, w.len(), &u);
     if let Some(h) = history {
         h.push(u);
         if let Some(mut extrapolated) = h.extrapolate() {
-            let d = dual_value(&cert, data, c, w.len(), &mut extrapolated);
+            for (ui, &y) in extrapolated.iter_mut().zip(data.labels) {
+                *ui = into_loss_domain(cert.conjugate, y, *ui);
+            }
+            let (d, _) = dual_at(&cert, data, c, w.len(), &extrapolated);
             if d.is_finite() {
                 dual = dual.max(d);
             }

@@ -1,7 +1,7 @@
 //! The outer loop: epochs over a seeded permutation of the rows, progress, per-epoch traces,
 //! and the flush at the end. A back end only ever runs one epoch or the finish.
 
-use super::certificate::{assess, violation, DualHistory};
+use super::certificate::{assess, violation, Assessment, DualHistory};
 use super::evaluate::{evaluate_with_margins, Evaluation};
 use super::{Backend, DataView, Fault, State};
 use crate::data::DataFacts;
@@ -199,19 +199,16 @@ pub fn run(
     let mut working: Option<usize> = None;
     if let Some(cert) = &ws_cert {
         let checking = Instant::now();
-        let (eval, margins) = evaluate_with_margins(plan, &state, data);
-        if let Some(a) = assess(plan, &state, data, eval.objective, &margins, None) {
-            let ws = working_set(cert, state.weights(plan), &a.gradient);
-            working = Some(ws.len());
-            order.set_columns(ws);
+        if let (_, Some(a)) = check_point(plan, &state, data, None) {
+            working = Some(repick(&mut order, cert, state.weights(plan), &a.gradient));
         }
         check_seconds += checking.elapsed().as_secs_f64();
     }
     let check_every = if working.is_some() { WS_INNER } else { settings.check_every.max(1) };
     let mut history = DualHistory::default();
-    // The epoch of the last check and its gap: when the run ends right after it (converged),
-    // that gap, extrapolated dual included, is the one reported.
-    let mut last_check: Option<(usize, Option<f64>)> = None;
+    // The epoch of the last check, its F and its gap: when the run ends right after it
+    // (converged), they are the ones reported, extrapolated dual included.
+    let mut last_check: Option<(usize, Evaluation, Option<f64>)> = None;
     let mut status = Status::MaxEpochs;
     let mut rule = format!("the epoch cap ({})", settings.max_epochs);
     let mut epochs = 0;
@@ -224,13 +221,10 @@ pub fn run(
             let checking = Instant::now();
             let mut flushed = state.clone();
             backend.finish(&mut flushed, data)?;
-            let (eval, margins) = evaluate_with_margins(plan, &flushed, data);
-            let assessment = assess(plan, &flushed, data, eval.objective, &margins, Some(&mut history));
+            let (eval, assessment) = check_point(plan, &flushed, data, Some(&mut history));
             let gap = assessment.as_ref().map(|a| a.gap);
             if let (Some(cert), Some(a), true) = (&ws_cert, &assessment, due) {
-                let ws = working_set(cert, flushed.weights(plan), &a.gradient);
-                working = Some(ws.len());
-                order.set_columns(ws);
+                working = Some(repick(&mut order, cert, flushed.weights(plan), &a.gradient));
             }
             check_seconds += checking.elapsed().as_secs_f64();
             bar.set_message(match gap {
@@ -238,10 +232,15 @@ pub fn run(
                 None => format!("F = {:.6}", eval.objective),
             });
             let f = eval.objective;
-            last_check = Some((epochs, gap));
             if settings.trace {
-                trace.push(TracePoint { epoch: epochs, seconds: start.elapsed().as_secs_f64(), eval, gap });
+                trace.push(TracePoint {
+                    epoch: epochs,
+                    seconds: start.elapsed().as_secs_f64(),
+                    eval: eval.clone(),
+                    gap,
+                });
             }
+            last_check = Some((epochs, eval, gap));
             if let Some(tol) = settings.tol {
                 let bound = tol * f.abs();
                 match gap {
@@ -276,10 +275,13 @@ pub fn run(
     backend.finish(&mut state, data)?;
     bar.finish_and_clear();
     let checking = Instant::now();
-    let (eval, margins) = evaluate_with_margins(plan, &state, data);
-    let gap = match last_check {
-        Some((at, gap)) if at == epochs => gap,
-        _ => assess(plan, &state, data, eval.objective, &margins, Some(&mut history)).map(|a| a.gap),
+    let (eval, gap) = match last_check {
+        // The state was flushed for that check exactly as `finish` has just flushed it.
+        Some((at, eval, gap)) if at == epochs => (eval, gap),
+        _ => {
+            let (eval, assessment) = check_point(plan, &state, data, Some(&mut history));
+            (eval, assessment.map(|a| a.gap))
+        }
     };
     check_seconds += checking.elapsed().as_secs_f64();
     Ok(Outcome {
@@ -294,6 +296,27 @@ pub fn run(
         check_seconds,
         working_set: working,
     })
+}
+
+/// F of flushed weights and, from the same margins, the certificate (one pass fewer than
+/// evaluating and assessing apart).
+fn check_point(
+    plan: &Plan,
+    state: &State,
+    data: &DataView,
+    history: Option<&mut DualHistory>,
+) -> (Evaluation, Option<Assessment>) {
+    let (eval, margins) = evaluate_with_margins(plan, state, data);
+    let assessment = assess(plan, state, data, eval.objective, &margins, history);
+    (eval, assessment)
+}
+
+/// Points the epochs at a new working set; its size.
+fn repick(order: &mut RowOrder, cert: &crate::plan::Certificate, w: &[f64], gradient: &[f64]) -> usize {
+    let ws = working_set(cert, w, gradient);
+    let n = ws.len();
+    order.set_columns(ws);
+    n
 }
 
 fn progress_bar(settings: &RunSettings) -> indicatif::ProgressBar {
