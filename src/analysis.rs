@@ -4,6 +4,7 @@
 
 use crate::check::{Model, Operator, Shape};
 use crate::diagnostics::Problem;
+use crate::runtime::VectorTerm;
 pub use crate::solvers::SolverKind;
 use crate::solvers::{Convexity, OptionKind};
 use crate::stdlib::{ProxKind, Separability};
@@ -92,6 +93,9 @@ pub struct Structure {
     pub composite: bool,
     /// Set when the whole regularizer + constraint is one per-coordinate closed-form prox.
     pub coordinate: Option<CoordinateProx>,
+    /// Set when it is a per-coordinate closed form followed by one vector routine (then
+    /// `coordinate` is None): batch solvers apply it to the whole vector.
+    pub vector: Option<(CoordinateProx, VectorTerm)>,
     pub recommended: Choice,
     /// None when this build cannot run the model yet; `unavailable` says why.
     pub chosen: Option<Choice>,
@@ -126,7 +130,12 @@ pub fn analyse(model: &Model) -> Result<Structure, Vec<Problem>> {
         .collect();
     let convex = terms.iter().all(|t| t.convex);
     let composite = terms.iter().any(|t| t.composite.is_some());
-    let coordinate = coordinate_prox(model);
+    let split = split_prox(model);
+    let (coordinate, vector) = match &split {
+        Ok((p, None)) => (Some(*p), None),
+        Ok((p, Some(t))) => (None, Some((*p, *t))),
+        Err(_) => (None, None),
+    };
     let smooth = loss.smooth;
 
     let all_coordinate = terms.iter().chain(&constraints).all(|t| t.separability == Separability::Coordinate);
@@ -167,18 +176,16 @@ pub fn analyse(model: &Model) -> Result<Structure, Vec<Problem>> {
         Some("non-convex penalties need the online DC solver".into())
     } else if composite {
         Some("composite regularizers ω(B w) need the Picard prox".into())
-    } else if coordinate.is_none() {
-        let t = terms.iter().chain(&constraints).find(|t| t.separability != Separability::Coordinate);
-        Some(format!(
-            "`{}` is not separable per coordinate; its prox is not compiled yet",
-            t.map_or("?", |t| t.text.as_str())
-        ))
+    } else if let Err(SplitBlocker::Unsupported(text)) = &split {
+        Some(format!("`{text}` is not separable per coordinate; its prox is not compiled yet"))
+    } else if let Err(SplitBlocker::NoClosedForm(what)) = &split {
+        Some(format!("the prox of {what} has no closed form here (it needs Dykstra's splitting)"))
     } else {
         None
     };
 
     let mut settings = Settings::default();
-    let chosen;
+    let mut chosen;
     let mut unavailable = None;
     let forced = model.solver.as_ref().filter(|s| s.name != "auto");
     if let Some(req) = forced {
@@ -226,16 +233,32 @@ pub fn analyse(model: &Model) -> Result<Structure, Vec<Problem>> {
                 ),
             })
         } else {
-            unavailable = Some(format!(
-                "`{}` is not compiled by this build yet, and no compiled solver can stand in: {}",
-                recommended.solver.name(),
-                compiled_blocker.clone().unwrap_or_default()
-            ));
+            let blocker = compiled_blocker.clone().unwrap_or_default();
+            unavailable = Some(if recommended.solver.implemented() {
+                format!("`{}` cannot run it in this build: {blocker}", recommended.solver.name())
+            } else {
+                format!(
+                    "`{}` is not compiled by this build yet, and no compiled solver can stand in: {blocker}",
+                    recommended.solver.name()
+                )
+            });
             None
         };
         // `solve with auto(...)`: the options of the solver that was chosen.
         if let (Some(req), Some(c)) = (&model.solver, &chosen) {
             settings = parse_settings(c.solver, req, &mut problems);
+        }
+    }
+
+    // A vector prox is applied to the whole vector each step: only the batch solver has it.
+    if let (Some(c), Some((_, term))) = (&chosen, &vector) {
+        if c.solver != SolverKind::Proxgrad {
+            unavailable = Some(format!(
+                "the prox of {} acts on the whole vector, and only proxgrad (a smooth loss) applies it in this build; `{}` does not",
+                term.describe(),
+                c.solver.name()
+            ));
+            chosen = None;
         }
     }
 
@@ -251,6 +274,7 @@ pub fn analyse(model: &Model) -> Result<Structure, Vec<Problem>> {
         convex,
         composite,
         coordinate,
+        vector,
         recommended,
         chosen,
         unavailable,
@@ -268,12 +292,17 @@ fn composite_note(op: &Operator) -> String {
     }
 }
 
-/// The per-coordinate prox all the terms fold into, if they do.
-fn coordinate_prox(model: &Model) -> Option<CoordinateProx> {
+/// The prox the compiled solvers apply: the per-coordinate closed form every coordinate term
+/// folds into, then at most one vector routine, where that composition is the exact prox of
+/// the sum. It is for ½‖·‖² with anything (prox_{τ(R + μ/2‖·‖²)}(v) = prox_{τR/(1+τμ)}(v/(1+τμ)))
+/// and for ℓ1 then the ℓ2 norm (the sparse-group-lasso identity); not for ℓ1 or a box with
+/// another vector term, nor for two vector terms (those need Dykstra's splitting).
+fn split_prox(model: &Model) -> Result<(CoordinateProx, Option<VectorTerm>), SplitBlocker> {
     let mut p = CoordinateProx { l1: 0.0, l2: 0.0, lo: f64::NEG_INFINITY, hi: f64::INFINITY };
+    let mut vector: Vec<(VectorTerm, String)> = vec![];
     for r in &model.regs {
         if r.operator.is_some() {
-            return None;
+            return Err(SplitBlocker::Unsupported(r.text.clone()));
         }
         let scalar = |i: usize| r.scalars.get(i).map_or(0.0, |s| s.1);
         match r.def.prox {
@@ -283,17 +312,44 @@ fn coordinate_prox(model: &Model) -> Option<CoordinateProx> {
                 p.l1 += r.coef.value;
                 p.l2 += r.coef.value * scalar(0);
             }
-            _ => return None,
+            ProxKind::ShrinkL2 => vector.push((VectorTerm::Norm2(r.coef.value), r.text.clone())),
+            ProxKind::ProxLinf => vector.push((VectorTerm::NormInf(r.coef.value), r.text.clone())),
+            _ => return Err(SplitBlocker::Unsupported(r.text.clone())),
         }
     }
     for c in &model.constraints {
-        if c.set.name != "Box" {
-            return None;
+        match c.set.name.as_str() {
+            "Box" => {
+                p.lo = p.lo.max(c.args[0]);
+                p.hi = p.hi.min(c.args[1]);
+            }
+            "L1Ball" => vector.push((VectorTerm::L1Ball(c.args[0]), c.text.clone())),
+            "L2Ball" => vector.push((VectorTerm::L2Ball(c.args[0]), c.text.clone())),
+            "Simplex" => vector.push((VectorTerm::Simplex, c.text.clone())),
+            _ => return Err(SplitBlocker::Unsupported(c.text.clone())),
         }
-        p.lo = p.lo.max(c.args[0]);
-        p.hi = p.hi.min(c.args[1]);
     }
-    Some(p)
+    match vector.as_slice() {
+        [] => Ok((p, None)),
+        [(term, text)] => {
+            if p.has_box() {
+                Err(SplitBlocker::NoClosedForm(format!("`{text}` with a box")))
+            } else if p.l1 > 0.0 && !matches!(term, VectorTerm::Norm2(_)) {
+                Err(SplitBlocker::NoClosedForm(format!("`{text}` with an ℓ1 term")))
+            } else {
+                Ok((p, Some(*term)))
+            }
+        }
+        [(_, a), (_, b), ..] => Err(SplitBlocker::NoClosedForm(format!("`{a}` with `{b}`"))),
+    }
+}
+
+/// Why the terms do not fold into [`split_prox`]'s form.
+enum SplitBlocker {
+    /// A term whose prox is not compiled (rows, groups, nuclear, ω∘B, logeps).
+    Unsupported(String),
+    /// Terms each compiled, whose sum has no closed-form prox here.
+    NoClosedForm(String),
 }
 
 /// Why a forced solver cannot run the model: the reason, the span to blame and its label.
@@ -512,9 +568,19 @@ pub fn report(model: &Model, st: &Structure, file_name: &str) -> String {
             "no: every term acts on the variable directly"
         }
     );
-    match &st.coordinate {
-        Some(p) => _ = writeln!(o, "prox        per coordinate, closed form: {}", p.describe()),
-        None => _ = writeln!(o, "prox        term by term (see above)"),
+    match (&st.coordinate, &st.vector) {
+        (Some(p), _) => _ = writeln!(o, "prox        per coordinate, closed form: {}", p.describe()),
+        (None, Some((p, t))) if p.l1 > 0.0 || p.l2 > 0.0 => {
+            _ = writeln!(
+                o,
+                "prox        closed form: {} of {}, after the per-coordinate {}",
+                t.routine().name(),
+                t.describe(),
+                p.describe()
+            )
+        }
+        (None, Some((_, t))) => _ = writeln!(o, "prox        closed form: {} of {}", t.routine().name(), t.describe()),
+        (None, None) => _ = writeln!(o, "prox        term by term (see above)"),
     }
     let _ = writeln!(o, "recommended {} — {}", st.recommended.solver.name(), st.recommended.reason);
     match (&st.chosen, &st.unavailable) {

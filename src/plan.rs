@@ -21,6 +21,7 @@ pub mod lower;
 pub mod verify;
 pub mod walk;
 
+pub use crate::runtime::{Routine, VectorTerm};
 use crate::symbolic::{Cmp, Func};
 
 /// A scalar slot: a parameter (constant for the run), state, or a temporary.
@@ -254,6 +255,10 @@ pub enum Stmt {
     Repeat(u32, Cmp, Expr, Expr, Vec<Stmt>),
     /// Stops the run (exit 3) if the value is NaN or ±inf; `what` names it in the message.
     Guard(Expr, String),
+    /// `call routine(vec, arg)`: a vector kernel of the runtime library applied in place to
+    /// the whole buffer (a prox that is not per coordinate). In bounds by construction: the
+    /// routine gets the buffer's own length.
+    Call(Routine, VecId, Expr),
 }
 
 /// Where the plan came from, for the header of the dump and the report.
@@ -278,6 +283,8 @@ pub struct Objective {
     pub loss_weight: f64,
     /// Σ of the coordinate-wise regularizers at w[j] (constraints hold by construction).
     pub penalty: Expr,
+    /// The term on the whole vector (a norm, or a set's indicator), if any.
+    pub vector: Option<VectorTerm>,
 }
 
 /// The convex conjugate ℓ*(y, u) of a loss in its margin (ALGORITHMS.md §10), where optc knows
@@ -293,7 +300,8 @@ pub enum LossConjugate {
 }
 
 /// What the duality-gap certificate needs beyond the objective: ℓ* and the regularizer
-/// r(wⱼ) = l1·|wⱼ| + (l2/2)·wⱼ² + ι[lo, hi](wⱼ) per coordinate, whose conjugate is closed-form.
+/// r(wⱼ) = l1·|wⱼ| + (l2/2)·wⱼ² + ι[lo, hi](wⱼ) per coordinate, whose conjugate is closed-form,
+/// plus at most one vector term (then there is no box: see the analysis's `split_prox`).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Certificate {
     pub conjugate: LossConjugate,
@@ -301,6 +309,7 @@ pub struct Certificate {
     pub l2: f64,
     pub lo: f64,
     pub hi: f64,
+    pub vector: Option<VectorTerm>,
 }
 
 #[derive(Clone, Debug, PartialEq)]

@@ -10,7 +10,7 @@
 use super::evaluate::margin;
 use super::interp::eval_at;
 use super::{DataView, State};
-use crate::plan::{Certificate, LossConjugate, Plan};
+use crate::plan::{Certificate, LossConjugate, Plan, VectorTerm};
 
 /// The certified bound on F(w) − F* at flushed weights, given F(w); None when the plan has no
 /// closed-form dual. Never negative (rounding can make F − D dip below 0 at the optimum).
@@ -122,9 +122,14 @@ fn dual_at(cert: &Certificate, data: &DataView, c: f64, features: usize, u: &[f6
         }
     }
     let z: Vec<f64> = xtu.iter().map(|g| -c / m as f64 * g).collect();
-    let s = domain_scale(cert, &z);
+    let (s, reg_conj) = match cert.vector {
+        None => {
+            let s = domain_scale(cert, &z);
+            (s, z.iter().map(|zj| reg_conjugate(cert, s * zj)).sum())
+        }
+        Some(term) => vector_conjugate(cert, term, &z),
+    };
     let loss_conj: f64 = (0..m).map(|i| loss_conjugate(cert.conjugate, data.labels[i], s * u[i])).sum();
-    let reg_conj: f64 = z.iter().map(|zj| reg_conjugate(cert, s * zj)).sum();
     (-c / m as f64 * loss_conj - reg_conj, z)
 }
 
@@ -242,6 +247,49 @@ fn domain_scale(cert: &Certificate, z: &[f64]) -> f64 {
     }
 }
 
+/// For R = l1‖·‖₁ + (l2/2)‖·‖² + T with T a vector term (no box): the scale s ≤ 1 that puts
+/// s·z in the domain of R*, and R*(s·z).
+///
+/// With l2 > 0, R* is finite everywhere and its sup is attained at w⁺ = prox_{(l1‖·‖₁ + T)/l2}(z/l2)
+/// (complete the square), which the runtime routine computes exactly. With l2 = 0, a norm's
+/// conjugate is the indicator of its dual ball (ℓ2 ↔ ℓ2, ℓ∞ ↔ ℓ1; with ℓ1 added, of
+/// {‖soft(z, l1)‖₂ ≤ λ}), so z is scaled into it; a set's conjugate is its support function.
+fn vector_conjugate(cert: &Certificate, term: VectorTerm, z: &[f64]) -> (f64, f64) {
+    use crate::runtime::{norm1, norm2, norm_inf};
+    if cert.l2 > 0.0 {
+        let mut w: Vec<f64> = z.iter().map(|zj| crate::plan::soft(zj / cert.l2, cert.l1 / cert.l2)).collect();
+        term.routine().apply(&mut w, term.arg(1.0 / cert.l2));
+        let inner: f64 = z.iter().zip(&w).map(|(a, b)| a * b).sum();
+        let value = inner - cert.l1 * norm1(&w) - 0.5 * cert.l2 * norm2(&w).powi(2) - term.value(&w);
+        return (1.0, value);
+    }
+    let inside = |s: f64| if s < 1.0 { s * (1.0 - 1e-12) } else { s };
+    match term {
+        VectorTerm::Norm2(lambda) if cert.l1 > 0.0 => {
+            let excess = |s: f64| z.iter().map(|zj| crate::plan::soft(s * zj, cert.l1).powi(2)).sum::<f64>().sqrt();
+            if excess(1.0) <= lambda {
+                return (1.0, 0.0);
+            }
+            // ‖soft(s·z, l1)‖₂ grows with s: bisect, keeping the lower end inside.
+            let (mut lo, mut hi) = (0.0, 1.0);
+            for _ in 0..100 {
+                let mid = 0.5 * (lo + hi);
+                if excess(mid) <= lambda {
+                    lo = mid;
+                } else {
+                    hi = mid;
+                }
+            }
+            (inside(lo), 0.0)
+        }
+        VectorTerm::Norm2(lambda) => (inside((lambda / norm2(z)).min(1.0)), 0.0),
+        VectorTerm::NormInf(lambda) => (inside((lambda / norm1(z)).min(1.0)), 0.0),
+        VectorTerm::L1Ball(r) => (1.0, r * norm_inf(z)),
+        VectorTerm::L2Ball(r) => (1.0, r * norm2(z)),
+        VectorTerm::Simplex => (1.0, z.iter().copied().fold(f64::NEG_INFINITY, f64::max).max(f64::MIN)),
+    }
+}
+
 /// ℓ*(y, u), +∞ outside its domain.
 pub fn loss_conjugate(kind: LossConjugate, y: f64, u: f64) -> f64 {
     match kind {
@@ -302,7 +350,7 @@ mod tests {
     use super::*;
 
     fn cert(l1: f64, l2: f64, lo: f64, hi: f64) -> Certificate {
-        Certificate { conjugate: LossConjugate::Squared, l1, l2, lo, hi }
+        Certificate { conjugate: LossConjugate::Squared, l1, l2, lo, hi, vector: None }
     }
 
     /// r* by brute force over a fine grid of w.
@@ -369,5 +417,54 @@ mod tests {
         }
         assert_eq!(loss_conjugate(LossConjugate::Hinge, 1.0, 0.5), f64::INFINITY);
         assert_eq!(loss_conjugate(LossConjugate::Logistic, 1.0, 0.5), f64::INFINITY);
+    }
+
+    /// sup over a grid of w ∈ [−4, 4]² of ⟨z, w⟩ − R(w), R = l1‖w‖₁ + (l2/2)‖w‖² + T(w).
+    fn brute_vector(c: &Certificate, t: VectorTerm, z: [f64; 2]) -> f64 {
+        let n = 800;
+        let mut best = f64::NEG_INFINITY;
+        for a in 0..=n {
+            for b in 0..=n {
+                let w = [-4.0 + 8.0 * a as f64 / n as f64, -4.0 + 8.0 * b as f64 / n as f64];
+                let r = c.l1 * (w[0].abs() + w[1].abs()) + 0.5 * c.l2 * (w[0] * w[0] + w[1] * w[1]) + t.value(&w);
+                best = best.max(z[0] * w[0] + z[1] * w[1] - r);
+            }
+        }
+        best
+    }
+
+    /// The vector conjugates against brute force: with ½‖·‖² the value itself; without, the
+    /// scaled point is inside the domain (the sup is 0 for a norm) and barely so (5% further
+    /// out it is not), and a set's support function matches.
+    #[test]
+    fn vector_conjugates_match_brute_force() {
+        let terms = [
+            VectorTerm::Norm2(0.7),
+            VectorTerm::NormInf(0.7),
+            VectorTerm::L1Ball(1.5),
+            VectorTerm::L2Ball(1.5),
+            VectorTerm::Simplex,
+        ];
+        let zs = [[0.3, -0.2], [2.0, 1.0], [-1.5, 0.4], [0.0, 0.0]];
+        for t in terms {
+            for (l1, l2) in [(0.0, 0.8), (0.0, 0.0), (0.3, 0.0), (0.3, 0.8)] {
+                if l1 > 0.0 && !matches!(t, VectorTerm::Norm2(_)) {
+                    continue;
+                }
+                let c = Certificate { vector: Some(t), ..cert(l1, l2, f64::NEG_INFINITY, f64::INFINITY) };
+                for z in zs {
+                    let (s, value) = vector_conjugate(&c, t, &z);
+                    let scaled = [s * z[0], s * z[1]];
+                    let brute = brute_vector(&c, t, scaled);
+                    // The grid step is 0.01: the sup is bracketed to within |z|·0.01.
+                    assert!((value - brute).abs() < 0.03, "{t:?} l1 {l1} l2 {l2} z {z:?}: {value} vs {brute}");
+                    assert!(value >= brute - 1e-9, "{t:?} l1 {l1} l2 {l2} z {z:?}: below a grid point");
+                    if t.is_norm() && l2 == 0.0 && s < 1.0 {
+                        let out = brute_vector(&c, t, [1.05 * scaled[0], 1.05 * scaled[1]]);
+                        assert!(out > 1e-3, "{t:?} z {z:?}: s = {s} is not the largest scale");
+                    }
+                }
+            }
+        }
     }
 }

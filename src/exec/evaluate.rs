@@ -86,7 +86,8 @@ fn evaluate_impl(
         sq += (a - y) * (a - y);
     }
     let loss = if m > 0 { loss / m as f64 } else { 0.0 };
-    let penalty: f64 = (0..w.len()).map(|j| eval_at(&obj.penalty, state, 0, j)).sum();
+    let penalty: f64 =
+        (0..w.len()).map(|j| eval_at(&obj.penalty, state, 0, j)).sum::<f64>() + obj.vector.map_or(0.0, |t| t.value(w));
     let classification = plan.info.classification;
     Evaluation {
         objective: obj.loss_weight * loss + penalty,

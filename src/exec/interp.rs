@@ -109,6 +109,10 @@ fn exec(
                     return Err(Fault { what: what.clone(), value: x, step, row: cur.i });
                 }
             }
+            Stmt::Call(routine, v, arg) => {
+                let a = eval(arg, st, cur);
+                routine.apply(&mut st.vectors[v.0], a);
+            }
         }
     }
     Ok(())

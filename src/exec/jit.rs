@@ -85,6 +85,9 @@ pub fn compile_with(plan: &Plan, params: &[f64], disasm: bool) -> Result<Kernel,
     for (name, addr, _) in abi::runtime_symbols() {
         jb.symbol(name, addr);
     }
+    for (name, addr, _) in abi::routine_symbols() {
+        jb.symbol(name, addr);
+    }
     let mut module = JITModule::new(jb);
 
     let mut text = Listing { clif: String::new(), asm: disasm.then(String::new) };
@@ -145,7 +148,21 @@ fn define(
         let fref: cranelift_codegen::ir::FuncRef = module.declare_func_in_func(id, builder.func);
         runtime.insert(func, fref);
     }
-    translate::PlanTranslator::new(builder, plan, params, runtime, ptr).translate_body(body);
+    // Only the routines this body calls: an import is a line in the listing.
+    let mut used = vec![];
+    crate::plan::walk::stmts(body, &mut |s| {
+        if let Stmt::Call(r, _, _) = s {
+            used.push(*r);
+        }
+    });
+    let mut routines = HashMap::new();
+    for (sym, _, routine) in abi::routine_symbols().into_iter().filter(|(_, _, r)| used.contains(r)) {
+        let mut sig = module.make_signature();
+        sig.params.extend([AbiParam::new(ptr), AbiParam::new(types::I64), AbiParam::new(types::F64)]);
+        let id = module.declare_function(sym, Linkage::Import, &sig).map_err(|e| JitError::Codegen(e.to_string()))?;
+        routines.insert(routine, module.declare_func_in_func(id, builder.func));
+    }
+    translate::PlanTranslator::new(builder, plan, params, runtime, routines, ptr).translate_body(body);
 
     text.clif.push_str(&format!("; {name}\n{}\n", ctx.func.display()));
     let id = module

@@ -80,6 +80,9 @@ pub fn dump(plan: &Plan, facts: Option<&DataFacts>) -> String {
     let _ = writeln!(o, "report  F(w) = {weight}(1/m)·Σᵢ ℓ + Σⱼ R(w[j]), after finish");
     let _ = writeln!(o, "  ℓ = {}  # with {} = ⟨x[i], w⟩", expr(plan, &obj.loss, 0), plan.scalar(obj.margin).name);
     let _ = writeln!(o, "  R = {}", expr(plan, &obj.penalty, 0));
+    if let Some(t) = obj.vector {
+        let _ = writeln!(o, "    + {} of the whole vector", t.describe());
+    }
     match &plan.certificate {
         Some(c) => {
             let conj = match c.conjugate {
@@ -109,6 +112,9 @@ fn penalty_text(c: &Certificate) -> String {
     }
     if c.lo > f64::NEG_INFINITY || c.hi < f64::INFINITY {
         parts.push(format!("ι[{}, {}]", fmt_num(c.lo), fmt_num(c.hi)));
+    }
+    if let Some(t) = c.vector {
+        parts.push(t.describe());
     }
     if parts.is_empty() {
         "0".into()
@@ -156,6 +162,15 @@ fn stmts(plan: &Plan, body: &[Stmt], depth: usize, o: &mut String) {
                 stmts(plan, b, depth + 1, o);
             }
             Stmt::Guard(e, what) => _ = writeln!(o, "{pad}guard finite({})  # {what}", expr(plan, e, 0)),
+            Stmt::Call(routine, v, arg) => {
+                let len = if plan.vector(*v).len == Len::Rows { "m" } else { "d" };
+                let arg = if *routine == crate::runtime::Routine::ProjSimplex {
+                    String::new()
+                } else {
+                    format!(", {}", expr(plan, arg, 0))
+                };
+                let _ = writeln!(o, "{pad}call {}({}[0..{len}]{arg})", routine.name(), plan.vector(*v).name);
+            }
         }
     }
 }

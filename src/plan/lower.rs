@@ -16,6 +16,7 @@ use super::{
 use crate::analysis::{CoordinateProx, SolverKind, Structure};
 use crate::check::Model;
 use crate::diagnostics::Problem;
+use crate::runtime::VectorTerm;
 use crate::symbolic::{Func, Sym};
 
 /// Options of lowering that are not part of the model.
@@ -39,11 +40,12 @@ pub fn lower(model: &Model, st: &Structure, opts: LowerOptions) -> Result<Plan, 
         return Err(Problem::error("optc::plan", format!("no update plan for this model: {why}"), span, "this model")
             .with_help("`optc check` shows the structure optc recognised and the solver it needs"));
     };
-    match (choice.solver, st.coordinate) {
-        (SolverKind::Fobos, Some(prox)) => Ok(fobos::lower(model, st, prox, opts)),
-        (SolverKind::Scd, Some(prox)) => Ok(scd::lower(model, st, prox)),
-        (SolverKind::Proxgrad, Some(prox)) => Ok(proxgrad::lower(model, st, prox)),
-        (s, _) => Err(Problem::error(
+    match (choice.solver, st.coordinate, st.vector) {
+        (SolverKind::Fobos, Some(prox), _) => Ok(fobos::lower(model, st, prox, opts)),
+        (SolverKind::Scd, Some(prox), _) => Ok(scd::lower(model, st, prox)),
+        (SolverKind::Proxgrad, Some(prox), _) => Ok(proxgrad::lower(model, st, prox, None)),
+        (SolverKind::Proxgrad, None, Some((prox, term))) => Ok(proxgrad::lower(model, st, prox, Some(term))),
+        (s, _, _) => Err(Problem::error(
             "optc::plan",
             format!("`{}` is not compiled by this build for this model", s.name()),
             model.objective_span,
@@ -56,10 +58,18 @@ pub fn lower(model: &Model, st: &Structure, opts: LowerOptions) -> Result<Plan, 
 pub(super) struct Builder {
     pub plan: Plan,
     prox: CoordinateProx,
+    /// The vector routine applied after the per-coordinate prox, if any.
+    vector: Option<VectorTerm>,
 }
 
 impl Builder {
-    pub fn new(model: &Model, solver: &'static str, lazy: bool, prox: CoordinateProx) -> Builder {
+    pub fn new(
+        model: &Model,
+        solver: &'static str,
+        lazy: bool,
+        prox: CoordinateProx,
+        vector: Option<VectorTerm>,
+    ) -> Builder {
         let loss = &model.loss.def;
         let regs: Vec<&str> = model.regs.iter().map(|r| r.text.as_str()).collect();
         let mut summary = format!(
@@ -75,7 +85,17 @@ impl Builder {
             let cs: Vec<&str> = model.constraints.iter().map(|c| c.text.as_str()).collect();
             summary.push_str(&format!(", st {}", cs.join(", ")));
         }
-        summary.push_str(&format!("; prox per coordinate {}", prox.describe()));
+        let per_coordinate = prox.l1 > 0.0 || prox.l2 > 0.0 || prox.has_box();
+        match vector {
+            None => summary.push_str(&format!("; prox per coordinate {}", prox.describe())),
+            Some(t) if per_coordinate => summary.push_str(&format!(
+                "; prox per coordinate {}, then {} of {}",
+                prox.describe(),
+                t.routine().name(),
+                t.describe()
+            )),
+            Some(t) => summary.push_str(&format!("; prox {} of {}", t.routine().name(), t.describe())),
+        }
         let plan = Plan {
             info: PlanInfo {
                 solver,
@@ -95,10 +115,11 @@ impl Builder {
                 margin: ScalarId(0),
                 loss_weight: 1.0,
                 penalty: Expr::Const(0.0),
+                vector,
             },
             certificate: None,
         };
-        Builder { plan, prox }
+        Builder { plan, prox, vector }
     }
 
     pub fn scalar(&mut self, name: &str, role: ScalarRole, init: ParamInit, note: &str) -> ScalarId {
@@ -203,7 +224,7 @@ impl Builder {
         let loss_expr = formula(&value, &point);
         let dloss = self.dloss(model, st, y, s(margin));
         let mut penalty = k(0.0);
-        for r in &model.regs {
+        for r in model.regs.iter().filter(|r| r.def.per_coordinate.is_some()) {
             let f =
                 r.def.per_coordinate.clone().expect("coordinate-separable regularizers have a per-coordinate formula");
             // The scalar parameters (α, ε) become constants; the variable becomes w[j].
@@ -212,8 +233,14 @@ impl Builder {
             penalty =
                 if penalty == k(0.0) { mul(k(r.coef.value), term) } else { add(penalty, mul(k(r.coef.value), term)) };
         }
-        self.plan.objective =
-            super::Objective { loss: loss_expr, dloss, margin, loss_weight: model.loss.coef.value, penalty };
+        self.plan.objective = super::Objective {
+            loss: loss_expr,
+            dloss,
+            margin,
+            loss_weight: model.loss.coef.value,
+            penalty,
+            vector: self.vector,
+        };
         // ℓ* in closed form for the stdlib's losses (a model cannot redefine them); a loss the
         // model declares itself has none here.
         let conjugate = match loss.name.as_str() {
@@ -223,8 +250,9 @@ impl Builder {
             _ => None,
         };
         let p = self.prox;
+        let vector = self.vector;
         self.plan.certificate =
-            conjugate.map(|conjugate| Certificate { conjugate, l1: p.l1, l2: p.l2, lo: p.lo, hi: p.hi });
+            conjugate.map(|conjugate| Certificate { conjugate, l1: p.l1, l2: p.l2, lo: p.lo, hi: p.hi, vector });
     }
 }
 

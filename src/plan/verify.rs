@@ -120,6 +120,13 @@ fn stmts(plan: &Plan, body: &[Stmt], scope: Scope) -> Result<(), String> {
                 expr(plan, r, scope)?;
             }
             Stmt::Guard(e, _) => expr(plan, e, scope)?,
+            Stmt::Call(_, v, arg) => {
+                let decl = plan.vectors.get(v.0).ok_or_else(|| format!("vector #{} does not exist", v.0))?;
+                if decl.role == VecRole::Labels {
+                    return Err(format!("the labels `{}` are written", decl.name));
+                }
+                expr(plan, arg, scope)?;
+            }
         }
     }
     Ok(())

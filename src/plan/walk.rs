@@ -10,7 +10,7 @@ pub fn stmts<'a>(body: &'a [Stmt], f: &mut impl FnMut(&'a Stmt)) {
         f(s);
         match s {
             Stmt::For(_, b) | Stmt::If(_, _, _, b) | Stmt::Repeat(_, _, _, _, b) => stmts(b, f),
-            Stmt::Set(..) | Stmt::Store(..) | Stmt::Guard(..) => {}
+            Stmt::Set(..) | Stmt::Store(..) | Stmt::Guard(..) | Stmt::Call(..) => {}
         }
     }
 }
@@ -18,7 +18,7 @@ pub fn stmts<'a>(body: &'a [Stmt], f: &mut impl FnMut(&'a Stmt)) {
 /// Calls `f` on every expression node of every statement (sub-expressions after their parent).
 pub fn exprs<'a>(body: &'a [Stmt], f: &mut impl FnMut(&'a Expr)) {
     stmts(body, &mut |s| match s {
-        Stmt::Set(_, e) | Stmt::Store(_, _, e) | Stmt::Guard(e, _) => expr(e, f),
+        Stmt::Set(_, e) | Stmt::Store(_, _, e) | Stmt::Guard(e, _) | Stmt::Call(_, _, e) => expr(e, f),
         Stmt::If(_, l, r, _) | Stmt::Repeat(_, _, l, r, _) => {
             expr(l, f);
             expr(r, f);

@@ -7,7 +7,7 @@
 //! in Cranelift variables (registers) for the whole call and are stored back on exit.
 
 use super::abi::offsets;
-use crate::plan::{BinOp, Expr, Index, Intrinsic, Len, Plan, Range, ScalarId, ScalarRole, Stmt};
+use crate::plan::{BinOp, Expr, Index, Intrinsic, Len, Plan, Range, Routine, ScalarId, ScalarRole, Stmt, VecId};
 use crate::symbolic::{Cmp, Func};
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::{types, FuncRef, InstBuilder, MemFlags, Value};
@@ -21,6 +21,8 @@ pub struct PlanTranslator<'a, 'b> {
     pub plan: &'a Plan,
     pub params: &'a [f64],
     pub runtime: HashMap<Func, FuncRef>,
+    /// The vector routines of `crate::runtime`, by their C-ABI entry points.
+    pub routines: HashMap<Routine, FuncRef>,
     pub ptr: types::Type,
     ctx: Value,
     /// Cranelift variables for state and local scalars (None for parameters: they are folded).
@@ -70,6 +72,7 @@ impl<'a, 'b> PlanTranslator<'a, 'b> {
         plan: &'a Plan,
         params: &'a [f64],
         runtime: HashMap<Func, FuncRef>,
+        routines: HashMap<Routine, FuncRef>,
         ptr: types::Type,
     ) -> Self {
         let entry = b.create_block();
@@ -121,6 +124,7 @@ impl<'a, 'b> PlanTranslator<'a, 'b> {
             plan,
             params,
             runtime,
+            routines,
             ptr,
             ctx,
             scalars,
@@ -184,7 +188,20 @@ impl<'a, 'b> PlanTranslator<'a, 'b> {
             Stmt::If(cmp, l, r, body) => self.translate_if(*cmp, l, r, body),
             Stmt::Repeat(cap, cmp, l, r, body) => self.translate_repeat(*cap, *cmp, l, r, body),
             Stmt::Guard(e, _) => self.translate_guard(e),
+            Stmt::Call(routine, v, arg) => self.translate_routine(*routine, *v, arg),
         }
+    }
+
+    /// `call routine(vec[0..n], arg)`: the routine's entry point with the buffer's base
+    /// pointer and length (m or d, the lengths `check_shapes` verified for it).
+    fn translate_routine(&mut self, routine: Routine, v: VecId, arg: &Expr) {
+        let a = self.translate_expr(arg);
+        let len = if self.plan.vector(v).len == Len::Rows { self.data.rows } else { self.data.features };
+        let fref = self.routines[&routine];
+        let base = self.bases[v.0];
+        self.b.ins().call(fref, &[base, len, a]);
+        // The routine rewrote the buffer: values stored before the call are stale.
+        self.stored.clear();
     }
 
     /// `base + index·size`, the index being the loop variable `i` or `j` (an i64).

@@ -28,7 +28,7 @@ const RESET_L: f64 = 300.0;
 const RESET_SCALE: f64 = 1e-150;
 
 pub(super) fn lower(model: &Model, st: &Structure, prox: CoordinateProx, opts: LowerOptions) -> Plan {
-    Fobos { model, st, prox, opts, b: Builder::new(model, "fobos", opts.lazy, prox) }.lower()
+    Fobos { model, st, prox, opts, b: Builder::new(model, "fobos", opts.lazy, prox, None) }.lower()
 }
 
 struct Fobos<'a> {

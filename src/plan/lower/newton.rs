@@ -38,7 +38,7 @@ const INNER_TOL_FLOOR: f64 = 1e-5;
 const NU: f64 = 1e-12;
 
 pub(super) fn lower(model: &Model, st: &Structure, prox: CoordinateProx, d2: &Sym) -> Plan {
-    let mut b = Builder::new(model, "scd", false, prox);
+    let mut b = Builder::new(model, "scd", false, prox, None);
     b.plan.info.summary.push_str("; Newton-type steps (newGLMNET): quadratic model by CD, line search on F");
     let (y, w) = b.labels_and_weights();
     let (i, j) = (Index::Row, Index::Feature);

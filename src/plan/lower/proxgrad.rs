@@ -7,16 +7,20 @@
 //!
 //! L = c·β·λ_max(XᵀX)/m comes from power iteration when the data is bound. One iteration is
 //! one pass over the rows plus O(d) work.
+//!
+//! A vector term (ℓ2 or ℓ∞ norm, ℓ1/ℓ2 ball, simplex) is one runtime call on w after the
+//! per-coordinate part of the prox; a set also projects the starting point in `init`, so every
+//! iterate, warm starts included, is feasible.
 
 use super::super::build::*;
-use super::super::{Expr, Len, ParamInit, Plan, Range, ScalarRole, Stmt, VecRole};
+use super::super::{Expr, Len, ParamInit, Plan, Range, ScalarRole, Stmt, VecRole, VectorTerm};
 use super::Builder;
 use crate::analysis::{CoordinateProx, Structure};
 use crate::check::Model;
 use crate::symbolic::{Cmp, Func};
 
-pub(super) fn lower(model: &Model, st: &Structure, prox: CoordinateProx) -> Plan {
-    let mut b = Builder::new(model, "proxgrad", false, prox);
+pub(super) fn lower(model: &Model, st: &Structure, prox: CoordinateProx, vector: Option<VectorTerm>) -> Plan {
+    let mut b = Builder::new(model, "proxgrad", false, prox, vector);
     let (y, w) = b.labels_and_weights();
     let c = model.loss.coef.value;
     let beta = st.smooth.expect("proxgrad is only chosen for smooth losses");
@@ -38,7 +42,17 @@ pub(super) fn lower(model: &Model, st: &Structure, prox: CoordinateProx) -> Plan
     let tn = b.local("θn");
     let mu = b.local("μ");
 
+    // The vector routine's argument: τ′λ for a norm, with τ′ = 1/(L + l2) the step left after
+    // the per-coordinate ½‖·‖² scaling; the radius for a set.
+    let routine_call = |term: VectorTerm| {
+        let step = if prox.l2 > 0.0 { add(s(lip), k(prox.l2)) } else { s(lip) };
+        let arg = if term.is_norm() { div(k(term.arg(1.0)), step) } else { k(term.arg(1.0)) };
+        Stmt::Call(term.routine(), w, arg)
+    };
     b.plan.init = vec![each(Range::Upto(Len::Features), vec![Stmt::Store(v, j, at(w, j))]), Stmt::Set(theta, k(1.0))];
+    if let Some(term) = vector.filter(|t| !t.is_norm()) {
+        b.plan.init.insert(0, routine_call(term));
+    }
 
     let dloss = b.dloss(model, st, y, s(a));
     let prox_step = b.coordinate_prox(sub(at(v, j), div(at(g, j), s(lip))), div(k(1.0), s(lip)));
@@ -55,14 +69,20 @@ pub(super) fn lower(model: &Model, st: &Structure, prox: CoordinateProx) -> Plan
             ],
         ),
         Stmt::Set(r, k(0.0)),
-        each(
+    ];
+    let restart_test = Stmt::Set(r, add(s(r), mul(sub(at(v, j), at(w, j)), sub(at(w, j), at(wp, j)))));
+    match vector {
+        None => b.plan.epoch.push(each(
             Range::Upto(Len::Features),
-            vec![
-                Stmt::Store(wp, j, at(w, j)),
-                Stmt::Store(w, j, prox_step),
-                Stmt::Set(r, add(s(r), mul(sub(at(v, j), at(w, j)), sub(at(w, j), at(wp, j))))),
-            ],
-        ),
+            vec![Stmt::Store(wp, j, at(w, j)), Stmt::Store(w, j, prox_step), restart_test],
+        )),
+        Some(term) => b.plan.epoch.extend([
+            each(Range::Upto(Len::Features), vec![Stmt::Store(wp, j, at(w, j)), Stmt::Store(w, j, prox_step)]),
+            routine_call(term),
+            each(Range::Upto(Len::Features), vec![restart_test]),
+        ]),
+    }
+    b.plan.epoch.extend([
         Stmt::If(Cmp::Gt, s(r), k(0.0), vec![Stmt::Set(theta, k(1.0))]),
         Stmt::Set(
             tn,
@@ -71,7 +91,7 @@ pub(super) fn lower(model: &Model, st: &Structure, prox: CoordinateProx) -> Plan
         Stmt::Set(mu, div(sub(s(theta), k(1.0)), s(tn))),
         each(Range::Upto(Len::Features), vec![Stmt::Store(v, j, add(at(w, j), mul(s(mu), sub(at(w, j), at(wp, j)))))]),
         Stmt::Set(theta, s(tn)),
-    ];
+    ]);
     let _ = i;
     b.report(model, st, w, y, a);
     b.plan

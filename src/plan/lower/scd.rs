@@ -19,7 +19,7 @@ use crate::check::Model;
 use crate::symbolic::Cmp;
 
 pub(super) fn lower(model: &Model, st: &Structure, prox: CoordinateProx) -> Plan {
-    let probe = Builder::new(model, "scd", false, prox);
+    let probe = Builder::new(model, "scd", false, prox, None);
     if st.settings.newton != Some(false) {
         if let Some(d2) = probe.second_derivative(model, st) {
             return super::newton::lower(model, st, prox, &d2);
