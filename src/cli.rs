@@ -176,6 +176,7 @@ fn plan(
         let bound = facts.unwrap_or(crate::data::DataFacts {
             rows: 1,
             features: 0,
+            classes: 0,
             nnz: 0,
             max_row_norm_sq: 1.0,
             gram_norm: Some(1.0),

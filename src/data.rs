@@ -60,13 +60,14 @@ impl Dataset {
     pub fn view<'a>(&'a self, labels: &'a [f64], features: usize) -> DataView<'a> {
         let (indptr, indices, values) = self.csr();
         // sprs checked every column index against cols() when the matrix was built.
-        DataView { indptr, indices, values, labels, features, columns: self.x.cols(), csc: None }
+        DataView { indptr, indices, values, labels, features, classes: 0, columns: self.x.cols(), csc: None }
     }
 
     pub fn facts(&self) -> DataFacts {
         DataFacts {
             rows: self.rows(),
             features: self.features(),
+            classes: 0,
             nnz: self.nnz(),
             max_row_norm_sq: self.max_row_norm_sq(),
             gram_norm: None,

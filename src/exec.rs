@@ -10,7 +10,7 @@ pub mod interp;
 pub mod jit;
 
 pub use crate::data::{bound_scalars, DataView};
-use crate::plan::{Len, Plan};
+use crate::plan::Plan;
 
 /// Everything a plan reads and writes, laid out flat so a compiled kernel can take pointers.
 #[derive(Clone, Debug, PartialEq)]
@@ -24,13 +24,13 @@ impl State {
     /// initial values, the labels loaded.
     pub fn new(plan: &Plan, facts: &crate::data::DataFacts, labels: &[f64]) -> State {
         let scalars = bound_scalars(plan, facts);
+        let dims = facts.dims();
         let vectors = plan
             .vectors
             .iter()
-            .map(|v| match (v.role, v.len) {
-                (crate::plan::VecRole::Labels, _) => labels.to_vec(),
-                (_, Len::Rows) => vec![v.init; facts.rows],
-                (_, Len::Features) => vec![v.init; facts.features],
+            .map(|v| match v.role {
+                crate::plan::VecRole::Labels => labels.to_vec(),
+                _ => vec![v.init; dims.size(v)],
             })
             .collect();
         State { scalars, vectors }

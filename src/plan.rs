@@ -1,15 +1,17 @@
 //! Stage 4: the update plan, a tiny imperative IR between the analyser and the back ends.
 //!
-//! A plan is a program over f64 scalars, dense f64 vectors of length m or d, and the sparse rows
-//! of the data. No closures and no trait objects stand in for math: every operation the solver
-//! loop performs is a [`Stmt`] or an [`Expr`] node that can be printed, interpreted, and
-//! translated to Cranelift. Counters (the step t) are f64 too: exact up to 2⁵³ steps.
+//! A plan is a program over f64 scalars, dense f64 buffers — vectors `vec[n]` and row-major
+//! matrices `mat[n, c]` — and the sparse rows and columns of the data. No closures and no trait
+//! objects stand in for math: every operation the solver loop performs is a [`Stmt`] or an
+//! [`Expr`] node that can be printed, interpreted, and translated to Cranelift; vector kernels
+//! that are not per coordinate are `call`s into [`crate::runtime`] on a buffer or a row of one.
+//! Counters (the step t) are f64 too: exact up to 2⁵³ steps.
 //!
-//! Dimensions are symbols bound with the data: m (rows) and d (features). Every loop names its
-//! range — `perm(m)`, `perm(d)` (a fresh seeded permutation per epoch, from the driver), `0..m`,
-//! `0..d`, `row(X, i)`, `col(Xc, j)` — and binds the index of that dimension (i for m, j for d),
-//! so the one verifier rule, "a buffer of dimension D is indexed only inside a loop over D",
-//! keeps native code in bounds.
+//! Dimensions are symbols bound with the data ([`Dims`]): m (rows), d (features), k (classes).
+//! Every loop names its range — `perm(m)`, `perm(d)` (a fresh seeded permutation per epoch,
+//! from the driver), `0..m`, `0..d`, `0..k`, `row(X, i)`, `col(Xc, j)` — and binds the index of
+//! that dimension (i for m, j for d, c for k), so the one verifier rule, "every axis of a buffer
+//! of dimension D is indexed only inside a loop over D", keeps native code in bounds.
 //!
 //! Phases: `init` runs once at the start of a run (and of a warm start: it rebuilds derived
 //! state such as z = Xw from the weights), `epoch` is one pass or one batch iteration, `finish`
@@ -72,10 +74,35 @@ pub struct ScalarDecl {
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Len {
-    /// One entry per example.
+    /// m: one entry per example.
     Rows,
-    /// One entry per feature.
+    /// d: one entry per feature.
     Features,
+    /// k: one entry per class (multiclass labels are mapped to 0..k).
+    Classes,
+}
+
+/// The sizes the symbolic dimensions are bound to when the data is bound.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct Dims {
+    pub rows: usize,
+    pub features: usize,
+    pub classes: usize,
+}
+
+impl Dims {
+    pub fn of(&self, len: Len) -> usize {
+        match len {
+            Len::Rows => self.rows,
+            Len::Features => self.features,
+            Len::Classes => self.classes,
+        }
+    }
+
+    /// The number of entries of a buffer: n for `vec[n]`, n·c for `mat[n, c]`.
+    pub fn size(&self, decl: &VecDecl) -> usize {
+        self.of(decl.len).saturating_mul(decl.cols.map_or(1, |c| self.of(c)))
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -88,21 +115,27 @@ pub enum VecRole {
     State,
 }
 
+/// A dense buffer: a vector `vec[len]`, or a matrix `mat[len, cols]` stored row-major (row r
+/// is the slice r·cols..(r+1)·cols, so a row of W is contiguous for row-wise proxes).
 #[derive(Clone, Debug, PartialEq)]
 pub struct VecDecl {
     pub name: String,
     pub len: Len,
+    /// Rank 2 when set: the dimension of each row.
+    pub cols: Option<Len>,
     pub role: VecRole,
     pub init: f64,
 }
 
 /// Which loop variable indexes a vector: the index of a dimension.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Index {
     /// `i` ∈ 0..m, the current example (a row of X).
     Row,
     /// `j` ∈ 0..d, the current feature.
     Feature,
+    /// `c` ∈ 0..k, the current class.
+    Class,
 }
 
 impl Index {
@@ -111,6 +144,16 @@ impl Index {
         match self {
             Index::Row => Len::Rows,
             Index::Feature => Len::Features,
+            Index::Class => Len::Classes,
+        }
+    }
+
+    /// Its name in the dump.
+    pub fn name(self) -> &'static str {
+        match self {
+            Index::Row => "i",
+            Index::Feature => "j",
+            Index::Class => "c",
         }
     }
 }
@@ -121,8 +164,27 @@ impl Len {
         match self {
             Len::Rows => Index::Row,
             Len::Features => Index::Feature,
+            Len::Classes => Index::Class,
         }
     }
+
+    /// Its name in the dump.
+    pub fn name(self) -> &'static str {
+        match self {
+            Len::Rows => "m",
+            Len::Features => "d",
+            Len::Classes => "k",
+        }
+    }
+}
+
+/// What a `call` applies its routine to: a whole buffer, or one row of a matrix
+/// (`W[j, 0..k]`, the row of the index in scope). Either way the routine gets a length the
+/// buffer's own shape fixes, so a call is in bounds by construction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Slice {
+    pub buf: VecId,
+    pub row: Option<Index>,
 }
 
 /// What a loop ranges over.
@@ -231,6 +293,10 @@ pub enum Expr {
     Scalar(ScalarId),
     /// `vec[i]` or `vec[j]`.
     Load(VecId, Index),
+    /// `mat[r, c]`: an entry of a rank-2 buffer.
+    LoadAt(VecId, Index, Index),
+    /// The current value of a loop index, as a number (compared with a class label).
+    Idx(Index),
     /// `v`, the value of the current non-zero in `row(X, i)`.
     Value,
     Neg(Box<Expr>),
@@ -246,6 +312,8 @@ pub enum Stmt {
     Set(ScalarId, Expr),
     /// `vec[idx] = e`
     Store(VecId, Index, Expr),
+    /// `mat[r, c] = e`
+    StoreAt(VecId, Index, Index, Expr),
     /// `for INDEX in RANGE: body`
     For(Range, Vec<Stmt>),
     /// `if l ⋈ r: body`
@@ -255,10 +323,9 @@ pub enum Stmt {
     Repeat(u32, Cmp, Expr, Expr, Vec<Stmt>),
     /// Stops the run (exit 3) if the value is NaN or ±inf; `what` names it in the message.
     Guard(Expr, String),
-    /// `call routine(vec, arg)`: a vector kernel of the runtime library applied in place to
-    /// the whole buffer (a prox that is not per coordinate). In bounds by construction: the
-    /// routine gets the buffer's own length.
-    Call(Routine, VecId, Expr),
+    /// `call routine(slice, arg)`: a vector kernel of the runtime library applied in place to
+    /// a whole buffer or one row of a matrix (a prox that is not per coordinate).
+    Call(Routine, Slice, Expr),
 }
 
 /// Where the plan came from, for the header of the dump and the report.

@@ -7,7 +7,7 @@ mod common;
 use common::fixture;
 use optc::data::{read_libsvm, LabelMap};
 use optc::exec::driver::{self, RunSettings};
-use optc::exec::{interp::Interpreter, jit, select_backend, Orders, State};
+use optc::exec::{interp::Interpreter, jit, select_backend, Backend, Orders, State};
 use optc::pipeline::{self, CompileOptions};
 use optc::plan::{Expr, Intrinsic, Plan, Stmt};
 use optc::source::SourceFile;
@@ -221,7 +221,8 @@ fn a_plan_the_jit_refuses_falls_back_to_the_interpreter() {
             Expr::Call(Intrinsic::Soft, vec![Expr::Const(1.0)]),
         )],
     ));
-    let facts = optc::data::DataFacts { rows: 1, features: 1, nnz: 0, max_row_norm_sq: 1.0, gram_norm: None };
+    let facts =
+        optc::data::DataFacts { rows: 1, features: 1, classes: 0, nnz: 0, max_row_norm_sq: 1.0, gram_norm: None };
     let err = jit::compile(&plan, &optc::exec::bound_scalars(&plan, &facts)).err().expect("refused");
     assert!(err.to_string().contains("takes 2 argument(s), given 1"), "{err}");
     let selected = select_backend(&plan, &facts, true);
@@ -256,7 +257,160 @@ fn clif_of_l1_logistic() {
     let text =
         "data x: sparse, y: labels\nvar w: vec[dim(x)]\nparam λ = 0.01\nminimize E[logistic(y, <x, w>)] + λ·l1(w)\n";
     let plan = plan_with(text, false, Some("fobos"));
-    let facts = optc::data::DataFacts { rows: 0, features: 0, nnz: 0, max_row_norm_sq: 1.0, gram_norm: None };
+    let facts =
+        optc::data::DataFacts { rows: 0, features: 0, classes: 0, nnz: 0, max_row_norm_sq: 1.0, gram_norm: None };
     let kernel = jit::compile(&plan, &optc::exec::bound_scalars(&plan, &facts)).expect("compiles");
     insta::assert_snapshot!(kernel.clif);
+}
+
+/// Rank-2 buffers, the class dimension k, the class index as a number and a `call` on one row
+/// of a matrix — what multiclass plans are made of — in a plan built by hand: one proximal
+/// gradient step of softmax regression with the row-wise ℓ1/ℓ2 penalty, W ← prox(W − G/L) with
+/// G = (1/m)·Σᵢ xᵢ(softmax(Wᵀxᵢ) − e_{yᵢ})ᵀ. Both back ends give the same bits, and the step
+/// matches a plain Rust computation of it.
+#[test]
+fn rank_two_buffers_and_row_calls_run_the_same_and_right() {
+    use optc::plan::build::*;
+    use optc::plan::{
+        Index, Len, Objective, ParamInit, PlanInfo, Range, Routine, ScalarDecl, ScalarId, ScalarRole, Slice, VecDecl,
+        VecId, VecRole,
+    };
+    use optc::symbolic::{Cmp, Func};
+    let (nk, lip, tau) = (3usize, 2.0, 0.05);
+    let scalar = |name: &str, role, v: f64| ScalarDecl {
+        name: name.into(),
+        role,
+        init: ParamInit::Value(v),
+        note: String::new(),
+    };
+    let buffer = |name: &str, len, cols, role| VecDecl { name: name.into(), len, cols, role, init: 0.0 };
+    let (y, w, g, sc) = (VecId(0), VecId(1), VecId(2), VecId(3));
+    let (l, t, inv_m, mx, z) = (ScalarId(0), ScalarId(1), ScalarId(2), ScalarId(3), ScalarId(4));
+    let (i, j, c) = (Index::Row, Index::Feature, Index::Class);
+    let classes = |body: Vec<Stmt>| each(Range::Upto(Len::Classes), body);
+    let onehot = Expr::Select(
+        Cmp::Lt,
+        Box::new(call(Func::Abs, vec![sub(at(y, i), Expr::Idx(c))])),
+        Box::new(k(0.5)),
+        Box::new(k(1.0)),
+        Box::new(k(0.0)),
+    );
+    let epoch = vec![
+        each(Range::Upto(Len::Features), vec![classes(vec![Stmt::StoreAt(g, j, c, k(0.0))])]),
+        each(
+            Range::Upto(Len::Rows),
+            vec![
+                classes(vec![Stmt::Store(sc, c, k(0.0))]),
+                each(
+                    Range::RowNonZeros,
+                    vec![classes(vec![Stmt::Store(sc, c, add(at(sc, c), mul(Expr::Value, Expr::LoadAt(w, j, c))))])],
+                ),
+                Stmt::Set(mx, k(-1e300)),
+                classes(vec![Stmt::Set(mx, call(Func::Max, vec![s(mx), at(sc, c)]))]),
+                Stmt::Set(z, k(0.0)),
+                classes(vec![
+                    Stmt::Store(sc, c, call(Func::Exp, vec![sub(at(sc, c), s(mx))])),
+                    Stmt::Set(z, add(s(z), at(sc, c))),
+                ]),
+                classes(vec![Stmt::Store(sc, c, sub(div(at(sc, c), s(z)), onehot))]),
+                each(
+                    Range::RowNonZeros,
+                    vec![classes(vec![Stmt::StoreAt(
+                        g,
+                        j,
+                        c,
+                        add(Expr::LoadAt(g, j, c), mul(s(inv_m), mul(Expr::Value, at(sc, c)))),
+                    )])],
+                ),
+            ],
+        ),
+        each(
+            Range::Upto(Len::Features),
+            vec![
+                classes(vec![Stmt::StoreAt(w, j, c, sub(Expr::LoadAt(w, j, c), div(Expr::LoadAt(g, j, c), s(l))))]),
+                Stmt::Call(Routine::ShrinkL2, Slice { buf: w, row: Some(j) }, div(s(t), s(l))),
+            ],
+        ),
+    ];
+    let d = read_libsvm(&fixture("regression.svm")).expect("fixture");
+    let (m, features) = (d.rows(), d.features());
+    let plan = Plan {
+        info: PlanInfo { solver: "handmade", summary: String::new(), lazy: false, classification: false },
+        scalars: vec![
+            scalar("L", ScalarRole::Param, lip),
+            scalar("τ", ScalarRole::Param, tau),
+            scalar("1/m", ScalarRole::Param, 1.0 / m as f64),
+            scalar("mx", ScalarRole::Local, 0.0),
+            scalar("z", ScalarRole::Local, 0.0),
+        ],
+        vectors: vec![
+            buffer("y", Len::Rows, None, VecRole::Labels),
+            buffer("W", Len::Features, Some(Len::Classes), VecRole::Weights),
+            buffer("G", Len::Features, Some(Len::Classes), VecRole::State),
+            buffer("s", Len::Classes, None, VecRole::State),
+        ],
+        init: vec![],
+        epoch,
+        finish: vec![],
+        step_counter: None,
+        objective: Objective {
+            loss: k(0.0),
+            dloss: k(0.0),
+            margin: ScalarId(3),
+            loss_weight: 1.0,
+            penalty: k(0.0),
+            vector: None,
+        },
+        certificate: None,
+    };
+    optc::plan::verify::verify(&plan).expect("the hand-built plan verifies");
+    let dump = optc::plan::dump::dump(&plan, None);
+    assert!(dump.contains("W: mat[d, k] = 0") && dump.contains("call shrink_l2(W[j, 0..k], τ / L)"), "{dump}");
+
+    let labels: Vec<f64> = (0..m).map(|r| (r % nk) as f64).collect();
+    let view = d.view(&labels, features).with_classes(nk);
+    let facts = optc::data::DataFacts { classes: nk, ..d.facts() };
+    let mut start = State::new(&plan, &facts, &labels);
+    assert_eq!(start.vectors[w.0].len(), features * nk);
+    for (e, x) in start.vectors[w.0].iter_mut().enumerate() {
+        *x = ((e * 7 % 11) as f64 - 5.0) / 10.0;
+    }
+    let w0 = start.vectors[w.0].clone();
+    let mut a = start.clone();
+    Interpreter { plan: &plan }.epoch(&mut a, &view, &Orders::NONE).expect("interpreter runs");
+    let kernel = jit::compile(&plan, &optc::exec::bound_scalars(&plan, &facts)).expect("compiles");
+    let mut b = start.clone();
+    jit::JitBackend { plan: &plan, kernel }.epoch(&mut b, &view, &Orders::NONE).expect("JIT runs");
+    assert_bitwise(&plan, "rank-2 softmax step", &a, &b);
+
+    // The same step, written directly.
+    let (indptr, indices, values) = d.csr();
+    let mut grad = vec![0.0; features * nk];
+    for r in 0..m {
+        let mut scores = vec![0.0; nk];
+        for p in indptr[r]..indptr[r + 1] {
+            for (cl, sc) in scores.iter_mut().enumerate() {
+                *sc += values[p] * w0[indices[p] as usize * nk + cl];
+            }
+        }
+        let top = scores.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+        let total: f64 = scores.iter().map(|x| (x - top).exp()).sum();
+        for p in indptr[r]..indptr[r + 1] {
+            for cl in 0..nk {
+                let prob = (scores[cl] - top).exp() / total - if cl == r % nk { 1.0 } else { 0.0 };
+                grad[indices[p] as usize * nk + cl] += values[p] * prob / m as f64;
+            }
+        }
+    }
+    for jj in 0..features {
+        let row: Vec<f64> = (0..nk).map(|cl| w0[jj * nk + cl] - grad[jj * nk + cl] / lip).collect();
+        let norm = row.iter().map(|x| x * x).sum::<f64>().sqrt();
+        let factor = if norm > tau / lip { 1.0 - tau / lip / norm } else { 0.0 };
+        for (cl, x) in row.iter().enumerate() {
+            let want = x * factor;
+            let got = a.vectors[w.0][jj * nk + cl];
+            assert!((got - want).abs() <= 1e-12 * (1.0 + want.abs()), "W[{jj}, {cl}]: plan {got} vs direct {want}");
+        }
+    }
+    assert!(a.vectors[w.0].iter().zip(&w0).any(|(x, y)| x != y), "the step moved W");
 }

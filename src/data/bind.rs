@@ -9,10 +9,19 @@ use crate::plan::{ParamInit, Plan, ScalarRole};
 pub struct DataFacts {
     pub rows: usize,
     pub features: usize,
+    /// k, for multiclass labels (0 when the labels are not classes).
+    pub classes: usize,
     pub nnz: usize,
     pub max_row_norm_sq: f64,
     /// λ_max(XᵀX)/m, by power iteration; computed only for plans that need it.
     pub gram_norm: Option<f64>,
+}
+
+impl DataFacts {
+    /// The sizes of a plan's dimensions.
+    pub fn dims(&self) -> crate::plan::Dims {
+        crate::plan::Dims { rows: self.rows, features: self.features, classes: self.classes }
+    }
 }
 
 impl ParamInit {

@@ -10,6 +10,8 @@ pub struct DataView<'a> {
     pub labels: &'a [f64],
     /// d: the feature count the weights have (test data may have more; those are ignored).
     pub features: usize,
+    /// k: the number of classes multiclass labels are mapped into (0..k), else 0.
+    pub classes: usize,
     /// 1 + the largest column index, known for certain: computed by [`DataView::new`] or taken
     /// from a validated matrix ([`crate::data::Dataset::view`]). Compiled kernels rely on it.
     pub(crate) columns: usize,
@@ -21,7 +23,17 @@ impl<'a> DataView<'a> {
     /// A view of raw CSR arrays; scans the column indices once to learn their bound.
     pub fn new(indptr: &'a [usize], indices: &'a [u32], values: &'a [f64], labels: &'a [f64], features: usize) -> Self {
         let columns = indices.iter().max().map_or(0, |&j| j as usize + 1);
-        DataView { indptr, indices, values, labels, features, columns, csc: None }
+        DataView { indptr, indices, values, labels, features, classes: 0, columns, csc: None }
+    }
+
+    /// The same view with multiclass labels in 0..k.
+    pub fn with_classes(self, classes: usize) -> Self {
+        DataView { classes, ..self }
+    }
+
+    /// The sizes of a plan's dimensions on this data.
+    pub fn dims(&self) -> crate::plan::Dims {
+        crate::plan::Dims { rows: self.rows(), features: self.features, classes: self.classes }
     }
 
     /// The same view with its columns (built by [`crate::data::Columns::of`]).

@@ -8,7 +8,7 @@
 //! keeps u in the domain of ℓ* for the three losses here, whose domains are intervals holding 0.
 
 use super::evaluate::margin;
-use super::interp::eval_at;
+use super::interp::{eval_at, Env};
 use super::{DataView, State};
 use crate::plan::{Certificate, LossConjugate, Plan, VectorTerm};
 
@@ -167,6 +167,7 @@ pub fn assess(
         return Some(Assessment { gap: 0.0, gradient: vec![0.0; w.len()] });
     }
     let c = obj.loss_weight;
+    let env = Env::new(plan, data.dims());
     let mut scratch = State { scalars: state.scalars.clone(), vectors: plan.vectors.iter().map(|_| vec![]).collect() };
     if let Some(y) = plan.labels() {
         scratch.vectors[y.0] = data.labels.to_vec();
@@ -176,7 +177,7 @@ pub fn assess(
         .enumerate()
         .map(|(i, &a)| {
             scratch.scalars[obj.margin.0] = a;
-            eval_at(&obj.dloss, &scratch, i, 0)
+            eval_at(&env, &obj.dloss, &scratch, i, 0)
         })
         .collect();
     let (mut dual, z) = dual_at(&cert, data, c, w.len(), &u);

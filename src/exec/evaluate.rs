@@ -1,7 +1,7 @@
 //! F(w), the mean loss, sparsity and errors of flushed weights, from the plan's own objective
 //! formulas: the same code whatever back end produced the weights.
 
-use super::interp::eval_at;
+use super::interp::{eval_at, Env};
 use super::{DataView, State};
 use crate::plan::Plan;
 
@@ -58,6 +58,7 @@ fn evaluate_impl(
     let w = state.weights(plan);
     let obj = &plan.objective;
     // A scratch state whose labels are this data's and whose margin slot we set per row.
+    let env = Env::new(plan, data.dims());
     let mut scratch = State { scalars: state.scalars.clone(), vectors: plan.vectors.iter().map(|_| vec![]).collect() };
     if let Some(y) = plan.labels() {
         scratch.vectors[y.0] = data.labels.to_vec();
@@ -79,15 +80,15 @@ fn evaluate_impl(
             out.push(a);
         }
         scratch.scalars[obj.margin.0] = a;
-        loss += eval_at(&obj.loss, &scratch, i, 0);
+        loss += eval_at(&env, &obj.loss, &scratch, i, 0);
         let y = data.labels[i];
         let predicted = if a > 0.0 { 1.0 } else { -1.0 };
         wrong += usize::from(predicted != y);
         sq += (a - y) * (a - y);
     }
     let loss = if m > 0 { loss / m as f64 } else { 0.0 };
-    let penalty: f64 =
-        (0..w.len()).map(|j| eval_at(&obj.penalty, state, 0, j)).sum::<f64>() + obj.vector.map_or(0.0, |t| t.value(w));
+    let penalty: f64 = (0..w.len()).map(|j| eval_at(&env, &obj.penalty, state, 0, j)).sum::<f64>()
+        + obj.vector.map_or(0.0, |t| t.value(w));
     let classification = plan.info.classification;
     Evaluation {
         objective: obj.loss_weight * loss + penalty,

@@ -1,7 +1,7 @@
 //! The reference interpreter: a plain recursive walk over the plan, clear rather than fast.
 
 use super::{Backend, DataView, Fault, Orders, State};
-use crate::plan::{BinOp, Expr, Index, Len, Plan, Range, Stmt};
+use crate::plan::{BinOp, Dims, Expr, Index, Len, Plan, Range, Stmt};
 use crate::symbolic::compare;
 
 pub struct Interpreter<'p> {
@@ -13,7 +13,21 @@ pub struct Interpreter<'p> {
 struct Cursor {
     i: usize,
     j: usize,
+    c: usize,
     v: f64,
+}
+
+/// The bound shapes: the size of each dimension and the row width of each buffer (1 for a
+/// vector), so `W[j, c]` is `W[j·width + c]`.
+pub(crate) struct Env {
+    dims: Dims,
+    widths: Vec<usize>,
+}
+
+impl Env {
+    pub(crate) fn new(plan: &Plan, dims: Dims) -> Env {
+        Env { dims, widths: plan.vectors.iter().map(|v| v.cols.map_or(1, |c| dims.of(c))).collect() }
+    }
 }
 
 impl Backend for Interpreter<'_> {
@@ -23,22 +37,26 @@ impl Backend for Interpreter<'_> {
 
     fn init(&mut self, state: &mut State, data: &DataView) -> Result<(), Fault> {
         let plan = self.plan;
-        exec(plan, &plan.init, state, data, &Orders::NONE, &mut Cursor::default())
+        let env = Env::new(plan, data.dims());
+        exec(plan, &env, &plan.init, state, data, &Orders::NONE, &mut Cursor::default())
     }
 
     fn epoch(&mut self, state: &mut State, data: &DataView, orders: &Orders) -> Result<(), Fault> {
         let plan = self.plan;
-        exec(plan, &plan.epoch, state, data, orders, &mut Cursor::default())
+        let env = Env::new(plan, data.dims());
+        exec(plan, &env, &plan.epoch, state, data, orders, &mut Cursor::default())
     }
 
     fn finish(&mut self, state: &mut State, data: &DataView) -> Result<(), Fault> {
         let plan = self.plan;
-        exec(plan, &plan.finish, state, data, &Orders::NONE, &mut Cursor::default())
+        let env = Env::new(plan, data.dims());
+        exec(plan, &env, &plan.finish, state, data, &Orders::NONE, &mut Cursor::default())
     }
 }
 
 fn exec(
     plan: &Plan,
+    env: &Env,
     body: &[Stmt],
     st: &mut State,
     data: &DataView,
@@ -47,10 +65,15 @@ fn exec(
 ) -> Result<(), Fault> {
     for s in body {
         match s {
-            Stmt::Set(id, e) => st.scalars[id.0] = eval(e, st, cur),
+            Stmt::Set(id, e) => st.scalars[id.0] = eval(env, e, st, cur),
             Stmt::Store(v, idx, e) => {
-                let x = eval(e, st, cur);
+                let x = eval(env, e, st, cur);
                 let k = index(*idx, cur);
+                st.vectors[v.0][k] = x;
+            }
+            Stmt::StoreAt(v, r, c, e) => {
+                let x = eval(env, e, st, cur);
+                let k = index(*r, cur) * env.widths[v.0] + index(*c, cur);
                 st.vectors[v.0][k] = x;
             }
             Stmt::For(range, b) => match range {
@@ -58,14 +81,13 @@ fn exec(
                     let order = if *len == Len::Rows { orders.rows } else { orders.cols };
                     for &k in order {
                         set(cur, len.index(), k as usize);
-                        exec(plan, b, st, data, orders, cur)?;
+                        exec(plan, env, b, st, data, orders, cur)?;
                     }
                 }
                 Range::Upto(len) => {
-                    let n = if *len == Len::Rows { data.rows() } else { data.features };
-                    for k in 0..n {
+                    for k in 0..env.dims.of(*len) {
                         set(cur, len.index(), k);
-                        exec(plan, b, st, data, orders, cur)?;
+                        exec(plan, env, b, st, data, orders, cur)?;
                     }
                 }
                 Range::RowNonZeros => {
@@ -77,7 +99,7 @@ fn exec(
                         }
                         cur.j = j;
                         cur.v = data.values[k];
-                        exec(plan, b, st, data, orders, cur)?;
+                        exec(plan, env, b, st, data, orders, cur)?;
                     }
                 }
                 Range::ColNonZeros => {
@@ -85,33 +107,41 @@ fn exec(
                     for k in c.ptr[cur.j]..c.ptr[cur.j + 1] {
                         cur.i = c.rows[k] as usize;
                         cur.v = c.values[k];
-                        exec(plan, b, st, data, orders, cur)?;
+                        exec(plan, env, b, st, data, orders, cur)?;
                     }
                 }
             },
             Stmt::If(cmp, l, r, b) => {
-                if compare(*cmp, eval(l, st, cur), eval(r, st, cur)) {
-                    exec(plan, b, st, data, orders, cur)?;
+                if compare(*cmp, eval(env, l, st, cur), eval(env, r, st, cur)) {
+                    exec(plan, env, b, st, data, orders, cur)?;
                 }
             }
             Stmt::Repeat(cap, cmp, l, r, b) => {
                 for _ in 0..*cap {
-                    exec(plan, b, st, data, orders, cur)?;
-                    if compare(*cmp, eval(l, st, cur), eval(r, st, cur)) {
+                    exec(plan, env, b, st, data, orders, cur)?;
+                    if compare(*cmp, eval(env, l, st, cur), eval(env, r, st, cur)) {
                         break;
                     }
                 }
             }
             Stmt::Guard(e, what) => {
-                let x = eval(e, st, cur);
+                let x = eval(env, e, st, cur);
                 if !x.is_finite() {
                     let step = plan.step_counter.map_or(0.0, |t| st.scalars[t.0]);
                     return Err(Fault { what: what.clone(), value: x, step, row: cur.i });
                 }
             }
-            Stmt::Call(routine, v, arg) => {
-                let a = eval(arg, st, cur);
-                routine.apply(&mut st.vectors[v.0], a);
+            Stmt::Call(routine, slice, arg) => {
+                let a = eval(env, arg, st, cur);
+                let buf = &mut st.vectors[slice.buf.0];
+                match slice.row {
+                    None => routine.apply(buf, a),
+                    Some(r) => {
+                        let width = env.widths[slice.buf.0];
+                        let start = index(r, cur) * width;
+                        routine.apply(&mut buf[start..start + width], a);
+                    }
+                }
             }
         }
     }
@@ -122,6 +152,7 @@ fn set(cur: &mut Cursor, idx: Index, k: usize) {
     match idx {
         Index::Row => cur.i = k,
         Index::Feature => cur.j = k,
+        Index::Class => cur.c = k,
     }
 }
 
@@ -129,19 +160,23 @@ fn index(i: Index, cur: &Cursor) -> usize {
     match i {
         Index::Row => cur.i,
         Index::Feature => cur.j,
+        Index::Class => cur.c,
     }
 }
 
 /// Evaluates an expression (also used by the report, so every back end shares it).
-fn eval(e: &Expr, st: &State, cur: &Cursor) -> f64 {
+fn eval(env: &Env, e: &Expr, st: &State, cur: &Cursor) -> f64 {
+    let eval = |e: &Expr| eval(env, e, st, cur);
     match e {
         Expr::Const(v) => *v,
         Expr::Scalar(id) => st.scalars[id.0],
         Expr::Load(v, i) => st.vectors[v.0][index(*i, cur)],
+        Expr::LoadAt(v, r, c) => st.vectors[v.0][index(*r, cur) * env.widths[v.0] + index(*c, cur)],
+        Expr::Idx(i) => index(*i, cur) as f64,
         Expr::Value => cur.v,
-        Expr::Neg(a) => -eval(a, st, cur),
+        Expr::Neg(a) => -eval(a),
         Expr::Bin(op, a, b) => {
-            let (x, y) = (eval(a, st, cur), eval(b, st, cur));
+            let (x, y) = (eval(a), eval(b));
             match op {
                 BinOp::Add => x + y,
                 BinOp::Sub => x - y,
@@ -152,21 +187,21 @@ fn eval(e: &Expr, st: &State, cur: &Cursor) -> f64 {
         Expr::Call(f, args) => {
             let mut vals = [0.0; 3];
             for (slot, a) in vals.iter_mut().zip(args) {
-                *slot = eval(a, st, cur);
+                *slot = eval(a);
             }
             f.apply(&vals[..args.len()])
         }
         Expr::Select(cmp, l, r, a, b) => {
-            if compare(*cmp, eval(l, st, cur), eval(r, st, cur)) {
-                eval(a, st, cur)
+            if compare(*cmp, eval(l), eval(r)) {
+                eval(a)
             } else {
-                eval(b, st, cur)
+                eval(b)
             }
         }
     }
 }
 
 /// Evaluates `e` with the given row / feature in scope (for the report).
-pub(crate) fn eval_at(e: &Expr, st: &State, i: usize, j: usize) -> f64 {
-    eval(e, st, &Cursor { i, j, v: 0.0 })
+pub(crate) fn eval_at(env: &Env, e: &Expr, st: &State, i: usize, j: usize) -> f64 {
+    eval(env, e, st, &Cursor { i, j, c: 0, v: 0.0 })
 }

@@ -49,8 +49,11 @@ pub fn dump(plan: &Plan, facts: Option<&DataFacts>) -> String {
         }
         let head = if first { "state   " } else { "        " };
         first = false;
-        let len = if v.len == Len::Rows { "m" } else { "d" };
-        let _ = writeln!(o, "{head}{}: vec[{len}] = {}", v.name, fmt_num(v.init));
+        let shape = match v.cols {
+            None => format!("vec[{}]", v.len.name()),
+            Some(c) => format!("mat[{}, {}]", v.len.name(), c.name()),
+        };
+        let _ = writeln!(o, "{head}{}: {shape} = {}", v.name, fmt_num(v.init));
     }
     for p in plan.scalars.iter().filter(|p| p.role == ScalarRole::State) {
         let head = if first { "state   " } else { "        " };
@@ -142,12 +145,10 @@ fn stmts(plan: &Plan, body: &[Stmt], depth: usize, o: &mut String) {
             }
             Stmt::For(range, b) => {
                 let head = match range {
-                    Range::Perm(Len::Rows) => "i in perm(m)",
-                    Range::Perm(Len::Features) => "j in perm(d)",
-                    Range::Upto(Len::Rows) => "i in 0..m",
-                    Range::Upto(Len::Features) => "j in 0..d",
-                    Range::RowNonZeros => "(j, v) in row(X, i)",
-                    Range::ColNonZeros => "(i, v) in col(Xc, j)",
+                    Range::Perm(l) => format!("{} in perm({})", l.index().name(), l.name()),
+                    Range::Upto(l) => format!("{} in 0..{}", l.index().name(), l.name()),
+                    Range::RowNonZeros => "(j, v) in row(X, i)".into(),
+                    Range::ColNonZeros => "(i, v) in col(Xc, j)".into(),
                 };
                 let _ = writeln!(o, "{pad}for {head}:");
                 stmts(plan, b, depth + 1, o);
@@ -162,24 +163,28 @@ fn stmts(plan: &Plan, body: &[Stmt], depth: usize, o: &mut String) {
                 stmts(plan, b, depth + 1, o);
             }
             Stmt::Guard(e, what) => _ = writeln!(o, "{pad}guard finite({})  # {what}", expr(plan, e, 0)),
-            Stmt::Call(routine, v, arg) => {
-                let len = if plan.vector(*v).len == Len::Rows { "m" } else { "d" };
+            Stmt::StoreAt(v, r, c, e) => {
+                _ = writeln!(o, "{pad}{}[{}, {}] = {}", plan.vector(*v).name, r.name(), c.name(), expr(plan, e, 0))
+            }
+            Stmt::Call(routine, slice, arg) => {
+                let decl = plan.vector(slice.buf);
+                let part = match (slice.row, decl.cols) {
+                    (Some(r), Some(c)) => format!("{}[{}, 0..{}]", decl.name, r.name(), c.name()),
+                    _ => format!("{}[0..{}]", decl.name, decl.len.name()),
+                };
                 let arg = if *routine == crate::runtime::Routine::ProjSimplex {
                     String::new()
                 } else {
                     format!(", {}", expr(plan, arg, 0))
                 };
-                let _ = writeln!(o, "{pad}call {}({}[0..{len}]{arg})", routine.name(), plan.vector(*v).name);
+                let _ = writeln!(o, "{pad}call {}({part}{arg})", routine.name());
             }
         }
     }
 }
 
 fn idx(i: Index) -> &'static str {
-    match i {
-        Index::Row => "i",
-        Index::Feature => "j",
-    }
+    i.name()
 }
 
 fn cmp_str(c: crate::symbolic::Cmp) -> &'static str {
@@ -206,6 +211,8 @@ pub fn expr(plan: &Plan, e: &Expr, outer: u8) -> String {
         Expr::Const(v) => fmt_num(*v),
         Expr::Scalar(id) => plan.scalar(*id).name.clone(),
         Expr::Load(v, i) => format!("{}[{}]", plan.vector(*v).name, idx(*i)),
+        Expr::LoadAt(v, r, c) => format!("{}[{}, {}]", plan.vector(*v).name, r.name(), c.name()),
+        Expr::Idx(i) => i.name().into(),
         Expr::Value => "v".into(),
         // −(x·y) prints as −x·y: IEEE negation commutes with the product exactly.
         Expr::Neg(a) => {

@@ -140,7 +140,7 @@ impl Builder {
     }
 
     pub fn vector(&mut self, name: &str, len: Len, role: VecRole, init: f64) -> VecId {
-        self.plan.vectors.push(VecDecl { name: name.into(), len, role, init });
+        self.plan.vectors.push(VecDecl { name: name.into(), len, cols: None, role, init });
         VecId(self.plan.vectors.len() - 1)
     }
 
@@ -299,7 +299,7 @@ fn replace(e: &Expr, from: &Expr, to: &Expr) -> Expr {
         Expr::Bin(op, a, c) => Expr::Bin(*op, go(a), go(c)),
         Expr::Call(f, args) => Expr::Call(*f, args.iter().map(|a| replace(a, from, to)).collect()),
         Expr::Select(cmp, l, r, a, c) => Expr::Select(*cmp, go(l), go(r), go(a), go(c)),
-        Expr::Const(_) | Expr::Scalar(_) | Expr::Load(..) | Expr::Value => e.clone(),
+        Expr::Const(_) | Expr::Scalar(_) | Expr::Load(..) | Expr::LoadAt(..) | Expr::Idx(_) | Expr::Value => e.clone(),
     }
 }
 

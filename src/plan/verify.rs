@@ -1,21 +1,24 @@
 //! Structural invariants of a plan. The interpreter would only panic on a broken plan; compiled
 //! code would read out of bounds, so the JIT refuses any plan that fails these checks.
 //!
-//! The one rule that keeps native code in bounds: **a vector of dimension D is indexed only by
-//! the index of D, and only inside a loop that binds it** (i by `perm(m)`, `0..m` or
-//! `col(Xc, j)`; j by `perm(d)`, `0..d` or `row(X, i)`). Besides:
+//! The one rule that keeps native code in bounds: **every axis of a buffer of dimension D is
+//! indexed only by the index of D, and only inside a loop that binds it** (i by `perm(m)`,
+//! `0..m` or `col(Xc, j)`; j by `perm(d)`, `0..d` or `row(X, i)`; c by `0..k`). A `call` gets
+//! a whole buffer or a row of a matrix whose index is in scope. Besides:
 //! - every scalar and vector id exists; parameters and labels are never written;
 //! - a loop never rebinds an index already bound, and `row(X, i)` / `col(Xc, j)` need i / j;
 //! - `perm(·)` only in the epoch (the driver gives its orders to the epoch alone);
 //! - `v` only inside `row(X, i)` or `col(Xc, j)`;
 //! - every intrinsic call has its arity.
 
-use super::{Expr, Index, Plan, Range, ScalarId, ScalarRole, Stmt, VecId, VecRole};
+use super::{Expr, Index, Len, Plan, Range, ScalarId, ScalarRole, Stmt, VecId, VecRole};
 
 #[derive(Clone, Copy, Default)]
 struct Scope {
     row: bool,
     feature: bool,
+    class: bool,
+    /// Inside `row(X, i)` or `col(Xc, j)` (a class loop nested there keeps `v`).
     nonzero: bool,
     /// In the epoch: `perm(·)` has an order.
     epoch: bool,
@@ -26,13 +29,16 @@ impl Scope {
         match idx {
             Index::Row => self.row,
             Index::Feature => self.feature,
+            Index::Class => self.class,
         }
     }
 
     fn bind(self, idx: Index, nonzero: bool) -> Scope {
+        let nonzero = self.nonzero || nonzero;
         match idx {
             Index::Row => Scope { row: true, nonzero, ..self },
             Index::Feature => Scope { feature: true, nonzero, ..self },
+            Index::Class => Scope { class: true, nonzero, ..self },
         }
     }
 }
@@ -60,17 +66,27 @@ fn scalar(plan: &Plan, id: ScalarId) -> Result<(), String> {
     }
 }
 
-fn vector(plan: &Plan, id: VecId, idx: Index, scope: Scope) -> Result<(), String> {
+/// `v[idx]` (rank 1) or `v[idx, col]` (rank 2, `col` given).
+fn access(plan: &Plan, id: VecId, idx: Index, col: Option<Index>, scope: Scope) -> Result<(), String> {
     let v = plan.vectors.get(id.0).ok_or_else(|| format!("vector #{} does not exist", id.0))?;
-    let name = if idx == Index::Row { "i" } else { "j" };
-    if idx.len() != v.len {
-        return Err(format!("`{}` indexed by the wrong loop variable `{name}`", v.name));
+    match (v.cols, col) {
+        (None, Some(_)) => return Err(format!("`{}` is a vector, indexed as a matrix", v.name)),
+        (Some(_), None) => return Err(format!("`{}` is a matrix, indexed as a vector", v.name)),
+        _ => {}
     }
-    if !scope.has(idx) {
-        let over = if idx == Index::Row { "rows" } else { "features" };
-        return Err(format!("`{}[{name}]` outside a loop over {over}", v.name));
+    for (axis, idx) in [(Some(v.len), idx)].into_iter().chain(col.map(|c| (v.cols, c))) {
+        if Some(idx.len()) != axis {
+            return Err(format!("`{}` indexed by the wrong loop variable `{}`", v.name, idx.name()));
+        }
+        if !scope.has(idx) {
+            return Err(format!("`{}[{}]` outside a loop over {}", v.name, idx.name(), idx.len().name()));
+        }
     }
     Ok(())
+}
+
+fn vector(plan: &Plan, id: VecId, idx: Index, scope: Scope) -> Result<(), String> {
+    access(plan, id, idx, None, scope)
 }
 
 fn stmts(plan: &Plan, body: &[Stmt], scope: Scope) -> Result<(), String> {
@@ -90,10 +106,17 @@ fn stmts(plan: &Plan, body: &[Stmt], scope: Scope) -> Result<(), String> {
                 }
                 expr(plan, e, scope)?;
             }
+            Stmt::StoreAt(v, r, c, e) => {
+                access(plan, *v, *r, Some(*c), scope)?;
+                if plan.vector(*v).role == VecRole::Labels {
+                    return Err(format!("the labels `{}` are written", plan.vector(*v).name));
+                }
+                expr(plan, e, scope)?;
+            }
             Stmt::For(range, b) => {
                 let binds = range.binds();
                 if scope.has(binds) {
-                    return Err(format!("a loop rebinds `{}`", if binds == Index::Row { "i" } else { "j" }));
+                    return Err(format!("a loop rebinds `{}`", binds.name()));
                 }
                 if let Some(need) = range.needs() {
                     if !scope.has(need) {
@@ -102,6 +125,9 @@ fn stmts(plan: &Plan, body: &[Stmt], scope: Scope) -> Result<(), String> {
                 }
                 if matches!(range, Range::Perm(_)) && !scope.epoch {
                     return Err("`perm(·)` outside the epoch".into());
+                }
+                if *range == Range::Perm(Len::Classes) {
+                    return Err("`perm(k)`: the driver orders rows and columns only".into());
                 }
                 let nonzero = matches!(range, Range::RowNonZeros | Range::ColNonZeros);
                 stmts(plan, b, scope.bind(binds, nonzero))?;
@@ -120,10 +146,28 @@ fn stmts(plan: &Plan, body: &[Stmt], scope: Scope) -> Result<(), String> {
                 expr(plan, r, scope)?;
             }
             Stmt::Guard(e, _) => expr(plan, e, scope)?,
-            Stmt::Call(_, v, arg) => {
-                let decl = plan.vectors.get(v.0).ok_or_else(|| format!("vector #{} does not exist", v.0))?;
+            Stmt::Call(_, slice, arg) => {
+                let decl =
+                    plan.vectors.get(slice.buf.0).ok_or_else(|| format!("vector #{} does not exist", slice.buf.0))?;
                 if decl.role == VecRole::Labels {
                     return Err(format!("the labels `{}` are written", decl.name));
+                }
+                match (slice.row, decl.cols) {
+                    (None, _) => {}
+                    (Some(_), None) => return Err(format!("a row of `{}`, which is a vector", decl.name)),
+                    (Some(r), Some(_)) => {
+                        if r.len() != decl.len {
+                            return Err(format!("`{}` indexed by the wrong loop variable `{}`", decl.name, r.name()));
+                        }
+                        if !scope.has(r) {
+                            return Err(format!(
+                                "`{}[{}, ·]` outside a loop over {}",
+                                decl.name,
+                                r.name(),
+                                r.len().name()
+                            ));
+                        }
+                    }
                 }
                 expr(plan, arg, scope)?;
             }
@@ -146,6 +190,9 @@ fn expr(plan: &Plan, e: &Expr, scope: Scope) -> Result<(), String> {
         Expr::Const(_) => Ok(()),
         Expr::Scalar(id) => scalar(plan, *id),
         Expr::Load(v, idx) => vector(plan, *v, *idx, scope),
+        Expr::LoadAt(v, r, c) => access(plan, *v, *r, Some(*c), scope),
+        Expr::Idx(idx) if scope.has(*idx) => Ok(()),
+        Expr::Idx(idx) => Err(format!("`{}` outside a loop over {}", idx.name(), idx.len().name())),
         Expr::Value if scope.nonzero => Ok(()),
         Expr::Value => Err("`v` outside `row(X, i)` or `col(Xc, j)`".into()),
         Expr::Neg(a) => expr(plan, a, scope),
@@ -194,5 +241,38 @@ mod tests {
         p.finish.pop();
         p.finish.push(Stmt::For(Range::Perm(Len::Rows), vec![]));
         assert_eq!(verify(&p), Err("`perm(·)` outside the epoch".into()));
+        p.finish.pop();
+        // Rank 2: a matrix over (d, k) needs both indices, each of its own dimension, in scope.
+        p.vectors.push(super::super::VecDecl {
+            name: "W".into(),
+            len: Len::Features,
+            cols: Some(Len::Classes),
+            role: VecRole::State,
+            init: 0.0,
+        });
+        let m = VecId(p.vectors.len() - 1);
+        let over =
+            |body: Vec<Stmt>| Stmt::For(Range::Upto(Len::Features), vec![Stmt::For(Range::Upto(Len::Classes), body)]);
+        p.finish.push(over(vec![Stmt::StoreAt(m, Index::Feature, Index::Class, Expr::Idx(Index::Class))]));
+        assert_eq!(verify(&p), Ok(()));
+        p.finish.pop();
+        p.finish.push(over(vec![Stmt::StoreAt(m, Index::Class, Index::Feature, Expr::Const(0.0))]));
+        assert_eq!(verify(&p), Err("`W` indexed by the wrong loop variable `c`".into()));
+        p.finish.pop();
+        p.finish.push(Stmt::For(
+            Range::Upto(Len::Features),
+            vec![Stmt::StoreAt(m, Index::Feature, Index::Class, Expr::Const(0.0))],
+        ));
+        assert_eq!(verify(&p), Err("`W[c]` outside a loop over k".into()));
+        p.finish.pop();
+        p.finish.push(over(vec![Stmt::Store(m, Index::Feature, Expr::Const(0.0))]));
+        assert_eq!(verify(&p), Err("`W` is a matrix, indexed as a vector".into()));
+        p.finish.pop();
+        let row = super::super::Slice { buf: m, row: Some(Index::Feature) };
+        p.finish.push(Stmt::Call(super::super::Routine::ShrinkL2, row, Expr::Const(1.0)));
+        assert_eq!(verify(&p), Err("`W[j, ·]` outside a loop over d".into()));
+        p.finish.pop();
+        p.finish.push(Stmt::For(Range::Upto(Len::Classes), vec![Stmt::Store(w, Index::Feature, Expr::Const(0.0))]));
+        assert_eq!(verify(&p), Err("`w[j]` outside a loop over d".into()));
     }
 }

@@ -10,7 +10,7 @@ pub fn stmts<'a>(body: &'a [Stmt], f: &mut impl FnMut(&'a Stmt)) {
         f(s);
         match s {
             Stmt::For(_, b) | Stmt::If(_, _, _, b) | Stmt::Repeat(_, _, _, _, b) => stmts(b, f),
-            Stmt::Set(..) | Stmt::Store(..) | Stmt::Guard(..) | Stmt::Call(..) => {}
+            Stmt::Set(..) | Stmt::Store(..) | Stmt::StoreAt(..) | Stmt::Guard(..) | Stmt::Call(..) => {}
         }
     }
 }
@@ -18,7 +18,11 @@ pub fn stmts<'a>(body: &'a [Stmt], f: &mut impl FnMut(&'a Stmt)) {
 /// Calls `f` on every expression node of every statement (sub-expressions after their parent).
 pub fn exprs<'a>(body: &'a [Stmt], f: &mut impl FnMut(&'a Expr)) {
     stmts(body, &mut |s| match s {
-        Stmt::Set(_, e) | Stmt::Store(_, _, e) | Stmt::Guard(e, _) | Stmt::Call(_, _, e) => expr(e, f),
+        Stmt::Set(_, e)
+        | Stmt::Store(_, _, e)
+        | Stmt::StoreAt(_, _, _, e)
+        | Stmt::Guard(e, _)
+        | Stmt::Call(_, _, e) => expr(e, f),
         Stmt::If(_, l, r, _) | Stmt::Repeat(_, _, l, r, _) => {
             expr(l, f);
             expr(r, f);
@@ -38,7 +42,7 @@ pub fn expr<'a>(e: &'a Expr, f: &mut impl FnMut(&'a Expr)) {
         }
         Expr::Call(_, args) => args.iter().for_each(|a| expr(a, f)),
         Expr::Select(_, l, r, a, b) => [l, r, a, b].into_iter().for_each(|x| expr(x, f)),
-        Expr::Const(_) | Expr::Scalar(_) | Expr::Load(..) | Expr::Value => {}
+        Expr::Const(_) | Expr::Scalar(_) | Expr::Load(..) | Expr::LoadAt(..) | Expr::Idx(_) | Expr::Value => {}
     }
 }
 

@@ -2,7 +2,7 @@
 //! kernels call, and the one place that calls native code.
 
 use crate::exec::{DataView, Orders, State};
-use crate::plan::{Len, Plan, Routine};
+use crate::plan::{Plan, Routine};
 use crate::symbolic::Func;
 
 /// What a kernel receives: pointers into the state and the data. `#[repr(C)]` because the
@@ -21,6 +21,8 @@ pub struct KernelCtx {
     pub features: u64,
     /// m, for `0..m`.
     pub rows: u64,
+    /// k, for `0..k` and the rows of `mat[·, k]`.
+    pub classes: u64,
     /// This epoch's permutation of the columns, for `perm(d)`.
     pub col_order: *const u32,
     pub n_col_order: u64,
@@ -46,6 +48,7 @@ pub mod offsets {
     pub const N_ORDER: i32 = offset_of!(KernelCtx, n_order) as i32;
     pub const FEATURES: i32 = offset_of!(KernelCtx, features) as i32;
     pub const ROWS: i32 = offset_of!(KernelCtx, rows) as i32;
+    pub const CLASSES: i32 = offset_of!(KernelCtx, classes) as i32;
     pub const COL_ORDER: i32 = offset_of!(KernelCtx, col_order) as i32;
     pub const N_COL_ORDER: i32 = offset_of!(KernelCtx, n_col_order) as i32;
     pub const COL_PTR: i32 = offset_of!(KernelCtx, col_ptr) as i32;
@@ -108,7 +111,8 @@ extern "C" fn optc_proj_simplex(ptr: *mut f64, len: u64, arg: f64) {
 ///
 /// # Safety (why this is sound)
 /// Only kernels call the entry points, and the translator passes the base pointer of a plan
-/// vector with that vector's length, m or d, read from the context (`translate_routine`);
+/// buffer with its length (n, or n·k for a matrix), or the address of row r < n of a matrix with
+/// the row's length k, read from the context (`translate_routine`);
 /// [`call`] checked with [`check_shapes`] that every vector has exactly that length, and verify
 /// keeps the labels (which [`call`] points at the data) out of `call` statements. So the slice
 /// is the state buffer the kernel owns for the duration of the call, and nothing else aliases it.
@@ -187,8 +191,9 @@ pub fn check_shapes(plan: &Plan, state: &State, data: &DataView, orders: &Orders
     if state.scalars.len() != plan.scalars.len() || state.vectors.len() != plan.vectors.len() {
         return Err("state does not match the plan".into());
     }
+    let dims = data.dims();
     for (v, decl) in state.vectors.iter().zip(&plan.vectors) {
-        let want = if decl.len == Len::Rows { rows } else { data.features };
+        let want = dims.size(decl);
         if v.len() != want {
             return Err(format!("vector `{}` has length {}, the plan needs {want}", decl.name, v.len()));
         }
@@ -201,11 +206,13 @@ pub fn check_shapes(plan: &Plan, state: &State, data: &DataView, orders: &Orders
 ///
 /// # Safety (why this is sound)
 /// `kernel` was produced by the translator from a plan that passed `verify`, and
-/// `check_shapes` passed just above: every vector the code indexes by `i` has m entries and
+/// `check_shapes` passed just above: every buffer axis the code indexes by `i` has m entries and
 /// `i` comes from the row order (all < m), a counter below m, or a CSC row index (all < m);
-/// every vector indexed by `j` has d entries and `j` is a counter below d, a column order entry
-/// (all < d) or a CSR column index (all < columns ≤ d); `p` ranges over `indptr[i]..indptr[i+1]`
-/// ≤ nnz or `col_ptr[j]..col_ptr[j+1]` ≤ nnz. The kernel writes only the state's scalars, the
+/// every axis indexed by `j` has d entries and `j` is a counter below d, a column order entry
+/// (all < d) or a CSR column index (all < columns ≤ d); every axis indexed by `c` has k entries
+/// and `c` is a counter below k; a matrix `mat[n, k]` holds exactly n·k entries, so
+/// `r·k + c` < n·k; `p` ranges over `indptr[i]..indptr[i+1]` ≤ nnz or
+/// `col_ptr[j]..col_ptr[j+1]` ≤ nnz. The kernel writes only the state's scalars, the
 /// state's vectors (not the labels: verify) and the two fault fields of `ctx`.
 pub fn call(
     kernel: KernelFn,
@@ -232,6 +239,7 @@ pub fn call(
         n_order: orders.rows.len() as u64,
         features: data.features as u64,
         rows: data.rows() as u64,
+        classes: data.classes as u64,
         col_order: orders.cols.as_ptr(),
         n_col_order: orders.cols.len() as u64,
         col_ptr: data.csc.map_or(std::ptr::null(), |c| c.ptr.as_ptr()),

@@ -7,7 +7,7 @@
 //! in Cranelift variables (registers) for the whole call and are stored back on exit.
 
 use super::abi::offsets;
-use crate::plan::{BinOp, Expr, Index, Intrinsic, Len, Plan, Range, Routine, ScalarId, ScalarRole, Stmt, VecId};
+use crate::plan::{BinOp, Expr, Index, Intrinsic, Len, Plan, Range, Routine, ScalarId, ScalarRole, Slice, Stmt, VecId};
 use crate::symbolic::{Cmp, Func};
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::{types, FuncRef, InstBuilder, MemFlags, Value};
@@ -33,6 +33,7 @@ pub struct PlanTranslator<'a, 'b> {
     /// Loop variables in scope.
     i: Option<Value>,
     j: Option<Value>,
+    c: Option<Value>,
     v: Option<Value>,
     /// Guards seen so far; the k-th returns k.
     guards: i64,
@@ -40,7 +41,7 @@ pub struct PlanTranslator<'a, 'b> {
     /// that follows the store reuses the value (`w[j] = catch_up; a += v·w[j]`). Sound because
     /// a vector is only ever indexed by one loop variable (verify), which is fixed within a
     /// stretch; cleared at every block boundary.
-    stored: HashMap<(usize, bool), Value>,
+    stored: HashMap<(usize, Index, Option<Index>), Value>,
 }
 
 #[derive(Clone, Copy)]
@@ -52,12 +53,19 @@ struct DataPtrs {
     n_order: Value,
     features: Value,
     rows: Value,
+    classes: Option<Value>,
     col_order: Value,
     n_col_order: Value,
     col_ptr: Value,
     col_rows: Value,
     col_values: Value,
     scalars: Value,
+}
+
+/// Whether any buffer or loop of the plan has the class dimension k.
+fn uses_classes(plan: &Plan) -> bool {
+    plan.vectors.iter().any(|v| v.len == Len::Classes || v.cols == Some(Len::Classes))
+        || plan.phases().any(|body| crate::plan::walk::any_loop(body, |r| r == Range::Upto(Len::Classes)))
 }
 
 /// Loads and stores the kernel makes into memory it owns exclusively and that is aligned.
@@ -90,6 +98,8 @@ impl<'a, 'b> PlanTranslator<'a, 'b> {
             n_order: b.ins().load(types::I64, trusted(), ctx, offsets::N_ORDER),
             features: b.ins().load(types::I64, trusted(), ctx, offsets::FEATURES),
             rows: b.ins().load(types::I64, trusted(), ctx, offsets::ROWS),
+            // Loaded only by plans with a class dimension, so the others' code is unchanged.
+            classes: uses_classes(plan).then(|| b.ins().load(types::I64, trusted(), ctx, offsets::CLASSES)),
             col_order: load_ptr(&mut b, offsets::COL_ORDER),
             n_col_order: b.ins().load(types::I64, trusted(), ctx, offsets::N_COL_ORDER),
             col_ptr: load_ptr(&mut b, offsets::COL_PTR),
@@ -132,6 +142,7 @@ impl<'a, 'b> PlanTranslator<'a, 'b> {
             data,
             i: None,
             j: None,
+            c: None,
             v: None,
             guards: 0,
             stored: HashMap::new(),
@@ -175,11 +186,17 @@ impl<'a, 'b> PlanTranslator<'a, 'b> {
                 let var = self.scalars[id.0].expect("verify: parameters are never assigned");
                 self.b.def_var(var, x);
             }
+            Stmt::StoreAt(v, r, c, e) => {
+                let x = self.translate_expr(e);
+                let addr = self.entry(*v, *r, *c);
+                self.b.ins().store(trusted(), x, addr, 0);
+                self.stored.insert((v.0, *r, Some(*c)), x);
+            }
             Stmt::Store(v, idx, e) => {
                 let x = self.translate_expr(e);
                 let addr = self.element(self.bases[v.0], *idx, 8);
                 self.b.ins().store(trusted(), x, addr, 0);
-                self.stored.insert((v.0, *idx == Index::Row), x);
+                self.stored.insert((v.0, *idx, None), x);
             }
             Stmt::For(Range::Perm(len), body) => self.translate_for_perm(*len, body),
             Stmt::For(Range::Upto(len), body) => self.translate_for_upto(*len, body),
@@ -188,29 +205,72 @@ impl<'a, 'b> PlanTranslator<'a, 'b> {
             Stmt::If(cmp, l, r, body) => self.translate_if(*cmp, l, r, body),
             Stmt::Repeat(cap, cmp, l, r, body) => self.translate_repeat(*cap, *cmp, l, r, body),
             Stmt::Guard(e, _) => self.translate_guard(e),
-            Stmt::Call(routine, v, arg) => self.translate_routine(*routine, *v, arg),
+            Stmt::Call(routine, slice, arg) => self.translate_routine(*routine, *slice, arg),
         }
     }
 
-    /// `call routine(vec[0..n], arg)`: the routine's entry point with the buffer's base
-    /// pointer and length (m or d, the lengths `check_shapes` verified for it).
-    fn translate_routine(&mut self, routine: Routine, v: VecId, arg: &Expr) {
+    /// `call routine(vec[0..n], arg)` or `call routine(W[r, 0..k], arg)`: the routine's entry
+    /// point with the base pointer and length of the buffer or of its row r (lengths from the
+    /// dimensions `check_shapes` verified the buffer against).
+    fn translate_routine(&mut self, routine: Routine, slice: Slice, arg: &Expr) {
         let a = self.translate_expr(arg);
-        let len = if self.plan.vector(v).len == Len::Rows { self.data.rows } else { self.data.features };
+        let decl = self.plan.vector(slice.buf);
+        let (base, len) = match (slice.row, decl.cols) {
+            (Some(r), Some(cols)) => {
+                let width = self.dim(cols);
+                let row = self.index_value(r);
+                let first = self.b.ins().imul(row, width);
+                (self.offset(self.bases[slice.buf.0], first, 8), width)
+            }
+            _ => {
+                let n = self.dim(decl.len);
+                let total = match decl.cols {
+                    Some(c) => {
+                        let w = self.dim(c);
+                        self.b.ins().imul(n, w)
+                    }
+                    None => n,
+                };
+                (self.bases[slice.buf.0], total)
+            }
+        };
         let fref = self.routines[&routine];
-        let base = self.bases[v.0];
         self.b.ins().call(fref, &[base, len, a]);
         // The routine rewrote the buffer: values stored before the call are stale.
         self.stored.clear();
     }
 
-    /// `base + index·size`, the index being the loop variable `i` or `j` (an i64).
+    /// `base + index·size`, the index being the loop variable `i`, `j` or `c` (an i64).
     fn element(&mut self, base: Value, idx: Index, size: i64) -> Value {
-        let k = match idx {
+        let k = self.index_value(idx);
+        self.offset(base, k, size)
+    }
+
+    /// The loop variable of `idx` (verify puts it in scope wherever it is used).
+    fn index_value(&self, idx: Index) -> Value {
+        match idx {
             Index::Row => self.i.expect("verify: i in scope"),
             Index::Feature => self.j.expect("verify: j in scope"),
-        };
-        self.offset(base, k, size)
+            Index::Class => self.c.expect("verify: c in scope"),
+        }
+    }
+
+    /// The bound size of a dimension (an i64 read from the context).
+    fn dim(&self, len: Len) -> Value {
+        match len {
+            Len::Rows => self.data.rows,
+            Len::Features => self.data.features,
+            Len::Classes => self.data.classes.expect("loaded for plans with a class dimension"),
+        }
+    }
+
+    /// The address of `W[r, c]`: base + (r·width + c)·8, row-major.
+    fn entry(&mut self, v: VecId, r: Index, c: Index) -> Value {
+        let width = self.dim(self.plan.vector(v).cols.expect("verify: a matrix"));
+        let (r, c) = (self.index_value(r), self.index_value(c));
+        let row = self.b.ins().imul(r, width);
+        let k = self.b.ins().iadd(row, c);
+        self.offset(self.bases[v.0], k, 8)
     }
 
     /// Fresh copies of the data and vector pointers for an inner loop. Values loaded once in
@@ -227,6 +287,9 @@ impl<'a, 'b> PlanTranslator<'a, 'b> {
         self.data.col_values = load(&mut self.b, offsets::COL_VALUES);
         self.data.features = self.b.ins().load(types::I64, trusted(), ctx, offsets::FEATURES);
         self.data.rows = self.b.ins().load(types::I64, trusted(), ctx, offsets::ROWS);
+        if self.data.classes.is_some() {
+            self.data.classes = Some(self.b.ins().load(types::I64, trusted(), ctx, offsets::CLASSES));
+        }
         let vectors = load(&mut self.b, offsets::VECTORS);
         for k in 0..self.bases.len() {
             self.bases[k] = self.b.ins().load(ptr, trusted(), vectors, (k * ptr.bytes() as usize) as i32);
@@ -271,10 +334,17 @@ impl<'a, 'b> PlanTranslator<'a, 'b> {
 
     /// Binds the loop index of `idx` to `k` while `body` is translated.
     fn with_index(&mut self, idx: Index, k: Value, body: impl FnOnce(&mut Self)) {
-        let slot = if idx == Index::Row { &mut self.i } else { &mut self.j };
-        let saved = slot.replace(k);
+        let saved = self.slot(idx).replace(k);
         body(self);
-        *(if idx == Index::Row { &mut self.i } else { &mut self.j }) = saved;
+        *self.slot(idx) = saved;
+    }
+
+    fn slot(&mut self, idx: Index) -> &mut Option<Value> {
+        match idx {
+            Index::Row => &mut self.i,
+            Index::Feature => &mut self.j,
+            Index::Class => &mut self.c,
+        }
     }
 
     /// `for i in perm(m)` / `for j in perm(d)`: the index is order[k].
@@ -283,6 +353,7 @@ impl<'a, 'b> PlanTranslator<'a, 'b> {
         let (order, n) = match len {
             Len::Rows => (self.data.order, self.data.n_order),
             Len::Features => (self.data.col_order, self.data.n_col_order),
+            Len::Classes => unreachable!("verify: no perm(k)"),
         };
         self.counted_loop(zero, n, |t, k| {
             let at = t.offset(order, k, 4);
@@ -296,7 +367,7 @@ impl<'a, 'b> PlanTranslator<'a, 'b> {
     fn translate_for_upto(&mut self, len: Len, body: &[Stmt]) {
         let saved = self.reload_pointers();
         let zero = self.b.ins().iconst(types::I64, 0);
-        let n = if len == Len::Rows { self.data.rows } else { self.data.features };
+        let n = self.dim(len);
         self.counted_loop(zero, n, |t, k| t.with_index(len.index(), k, |t| t.translate_stmts(body)));
         (self.data, self.bases) = saved;
     }
@@ -431,11 +502,22 @@ impl<'a, 'b> PlanTranslator<'a, 'b> {
             Expr::Const(c) => self.b.ins().f64const(*c),
             Expr::Scalar(id) => self.translate_scalar(*id),
             Expr::Load(v, idx) => {
-                if let Some(x) = self.stored.get(&(v.0, *idx == Index::Row)) {
+                if let Some(x) = self.stored.get(&(v.0, *idx, None)) {
                     return *x;
                 }
                 let addr = self.element(self.bases[v.0], *idx, 8);
                 self.b.ins().load(types::F64, trusted(), addr, 0)
+            }
+            Expr::LoadAt(v, r, c) => {
+                if let Some(x) = self.stored.get(&(v.0, *r, Some(*c))) {
+                    return *x;
+                }
+                let addr = self.entry(*v, *r, *c);
+                self.b.ins().load(types::F64, trusted(), addr, 0)
+            }
+            Expr::Idx(idx) => {
+                let k = self.index_value(*idx);
+                self.b.ins().fcvt_from_uint(types::F64, k)
             }
             Expr::Value => self.v.expect("verify: v inside row(X, i)"),
             Expr::Neg(a) => {

@@ -13,7 +13,7 @@
 //! iterate, warm starts included, is feasible.
 
 use super::super::build::*;
-use super::super::{Expr, Len, ParamInit, Plan, Range, ScalarRole, Stmt, VecRole, VectorTerm};
+use super::super::{Expr, Len, ParamInit, Plan, Range, ScalarRole, Slice, Stmt, VecRole, VectorTerm};
 use super::Builder;
 use crate::analysis::{CoordinateProx, Structure};
 use crate::check::Model;
@@ -47,7 +47,7 @@ pub(super) fn lower(model: &Model, st: &Structure, prox: CoordinateProx, vector:
     let routine_call = |term: VectorTerm| {
         let step = if prox.l2 > 0.0 { add(s(lip), k(prox.l2)) } else { s(lip) };
         let arg = if term.is_norm() { div(k(term.arg(1.0)), step) } else { k(term.arg(1.0)) };
-        Stmt::Call(term.routine(), w, arg)
+        Stmt::Call(term.routine(), Slice { buf: w, row: None }, arg)
     };
     b.plan.init = vec![each(Range::Upto(Len::Features), vec![Stmt::Store(v, j, at(w, j))]), Stmt::Set(theta, k(1.0))];
     if let Some(term) = vector.filter(|t| !t.is_norm()) {
