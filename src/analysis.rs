@@ -96,6 +96,9 @@ pub struct Structure {
     /// Set when it is a per-coordinate closed form followed by one vector routine (then
     /// `coordinate` is None): batch solvers apply it to the whole vector.
     pub vector: Option<(CoordinateProx, VectorTerm)>,
+    /// Set for a multiclass W whose prox is per entry, then (optionally) one routine on each
+    /// row (ℓ1/ℓ2 or ℓ1/∞ rows); `coordinate` and `vector` are None.
+    pub multiclass: Option<(CoordinateProx, Option<VectorTerm>)>,
     pub recommended: Choice,
     /// None when this build cannot run the model yet; `unavailable` says why.
     pub chosen: Option<Choice>,
@@ -130,11 +133,13 @@ pub fn analyse(model: &Model) -> Result<Structure, Vec<Problem>> {
         .collect();
     let convex = terms.iter().all(|t| t.convex);
     let composite = terms.iter().any(|t| t.composite.is_some());
-    let split = split_prox(model);
-    let (coordinate, vector) = match &split {
-        Ok((p, None)) => (Some(*p), None),
-        Ok((p, Some(t))) => (None, Some((*p, *t))),
-        Err(_) => (None, None),
+    let is_matrix = loss.multiclass || matches!(model.shape, Shape::Mat(..));
+    let split = split_prox(model, is_matrix);
+    let (coordinate, vector, multiclass) = match (&split, is_matrix) {
+        (Ok((p, t)), true) => (None, None, Some((*p, *t))),
+        (Ok((p, None)), false) => (Some(*p), None, None),
+        (Ok((p, Some(t))), false) => (None, Some((*p, *t)), None),
+        (Err(_), _) => (None, None, None),
     };
     let smooth = loss.smooth;
 
@@ -152,6 +157,11 @@ pub fn analyse(model: &Model) -> Result<Structure, Vec<Problem>> {
         }
     } else if nuclear {
         Choice { solver: SolverKind::Proxgrad, reason: "the nuclear norm's prox is an SVD of the whole matrix".into() }
+    } else if is_matrix && smooth.is_some() {
+        Choice {
+            solver: SolverKind::Proxgrad,
+            reason: "multiclass: the softmax couples the classes and row penalties tie W's rows; batch proximal gradient with FISTA on W, certified each iteration".into(),
+        }
     } else if smooth.is_some() && all_coordinate {
         Choice {
             solver: SolverKind::Scd,
@@ -170,8 +180,8 @@ pub fn analyse(model: &Model) -> Result<Structure, Vec<Problem>> {
     };
 
     // What the compiled solvers (all with a per-coordinate prox and a scalar loss) can run.
-    let compiled_blocker: Option<String> = if loss.multiclass || matches!(model.shape, Shape::Mat(..)) {
-        Some("multiclass models (a matrix variable) are not compiled yet".into())
+    let compiled_blocker: Option<String> = if is_matrix && !(loss.name == "softmax" && matches!(model.shape, Shape::Mat(..))) {
+        Some("a matrix variable is compiled for `softmax` only, and `softmax` needs one".into())
     } else if !convex {
         Some("non-convex penalties need the online DC solver".into())
     } else if composite {
@@ -250,6 +260,14 @@ pub fn analyse(model: &Model) -> Result<Structure, Vec<Problem>> {
         }
     }
 
+    // A multiclass W is only compiled for the batch solver.
+    if let (Some(c), Some(_)) = (&chosen, &multiclass) {
+        if c.solver != SolverKind::Proxgrad {
+            unavailable =
+                Some(format!("multiclass models run with proxgrad in this build; `{}` does not run them", c.solver.name()));
+            chosen = None;
+        }
+    }
     // A vector prox is applied to the whole vector each step: only the batch solver has it.
     if let (Some(c), Some((_, term))) = (&chosen, &vector) {
         if c.solver != SolverKind::Proxgrad {
@@ -275,6 +293,7 @@ pub fn analyse(model: &Model) -> Result<Structure, Vec<Problem>> {
         composite,
         coordinate,
         vector,
+        multiclass,
         recommended,
         chosen,
         unavailable,
@@ -297,7 +316,10 @@ fn composite_note(op: &Operator) -> String {
 /// the sum. It is for ½‖·‖² with anything (prox_{τ(R + μ/2‖·‖²)}(v) = prox_{τR/(1+τμ)}(v/(1+τμ)))
 /// and for ℓ1 then the ℓ2 norm (the sparse-group-lasso identity); not for ℓ1 or a box with
 /// another vector term, nor for two vector terms (those need Dykstra's splitting).
-fn split_prox(model: &Model) -> Result<(CoordinateProx, Option<VectorTerm>), SplitBlocker> {
+///
+/// For a matrix W (`rows`), the vector terms are the row-wise `l1l2` and `l1inf`, applied to
+/// each row; the whole-matrix norms and the balls are not compiled for W.
+fn split_prox(model: &Model, rows: bool) -> Result<(CoordinateProx, Option<VectorTerm>), SplitBlocker> {
     let mut p = CoordinateProx { l1: 0.0, l2: 0.0, lo: f64::NEG_INFINITY, hi: f64::INFINITY };
     let mut vector: Vec<(VectorTerm, String)> = vec![];
     for r in &model.regs {
@@ -312,8 +334,10 @@ fn split_prox(model: &Model) -> Result<(CoordinateProx, Option<VectorTerm>), Spl
                 p.l1 += r.coef.value;
                 p.l2 += r.coef.value * scalar(0);
             }
-            ProxKind::ShrinkL2 => vector.push((VectorTerm::Norm2(r.coef.value), r.text.clone())),
-            ProxKind::ProxLinf => vector.push((VectorTerm::NormInf(r.coef.value), r.text.clone())),
+            ProxKind::ShrinkL2 if !rows => vector.push((VectorTerm::Norm2(r.coef.value), r.text.clone())),
+            ProxKind::ProxLinf if !rows => vector.push((VectorTerm::NormInf(r.coef.value), r.text.clone())),
+            ProxKind::ShrinkL2Rows if rows => vector.push((VectorTerm::Norm2(r.coef.value), r.text.clone())),
+            ProxKind::ProxLinfRows if rows => vector.push((VectorTerm::NormInf(r.coef.value), r.text.clone())),
             _ => return Err(SplitBlocker::Unsupported(r.text.clone())),
         }
     }
@@ -323,9 +347,9 @@ fn split_prox(model: &Model) -> Result<(CoordinateProx, Option<VectorTerm>), Spl
                 p.lo = p.lo.max(c.args[0]);
                 p.hi = p.hi.min(c.args[1]);
             }
-            "L1Ball" => vector.push((VectorTerm::L1Ball(c.args[0]), c.text.clone())),
-            "L2Ball" => vector.push((VectorTerm::L2Ball(c.args[0]), c.text.clone())),
-            "Simplex" => vector.push((VectorTerm::Simplex, c.text.clone())),
+            "L1Ball" if !rows => vector.push((VectorTerm::L1Ball(c.args[0]), c.text.clone())),
+            "L2Ball" if !rows => vector.push((VectorTerm::L2Ball(c.args[0]), c.text.clone())),
+            "Simplex" if !rows => vector.push((VectorTerm::Simplex, c.text.clone())),
             _ => return Err(SplitBlocker::Unsupported(c.text.clone())),
         }
     }

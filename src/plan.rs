@@ -350,8 +350,12 @@ pub struct Objective {
     pub loss_weight: f64,
     /// Σ of the coordinate-wise regularizers at w[j] (constraints hold by construction).
     pub penalty: Expr,
-    /// The term on the whole vector (a norm, or a set's indicator), if any.
+    /// The term on the whole vector (a norm, or a set's indicator), or on each row of a
+    /// multiclass W, if any.
     pub vector: Option<VectorTerm>,
+    /// Multiclass: ℓ is softmax over the k scores aᵢ = Wᵀxᵢ, ℓ(y, a) = logsumexp(a) − a_y,
+    /// evaluated directly (`loss`, `dloss` and `margin` are unused), and `penalty` reads W[j, c].
+    pub softmax: bool,
 }
 
 /// The convex conjugate ℓ*(y, u) of a loss in its margin (ALGORITHMS.md §10), where optc knows
@@ -364,11 +368,14 @@ pub enum LossConjugate {
     Squared,
     /// y·u for y·u ∈ [−1, 0]
     Hinge,
+    /// Σ_c q_c·log q_c with q = u + e_y in the simplex (u ∈ ℝᵏ: softmax's conjugate)
+    Softmax,
 }
 
 /// What the duality-gap certificate needs beyond the objective: ℓ* and the regularizer
-/// r(wⱼ) = l1·|wⱼ| + (l2/2)·wⱼ² + ι[lo, hi](wⱼ) per coordinate, whose conjugate is closed-form,
-/// plus at most one vector term (then there is no box: see the analysis's `split_prox`).
+/// r(wⱼ) = l1·|wⱼ| + (l2/2)·wⱼ² + ι[lo, hi](wⱼ) per coordinate (per entry of W), whose conjugate
+/// is closed-form, plus at most one vector term — on w, or on each row of W — (then there is no
+/// box: see the analysis's `split_prox`).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Certificate {
     pub conjugate: LossConjugate,

@@ -151,7 +151,9 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
         crate::check::Shape::Vec(crate::check::Dim::Fixed(n)) => *n,
         _ => train.features(),
     };
-    let facts = DataFacts { features, ..train.facts() };
+    // k, for multiclass labels (mapped to 0..k in first-seen order).
+    let classes = if kind == LabelKind::Classes { label_map.originals.len() } else { 0 };
+    let facts = DataFacts { features, classes, ..train.facts() };
     ensure_memory(&plan, &facts, &train, &compiled.model.var.name)?;
     let facts = train.complete_facts(&plan, facts);
     let columns = plan.reads_columns().then(|| {
@@ -161,7 +163,8 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
     let view = match &columns {
         Some(c) => train.view(&y, features).with_columns(c),
         None => train.view(&y, features),
-    };
+    }
+    .with_classes(classes);
 
     let human = !args.quiet;
     let say = |s: String| {
@@ -254,7 +257,7 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
         Some(p) => {
             let (t, _) = load_data(p, !args.quiet)?;
             let ty = label_map.apply(&t).map_err(|e| Failure::Input(e.to_string()))?;
-            let tv = t.view(&ty, features);
+            let tv = t.view(&ty, features).with_classes(classes);
             Some(evaluate(&plan, &outcome.state, &tv))
         }
         None => None,
@@ -284,6 +287,7 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
             "objective": train_eval.objective,
             "loss": train_eval.loss,
             "nnz": train_eval.nnz,
+            "nnz_rows": train_eval.nnz_rows,
             "features": features,
             "rows": train.rows(),
             "data_nnz": train.nnz(),
@@ -386,7 +390,16 @@ fn summary(
         None => s += "  gap          none: no closed-form dual for this model\n",
     }
     s += &format!("  status       {}: {}\n", outcome.status.name(), outcome.rule);
-    s += &format!("  nnz          {} of {} weights\n", ev.nnz, features);
+    match ev.nnz_rows {
+        Some(rows) => {
+            s += &format!(
+                "  nnz          {} of {} weights; {rows} of {features} features used by some class\n",
+                ev.nnz,
+                outcome.state.weights(plan).len()
+            )
+        }
+        None => s += &format!("  nnz          {} of {} weights\n", ev.nnz, features),
+    }
     if let Some(e) = ev.error {
         s += &format!("  train error  {:.2}%\n", 100.0 * e);
     }
@@ -453,10 +466,10 @@ impl StepShown {
 /// Refuses, before allocating, a run whose per-feature state does not fit in memory: one valid
 /// line with a huge feature index is enough to ask for tens of gigabytes.
 fn ensure_memory(plan: &crate::plan::Plan, facts: &DataFacts, data: &Dataset, var: &str) -> Result<(), Failure> {
-    let per_feature = plan.vectors.iter().filter(|v| v.len == crate::plan::Len::Features).count().max(1) as u64;
-    let per_row = plan.vectors.iter().filter(|v| v.len == crate::plan::Len::Rows).count() as u64;
+    let dims = facts.dims();
+    let entries: u64 = plan.vectors.iter().map(|v| dims.size(v) as u64).sum();
     // The state, plus one copy of it that a flush or an evaluation may make.
-    let need = 2 * 8 * (per_feature * facts.features as u64 + per_row * facts.rows as u64);
+    let need = 2 * 8 * entries.max(facts.features as u64);
     let Some(available) = available_bytes() else { return Ok(()) };
     if need <= available {
         return Ok(());
@@ -490,8 +503,14 @@ fn diverged(f: &Fault, data: &Dataset) -> Failure {
 /// The weights as a LIBLINEAR model file.
 fn saved_model(model: &crate::check::Model, labels: &LabelMap, features: usize, w: &[f64]) -> SavedModel {
     let has_l1 = model.regs.iter().any(|r| r.def.name == "l1" || r.def.name == "elastic");
+    let has_l1 = has_l1 || model.regs.iter().any(|r| matches!(r.def.name.as_str(), "l1l2" | "l1inf"));
     let (solver_type, nr_class, label_line) = match (model.label_kind, model.loss.def.name.as_str()) {
         (LabelKind::Real, _) => ("L2R_L2LOSS_SVR", 2, vec![]),
+        // K weight columns in `label` order; LIBLINEAR's predict takes the largest decision
+        // value, which for softmax is the most probable class.
+        (LabelKind::Classes, _) => {
+            (if has_l1 { "L1R_LR" } else { "L2R_LR" }, labels.originals.len(), labels.originals.clone())
+        }
         (_, "logistic") => {
             (if has_l1 { "L1R_LR" } else { "L2R_LR" }, 2, vec![labels.originals[1], labels.originals[0]])
         }

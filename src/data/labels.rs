@@ -50,7 +50,11 @@ impl LabelMap {
                 }
             }
         }
-        distinct.sort_by(f64::total_cmp);
+        // Classes keep their first-seen order, as LIBLINEAR numbers them (so a saved model's
+        // `label` line and its weight columns match LIBLINEAR's); two labels are sorted.
+        if kind != LabelKind::Classes {
+            distinct.sort_by(f64::total_cmp);
+        }
         let originals = match kind {
             LabelKind::Real => vec![],
             LabelKind::Classes => distinct,

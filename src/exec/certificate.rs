@@ -7,18 +7,9 @@
 //! of r* where that domain is bounded (ℓ1 without ½‖·‖² in an unbounded direction). Scaling
 //! keeps u in the domain of ℓ* for the three losses here, whose domains are intervals holding 0.
 
-use super::evaluate::margin;
 use super::interp::{eval_at, Env};
 use super::{DataView, State};
 use crate::plan::{Certificate, LossConjugate, Plan, VectorTerm};
-
-/// The certified bound on F(w) − F* at flushed weights, given F(w); None when the plan has no
-/// closed-form dual. Never negative (rounding can make F − D dip below 0 at the optimum).
-pub fn duality_gap(plan: &Plan, state: &State, data: &DataView, objective: f64) -> Option<f64> {
-    let w = state.weights(plan);
-    let margins: Vec<f64> = (0..data.rows()).map(|i| margin(data, w, i)).collect();
-    assess(plan, state, data, objective, &margins, None).map(|a| a.gap)
-}
 
 /// The dual points of the last checks, for dual extrapolation (Massias, Gramfort & Salmon,
 /// "Celer", 2018): near the optimum the iterates of a coordinate or gradient method follow a
@@ -111,13 +102,20 @@ fn solve(mut a: Vec<Vec<f64>>, mut b: Vec<f64>) -> Option<Vec<f64>> {
 
 /// D(s·u) for u in the domain of ℓ*, with s ≤ 1 the scale that puts −(c/m)·Xᵀ(s·u) in the domain
 /// of r*; also z = −(c/m)·Xᵀu, unscaled (−z is the gradient of the loss part when u = ℓ′).
-fn dual_at(cert: &Certificate, data: &DataView, c: f64, features: usize, u: &[f64]) -> (f64, Vec<f64>) {
-    let m = u.len();
-    let mut xtu = vec![0.0; features];
-    for (i, &ui) in u.iter().enumerate() {
+///
+/// `u` has `width` entries per row: 1 for a scalar loss, k for softmax (then z is d×k, row-major
+/// like W, and a vector term applies to each of its rows).
+fn dual_at(cert: &Certificate, data: &DataView, c: f64, features: usize, width: usize, u: &[f64]) -> (f64, Vec<f64>) {
+    let m = data.rows();
+    let mut xtu = vec![0.0; features * width];
+    for i in 0..m {
+        let ui = &u[i * width..(i + 1) * width];
         for k in data.indptr[i]..data.indptr[i + 1] {
-            if let Some(x) = xtu.get_mut(data.indices[k] as usize) {
-                *x += data.values[k] * ui;
+            let j = data.indices[k] as usize;
+            if j < features {
+                for (x, uc) in xtu[j * width..(j + 1) * width].iter_mut().zip(ui) {
+                    *x += data.values[k] * uc;
+                }
             }
         }
     }
@@ -127,10 +125,38 @@ fn dual_at(cert: &Certificate, data: &DataView, c: f64, features: usize, u: &[f6
             let s = domain_scale(cert, &z);
             (s, z.iter().map(|zj| reg_conjugate(cert, s * zj)).sum())
         }
-        Some(term) => vector_conjugate(cert, term, &z),
+        Some(term) if width == 1 => vector_conjugate(cert, term, &z),
+        Some(term) => {
+            // A norm on each row (the analysis allows no set there): with ½‖·‖² every row's
+            // conjugate is finite (s = 1, the values add); without, each row's dual ball bounds
+            // the common scale and the conjugates are 0 inside.
+            let rows: Vec<(f64, f64)> = z.chunks(width).map(|row| vector_conjugate(cert, term, row)).collect();
+            let s = rows.iter().map(|r| r.0).fold(1.0, f64::min);
+            (s, if cert.l2 > 0.0 { rows.iter().map(|r| r.1).sum() } else { 0.0 })
+        }
     };
-    let loss_conj: f64 = (0..m).map(|i| loss_conjugate(cert.conjugate, data.labels[i], s * u[i])).sum();
+    let loss_conj: f64 = match cert.conjugate {
+        LossConjugate::Softmax => {
+            (0..m).map(|i| softmax_conjugate(data.labels[i], &u[i * width..(i + 1) * width], s)).sum()
+        }
+        kind => (0..m).map(|i| loss_conjugate(kind, data.labels[i], s * u[i])).sum(),
+    };
     (-c / m as f64 * loss_conj - reg_conj, z)
+}
+
+/// ℓ*(y, s·u) for softmax: Σ_c q_c·log q_c with q = s·u + e_y, which is in the simplex when
+/// u + e_y is and s ∈ [0, 1] (a convex combination of u + e_y and e_y). Entries below 0 by
+/// rounding only count as 0.
+fn softmax_conjugate(y: f64, u: &[f64], s: f64) -> f64 {
+    let mut total = 0.0;
+    for (c, uc) in u.iter().enumerate() {
+        let q = s * uc + if c as f64 == y { 1.0 } else { 0.0 };
+        if q < -1e-9 {
+            return f64::INFINITY;
+        }
+        total += xlogx(q.max(0.0));
+    }
+    total
 }
 
 /// The nearest point of the domain of ℓ*(y, ·).
@@ -140,7 +166,25 @@ fn into_loss_domain(kind: LossConjugate, y: f64, u: f64) -> f64 {
         // logistic: p = −y·u ∈ [0, 1]; hinge: y·u ∈ [−1, 0], the same interval (y = ±1)
         LossConjugate::Logistic | LossConjugate::Hinge => -y * (-y * u).clamp(0.0, 1.0),
         LossConjugate::Squared => u,
+        LossConjugate::Softmax => unreachable!("softmax points are projected row by row"),
     }
+}
+
+/// The scores' gradients uᵢ = softmax(aᵢ) − e_{yᵢ}, k per row, from the k scores per row.
+fn softmax_dual_point(labels: &[f64], scores: &[f64], k: usize) -> Vec<f64> {
+    let mut u = scores.to_vec();
+    for (row, &y) in u.chunks_mut(k).zip(labels) {
+        let top = row.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        let mut total = 0.0;
+        for x in row.iter_mut() {
+            *x = (*x - top).exp();
+            total += *x;
+        }
+        for (c, x) in row.iter_mut().enumerate() {
+            *x = *x / total - if c as f64 == y { 1.0 } else { 0.0 };
+        }
+    }
+    u
 }
 
 /// The gap and, from the same pass, the gradient of the loss part, ∇f(w) = (c/m)·Xᵀu.
@@ -172,22 +216,37 @@ pub fn assess(
     if let Some(y) = plan.labels() {
         scratch.vectors[y.0] = data.labels.to_vec();
     }
-    let u: Vec<f64> = margins
-        .iter()
-        .enumerate()
-        .map(|(i, &a)| {
-            scratch.scalars[obj.margin.0] = a;
-            eval_at(&env, &obj.dloss, &scratch, i, 0)
-        })
-        .collect();
-    let (mut dual, z) = dual_at(&cert, data, c, w.len(), &u);
+    let width = margins.len() / m;
+    let features = w.len() / width;
+    let u: Vec<f64> = if obj.softmax {
+        softmax_dual_point(data.labels, margins, width)
+    } else {
+        margins
+            .iter()
+            .enumerate()
+            .map(|(i, &a)| {
+                scratch.scalars[obj.margin.0] = a;
+                eval_at(&env, &obj.dloss, &scratch, i, 0)
+            })
+            .collect()
+    };
+    let (mut dual, z) = dual_at(&cert, data, c, features, width, &u);
     if let Some(h) = history {
         h.push(u);
         if let Some(mut extrapolated) = h.extrapolate() {
-            for (ui, &y) in extrapolated.iter_mut().zip(data.labels) {
-                *ui = into_loss_domain(cert.conjugate, y, *ui);
+            if obj.softmax {
+                // Into the domain: q = u + e_y projected onto the simplex, row by row.
+                for (row, &y) in extrapolated.chunks_mut(width).zip(data.labels) {
+                    row[y as usize] += 1.0;
+                    crate::runtime::Routine::ProjSimplex.apply(row, 0.0);
+                    row[y as usize] -= 1.0;
+                }
+            } else {
+                for (ui, &y) in extrapolated.iter_mut().zip(data.labels) {
+                    *ui = into_loss_domain(cert.conjugate, y, *ui);
+                }
             }
-            let (d, _) = dual_at(&cert, data, c, w.len(), &extrapolated);
+            let (d, _) = dual_at(&cert, data, c, features, width, &extrapolated);
             if d.is_finite() {
                 dual = dual.max(d);
             }
@@ -302,6 +361,7 @@ pub fn loss_conjugate(kind: LossConjugate, y: f64, u: f64) -> f64 {
             xlogx(p) + xlogx(1.0 - p)
         }
         LossConjugate::Squared => 0.5 * u * u + u * y,
+        LossConjugate::Softmax => unreachable!("softmax's conjugate takes k scores: softmax_conjugate"),
         LossConjugate::Hinge => {
             let yu = y * u;
             if (-1.0..=0.0).contains(&yu) {

@@ -1,7 +1,7 @@
 //! F(w), the mean loss, sparsity and errors of flushed weights, from the plan's own objective
 //! formulas: the same code whatever back end produced the weights.
 
-use super::interp::{eval_at, Env};
+use super::interp::{eval_at, eval_entry, Env};
 use super::{DataView, State};
 use crate::plan::Plan;
 
@@ -12,6 +12,8 @@ pub struct Evaluation {
     /// (1/m)·Σᵢ ℓ(yᵢ, ⟨xᵢ, w⟩), unweighted.
     pub loss: f64,
     pub nnz: usize,
+    /// Multiclass: the rows of W (features) with a non-zero weight for some class.
+    pub nnz_rows: Option<usize>,
     /// Fraction of misclassified rows (classification).
     pub error: Option<f64>,
     /// Mean squared error of the margin (regression).
@@ -55,6 +57,9 @@ fn evaluate_impl(
     rows: Option<&[u32]>,
     mut margins: Option<&mut Vec<f64>>,
 ) -> Evaluation {
+    if plan.objective.softmax {
+        return evaluate_softmax(plan, state, data, rows, margins);
+    }
     let w = state.weights(plan);
     let obj = &plan.objective;
     // A scratch state whose labels are this data's and whose margin slot we set per row.
@@ -94,7 +99,76 @@ fn evaluate_impl(
         objective: obj.loss_weight * loss + penalty,
         loss,
         nnz: w.iter().filter(|v| **v != 0.0).count(),
+        nnz_rows: None,
         error: classification.then(|| wrong as f64 / m.max(1) as f64),
         mse: (!classification).then(|| sq / m.max(1) as f64),
+    }
+}
+
+/// The multiclass report: scores aᵢ = Wᵀxᵢ, ℓ = logsumexp(aᵢ) − a_{yᵢ} computed stably, the
+/// prediction the class of the largest score, the per-entry penalty at every W[j, c] and the
+/// row term on every row. `margins` receives the k scores of each row.
+fn evaluate_softmax(
+    plan: &Plan,
+    state: &State,
+    data: &DataView,
+    rows: Option<&[u32]>,
+    mut margins: Option<&mut Vec<f64>>,
+) -> Evaluation {
+    let w = state.weights(plan);
+    let features = data.features;
+    let k = if features > 0 { w.len() / features } else { 0 };
+    let obj = &plan.objective;
+    let env = Env::new(plan, crate::plan::Dims { classes: k, ..data.dims() });
+    let all: Vec<u32>;
+    let rows = match rows {
+        Some(r) => r,
+        None => {
+            all = (0..data.rows() as u32).collect();
+            &all
+        }
+    };
+    let (mut loss, mut wrong) = (0.0, 0usize);
+    let mut scores = vec![0.0; k];
+    for &i in rows {
+        let i = i as usize;
+        scores.iter_mut().for_each(|s| *s = 0.0);
+        for p in data.indptr[i]..data.indptr[i + 1] {
+            let j = data.indices[p] as usize;
+            if j < features {
+                for (s, wc) in scores.iter_mut().zip(&w[j * k..(j + 1) * k]) {
+                    *s += data.values[p] * wc;
+                }
+            }
+        }
+        if let Some(out) = margins.as_deref_mut() {
+            out.extend_from_slice(&scores);
+        }
+        let top = scores.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        let lse = top + scores.iter().map(|s| (s - top).exp()).sum::<f64>().ln();
+        let y = data.labels[i] as usize;
+        loss += lse - scores.get(y).copied().unwrap_or(f64::NAN);
+        // The first of the largest scores, as LIBLINEAR's predict breaks ties.
+        let best = (0..k).fold(0, |b, c| if scores[c] > scores[b] { c } else { b });
+        wrong += usize::from(best != y);
+    }
+    let m = rows.len();
+    let loss = if m > 0 { loss / m as f64 } else { 0.0 };
+    let mut penalty = 0.0;
+    for j in 0..features {
+        for c in 0..k {
+            penalty += eval_entry(&env, &obj.penalty, state, j, c);
+        }
+    }
+    if let (Some(t), true) = (obj.vector, k > 0) {
+        penalty += w.chunks(k).map(|row| t.value(row)).sum::<f64>();
+    }
+    Evaluation {
+        objective: obj.loss_weight * loss + penalty,
+        loss,
+        nnz: w.iter().filter(|v| **v != 0.0).count(),
+        nnz_rows: Some(if k > 0 { w.chunks(k).filter(|r| r.iter().any(|v| *v != 0.0)).count() } else { 0 }),
+        error: Some(wrong as f64 / m.max(1) as f64),
+        mse: None,
     }
 }

@@ -205,3 +205,8 @@ fn eval(env: &Env, e: &Expr, st: &State, cur: &Cursor) -> f64 {
 pub(crate) fn eval_at(env: &Env, e: &Expr, st: &State, i: usize, j: usize) -> f64 {
     eval(env, e, st, &Cursor { i, j, c: 0, v: 0.0 })
 }
+
+/// Evaluates `e` with feature j and class c in scope (a multiclass penalty at W[j, c]).
+pub(crate) fn eval_entry(env: &Env, e: &Expr, st: &State, j: usize, c: usize) -> f64 {
+    eval(env, e, st, &Cursor { i: 0, j, c, v: 0.0 })
+}

@@ -92,6 +92,7 @@ pub fn dump(plan: &Plan, facts: Option<&DataFacts>) -> String {
                 LossConjugate::Logistic => "logistic",
                 LossConjugate::Squared => "squared",
                 LossConjugate::Hinge => "hinge",
+                LossConjugate::Softmax => "softmax",
             };
             let _ = writeln!(
                 o,

@@ -4,6 +4,7 @@
 //! the stdlib formulas, ℓ′ for the dual point) and the certificate.
 
 mod fobos;
+mod multiclass;
 mod newton;
 mod proxgrad;
 mod scd;
@@ -40,6 +41,9 @@ pub fn lower(model: &Model, st: &Structure, opts: LowerOptions) -> Result<Plan, 
         return Err(Problem::error("optc::plan", format!("no update plan for this model: {why}"), span, "this model")
             .with_help("`optc check` shows the structure optc recognised and the solver it needs"));
     };
+    if let (SolverKind::Proxgrad, Some((prox, rows))) = (choice.solver, st.multiclass) {
+        return Ok(multiclass::lower(model, st, prox, rows));
+    }
     match (choice.solver, st.coordinate, st.vector) {
         (SolverKind::Fobos, Some(prox), _) => Ok(fobos::lower(model, st, prox, opts)),
         (SolverKind::Scd, Some(prox), _) => Ok(scd::lower(model, st, prox)),
@@ -116,6 +120,7 @@ impl Builder {
                 loss_weight: 1.0,
                 penalty: Expr::Const(0.0),
                 vector,
+                softmax: false,
             },
             certificate: None,
         };
@@ -141,6 +146,12 @@ impl Builder {
 
     pub fn vector(&mut self, name: &str, len: Len, role: VecRole, init: f64) -> VecId {
         self.plan.vectors.push(VecDecl { name: name.into(), len, cols: None, role, init });
+        VecId(self.plan.vectors.len() - 1)
+    }
+
+    /// A row-major `mat[len, cols]`.
+    pub fn matrix(&mut self, name: &str, len: Len, cols: Len, role: VecRole, init: f64) -> VecId {
+        self.plan.vectors.push(VecDecl { name: name.into(), len, cols: Some(cols), role, init });
         VecId(self.plan.vectors.len() - 1)
     }
 
@@ -223,16 +234,7 @@ impl Builder {
         let point = [(loss.label.as_str(), at(y, Index::Row)), (loss.margin.as_str(), s(margin))];
         let loss_expr = formula(&value, &point);
         let dloss = self.dloss(model, st, y, s(margin));
-        let mut penalty = k(0.0);
-        for r in model.regs.iter().filter(|r| r.def.per_coordinate.is_some()) {
-            let f =
-                r.def.per_coordinate.clone().expect("coordinate-separable regularizers have a per-coordinate formula");
-            // The scalar parameters (α, ε) become constants; the variable becomes w[j].
-            let f = f.substitute(&|n| r.scalars.iter().find(|(p, _)| p == n).map(|(_, v)| Sym::Const(*v)));
-            let term = formula(&crate::symbolic::simplify(&f), &[(r.def.params[0].0.as_str(), at(w, Index::Feature))]);
-            penalty =
-                if penalty == k(0.0) { mul(k(r.coef.value), term) } else { add(penalty, mul(k(r.coef.value), term)) };
-        }
+        let penalty = entry_penalty(model, at(w, Index::Feature));
         self.plan.objective = super::Objective {
             loss: loss_expr,
             dloss,
@@ -240,6 +242,7 @@ impl Builder {
             loss_weight: model.loss.coef.value,
             penalty,
             vector: self.vector,
+            softmax: false,
         };
         // ℓ* in closed form for the stdlib's losses (a model cannot redefine them); a loss the
         // model declares itself has none here.
@@ -254,6 +257,43 @@ impl Builder {
         self.plan.certificate =
             conjugate.map(|conjugate| Certificate { conjugate, l1: p.l1, l2: p.l2, lo: p.lo, hi: p.hi, vector });
     }
+
+    /// The report of a multiclass plan: softmax over the scores (evaluated by the report
+    /// itself), the per-entry penalty at W[j, c], the row term, and softmax's certificate.
+    pub fn report_multiclass(&mut self, model: &Model, w: VecId, unused_margin: ScalarId) {
+        let penalty = entry_penalty(model, Expr::LoadAt(w, Index::Feature, Index::Class));
+        self.plan.objective = super::Objective {
+            loss: k(0.0),
+            dloss: k(0.0),
+            margin: unused_margin,
+            loss_weight: model.loss.coef.value,
+            penalty,
+            vector: self.vector,
+            softmax: true,
+        };
+        let p = self.prox;
+        self.plan.certificate = Some(Certificate {
+            conjugate: LossConjugate::Softmax,
+            l1: p.l1,
+            l2: p.l2,
+            lo: p.lo,
+            hi: p.hi,
+            vector: self.vector,
+        });
+    }
+}
+
+/// Σ of the regularizers that have a per-coordinate formula, each at `entry` (w[j] or W[j, c]);
+/// the scalar parameters (α, ε) become constants.
+fn entry_penalty(model: &Model, entry: Expr) -> Expr {
+    let mut penalty = k(0.0);
+    for r in model.regs.iter().filter(|r| r.def.per_coordinate.is_some()) {
+        let f = r.def.per_coordinate.clone().expect("filtered");
+        let f = f.substitute(&|n| r.scalars.iter().find(|(p, _)| p == n).map(|(_, v)| Sym::Const(*v)));
+        let term = formula(&crate::symbolic::simplify(&f), &[(r.def.params[0].0.as_str(), entry.clone())]);
+        penalty = if penalty == k(0.0) { mul(k(r.coef.value), term) } else { add(penalty, mul(k(r.coef.value), term)) };
+    }
+    penalty
 }
 
 /// Computes every transcendental call that occurs more than once across `exprs` once, into a

@@ -51,7 +51,9 @@ pub fn verify(plan: &Plan) -> Result<(), String> {
     expr(plan, &plan.objective.loss, row_scope)?;
     expr(plan, &plan.objective.dloss, row_scope)?;
     scalar(plan, plan.objective.margin)?;
-    expr(plan, &plan.objective.penalty, Scope { feature: true, ..Scope::default() })?;
+    // The penalty is evaluated at every w[j], or at every W[j, c] of a multiclass plan.
+    let entry = Scope { feature: true, class: plan.objective.softmax, ..Scope::default() };
+    expr(plan, &plan.objective.penalty, entry)?;
     if let Some(t) = plan.step_counter {
         scalar(plan, t)?;
     }

@@ -1,0 +1,123 @@
+//! Multiclass softmax regression on W ∈ ℝ^{d×k} by batch proximal gradient with FISTA
+//! momentum and gradient restart — proxgrad's loop (see `proxgrad.rs`) on a matrix:
+//!
+//!   scores sᵢ = Ŵᵀxᵢ,  pᵢ = softmax(sᵢ),  G = (c/m)·Σᵢ xᵢ(pᵢ − e_{yᵢ})ᵀ,
+//!   W⁺ = prox_{R/L}(Ŵ − G/L): per entry (ℓ1, ½‖·‖², box), then per row (ℓ1/ℓ2, ℓ1/ℓ∞),
+//!
+//! with L = c·½·λ_max(XᵀX)/m (the softmax Hessian is at most ½ in operator norm). Rows of W
+//! are contiguous, so a row prox is one runtime call on W[j, 0..k]. An iteration costs
+//! O(nnz·k + d·k).
+
+use super::super::build::*;
+use super::super::{Expr, Index, Len, ParamInit, Plan, Range, ScalarRole, Slice, Stmt, VecRole, VectorTerm};
+use super::Builder;
+use crate::analysis::{CoordinateProx, Structure};
+use crate::check::Model;
+use crate::symbolic::{Cmp, Func};
+
+pub(super) fn lower(model: &Model, st: &Structure, prox: CoordinateProx, rows: Option<VectorTerm>) -> Plan {
+    let mut b = Builder::new(model, "proxgrad", false, prox, rows);
+    b.plan.info.summary = summary(model, prox, rows);
+    b.plan.info.classification = true;
+    let c = model.loss.coef.value;
+    let beta = st.smooth.expect("softmax is smooth");
+    let (i, j, cl) = (Index::Row, Index::Feature, Index::Class);
+    let y = b.vector("y", Len::Rows, VecRole::Labels, 0.0);
+    let w = b.matrix("W", Len::Features, Len::Classes, VecRole::Weights, crate::plan::clamp(0.0, prox.lo, prox.hi));
+    let lip = b.scalar(
+        "L",
+        ScalarRole::Param,
+        ParamInit::GramNorm { scale: c * beta },
+        "c·β·λmax(XᵀX)/m (power iteration): the Lipschitz constant of ∇f",
+    );
+    let mean = b.per_example_weight(model);
+    let v = b.matrix("Ŵ", Len::Features, Len::Classes, VecRole::State, 0.0);
+    let wp = b.matrix("Wprev", Len::Features, Len::Classes, VecRole::State, 0.0);
+    let g = b.matrix("G", Len::Features, Len::Classes, VecRole::State, 0.0);
+    let sc = b.vector("s", Len::Classes, VecRole::State, 0.0);
+    let theta = b.scalar("θ", ScalarRole::State, ParamInit::Value(1.0), "FISTA momentum");
+    let top = b.local("top");
+    let z = b.local("Z");
+    let r = b.local("r");
+    let tn = b.local("θn");
+    let mu = b.local("μ");
+
+    let classes = |body: Vec<Stmt>| each(Range::Upto(Len::Classes), body);
+    let entries = |body: Vec<Stmt>| each(Range::Upto(Len::Features), vec![classes(body)]);
+    let ld = |m| Expr::LoadAt(m, j, cl);
+    let st_at = |m, e| Stmt::StoreAt(m, j, cl, e);
+    // [c = y[i]], with the label a class number 0..k−1.
+    let is_label = Expr::Select(
+        Cmp::Lt,
+        Box::new(call(Func::Abs, vec![sub(at(y, i), Expr::Idx(cl))])),
+        Box::new(k(0.5)),
+        Box::new(k(1.0)),
+        Box::new(k(0.0)),
+    );
+
+    b.plan.init = vec![entries(vec![st_at(v, ld(w))]), Stmt::Set(theta, k(1.0))];
+
+    let prox_step = b.coordinate_prox(sub(ld(v), div(ld(g), s(lip))), div(k(1.0), s(lip)));
+    let mut per_row = vec![classes(vec![st_at(wp, ld(w)), st_at(w, prox_step)])];
+    if let Some(term) = rows {
+        let step = if prox.l2 > 0.0 { add(s(lip), k(prox.l2)) } else { s(lip) };
+        per_row.push(Stmt::Call(term.routine(), Slice { buf: w, row: Some(j) }, div(k(term.arg(1.0)), step)));
+    }
+    per_row.push(classes(vec![Stmt::Set(r, add(s(r), mul(sub(ld(v), ld(w)), sub(ld(w), ld(wp)))))]));
+
+    b.plan.epoch = vec![
+        entries(vec![st_at(g, k(0.0))]),
+        each(
+            Range::Upto(Len::Rows),
+            vec![
+                classes(vec![Stmt::Store(sc, cl, k(0.0))]),
+                each(
+                    Range::RowNonZeros,
+                    vec![classes(vec![Stmt::Store(sc, cl, add(at(sc, cl), mul(Expr::Value, ld(v))))])],
+                ),
+                // pᵢ = softmax(sᵢ), shifted by the largest score so exp never overflows.
+                Stmt::Set(top, k(f64::NEG_INFINITY)),
+                classes(vec![Stmt::Set(top, call(Func::Max, vec![s(top), at(sc, cl)]))]),
+                Stmt::Set(z, k(0.0)),
+                classes(vec![
+                    Stmt::Store(sc, cl, call(Func::Exp, vec![sub(at(sc, cl), s(top))])),
+                    Stmt::Set(z, add(s(z), at(sc, cl))),
+                ]),
+                Stmt::Guard(s(z), "the softmax normaliser Σ exp(s − max s)".into()),
+                classes(vec![Stmt::Store(sc, cl, mul(s(mean), sub(div(at(sc, cl), s(z)), is_label)))]),
+                each(Range::RowNonZeros, vec![classes(vec![st_at(g, add(ld(g), mul(Expr::Value, at(sc, cl))))])]),
+            ],
+        ),
+        Stmt::Set(r, k(0.0)),
+        each(Range::Upto(Len::Features), per_row),
+        Stmt::If(Cmp::Gt, s(r), k(0.0), vec![Stmt::Set(theta, k(1.0))]),
+        Stmt::Set(
+            tn,
+            div(add(k(1.0), call(Func::Sqrt, vec![add(k(1.0), mul(k(4.0), mul(s(theta), s(theta))))])), k(2.0)),
+        ),
+        Stmt::Set(mu, div(sub(s(theta), k(1.0)), s(tn))),
+        entries(vec![st_at(v, add(ld(w), mul(s(mu), sub(ld(w), ld(wp)))))]),
+        Stmt::Set(theta, s(tn)),
+    ];
+    b.report_multiclass(model, w, z);
+    b.plan
+}
+
+/// The dump's header: the model and the prox, entry by entry and row by row.
+fn summary(model: &Model, prox: CoordinateProx, rows: Option<VectorTerm>) -> String {
+    let regs: Vec<&str> = model.regs.iter().map(|r| r.text.as_str()).collect();
+    let mut s = format!(
+        "loss softmax (smooth, β = {}), R = {}",
+        crate::symbolic::fmt_num(model.loss.def.smooth.unwrap_or(0.5)),
+        if regs.is_empty() { "0".to_string() } else { regs.join(" + ") }
+    );
+    if !model.constraints.is_empty() {
+        let cs: Vec<&str> = model.constraints.iter().map(|c| c.text.as_str()).collect();
+        s.push_str(&format!(", st {}", cs.join(", ")));
+    }
+    s.push_str(&format!("; prox per entry {}", prox.describe()));
+    if let Some(t) = rows {
+        s.push_str(&format!(", then {} of each row ({} of W[j, ·])", t.routine().name(), t.describe()));
+    }
+    s
+}
