@@ -3,19 +3,24 @@
 //! scaled regularizers and constraints. Collects every problem it can instead of stopping at
 //! the first. No IO: `load("...")` paths are recorded, not read.
 //!
-//! One job per module: `model` (what checking produces), `names` (aliases and parameters),
-//! `declarations`, `objective` (the split into terms), `loss`, `regularizer`, `constraint` and
-//! `solver`; this file holds the checker's state and the order in which a program is walked.
+//! One job per module: `model` (what checking produces), `error` (what it finds wrong, as
+//! kinds; worded only by `error::render`), `names` (aliases and parameters), `declarations`,
+//! `objective` (the split into terms), `loss`, `regularizer`, `constraint` and `solver`; this
+//! file holds the checker's state and the order in which a program is walked.
 
 mod constraint;
 mod declarations;
+mod error;
 mod loss;
 mod model;
 mod names;
 mod objective;
 mod regularizer;
 mod solver;
+#[cfg(test)]
+mod tests;
 
+pub use error::{CheckError, Column, Names};
 pub use model::*;
 pub use names::{canonical, declared_params, resolve_param, spellings, suggest_param};
 
@@ -29,7 +34,7 @@ use objective::TermContext;
 
 pub(super) struct Checker<'a> {
     pub(super) lib: &'a Library,
-    pub(super) problems: Vec<Problem>,
+    pub(super) errors: Vec<CheckError>,
     pub(super) params: Vec<Param>,
     /// Names the model declared but whose declaration failed (already reported).
     pub(super) failed: Vec<String>,
@@ -38,8 +43,17 @@ pub(super) struct Checker<'a> {
 /// Checks a parsed program against the library. `overrides` are `--set` values, already
 /// resolved to declared parameter names.
 pub fn check(program: &ast::Program, lib: &Library, overrides: &[(String, f64)]) -> Result<Model, Vec<Problem>> {
+    check_errors(program, lib, overrides).map_err(|errors| errors.iter().map(CheckError::to_problem).collect())
+}
+
+/// [`check`], with the errors as kinds rather than rendered text, in the order they are reported.
+pub fn check_errors(
+    program: &ast::Program,
+    lib: &Library,
+    overrides: &[(String, f64)],
+) -> Result<Model, Vec<CheckError>> {
     let mut lib = lib.clone();
-    let mut problems = lib.declare(program);
+    let mut errors: Vec<CheckError> = lib.declare(program).into_iter().map(CheckError::Declaration).collect();
     let failed = program
         .items
         .iter()
@@ -50,21 +64,21 @@ pub fn check(program: &ast::Program, lib: &Library, overrides: &[(String, f64)])
         })
         .filter(|n| lib.loss(n).is_none() && lib.regularizer(n).is_none() && lib.set(n).is_none())
         .collect();
-    let mut ck = Checker { lib: &lib, problems: vec![], params: vec![], failed };
+    let mut ck = Checker { lib: &lib, errors: vec![], params: vec![], failed };
     let model = ck.model(program, overrides);
-    problems.append(&mut ck.problems);
+    errors.append(&mut ck.errors);
     match model {
-        Some(m) if problems.iter().all(|p| p.severity != crate::diagnostics::Severity::Error) => Ok(m),
+        Some(m) if errors.is_empty() => Ok(m),
         _ => {
-            problems.sort_by_key(|p| p.primary_span().start);
-            Err(problems)
+            errors.sort_by_cached_key(|e| e.span().start);
+            Err(errors)
         }
     }
 }
 
 impl Checker<'_> {
-    pub(super) fn err(&mut self, p: Problem) {
-        self.problems.push(p);
+    pub(super) fn err(&mut self, e: CheckError) {
+        self.errors.push(e);
     }
 
     fn model(&mut self, program: &ast::Program, overrides: &[(String, f64)]) -> Option<Model> {
@@ -80,20 +94,14 @@ impl Checker<'_> {
                 ast::Item::Param(p) => self.param(p, overrides),
                 ast::Item::Var(v) => {
                     if let Some((prev, _)) = &var {
-                        let p = Problem::error("optc::var", "a model has one variable", v.name.span, "second variable")
-                            .with_label(prev.span, "first declared here")
-                            .with_help("stack the unknowns into one `vec` or `mat`");
-                        self.err(p);
+                        self.err(CheckError::SecondVariable { span: v.name.span, first: prev.span });
                     } else if let Some(s) = self.var_shape(v, features.as_ref(), label.as_ref()) {
                         var = Some((Named { name: v.name.name.clone(), span: v.name.span }, s));
                     }
                 }
                 ast::Item::Minimize(o) => {
                     if let Some(prev) = objective {
-                        let p =
-                            Problem::error("optc::objective", "a model has one `minimize`", o.span, "second objective")
-                                .with_label(prev.span, "first objective");
-                        self.err(p);
+                        self.err(CheckError::SecondObjective { span: o.span, first: prev.span });
                     } else {
                         objective = Some(o);
                     }
@@ -105,36 +113,19 @@ impl Checker<'_> {
 
         let Some(objective) = objective else {
             let end = program.items.last().map_or(Span::default(), item_span);
-            self.err(
-                Problem::error(
-                    "optc::objective",
-                    "the model has no objective",
-                    end,
-                    "expected `minimize ...` after this",
-                )
-                .with_help("add a line `minimize E[loss(y, <x, w>)] + λ·reg(w)`"),
-            );
+            self.err(CheckError::NoObjective { after: end });
             return None;
         };
         let Some(features) = features else {
-            self.err(
-                Problem::error("optc::data", "the model declares no features", objective.span, "uses data")
-                    .with_help("add `data x: sparse, y: labels` before the objective"),
-            );
+            self.err(CheckError::NoFeatures { objective: objective.span });
             return None;
         };
         let Some((label, label_kind)) = label else {
-            self.err(
-                Problem::error("optc::data", "the model declares no labels", objective.span, "uses labels")
-                    .with_help("add `y: labels` (or `classes`, `real`) to the `data` line"),
-            );
+            self.err(CheckError::NoLabels { objective: objective.span });
             return None;
         };
         let Some((var, shape)) = var else {
-            self.err(
-                Problem::error("optc::var", "the model declares no variable", objective.span, "minimizes over nothing")
-                    .with_help("add `var w: vec[dim(x)]` before the objective"),
-            );
+            self.err(CheckError::NoVariable { objective: objective.span });
             return None;
         };
 

@@ -5,15 +5,7 @@ use super::*;
 impl Checker<'_> {
     pub(super) fn constraint(&mut self, c: &ast::Constraint, cx: &TermContext) -> Option<ConstraintTerm> {
         if c.lhs.name() != Some(cx.var.name.as_str()) {
-            self.err(
-                Problem::error(
-                    "optc::constraint",
-                    "a constraint restricts the variable",
-                    c.lhs.span,
-                    format!("expected `{}`", cx.var.name),
-                )
-                .with_help(format!("write `{} ∈ SET`, `{} ≥ c` or `{} ≤ c`", cx.var.name, cx.var.name, cx.var.name)),
-            );
+            self.err(CheckError::ConstrainsOther { var: cx.var.name.clone(), span: c.lhs.span });
             return None;
         }
         let text = format!(
@@ -35,38 +27,22 @@ impl Checker<'_> {
                     ExprKind::Name(n) => (n, c.rhs.span, &[]),
                     ExprKind::Call { func, args } => (&func.name, func.span, args),
                     _ => {
-                        self.err(
-                            Problem::error("optc::constraint", "expected a set", c.rhs.span, "not a set")
-                                .with_help("sets are Box(lo, hi), NonNeg, L1Ball(r), L2Ball(r), Simplex"),
-                        );
+                        self.err(CheckError::NotASet { span: c.rhs.span });
                         return None;
                     }
                 };
                 let Some(set) = self.lib.set(name).cloned() else {
-                    let p =
-                        Problem::error("optc::constraint", format!("unknown set `{name}`"), name_span, "unknown set");
-                    let p = p.suggest(
-                        name,
-                        self.lib.sets.iter().map(|s| s.name.as_str()),
-                        "sets are Box(lo, hi), NonNeg, L1Ball(r), L2Ball(r), Simplex",
-                    );
-                    self.err(p);
+                    let candidates = self.lib.sets.iter().map(|s| s.name.clone()).collect();
+                    self.err(CheckError::UnknownSet { name: name.to_string(), span: name_span, candidates });
                     return None;
                 };
                 if args.len() != set.params.len() {
-                    self.err(
-                        Problem::error(
-                            "optc::constraint",
-                            format!("`{}` takes {} argument(s), found {}", set.name, set.params.len(), args.len()),
-                            c.rhs.span,
-                            "here",
-                        )
-                        .with_help(if set.params.is_empty() {
-                            format!("write `{}`", set.name)
-                        } else {
-                            format!("write `{}({})`", set.name, set.params.join(", "))
-                        }),
-                    );
+                    self.err(CheckError::SetArity {
+                        set: set.name.clone(),
+                        params: set.params.clone(),
+                        found: args.len(),
+                        span: c.rhs.span,
+                    });
                     return None;
                 }
                 let mut vals = vec![];
@@ -81,19 +57,11 @@ impl Checker<'_> {
             }
         };
         if set.name == "Box" && args[0] > args[1] {
-            self.err(
-                Problem::error(
-                    "optc::constraint",
-                    format!("the box [{}, {}] is empty", args[0], args[1]),
-                    c.span,
-                    "lower bound above upper bound",
-                )
-                .with_help("write `Box(lo, hi)` with lo ≤ hi"),
-            );
+            self.err(CheckError::EmptyBox { lo: args[0], hi: args[1], span: c.span });
             return None;
         }
         if matches!(set.name.as_str(), "L1Ball" | "L2Ball") && args[0] < 0.0 {
-            self.err(Problem::error("optc::constraint", "a ball needs a radius ≥ 0", c.rhs.span, "negative radius"));
+            self.err(CheckError::NegativeRadius { span: c.rhs.span });
             return None;
         }
         Some(ConstraintTerm { set, args, text, span: c.span })

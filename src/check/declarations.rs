@@ -15,32 +15,23 @@ impl Checker<'_> {
             match kind.name.as_str() {
                 "sparse" | "dense" => {
                     if let Some(prev) = features {
-                        let p = Problem::error("optc::data", "features are declared twice", name.span, "second")
-                            .with_label(prev.span, "first");
-                        self.err(p);
+                        self.err(CheckError::ColumnTwice {
+                            column: Column::Features,
+                            span: name.span,
+                            first: prev.span,
+                        });
                     }
                     *features = Some(named);
                 }
                 k => match LabelKind::from_name(k) {
                     Some(lk) => {
                         if let Some((prev, _)) = label {
-                            let p = Problem::error("optc::data", "labels are declared twice", name.span, "second")
-                                .with_label(prev.span, "first");
-                            self.err(p);
+                            let first = prev.span;
+                            self.err(CheckError::ColumnTwice { column: Column::Labels, span: name.span, first });
                         }
                         *label = Some((named, lk));
                     }
-                    None => {
-                        let kinds = ["sparse", "labels", "classes", "real"];
-                        let p =
-                            Problem::error("optc::data", format!("unknown data kind `{k}`"), kind.span, "unknown kind");
-                        let p = p.suggest(
-                            k,
-                            kinds,
-                            "a data column is `sparse` (features), `labels` (±1), `classes` or `real`",
-                        );
-                        self.err(p);
-                    }
+                    None => self.err(CheckError::UnknownDataKind { kind: k.to_string(), span: kind.span }),
                 },
             }
         }
@@ -48,14 +39,7 @@ impl Checker<'_> {
 
     pub(super) fn param(&mut self, p: &ast::ParamDecl, overrides: &[(String, f64)]) {
         if let Some(prev) = self.params.iter().find(|q| q.name == p.name.name) {
-            let pr = Problem::error(
-                "optc::param",
-                format!("parameter `{}` is declared twice", p.name.name),
-                p.name.span,
-                "again",
-            )
-            .with_label(prev.span, "first declared here");
-            self.err(pr);
+            self.err(CheckError::ParamTwice { name: p.name.name.clone(), span: p.name.span, first: prev.span });
             return;
         }
         let overridden = overrides.iter().find(|(n, _)| *n == p.name.name);
@@ -82,7 +66,7 @@ impl Checker<'_> {
         let sym = match to_sym(e) {
             Ok(s) => s,
             Err(p) => {
-                self.err(p);
+                self.err(CheckError::Formula(p));
                 return None;
             }
         };
@@ -90,24 +74,22 @@ impl Checker<'_> {
         let v = symbolic::simplify(&sym).as_const();
         match v {
             Some(v) if v.is_nan() => {
-                self.err(Problem::error("optc::param", "this value is not a number (NaN)", e.span, "evaluates to NaN"));
+                self.err(CheckError::NanValue { span: e.span });
                 None
             }
             Some(v) if v.is_infinite() => {
-                self.err(Problem::error("optc::param", "this value is infinite", e.span, "evaluates to ±∞"));
+                self.err(CheckError::InfiniteValue { span: e.span });
                 None
             }
             Some(v) => Some(v),
             None => {
                 let mut free = vec![];
                 symbolic::simplify(&sym).vars(&mut free);
-                let p = if free.is_empty() {
-                    Problem::error("optc::param", "this value is not a finite number", e.span, "divides by zero")
-                        .with_help("a parameter must evaluate to a finite number")
+                self.err(if free.is_empty() {
+                    CheckError::DividesByZero { span: e.span }
                 } else {
-                    Problem::error("optc::param", "expected a constant", e.span, "not a constant")
-                };
-                self.err(p);
+                    CheckError::NotConstant { span: e.span }
+                });
                 None
             }
         }
@@ -126,13 +108,8 @@ impl Checker<'_> {
                 return None; // its declaration was reported
             }
             let span = find_name(at, n).unwrap_or(at.span);
-            let p = Problem::error("optc::name", format!("unknown name `{n}`"), span, "not a parameter");
-            let p = match suggest_param(n, &declared) {
-                Some(s) => p.with_help(format!("did you mean `{s}`?")),
-                None if free.is_empty() => p.with_help("declare it first: `param NAME = VALUE`"),
-                None => p.with_help(format!("a value here may use parameters and {}", free.join(", "))),
-            };
-            self.err(p);
+            let free = free.iter().map(|f| f.to_string()).collect();
+            self.err(CheckError::UnknownName { name: n.clone(), span, declared, free });
             return None;
         }
         let params = &self.params;
@@ -157,23 +134,15 @@ impl Checker<'_> {
             ("vec", [d]) => Some(Shape::Vec(d.clone())),
             ("mat", [r, c]) => Some(Shape::Mat(r.clone(), c.clone())),
             ("vec", _) => {
-                self.err(
-                    Problem::error("optc::shape", "`vec` takes one dimension", v.span, "here")
-                        .with_help("write `vec[dim(x)]`"),
-                );
+                self.err(CheckError::VecDimensions { span: v.span });
                 None
             }
             ("mat", _) => {
-                self.err(
-                    Problem::error("optc::shape", "`mat` takes two dimensions", v.span, "here")
-                        .with_help("write `mat[dim(x), classes(y)]`"),
-                );
+                self.err(CheckError::MatDimensions { span: v.span });
                 None
             }
             (k, _) => {
-                let p = Problem::error("optc::shape", format!("unknown variable type `{k}`"), v.kind.span, "here");
-                let p = p.suggest(k, ["vec", "mat"], "a variable is a `vec[n]` or a `mat[n, k]`");
-                self.err(p);
+                self.err(CheckError::UnknownVariableType { kind: k.to_string(), span: v.kind.span });
                 None
             }
         }
@@ -192,17 +161,8 @@ impl Checker<'_> {
                 if features.is_some_and(|f| f.name == arg) {
                     Some(Dim::Features)
                 } else {
-                    let p = Problem::error(
-                        "optc::shape",
-                        "`dim` takes the features",
-                        args[0].value.span,
-                        "not the features",
-                    );
-                    let p = match features {
-                        Some(f) => p.with_help(format!("write `dim({})`", f.name)),
-                        None => p.with_help("declare `data x: sparse, y: labels` before the variable"),
-                    };
-                    self.err(p);
+                    let features = features.map(|f| f.name.clone());
+                    self.err(CheckError::DimNotFeatures { span: args[0].value.span, features });
                     None
                 }
             }
@@ -211,28 +171,18 @@ impl Checker<'_> {
                 match label {
                     Some((l, LabelKind::Classes)) if l.name == arg => Some(Dim::Classes),
                     Some((l, k)) if l.name == arg => {
-                        let p = Problem::error(
-                            "optc::shape",
-                            format!("`classes({arg})` needs `{arg}: classes`, but `{arg}` is `{}`", k.name()),
-                            e.span,
-                            "here",
-                        )
-                        .with_label(l.span, "declared here")
-                        .with_help(format!("declare `{arg}: classes` in the `data` line"));
-                        self.err(p);
+                        let label = arg.to_string();
+                        self.err(CheckError::ClassesOfOtherKind { label, kind: *k, span: e.span, declared: l.span });
                         None
                     }
                     _ => {
-                        self.err(Problem::error("optc::shape", "`classes` takes the labels", e.span, "not the labels"));
+                        self.err(CheckError::ClassesNotLabels { span: e.span });
                         None
                     }
                 }
             }
             _ => {
-                self.err(
-                    Problem::error("optc::shape", "expected a dimension", e.span, "not a dimension")
-                        .with_help("a dimension is `dim(x)`, `classes(y)` or a whole number"),
-                );
+                self.err(CheckError::NotADimension { span: e.span });
                 None
             }
         }

@@ -5,62 +5,31 @@ use super::*;
 impl Checker<'_> {
     pub(super) fn loss_call(&mut self, inner: &ast::Expr, cx: &TermContext) -> Option<LossDef> {
         let ExprKind::Call { func, args } = &inner.kind else {
-            self.err(
-                Problem::error("optc::loss", "expected a loss inside `E[...]`", inner.span, "not a loss call")
-                    .with_help(format!(
-                        "write `E[logistic({}, <{}, {}>)]`",
-                        cx.label.name, cx.features.name, cx.var.name
-                    )),
-            );
+            self.err(CheckError::NotALoss { span: inner.span, names: cx.names() });
             return None;
         };
         let Some(def) = self.lib.loss(&func.name).cloned() else {
             if self.failed.contains(&func.name) {
                 return None; // its declaration's problem is reported
             }
-            let p = Problem::error("optc::loss", format!("unknown loss `{}`", func.name), func.span, "unknown loss");
-            let names = self.lib.losses.iter().map(|l| l.name.as_str());
-            let p = if self.lib.regularizer(&func.name).is_some() {
-                p.with_help(format!(
-                    "`{}` is a regularizer: write it outside `E[...]`, as `λ·{}({})`",
-                    func.name, func.name, cx.var.name
-                ))
+            let (name, span) = (func.name.clone(), func.span);
+            self.err(if self.lib.regularizer(&func.name).is_some() {
+                CheckError::RegularizerInExpectation { name, span, var: cx.var.name.clone() }
             } else {
-                p.suggest(
-                    &func.name,
-                    names,
-                    format!(
-                        "the losses are {}",
-                        self.lib.losses.iter().map(|l| format!("`{}`", l.name)).collect::<Vec<_>>().join(", ")
-                    ),
-                )
-            };
-            self.err(p);
+                let candidates = self.lib.losses.iter().map(|l| l.name.clone()).collect();
+                CheckError::UnknownLoss { name, span, candidates }
+            });
             return None;
         };
         if args.len() != 2 {
-            self.err(
-                Problem::error(
-                    "optc::loss",
-                    format!("`{}` takes two arguments, found {}", def.name, args.len()),
-                    inner.span,
-                    "here",
-                )
-                .with_help(format!("write `{}({}, <{}, {}>)`", def.name, cx.label.name, cx.features.name, cx.var.name)),
-            );
+            let loss = def.name.clone();
+            self.err(CheckError::LossArity { loss, found: args.len(), span: inner.span, names: cx.names() });
             return None;
         }
         let label_arg = &args[0].value;
         if label_arg.name() != Some(cx.label.name.as_str()) {
-            self.err(
-                Problem::error(
-                    "optc::loss",
-                    "the first argument of a loss is the label",
-                    label_arg.span,
-                    "not the label",
-                )
-                .with_help(format!("write `{}({}, ...)`", def.name, cx.label.name)),
-            );
+            let (loss, label) = (def.name.clone(), cx.label.name.clone());
+            self.err(CheckError::LabelArgument { loss, label, span: label_arg.span });
             return None;
         }
         let ok_kind = match def.label_kind {
@@ -69,37 +38,14 @@ impl Checker<'_> {
             LabelKind::Classes => cx.label_kind == LabelKind::Classes,
         };
         if !ok_kind {
-            self.err(
-                Problem::error(
-                    "optc::loss",
-                    format!(
-                        "`{}` needs {} (`{}: {}`), but `{}` is declared `{}`",
-                        def.name,
-                        match def.label_kind {
-                            LabelKind::Labels => "±1 labels",
-                            LabelKind::Real => "real targets",
-                            LabelKind::Classes => "class labels",
-                        },
-                        cx.label.name,
-                        def.label_kind.name(),
-                        cx.label.name,
-                        cx.label_kind.name()
-                    ),
-                    label_arg.span,
-                    "wrong kind of label",
-                )
-                .with_label(cx.label.span, "declared here")
-                .with_help(match def.label_kind {
-                    LabelKind::Labels => {
-                        format!("declare `{}: labels`, or use `squared` for real targets", cx.label.name)
-                    }
-                    LabelKind::Real => format!("declare `{}: real` or `labels`", cx.label.name),
-                    LabelKind::Classes => format!(
-                        "declare `{}: classes` and `var W: mat[dim(x), classes({})]`",
-                        cx.label.name, cx.label.name
-                    ),
-                }),
-            );
+            self.err(CheckError::WrongLabelKind {
+                loss: def.name.clone(),
+                needs: def.label_kind,
+                label: cx.label.name.clone(),
+                declared: cx.label_kind,
+                span: label_arg.span,
+                label_span: cx.label.span,
+            });
             return None;
         }
         let margin = &args[1].value;
@@ -111,48 +57,28 @@ impl Checker<'_> {
             _ => false,
         };
         if !inner_ok {
-            self.err(
-                Problem::error(
-                    "optc::loss",
-                    "the second argument of a loss is the margin ⟨x, w⟩",
-                    margin.span,
-                    "not ⟨features, variable⟩",
-                )
-                .with_help(format!("write `<{}, {}>`", cx.features.name, cx.var.name)),
-            );
+            let (features, var) = (cx.features.name.clone(), cx.var.name.clone());
+            self.err(CheckError::NotAMargin { span: margin.span, features, var });
             return None;
         }
         match (def.multiclass, cx.shape) {
             (true, Shape::Vec(_)) => {
-                self.err(
-                    Problem::error(
-                        "optc::shape",
-                        format!("`{}` scores every class: it needs a matrix variable", def.name),
-                        margin.span,
-                        "a vector here",
-                    )
-                    .with_label(cx.var.span, "declared as a vector")
-                    .with_help(
-                        format!(
-                            "declare `var {}: mat[dim({})), classes({})]`",
-                            cx.var.name, cx.features.name, cx.label.name
-                        )
-                        .replace("))", ")"),
-                    ),
-                );
+                let loss = def.name.clone();
+                self.err(CheckError::MulticlassOnVector {
+                    loss,
+                    span: margin.span,
+                    var_span: cx.var.span,
+                    names: cx.names(),
+                });
                 None
             }
             (false, Shape::Mat(..)) => {
-                self.err(
-                    Problem::error(
-                        "optc::shape",
-                        format!("`{}` takes a scalar margin, but `{}` is a matrix", def.name, cx.var.name),
-                        margin.span,
-                        "scores of every class",
-                    )
-                    .with_label(cx.var.span, "declared as a matrix")
-                    .with_help("use `softmax` for a matrix of class scores, or declare a `vec`"),
-                );
+                self.err(CheckError::ScalarLossOnMatrix {
+                    loss: def.name.clone(),
+                    var: cx.var.name.clone(),
+                    span: margin.span,
+                    var_span: cx.var.span,
+                });
                 None
             }
             _ => Some(def),

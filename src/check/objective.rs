@@ -17,30 +17,14 @@ impl Checker<'_> {
             };
             let coef = self.coefficient(&coefs)?;
             if coef.value < 0.0 || coef.value.is_nan() {
-                self.err(
-                    Problem::error(
-                        "optc::convexity",
-                        "a term has a negative weight",
-                        part.span,
-                        format!("weight {}", coef.value),
-                    )
-                    .with_help("optc minimizes a sum of non-negative multiples of losses and regularizers"),
-                );
+                self.err(CheckError::NegativeWeight { span: part.span, weight: Some(coef.value) });
                 continue;
             }
             match &functional.kind {
                 ExprKind::Expect(inner) => {
                     saw_expectation = true;
                     if let Some(prev) = &loss {
-                        let p = Problem::error(
-                            "optc::objective",
-                            "the objective has two data terms",
-                            functional.span,
-                            "second",
-                        )
-                        .with_label(prev.span, "first")
-                        .with_help("write one `E[loss(y, <x, w>)]`");
-                        self.err(p);
+                        self.err(CheckError::TwoDataTerms { span: functional.span, first: prev.span });
                         continue;
                     }
                     if let Some(def) = self.loss_call(inner, cx) {
@@ -60,13 +44,7 @@ impl Checker<'_> {
             // The data term was written but is wrong: that problem is already reported.
             None if saw_expectation => None,
             None => {
-                self.err(
-                    Problem::error("optc::objective", "the objective has no data term", sum.span, "no `E[...]` here")
-                        .with_help(format!(
-                            "add a mean loss over the data: `E[logistic({}, <{}, {}>)] + ...`",
-                            cx.label.name, cx.features.name, cx.var.name
-                        )),
-                );
+                self.err(CheckError::NoDataTerm { span: sum.span, names: cx.names() });
                 None
             }
         }
@@ -80,15 +58,7 @@ impl Checker<'_> {
             }
             ExprKind::Binary(BinOp::Sub, a, b) => {
                 self.flatten_sum(a, out);
-                self.err(
-                    Problem::error(
-                        "optc::convexity",
-                        "a term is subtracted",
-                        b.span,
-                        "subtracting makes the objective non-convex",
-                    )
-                    .with_help("optc minimizes a sum of terms; write `+` and a non-negative weight"),
-                );
+                self.err(CheckError::SubtractedTerm { span: b.span });
             }
             _ => out.push(e),
         }
@@ -108,15 +78,7 @@ impl Checker<'_> {
             [] => self.no_functional(e),
             [f] => Some(f),
             [_, second, ..] => {
-                self.err(
-                    Problem::error(
-                        "optc::objective",
-                        "a product of two terms",
-                        second.span,
-                        "second loss or regularizer in one term",
-                    )
-                    .with_help("each term is one loss or regularizer, times a constant"),
-                );
+                self.err(CheckError::ProductOfTerms { span: second.span });
                 None
             }
         }
@@ -142,10 +104,7 @@ impl Checker<'_> {
                 self.functional(e, divide, found)
             }
             ExprKind::Neg(_) => {
-                self.err(
-                    Problem::error("optc::convexity", "a term has a negative weight", e.span, "negated here")
-                        .with_help("optc minimizes a sum of non-negative multiples of losses and regularizers"),
-                );
+                self.err(CheckError::NegativeWeight { span: e.span, weight: None });
                 false
             }
             _ => {
@@ -157,10 +116,7 @@ impl Checker<'_> {
 
     pub(super) fn functional<'e>(&mut self, e: &'e ast::Expr, divide: bool, found: &mut Vec<&'e ast::Expr>) -> bool {
         if divide {
-            self.err(
-                Problem::error("optc::convexity", "a loss or regularizer in a denominator", e.span, "divides by this")
-                    .with_help("a term is a constant times one loss or regularizer"),
-            );
+            self.err(CheckError::InDenominator { span: e.span });
             return false;
         }
         found.push(e);
@@ -168,10 +124,7 @@ impl Checker<'_> {
     }
 
     pub(super) fn no_functional(&mut self, e: &ast::Expr) -> Option<&'static ast::Expr> {
-        self.err(
-            Problem::error("optc::objective", "this term is a constant", e.span, "no loss or regularizer here")
-                .with_help("a term is `E[loss(y, <x, w>)]` or `c·reg(w)`; constants do not change the minimizer"),
-        );
+        self.err(CheckError::ConstantTerm { span: e.span });
         None
     }
 
@@ -210,4 +163,11 @@ pub(super) struct TermContext<'a> {
     pub label_kind: LabelKind,
     pub var: &'a Named,
     pub shape: &'a Shape,
+}
+
+impl TermContext<'_> {
+    /// The model's names, for hints that spell out a term.
+    pub fn names(&self) -> Names {
+        Names { features: self.features.name.clone(), label: self.label.name.clone(), var: self.var.name.clone() }
+    }
 }

@@ -12,41 +12,22 @@ impl Checker<'_> {
             if self.failed.contains(&func.name) {
                 return None; // its declaration's problem is reported
             }
-            let p = Problem::error(
-                "optc::regularizer",
-                format!("unknown regularizer `{}`", func.name),
-                func.span,
-                "unknown regularizer",
-            );
-            let p = if self.lib.loss(&func.name).is_some() {
-                p.with_help(format!(
-                    "`{}` is a loss: average it over the data, as `E[{}({}, <{}, {}>)]`",
-                    func.name, func.name, cx.label.name, cx.features.name, cx.var.name
-                ))
+            let (name, span) = (func.name.clone(), func.span);
+            self.err(if self.lib.loss(&func.name).is_some() {
+                CheckError::LossAsRegularizer { name, span, names: cx.names() }
             } else {
-                p.suggest(
-                    &func.name,
-                    self.lib.regularizers.iter().map(|r| r.name.as_str()),
-                    format!(
-                        "the regularizers are {}",
-                        self.lib.regularizers.iter().map(|l| format!("`{}`", l.name)).collect::<Vec<_>>().join(", ")
-                    ),
-                )
-            };
-            self.err(p);
+                let candidates = self.lib.regularizers.iter().map(|r| r.name.clone()).collect();
+                CheckError::UnknownRegularizer { name, span, candidates }
+            });
             return None;
         };
-        let signature = def.params.iter().map(|(n, _)| n.as_str()).collect::<Vec<_>>().join(", ");
         if args.len() != def.params.len() {
-            self.err(
-                Problem::error(
-                    "optc::regularizer",
-                    format!("`{}` takes {} argument(s), found {}", def.name, def.params.len(), args.len()),
-                    e.span,
-                    "here",
-                )
-                .with_help(format!("write `{}({signature})`", def.name)),
-            );
+            self.err(CheckError::RegularizerArity {
+                regularizer: def.name.clone(),
+                params: def.params.iter().map(|(n, _)| n.clone()).collect(),
+                found: args.len(),
+                span: e.span,
+            });
             return None;
         }
         let mut operator = None;
@@ -59,42 +40,21 @@ impl Checker<'_> {
                     ExprKind::Name(n) if *n == cx.var.name => {}
                     ExprKind::Apply(m, v) if v.name == cx.var.name => {
                         if !def.convex || def.separability == crate::stdlib::Separability::Group {
-                            self.err(
-                                Problem::error(
-                                    "optc::composite",
-                                    format!("`{}` cannot be composed with a matrix", def.name),
-                                    m.span,
-                                    "here",
-                                )
-                                .with_help("only the convex norms (l1, l2, linf, l2sq, ...) compose as ω(B w)"),
-                            );
+                            self.err(CheckError::NotComposable { regularizer: def.name.clone(), span: m.span });
                             return None;
                         }
                         operator = Some(self.operator(m, cx)?);
                     }
                     _ => {
-                        self.err(
-                            Problem::error(
-                                "optc::regularizer",
-                                format!("`{}` regularizes the variable", def.name),
-                                a.span,
-                                format!("expected `{}`", cx.var.name),
-                            )
-                            .with_help(format!(
-                                "write `{}({})` or `{}(B {})` with a matrix B",
-                                def.name, cx.var.name, def.name, cx.var.name
-                            )),
-                        );
+                        let (regularizer, var) = (def.name.clone(), cx.var.name.clone());
+                        self.err(CheckError::NotTheVariable { regularizer, var, span: a.span });
                         return None;
                     }
                 },
                 ParamType::Groups => match self.operator(a, cx)? {
                     g @ Operator::Groups(_) => groups = Some(g),
                     _ => {
-                        self.err(
-                            Problem::error("optc::regularizer", "expected a group structure", a.span, "not groups")
-                                .with_help("write `groups(load(\"groups.txt\"))`"),
-                        );
+                        self.err(CheckError::NotGroups { span: a.span });
                         return None;
                     }
                 },
@@ -105,35 +65,21 @@ impl Checker<'_> {
             }
         }
         if def.needs_matrix && matches!(cx.shape, Shape::Vec(_)) {
-            self.err(
-                Problem::error(
-                    "optc::shape",
-                    format!("`{}` ties the rows of a matrix, but `{}` is a vector", def.name, cx.var.name),
-                    e.span,
-                    "needs a matrix",
-                )
-                .with_label(cx.var.span, "declared as a vector")
-                .with_help(format!(
-                    "use `l1({})` for a vector, or declare `var W: mat[dim(x), classes(y)]`",
-                    cx.var.name
-                )),
-            );
+            self.err(CheckError::RowsOfVector {
+                regularizer: def.name.clone(),
+                var: cx.var.name.clone(),
+                span: e.span,
+                var_span: cx.var.span,
+            });
             return None;
         }
         if let (Some(_), Shape::Mat(..)) = (&operator, cx.shape) {
-            self.err(
-                Problem::error("optc::shape", "ω(B W) of a matrix variable is not supported", e.span, "here")
-                    .with_help("compose with a matrix only for a vector variable"),
-            );
+            self.err(CheckError::ComposedMatrixVariable { span: e.span });
             return None;
         }
         if let Some((name, v)) = scalars.iter().find(|(_, v)| *v < 0.0) {
-            self.err(Problem::error(
-                "optc::regularizer",
-                format!("`{name}` of `{}` must be ≥ 0, found {v}", def.name),
-                e.span,
-                "here",
-            ));
+            let (regularizer, param) = (def.name.clone(), name.clone());
+            self.err(CheckError::NegativeScalar { regularizer, param, value: *v, span: e.span });
             return None;
         }
         let text = expr_text(e);
@@ -143,11 +89,7 @@ impl Checker<'_> {
 
     pub(super) fn operator(&mut self, m: &ast::Expr, cx: &TermContext) -> Option<Operator> {
         let ExprKind::Call { func, args } = &m.kind else {
-            self.err(
-                Problem::error("optc::operator", "expected a matrix", m.span, "not a matrix").with_help(
-                    "matrices are `diff(n)`, `incidence(load(\"edges.txt\"))`, `groups(load(\"groups.txt\"))`",
-                ),
-            );
+            self.err(CheckError::NotAMatrix { span: m.span });
             return None;
         };
         let load_path = |args: &[ast::Arg]| -> Option<String> {
@@ -172,24 +114,12 @@ impl Checker<'_> {
                 Some(p) if func.name == "incidence" => Some(Operator::Incidence(p)),
                 Some(p) => Some(Operator::Groups(p)),
                 None => {
-                    self.err(
-                        Problem::error("optc::operator", format!("`{}` reads a file", func.name), m.span, "here")
-                            .with_help(format!(
-                                "write `{}(load(\"file.txt\"))`; the path is relative to the model file",
-                                func.name
-                            )),
-                    );
+                    self.err(CheckError::OperatorWithoutFile { operator: func.name.clone(), span: m.span });
                     None
                 }
             },
             other => {
-                let p = Problem::error("optc::operator", format!("unknown matrix `{other}`"), func.span, "unknown");
-                let p = p.suggest(
-                    other,
-                    ["diff", "incidence", "groups"],
-                    "matrices are `diff(n)`, `incidence(load(...))` and `groups(load(...))`",
-                );
-                self.err(p);
+                self.err(CheckError::UnknownMatrix { name: other.to_string(), span: func.span });
                 None
             }
         }

@@ -7,14 +7,8 @@ impl Checker<'_> {
     pub(super) fn solver(&mut self, s: &ast::SolveStmt) -> Option<SolverRequest> {
         let solvers = crate::solvers::names();
         if !solvers.contains(&s.solver.name.as_str()) {
-            let p = Problem::error(
-                "optc::solver",
-                format!("unknown solver `{}`", s.solver.name),
-                s.solver.span,
-                "unknown solver",
-            );
-            let p = p.suggest(&s.solver.name, solvers.iter().copied(), format!("solvers are {}", solvers.join(", ")));
-            self.err(p);
+            let candidates = solvers.iter().map(|s| s.to_string()).collect();
+            self.err(CheckError::UnknownSolver { name: s.solver.name.clone(), span: s.solver.span, candidates });
             return None;
         }
         let mut options = vec![];
@@ -22,7 +16,7 @@ impl Checker<'_> {
             let sym = match to_sym(value) {
                 Ok(s) => s,
                 Err(p) => {
-                    self.err(p);
+                    self.err(CheckError::Formula(p));
                     continue;
                 }
             };

@@ -1,0 +1,143 @@
+//! The checker's verdicts on small models, matched by kind: the wording is the snapshots' job.
+
+use super::{check, check_errors, CheckError, Column};
+use crate::source::SourceFile;
+use crate::stdlib::{LabelKind, Library};
+use crate::syntax;
+
+const HEAD: &str = "data x: sparse, y: labels\nvar w: vec[dim(x)]\nparam λ = 0.1\n";
+
+/// The errors of a model that must not check.
+fn errors(text: &str) -> Vec<CheckError> {
+    let program = syntax::parse(&SourceFile::new("test.opt", text)).expect("the test model parses");
+    match check_errors(&program, &Library::standard(), &[]) {
+        Ok(_) => panic!("checked without errors:\n{text}"),
+        Err(e) => e,
+    }
+}
+
+/// The one error of a model, after the usual header.
+fn error(body: &str) -> CheckError {
+    let mut e = errors(&format!("{HEAD}{body}\n"));
+    assert_eq!(e.len(), 1, "{e:?}");
+    e.remove(0)
+}
+
+#[test]
+fn a_good_model_checks() {
+    let text = format!("{HEAD}minimize E[logistic(y, <x, w>)] + λ·l1(w) st w ∈ Box(-1, 1)\n");
+    let program = syntax::parse(&SourceFile::new("test.opt", text)).expect("parses");
+    assert!(check_errors(&program, &Library::standard(), &[]).is_ok());
+}
+
+#[test]
+fn unknown_losses_and_regularizers() {
+    let e = error("minimize E[logistik(y, <x, w>)]");
+    assert!(
+        matches!(&e, CheckError::UnknownLoss { name, candidates, .. }
+            if name == "logistik" && candidates.iter().any(|c| c == "logistic")),
+        "{e:?}"
+    );
+    let e = error("minimize E[l1(y, <x, w>)]");
+    assert!(matches!(&e, CheckError::RegularizerInExpectation { name, var, .. } if name == "l1" && var == "w"));
+    let e = error("minimize E[hinge(y, <x, w>)] + λ·l3(w)");
+    assert!(matches!(&e, CheckError::UnknownRegularizer { name, .. } if name == "l3"), "{e:?}");
+    let e = error("minimize E[hinge(y, <x, w>)] + λ·logistic(w)");
+    assert!(matches!(&e, CheckError::LossAsRegularizer { name, .. } if name == "logistic"), "{e:?}");
+}
+
+#[test]
+fn missing_declarations() {
+    let e = errors("var w: vec[3]\nminimize E[hinge(y, <x, w>)]\n");
+    assert!(matches!(e.as_slice(), [CheckError::NoFeatures { .. }]), "{e:?}");
+    let e = errors("data x: sparse\nvar w: vec[dim(x)]\nminimize E[hinge(y, <x, w>)]\n");
+    assert!(matches!(e.as_slice(), [CheckError::NoLabels { .. }]), "{e:?}");
+    let e = errors("data x: sparse, y: labels\nminimize E[hinge(y, <x, w>)]\n");
+    assert!(matches!(e.as_slice(), [CheckError::NoVariable { .. }]), "{e:?}");
+    let e = errors(HEAD);
+    assert!(matches!(e.as_slice(), [CheckError::NoObjective { .. }]), "{e:?}");
+}
+
+#[test]
+fn things_declared_twice() {
+    let e = error("var v: vec[dim(x)]\nminimize E[hinge(y, <x, w>)]");
+    assert!(matches!(e, CheckError::SecondVariable { .. }), "{e:?}");
+    // The second declaration wins, so the loss then reads the wrong features too.
+    let e = errors(&format!("{HEAD}data z: sparse\nminimize E[hinge(y, <x, w>)]\n"));
+    assert!(matches!(e.as_slice(), [CheckError::ColumnTwice { column: Column::Features, .. }, ..]), "{e:?}");
+    let e = error("param λ = 2\nminimize E[hinge(y, <x, w>)]");
+    assert!(matches!(&e, CheckError::ParamTwice { name, .. } if name == "λ"), "{e:?}");
+}
+
+#[test]
+fn shapes_and_label_kinds() {
+    let e = errors("data x: sparse, y: classes\nvar w: vec[dim(x)]\nminimize E[softmax(y, <x, w>)]\n").remove(0);
+    assert!(matches!(&e, CheckError::MulticlassOnVector { loss, .. } if loss == "softmax"), "{e:?}");
+    let e = error("minimize E[hinge(y, <x, w>)] + λ·l1inf(w)");
+    assert!(matches!(&e, CheckError::RowsOfVector { regularizer, .. } if regularizer == "l1inf"), "{e:?}");
+    let e = errors("data x: sparse, y: real\nvar w: vec[dim(x)]\nminimize E[hinge(y, <x, w>)]\n");
+    assert!(
+        matches!(
+            e.as_slice(),
+            [CheckError::WrongLabelKind { needs: LabelKind::Labels, declared: LabelKind::Real, .. }]
+        ),
+        "{e:?}"
+    );
+    let e = errors("data x: sparse, y: labels\nvar w: vec[dim(y)]\nminimize E[hinge(y, <x, w>)]\n");
+    assert!(
+        matches!(e.as_slice(), [CheckError::DimNotFeatures { features: Some(f), .. }, CheckError::NoVariable { .. }] if f == "x"),
+        "{e:?}"
+    );
+}
+
+#[test]
+fn the_terms_of_the_objective() {
+    let e = error("minimize E[hinge(y, <x, w>)] - λ·l1(w)");
+    assert!(matches!(e, CheckError::SubtractedTerm { .. }), "{e:?}");
+    let e = error("minimize E[hinge(y, <x, w>)] + (0 - λ)·l1(w)");
+    assert!(matches!(e, CheckError::NegativeWeight { weight: Some(w), .. } if w == -0.1), "{e:?}");
+    let e = error("minimize λ·l1(w)");
+    assert!(matches!(e, CheckError::NoDataTerm { .. }), "{e:?}");
+    let e = error("minimize E[hinge(y, <x, w>)] + μ·l1(w)");
+    assert!(matches!(&e, CheckError::UnknownName { name, .. } if name == "μ"), "{e:?}");
+}
+
+#[test]
+fn bad_constraints() {
+    let e = error("minimize E[hinge(y, <x, w>)] st w ∈ Box(1, -1)");
+    assert!(matches!(e, CheckError::EmptyBox { lo, hi, .. } if lo == 1.0 && hi == -1.0), "{e:?}");
+    let e = error("minimize E[hinge(y, <x, w>)] st w ∈ Bx(0, 1)");
+    assert!(matches!(&e, CheckError::UnknownSet { name, .. } if name == "Bx"), "{e:?}");
+    let e = error("minimize E[hinge(y, <x, w>)] st w ∈ Box(0)");
+    assert!(matches!(&e, CheckError::SetArity { set, found: 1, .. } if set == "Box"), "{e:?}");
+    let e = error("minimize E[hinge(y, <x, w>)] st w ∈ L2Ball(-1)");
+    assert!(matches!(e, CheckError::NegativeRadius { .. }), "{e:?}");
+}
+
+#[test]
+fn solver_requests() {
+    let e = error("minimize E[hinge(y, <x, w>)]\nsolve with fobs");
+    assert!(matches!(&e, CheckError::UnknownSolver { name, candidates, .. }
+        if name == "fobs" && candidates.iter().any(|c| c == "fobos")));
+    let e = error("minimize E[hinge(y, <x, w>)]\nsolve with fobos(step = 1/sqrt(s))");
+    assert!(matches!(&e, CheckError::UnknownName { name, free, .. } if name == "s" && free == &["t"]), "{e:?}");
+}
+
+/// `check` renders at the boundary: the same problems, in the same order, as the kinds say.
+#[test]
+fn check_renders_the_kinds_in_order() {
+    let text = "data x: sparse, y: labels, z: dense2\nvar w: vec[dim(x)]\nminimize E[logistik(y, <x, w>)] + l3(w)\n";
+    let program = syntax::parse(&SourceFile::new("test.opt", text)).expect("parses");
+    let lib = Library::standard();
+    let kinds = check_errors(&program, &lib, &[]).expect_err("has errors");
+    let problems = check(&program, &lib, &[]).expect_err("has errors");
+    assert!(matches!(
+        kinds.as_slice(),
+        [CheckError::UnknownDataKind { .. }, CheckError::UnknownLoss { .. }, CheckError::UnknownRegularizer { .. }]
+    ));
+    let codes: Vec<_> = problems.iter().map(|p| p.code).collect();
+    assert_eq!(codes, ["optc::data", "optc::loss", "optc::regularizer"]);
+    for (k, p) in kinds.iter().zip(&problems) {
+        assert_eq!(k.to_problem().message, p.message);
+    }
+}
