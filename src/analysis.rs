@@ -180,19 +180,20 @@ pub fn analyse(model: &Model) -> Result<Structure, Vec<Problem>> {
     };
 
     // What the compiled solvers (all with a per-coordinate prox and a scalar loss) can run.
-    let compiled_blocker: Option<String> = if is_matrix && !(loss.name == "softmax" && matches!(model.shape, Shape::Mat(..))) {
-        Some("a matrix variable is compiled for `softmax` only, and `softmax` needs one".into())
-    } else if !convex {
-        Some("non-convex penalties need the online DC solver".into())
-    } else if composite {
-        Some("composite regularizers ω(B w) need the Picard prox".into())
-    } else if let Err(SplitBlocker::Unsupported(text)) = &split {
-        Some(format!("`{text}` is not separable per coordinate; its prox is not compiled yet"))
-    } else if let Err(SplitBlocker::NoClosedForm(what)) = &split {
-        Some(format!("the prox of {what} has no closed form here (it needs Dykstra's splitting)"))
-    } else {
-        None
-    };
+    let compiled_blocker: Option<String> =
+        if is_matrix && !(loss.name == "softmax" && matches!(model.shape, Shape::Mat(..))) {
+            Some("a matrix variable is compiled for `softmax` only, and `softmax` needs one".into())
+        } else if !convex {
+            Some("non-convex penalties need the online DC solver".into())
+        } else if composite {
+            Some("composite regularizers ω(B w) need the Picard prox".into())
+        } else if let Err(SplitBlocker::Unsupported(text)) = &split {
+            Some(format!("`{text}` is not separable per coordinate; its prox is not compiled yet"))
+        } else if let Err(SplitBlocker::NoClosedForm(what)) = &split {
+            Some(format!("the prox of {what} has no closed form here (it needs Dykstra's splitting)"))
+        } else {
+            None
+        };
 
     let mut settings = Settings::default();
     let mut chosen;
@@ -263,8 +264,10 @@ pub fn analyse(model: &Model) -> Result<Structure, Vec<Problem>> {
     // A multiclass W is only compiled for the batch solver.
     if let (Some(c), Some(_)) = (&chosen, &multiclass) {
         if c.solver != SolverKind::Proxgrad {
-            unavailable =
-                Some(format!("multiclass models run with proxgrad in this build; `{}` does not run them", c.solver.name()));
+            unavailable = Some(format!(
+                "multiclass models run with proxgrad in this build; `{}` does not run them",
+                c.solver.name()
+            ));
             chosen = None;
         }
     }
@@ -604,6 +607,14 @@ pub fn report(model: &Model, st: &Structure, file_name: &str) -> String {
             )
         }
         (None, Some((_, t))) => _ = writeln!(o, "prox        closed form: {} of {}", t.routine().name(), t.describe()),
+        (None, None) if st.multiclass.is_some() => {
+            let (p, rows) = st.multiclass.expect("checked");
+            let entry = (p.l1 > 0.0 || p.l2 > 0.0 || p.has_box()).then(|| format!("per entry of W {}", p.describe()));
+            let row = rows.map(|t| format!("{} of each row of W", t.routine().name()));
+            let parts: Vec<String> = entry.into_iter().chain(row).collect();
+            let what = if parts.is_empty() { "none (R = 0)".to_string() } else { parts.join(", then ") };
+            let _ = writeln!(o, "prox        closed form: {what}");
+        }
         (None, None) => _ = writeln!(o, "prox        term by term (see above)"),
     }
     let _ = writeln!(o, "recommended {} — {}", st.recommended.solver.name(), st.recommended.reason);

@@ -328,13 +328,38 @@ fn diff(f: &Sym, x: &str) -> Sym {
 // ---------------------------------------------------------------------------------------------
 // Simplification and stable rewrites
 
-/// Constant folding and the algebraic identities that make a derivative readable.
+/// Constant folding and the algebraic identities that make a derivative readable, repeated
+/// until nothing changes. "Nothing changes" compares constants by their bits: a NaN constant
+/// (`sqrt(0 - 1)` in a parameter) never equals itself, and `==` would recurse forever.
 pub fn simplify(f: &Sym) -> Sym {
-    let once = simplify_once(f);
-    if once == *f {
-        once
-    } else {
-        simplify(&once)
+    let mut current = f.clone();
+    // Each round shrinks the formula or leaves it as it is; the cap only guards that argument.
+    for _ in 0..1000 {
+        let once = simplify_once(&current);
+        if same(&once, &current) {
+            return once;
+        }
+        current = once;
+    }
+    current
+}
+
+/// Structural equality with constants compared bit for bit.
+fn same(a: &Sym, b: &Sym) -> bool {
+    match (a, b) {
+        (Const(x), Const(y)) => x.to_bits() == y.to_bits(),
+        (Var(x), Var(y)) => x == y,
+        (Neg(x), Neg(y)) => same(x, y),
+        (Add(a1, a2), Add(b1, b2))
+        | (Sub(a1, a2), Sub(b1, b2))
+        | (Mul(a1, a2), Mul(b1, b2))
+        | (Div(a1, a2), Div(b1, b2))
+        | (Pow(a1, a2), Pow(b1, b2)) => same(a1, b1) && same(a2, b2),
+        (Call(f, xs), Call(g, ys)) => f == g && xs.len() == ys.len() && xs.iter().zip(ys).all(|(x, y)| same(x, y)),
+        (Select(c1, l1, r1, p1, q1), Select(c2, l2, r2, p2, q2)) => {
+            c1 == c2 && same(l1, l2) && same(r1, r2) && same(p1, p2) && same(q1, q2)
+        }
+        _ => false,
     }
 }
 

@@ -47,13 +47,18 @@ fn try_plan(text: &str, eager: bool, solver: Option<&str>) -> Option<Plan> {
 
 /// Runs `plan` on the fixture its labels need, with both back ends; returns both final states.
 fn both(plan: &Plan, epochs: usize, seed: u64) -> (State, State) {
-    let data = if plan.info.classification { "binary.svm" } else { "regression.svm" };
+    let (data, kind) = match (plan.objective.softmax, plan.info.classification) {
+        (true, _) => ("multiclass.svm", LabelKind::Classes),
+        (false, true) => ("binary.svm", LabelKind::Labels),
+        (false, false) => ("regression.svm", LabelKind::Real),
+    };
     let d = read_libsvm(&fixture(data)).expect("fixture");
-    let kind = if plan.info.classification { LabelKind::Labels } else { LabelKind::Real };
-    let y = LabelMap::fit(kind, &d).and_then(|m| m.apply(&d)).expect("labels");
+    let map = LabelMap::fit(kind, &d).expect("labels");
+    let y = map.apply(&d).expect("labels");
+    let classes = if kind == LabelKind::Classes { map.originals.len() } else { 0 };
     let columns = optc::data::Columns::of(d.csr().0, d.csr().1, d.csr().2, d.features());
-    let view = d.view(&y, d.features()).with_columns(&columns);
-    let facts = d.facts_for(plan, d.features());
+    let view = d.view(&y, d.features()).with_columns(&columns).with_classes(classes);
+    let facts = d.complete_facts(plan, optc::data::DataFacts { classes, ..d.facts() });
     let settings = RunSettings::fixed(epochs, seed);
     let mut interp = Interpreter { plan };
     let a = driver::run(plan, &mut interp, &view, &facts, &settings, None).expect("interpreter runs");
@@ -360,6 +365,7 @@ fn rank_two_buffers_and_row_calls_run_the_same_and_right() {
             loss_weight: 1.0,
             penalty: k(0.0),
             vector: None,
+            softmax: false,
         },
         certificate: None,
     };

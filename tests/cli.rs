@@ -92,6 +92,64 @@ fn save_then_predict_round_trips() {
     assert!((shown - acc).abs() < 1e-3, "{line} vs {acc}");
 }
 
+/// A multiclass softmax model: W saved as K columns in the order the classes first appear
+/// (LIBLINEAR's numbering), `nnz_rows` reported, and predictions that agree with the training
+/// error the run reported.
+#[test]
+fn multiclass_save_then_predict_round_trips() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let m = write(
+        dir.path(),
+        "m.opt",
+        "data x: sparse, y: classes\nvar W: mat[dim(x), classes(y)]\nparam λ = 0.02\nminimize E[softmax(y, <x, W>)] + λ·l1l2(W)\n",
+    );
+    let data = fixture("multiclass.svm");
+    let saved = dir.path().join("model.txt");
+    let out = optc(&["run", m.to_str().unwrap(), data.to_str().unwrap(), "--json", "--save", saved.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let r: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(r["status"], "converged");
+    let rows = r["nnz_rows"].as_u64().expect("nnz_rows for a matrix");
+    assert!(rows <= 12 && rows as f64 >= r["nnz"].as_f64().unwrap() / 3.0, "{r}");
+    let model = std::fs::read_to_string(&saved).expect("saved");
+    // The fixture's first labels are 3, 2, 1.
+    assert!(model.starts_with("solver_type L1R_LR\nnr_class 3\nlabel 3 2 1\nnr_feature 12\nbias -1\nw\n"), "{model}");
+    let weight_lines: Vec<&str> = model.lines().skip(6).collect();
+    assert_eq!(weight_lines.len(), 12);
+    assert!(weight_lines.iter().all(|l| l.split_whitespace().count() == 3), "K values per line");
+
+    let labels = dir.path().join("pred.txt");
+    let out = optc(&["predict", saved.to_str().unwrap(), data.to_str().unwrap(), "--out", labels.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let predicted = std::fs::read_to_string(&labels).expect("labels");
+    assert!(predicted.lines().all(|l| ["1", "2", "3"].contains(&l)));
+    let acc = 100.0 * (1.0 - r["train_error"].as_f64().unwrap());
+    let line = text(&out.stdout);
+    let shown: f64 =
+        line.trim().strip_prefix("Accuracy = ").and_then(|s| s.split('%').next()).unwrap().parse().unwrap();
+    assert!((shown - acc).abs() < 1e-3, "{line} vs {acc}");
+}
+
+/// A multiclass model LIBLINEAR wrote (`-s 0`, three classes) predicts exactly what LIBLINEAR's
+/// own predict wrote for it (tests/inputs/liblinear/README.md).
+#[test]
+fn liblinear_multiclass_models_predict_as_liblinear_does() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let here = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/inputs/liblinear");
+    let out_file = dir.path().join("p.txt");
+    let out = optc(&[
+        "predict",
+        here.join("multiclass_s0.model").to_str().unwrap(),
+        fixture("multiclass.svm").to_str().unwrap(),
+        "--out",
+        out_file.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let ours = std::fs::read(&out_file).expect("written");
+    let theirs = std::fs::read(here.join("multiclass_s0.predict")).expect("committed");
+    assert!(ours == theirs, "prediction files differ");
+}
+
 #[test]
 fn trace_writes_one_line_per_epoch() {
     let dir = tempfile::tempdir().expect("tmp");

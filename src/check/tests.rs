@@ -141,3 +141,15 @@ fn check_renders_the_kinds_in_order() {
         assert_eq!(k.to_problem().message, p.message);
     }
 }
+
+/// A parameter that evaluates to NaN is an error, not a stack overflow in the simplifier
+/// (NaN never equals itself, so "simplify until nothing changes" compared constants by bits).
+#[test]
+fn a_nan_parameter_is_an_error() {
+    for value in ["sqrt(0-1)", "0*(1e308*1e308)"] {
+        let e = errors(&format!(
+            "data x: sparse, y: labels\nvar w: vec[dim(x)]\nparam a = {value}\nminimize E[logistic(y, <x, w>)] + a·l1(w)\n"
+        ));
+        assert!(e.iter().any(|e| matches!(e, CheckError::NanValue { .. })), "{value}: {e:?}");
+    }
+}

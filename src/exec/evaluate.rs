@@ -117,7 +117,7 @@ fn evaluate_softmax(
 ) -> Evaluation {
     let w = state.weights(plan);
     let features = data.features;
-    let k = if features > 0 { w.len() / features } else { 0 };
+    let k = w.len().checked_div(features).unwrap_or(0);
     let obj = &plan.objective;
     let env = Env::new(plan, crate::plan::Dims { classes: k, ..data.dims() });
     let all: Vec<u32>;

@@ -80,11 +80,18 @@ pub fn dump(plan: &Plan, facts: Option<&DataFacts>) -> String {
     stmts(plan, &plan.finish, 1, &mut o);
     let obj = &plan.objective;
     let weight = if obj.loss_weight == 1.0 { String::new() } else { format!("{}·", fmt_num(obj.loss_weight)) };
-    let _ = writeln!(o, "report  F(w) = {weight}(1/m)·Σᵢ ℓ + Σⱼ R(w[j]), after finish");
-    let _ = writeln!(o, "  ℓ = {}  # with {} = ⟨x[i], w⟩", expr(plan, &obj.loss, 0), plan.scalar(obj.margin).name);
-    let _ = writeln!(o, "  R = {}", expr(plan, &obj.penalty, 0));
-    if let Some(t) = obj.vector {
-        let _ = writeln!(o, "    + {} of the whole vector", t.describe());
+    if obj.softmax {
+        let _ = writeln!(o, "report  F(W) = {weight}(1/m)·Σᵢ ℓ + Σⱼ,c R(W[j, c]) + Σⱼ T(W[j, ·]), after finish");
+        let _ = writeln!(o, "  ℓ = logsumexp(a) - a[y[i]]  # with a = Wᵀx[i], the k scores");
+        let _ = writeln!(o, "  R = {}", expr(plan, &obj.penalty, 0));
+        let _ = writeln!(o, "  T = {}", obj.vector.map_or("0".into(), |t| t.describe()));
+    } else {
+        let _ = writeln!(o, "report  F(w) = {weight}(1/m)·Σᵢ ℓ + Σⱼ R(w[j]), after finish");
+        let _ = writeln!(o, "  ℓ = {}  # with {} = ⟨x[i], w⟩", expr(plan, &obj.loss, 0), plan.scalar(obj.margin).name);
+        let _ = writeln!(o, "  R = {}", expr(plan, &obj.penalty, 0));
+        if let Some(t) = obj.vector {
+            let _ = writeln!(o, "    + {} of the whole vector", t.describe());
+        }
     }
     match &plan.certificate {
         Some(c) => {
@@ -94,9 +101,11 @@ pub fn dump(plan: &Plan, facts: Option<&DataFacts>) -> String {
                 LossConjugate::Hinge => "hinge",
                 LossConjugate::Softmax => "softmax",
             };
+            let point = if obj.softmax { "u[i] = softmax(a[i]) - e(y[i])" } else { "u[i] = ℓ′(y[i], a[i])" };
+            let rows = if obj.softmax && c.vector.is_some() { " (T on each row)" } else { "" };
             let _ = writeln!(
                 o,
-                "check   duality gap (ALGORITHMS.md §10): u[i] = ℓ′(y[i], a[i]), ℓ* of {conj}, R* of {}",
+                "check   duality gap (ALGORITHMS.md §10): {point}, ℓ* of {conj}, R* of {}{rows}",
                 penalty_text(c)
             );
         }

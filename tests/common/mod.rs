@@ -37,13 +37,19 @@ pub fn run(model: &str, data: &Path, epochs: usize, seed: u64, eager: bool) -> R
 
 /// Runs `plan` on `d` with the interpreter, from `start` if given.
 pub fn run_plan(plan: Plan, d: &Dataset, settings: &RunSettings, start: Option<optc::exec::State>) -> Run {
-    let kind = if plan.info.classification { optc::stdlib::LabelKind::Labels } else { optc::stdlib::LabelKind::Real };
+    use optc::stdlib::LabelKind;
+    let kind = match (plan.objective.softmax, plan.info.classification) {
+        (true, _) => LabelKind::Classes,
+        (false, true) => LabelKind::Labels,
+        (false, false) => LabelKind::Real,
+    };
     let map = LabelMap::fit(kind, d).expect("labels");
     let y = map.apply(d).expect("labels map");
+    let classes = if kind == LabelKind::Classes { map.originals.len() } else { 0 };
     let columns = optc::data::Columns::of(d.csr().0, d.csr().1, d.csr().2, d.features());
-    let view = d.view(&y, d.features()).with_columns(&columns);
+    let view = d.view(&y, d.features()).with_columns(&columns).with_classes(classes);
     let mut backend = Interpreter { plan: &plan };
-    let facts = d.facts_for(&plan, d.features());
+    let facts = d.complete_facts(&plan, optc::data::DataFacts { classes, ..d.facts() });
     let outcome = driver::run(&plan, &mut backend, &view, &facts, settings, start).expect("no divergence");
     let eval = evaluate(&plan, &outcome.state, &view);
     Run { plan, outcome, eval }
