@@ -96,6 +96,9 @@ pub struct Structure {
     /// Set when it is a per-coordinate closed form followed by one vector routine (then
     /// `coordinate` is None): batch solvers apply it to the whole vector.
     pub vector: Option<(CoordinateProx, VectorTerm)>,
+    /// Set for a composite term ω∘B (alone, or with ½‖·‖² whose scaling composes with it):
+    /// batch solvers apply its prox by the runtime's Picard fixed point.
+    pub composite_prox: Option<(CoordinateProx, crate::plan::Composite)>,
     /// Set for a multiclass W whose prox is per entry, then (optionally) one routine on each
     /// row (ℓ1/ℓ2 or ℓ1/∞ rows); `coordinate` and `vector` are None.
     pub multiclass: Option<(CoordinateProx, Option<VectorTerm>)>,
@@ -141,6 +144,7 @@ pub fn analyse(model: &Model) -> Result<Structure, Vec<Problem>> {
         (Ok((p, Some(t))), false) => (None, Some((*p, *t)), None),
         (Err(_), _) => (None, None, None),
     };
+    let composite_prox = if is_matrix { None } else { composite_prox(model) };
     let smooth = loss.smooth;
 
     let all_coordinate = terms.iter().chain(&constraints).all(|t| t.separability == Separability::Coordinate);
@@ -150,7 +154,7 @@ pub fn analyse(model: &Model) -> Result<Structure, Vec<Problem>> {
             solver: SolverKind::Dc,
             reason: "a non-convex concave-in-|w| penalty: online DC is the method here with guarantees for it".into(),
         }
-    } else if composite {
+    } else if composite || composite_prox.is_some() {
         Choice {
             solver: SolverKind::Proxgrad,
             reason: "ω∘B is not separable: a dense Picard prox per step rules out stochastic O(nnz) steps".into(),
@@ -180,20 +184,23 @@ pub fn analyse(model: &Model) -> Result<Structure, Vec<Problem>> {
     };
 
     // What the compiled solvers (all with a per-coordinate prox and a scalar loss) can run.
-    let compiled_blocker: Option<String> =
-        if is_matrix && !(loss.name == "softmax" && matches!(model.shape, Shape::Mat(..))) {
-            Some("a matrix variable is compiled for `softmax` only, and `softmax` needs one".into())
-        } else if !convex {
-            Some("non-convex penalties need the online DC solver".into())
-        } else if composite {
-            Some("composite regularizers ω(B w) need the Picard prox".into())
-        } else if let Err(SplitBlocker::Unsupported(text)) = &split {
-            Some(format!("`{text}` is not separable per coordinate; its prox is not compiled yet"))
-        } else if let Err(SplitBlocker::NoClosedForm(what)) = &split {
-            Some(format!("the prox of {what} has no closed form here (it needs Dykstra's splitting)"))
-        } else {
-            None
-        };
+    let compiled_blocker: Option<String> = if is_matrix
+        && !(loss.name == "softmax" && matches!(model.shape, Shape::Mat(..)))
+    {
+        Some("a matrix variable is compiled for `softmax` only, and `softmax` needs one".into())
+    } else if !convex {
+        Some("non-convex penalties need the online DC solver".into())
+    } else if composite_prox.is_some() {
+        None
+    } else if composite {
+        Some("ω(B w) is compiled alone or beside `l2sq` only (ℓ1, a box or another term beside it needs a stacked operator)".into())
+    } else if let Err(SplitBlocker::Unsupported(text)) = &split {
+        Some(format!("`{text}` is not separable per coordinate; its prox is not compiled yet"))
+    } else if let Err(SplitBlocker::NoClosedForm(what)) = &split {
+        Some(format!("the prox of {what} has no closed form here (it needs Dykstra's splitting)"))
+    } else {
+        None
+    };
 
     let mut settings = Settings::default();
     let mut chosen;
@@ -261,6 +268,16 @@ pub fn analyse(model: &Model) -> Result<Structure, Vec<Problem>> {
         }
     }
 
+    // A composite prox (Picard) runs once per iteration: only the batch solver has it.
+    if let (Some(c), Some(_)) = (&chosen, &composite_prox) {
+        if c.solver != SolverKind::Proxgrad {
+            unavailable = Some(format!(
+                "the Picard prox of ω∘B runs in proxgrad (a smooth loss) in this build; `{}` does not run it",
+                c.solver.name()
+            ));
+            chosen = None;
+        }
+    }
     // A multiclass W is only compiled for the batch solver.
     if let (Some(c), Some(_)) = (&chosen, &multiclass) {
         if c.solver != SolverKind::Proxgrad {
@@ -297,6 +314,7 @@ pub fn analyse(model: &Model) -> Result<Structure, Vec<Problem>> {
         coordinate,
         vector,
         multiclass,
+        composite_prox,
         recommended,
         chosen,
         unavailable,
@@ -369,6 +387,42 @@ fn split_prox(model: &Model, rows: bool) -> Result<(CoordinateProx, Option<Vecto
         }
         [(_, a), (_, b), ..] => Err(SplitBlocker::NoClosedForm(format!("`{a}` with `{b}`"))),
     }
+}
+
+/// One composite term — `ω(B w)` with ω = ℓ1 or ℓ2, or `group_l2(groups(...), w)` — beside
+/// ½‖·‖² terms only, whose scaling composes with any prox: prox_{τ(R + μ/2‖·‖²)}(v) =
+/// prox_{τR/(1+τμ)}(v/(1+τμ)).
+fn composite_prox(model: &Model) -> Option<(CoordinateProx, crate::plan::Composite)> {
+    use crate::plan::{Composite, OperatorSpec};
+    use crate::runtime::picard::Omega;
+    if !model.constraints.is_empty() {
+        return None;
+    }
+    let spec = |op: &Operator| match op {
+        Operator::Diff(crate::check::Dim::Fixed(n)) => OperatorSpec::Diff(Some(*n)),
+        Operator::Diff(_) => OperatorSpec::Diff(None),
+        Operator::Incidence(p) => OperatorSpec::Incidence(p.clone()),
+        Operator::Groups(p) => OperatorSpec::Groups(p.clone()),
+    };
+    let mut p = CoordinateProx { l1: 0.0, l2: 0.0, lo: f64::NEG_INFINITY, hi: f64::INFINITY };
+    let mut found = None;
+    for r in &model.regs {
+        let term = match (&r.operator, &r.groups, r.def.prox) {
+            (None, None, ProxKind::Scale) => {
+                p.l2 += r.coef.value;
+                continue;
+            }
+            (Some(op), None, ProxKind::SoftThreshold) => (Omega::L1, spec(op), false),
+            (Some(op), None, ProxKind::ShrinkL2) => (Omega::BlockL2, spec(op), false),
+            (None, Some(g), ProxKind::ShrinkL2Groups) => (Omega::BlockL2, spec(g), true),
+            _ => return None,
+        };
+        if found.is_some() {
+            return None;
+        }
+        found = Some(Composite { omega: term.0, coef: r.coef.value, operator: term.1, group_blocks: term.2 });
+    }
+    found.map(|c| (p, c))
 }
 
 /// Why the terms do not fold into [`split_prox`]'s form.

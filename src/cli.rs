@@ -177,6 +177,7 @@ fn plan(
             rows: 1,
             features: 0,
             classes: 0,
+            op_rows: 0,
             nnz: 0,
             max_row_norm_sq: 1.0,
             gram_norm: Some(1.0),

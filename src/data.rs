@@ -5,6 +5,7 @@ mod bind;
 mod columns;
 mod labels;
 mod libsvm;
+pub mod operator;
 mod progress;
 pub mod structure_files;
 pub mod synthetic;
@@ -60,7 +61,17 @@ impl Dataset {
     pub fn view<'a>(&'a self, labels: &'a [f64], features: usize) -> DataView<'a> {
         let (indptr, indices, values) = self.csr();
         // sprs checked every column index against cols() when the matrix was built.
-        DataView { indptr, indices, values, labels, features, classes: 0, columns: self.x.cols(), csc: None }
+        DataView {
+            indptr,
+            indices,
+            values,
+            labels,
+            features,
+            classes: 0,
+            columns: self.x.cols(),
+            csc: None,
+            operator: None,
+        }
     }
 
     pub fn facts(&self) -> DataFacts {
@@ -68,6 +79,7 @@ impl Dataset {
             rows: self.rows(),
             features: self.features(),
             classes: 0,
+            op_rows: 0,
             nnz: self.nnz(),
             max_row_norm_sq: self.max_row_norm_sq(),
             gram_norm: None,

@@ -80,6 +80,8 @@ pub enum Len {
     Features,
     /// k: one entry per class (multiclass labels are mapped to 0..k).
     Classes,
+    /// p: one entry per row of the operator B of a composite ω∘B (the Picard dual).
+    OpRows,
 }
 
 /// The sizes the symbolic dimensions are bound to when the data is bound.
@@ -88,6 +90,7 @@ pub struct Dims {
     pub rows: usize,
     pub features: usize,
     pub classes: usize,
+    pub op_rows: usize,
 }
 
 impl Dims {
@@ -96,6 +99,7 @@ impl Dims {
             Len::Rows => self.rows,
             Len::Features => self.features,
             Len::Classes => self.classes,
+            Len::OpRows => self.op_rows,
         }
     }
 
@@ -136,6 +140,8 @@ pub enum Index {
     Feature,
     /// `c` ∈ 0..k, the current class.
     Class,
+    /// `r` ∈ 0..p, a row of the operator B.
+    OpRow,
 }
 
 impl Index {
@@ -145,6 +151,7 @@ impl Index {
             Index::Row => Len::Rows,
             Index::Feature => Len::Features,
             Index::Class => Len::Classes,
+            Index::OpRow => Len::OpRows,
         }
     }
 
@@ -154,6 +161,7 @@ impl Index {
             Index::Row => "i",
             Index::Feature => "j",
             Index::Class => "c",
+            Index::OpRow => "r",
         }
     }
 }
@@ -165,6 +173,7 @@ impl Len {
             Len::Rows => Index::Row,
             Len::Features => Index::Feature,
             Len::Classes => Index::Class,
+            Len::OpRows => Index::OpRow,
         }
     }
 
@@ -174,6 +183,7 @@ impl Len {
             Len::Rows => "m",
             Len::Features => "d",
             Len::Classes => "k",
+            Len::OpRows => "p",
         }
     }
 }
@@ -326,6 +336,43 @@ pub enum Stmt {
     /// `call routine(slice, arg)`: a vector kernel of the runtime library applied in place to
     /// a whole buffer or one row of a matrix (a prox that is not per coordinate).
     Call(Routine, Slice, Expr),
+    /// `picard(target, dual, γ)`: target ← prox_{γ·ω∘B}(target) by the runtime's Picard fixed
+    /// point, B the operator bound with the data, the dual (a vec[p]) warm-started across calls.
+    Picard(PicardCall),
+}
+
+/// Which operator B a composite term names; built when the data is bound (its size depends on
+/// d, and `load(...)` files are read then, relative to the model file).
+#[derive(Clone, Debug, PartialEq)]
+pub enum OperatorSpec {
+    /// `diff(n)`; None for `diff(dim(x))`.
+    Diff(Option<usize>),
+    /// `incidence(load(path))`
+    Incidence(String),
+    /// `groups(load(path))`
+    Groups(String),
+}
+
+/// A composite term coef·ω(B w) (or `group_l2`, ω = Σ_g ‖·‖₂ over stacked group selections).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Composite {
+    pub omega: crate::runtime::picard::Omega,
+    pub coef: f64,
+    pub operator: OperatorSpec,
+    /// ω sums ‖·‖₂ over the groups of B's rows (`group_l2`), rather than over all of them at
+    /// once (`l2(B w)`); for ℓ1 every row is its own block.
+    pub group_blocks: bool,
+}
+
+/// The operands of [`Stmt::Picard`]: a vec[d] and a vec[p], ω, γ, and the inner stopping rule.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PicardCall {
+    pub target: VecId,
+    pub dual: VecId,
+    pub omega: crate::runtime::picard::Omega,
+    pub gamma: Expr,
+    pub tol: f64,
+    pub cap: u32,
 }
 
 /// Where the plan came from, for the header of the dump and the report.
@@ -353,6 +400,8 @@ pub struct Objective {
     /// The term on the whole vector (a norm, or a set's indicator), or on each row of a
     /// multiclass W, if any.
     pub vector: Option<VectorTerm>,
+    /// A composite term coef·ω(B w), evaluated with the operator bound with the data.
+    pub composite: Option<Composite>,
     /// Multiclass: ℓ is softmax over the k scores aᵢ = Wᵀxᵢ, ℓ(y, a) = logsumexp(a) − a_y,
     /// evaluated directly (`loss`, `dloss` and `margin` are unused), and `penalty` reads W[j, c].
     pub softmax: bool,
@@ -414,6 +463,10 @@ impl Plan {
     }
     pub fn weights(&self) -> Option<VecId> {
         self.vectors.iter().position(|v| v.role == VecRole::Weights).map(VecId)
+    }
+    /// The operator a composite term needs bound with the data.
+    pub fn operator(&self) -> Option<&OperatorSpec> {
+        self.objective.composite.as_ref().map(|c| &c.operator)
     }
     pub fn labels(&self) -> Option<VecId> {
         self.vectors.iter().position(|v| v.role == VecRole::Labels).map(VecId)

@@ -57,8 +57,20 @@ fn both(plan: &Plan, epochs: usize, seed: u64) -> (State, State) {
     let y = map.apply(&d).expect("labels");
     let classes = if kind == LabelKind::Classes { map.originals.len() } else { 0 };
     let columns = optc::data::Columns::of(d.csr().0, d.csr().1, d.csr().2, d.features());
+    // The examples' `load` files are relative to examples/.
+    let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples");
+    let operator = plan
+        .objective
+        .composite
+        .as_ref()
+        .map(|c| optc::data::operator::bind(c, d.features(), &examples).expect("binds"));
     let view = d.view(&y, d.features()).with_columns(&columns).with_classes(classes);
-    let facts = d.complete_facts(plan, optc::data::DataFacts { classes, ..d.facts() });
+    let view = match &operator {
+        Some(b) => view.with_operator(b),
+        None => view,
+    };
+    let op_rows = operator.as_ref().map_or(0, |b| b.rows);
+    let facts = d.complete_facts(plan, optc::data::DataFacts { classes, op_rows, ..d.facts() });
     let settings = RunSettings::fixed(epochs, seed);
     let mut interp = Interpreter { plan };
     let a = driver::run(plan, &mut interp, &view, &facts, &settings, None).expect("interpreter runs");
@@ -226,8 +238,15 @@ fn a_plan_the_jit_refuses_falls_back_to_the_interpreter() {
             Expr::Call(Intrinsic::Soft, vec![Expr::Const(1.0)]),
         )],
     ));
-    let facts =
-        optc::data::DataFacts { rows: 1, features: 1, classes: 0, nnz: 0, max_row_norm_sq: 1.0, gram_norm: None };
+    let facts = optc::data::DataFacts {
+        rows: 1,
+        features: 1,
+        classes: 0,
+        op_rows: 0,
+        nnz: 0,
+        max_row_norm_sq: 1.0,
+        gram_norm: None,
+    };
     let err = jit::compile(&plan, &optc::exec::bound_scalars(&plan, &facts)).err().expect("refused");
     assert!(err.to_string().contains("takes 2 argument(s), given 1"), "{err}");
     let selected = select_backend(&plan, &facts, true);
@@ -262,8 +281,15 @@ fn clif_of_l1_logistic() {
     let text =
         "data x: sparse, y: labels\nvar w: vec[dim(x)]\nparam λ = 0.01\nminimize E[logistic(y, <x, w>)] + λ·l1(w)\n";
     let plan = plan_with(text, false, Some("fobos"));
-    let facts =
-        optc::data::DataFacts { rows: 0, features: 0, classes: 0, nnz: 0, max_row_norm_sq: 1.0, gram_norm: None };
+    let facts = optc::data::DataFacts {
+        rows: 0,
+        features: 0,
+        classes: 0,
+        op_rows: 0,
+        nnz: 0,
+        max_row_norm_sq: 1.0,
+        gram_norm: None,
+    };
     let kernel = jit::compile(&plan, &optc::exec::bound_scalars(&plan, &facts)).expect("compiles");
     insta::assert_snapshot!(kernel.clif);
 }
@@ -365,6 +391,7 @@ fn rank_two_buffers_and_row_calls_run_the_same_and_right() {
             loss_weight: 1.0,
             penalty: k(0.0),
             vector: None,
+            composite: None,
             softmax: false,
         },
         certificate: None,

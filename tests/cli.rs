@@ -150,6 +150,33 @@ fn liblinear_multiclass_models_predict_as_liblinear_does() {
     assert!(ours == theirs, "prediction files differ");
 }
 
+/// `load("...")` files are read relative to the model when the data is bound; one that does
+/// not fit the data names the file (and the line, for a malformed one), exit 1.
+#[test]
+fn composite_operator_files_are_checked_against_the_data() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let m = write(
+        dir.path(),
+        "m.opt",
+        "data x: sparse, y: real\nvar w: vec[dim(x)]\nparam λ = 0.01\nminimize E[squared(y, <x, w>)] + λ·l1(incidence(load(\"g.txt\")) w)\n",
+    );
+    let data = fixture("regression.svm");
+    write(dir.path(), "g.txt", "1 2\n2 31\n");
+    let out = optc(&["run", m.to_str().unwrap(), data.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out.stderr).contains("g.txt: feature 31 is beyond the data's 30 features"), "{}", text(&out.stderr));
+    write(dir.path(), "g.txt", "1 2\n2 x\n");
+    let out = optc(&["run", m.to_str().unwrap(), data.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out.stderr).contains("g.txt:2:"), "{}", text(&out.stderr));
+    write(dir.path(), "g.txt", "1 2\n2 3\n");
+    let out = optc(&["run", m.to_str().unwrap(), data.to_str().unwrap(), "--json"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let r: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(r["status"], "converged");
+    assert!(r["gap"].is_null(), "no certificate for ω∘B");
+}
+
 #[test]
 fn trace_writes_one_line_per_epoch() {
     let dir = tempfile::tempdir().expect("tmp");

@@ -160,11 +160,24 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
         let (indptr, indices, values) = train.csr();
         crate::data::Columns::of(indptr, indices, values, features)
     });
+    // B of a composite term, its `load` files relative to the model file.
+    let operator = match &plan.objective.composite {
+        Some(c) => {
+            let base = args.model.parent().unwrap_or(Path::new("."));
+            Some(crate::data::operator::bind(c, features, base).map_err(|e| Failure::Input(e.to_string()))?)
+        }
+        None => None,
+    };
+    let facts = DataFacts { op_rows: operator.as_ref().map_or(0, |b| b.rows), ..facts };
     let view = match &columns {
         Some(c) => train.view(&y, features).with_columns(c),
         None => train.view(&y, features),
     }
     .with_classes(classes);
+    let view = match &operator {
+        Some(b) => view.with_operator(b),
+        None => view,
+    };
 
     let human = !args.quiet;
     let say = |s: String| {
@@ -258,6 +271,10 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
             let (t, _) = load_data(p, !args.quiet)?;
             let ty = label_map.apply(&t).map_err(|e| Failure::Input(e.to_string()))?;
             let tv = t.view(&ty, features).with_classes(classes);
+            let tv = match &operator {
+                Some(b) => tv.with_operator(b),
+                None => tv,
+            };
             Some(evaluate(&plan, &outcome.state, &tv))
         }
         None => None,

@@ -11,6 +11,8 @@ pub struct DataFacts {
     pub features: usize,
     /// k, for multiclass labels (0 when the labels are not classes).
     pub classes: usize,
+    /// p, the rows of a composite's operator B (0 without one).
+    pub op_rows: usize,
     pub nnz: usize,
     pub max_row_norm_sq: f64,
     /// λ_max(XᵀX)/m, by power iteration; computed only for plans that need it.
@@ -20,7 +22,7 @@ pub struct DataFacts {
 impl DataFacts {
     /// The sizes of a plan's dimensions.
     pub fn dims(&self) -> crate::plan::Dims {
-        crate::plan::Dims { rows: self.rows, features: self.features, classes: self.classes }
+        crate::plan::Dims { rows: self.rows, features: self.features, classes: self.classes, op_rows: self.op_rows }
     }
 }
 

@@ -17,13 +17,20 @@ pub struct DataView<'a> {
     pub(crate) columns: usize,
     /// The same matrix by columns (`col(Xc, j)`), d columns, row indices < m.
     pub csc: Option<&'a crate::data::Columns>,
+    /// The operator B of a composite regularizer ω∘B, bound with the data.
+    pub operator: Option<&'a crate::runtime::picard::Operator>,
 }
 
 impl<'a> DataView<'a> {
     /// A view of raw CSR arrays; scans the column indices once to learn their bound.
     pub fn new(indptr: &'a [usize], indices: &'a [u32], values: &'a [f64], labels: &'a [f64], features: usize) -> Self {
         let columns = indices.iter().max().map_or(0, |&j| j as usize + 1);
-        DataView { indptr, indices, values, labels, features, classes: 0, columns, csc: None }
+        DataView { indptr, indices, values, labels, features, classes: 0, columns, csc: None, operator: None }
+    }
+
+    /// The same view with the operator of a composite regularizer.
+    pub fn with_operator(self, operator: &'a crate::runtime::picard::Operator) -> Self {
+        DataView { operator: Some(operator), ..self }
     }
 
     /// The same view with multiclass labels in 0..k.
@@ -33,7 +40,12 @@ impl<'a> DataView<'a> {
 
     /// The sizes of a plan's dimensions on this data.
     pub fn dims(&self) -> crate::plan::Dims {
-        crate::plan::Dims { rows: self.rows(), features: self.features, classes: self.classes }
+        crate::plan::Dims {
+            rows: self.rows(),
+            features: self.features,
+            classes: self.classes,
+            op_rows: self.operator.map_or(0, |b| b.rows),
+        }
     }
 
     /// The same view with its columns (built by [`crate::data::Columns::of`]).

@@ -92,8 +92,14 @@ fn evaluate_impl(
         sq += (a - y) * (a - y);
     }
     let loss = if m > 0 { loss / m as f64 } else { 0.0 };
+    let composite = match (&obj.composite, data.operator) {
+        (Some(c), Some(op)) => c.coef * op.omega_value(c.omega, w),
+        (Some(_), None) => f64::NAN,
+        (None, _) => 0.0,
+    };
     let penalty: f64 = (0..w.len()).map(|j| eval_at(&env, &obj.penalty, state, 0, j)).sum::<f64>()
-        + obj.vector.map_or(0.0, |t| t.value(w));
+        + obj.vector.map_or(0.0, |t| t.value(w))
+        + composite;
     let classification = plan.info.classification;
     Evaluation {
         objective: obj.loss_weight * loss + penalty,

@@ -66,6 +66,15 @@ fn exec(
     for s in body {
         match s {
             Stmt::Set(id, e) => st.scalars[id.0] = eval(env, e, st, cur),
+            Stmt::Picard(call) => {
+                let gamma = eval(env, &call.gamma, st, cur);
+                let op = data.operator.expect("the driver binds the operator for plans that call picard");
+                // Two buffers of one state: take the dual out while the target is borrowed.
+                let mut dual = std::mem::take(&mut st.vectors[call.dual.0]);
+                let x = &mut st.vectors[call.target.0];
+                crate::runtime::picard::prox(op, call.omega, x, &mut dual, gamma, call.tol, call.cap);
+                st.vectors[call.dual.0] = dual;
+            }
             Stmt::Store(v, idx, e) => {
                 let x = eval(env, e, st, cur);
                 let k = index(*idx, cur);
@@ -153,6 +162,7 @@ fn set(cur: &mut Cursor, idx: Index, k: usize) {
         Index::Row => cur.i = k,
         Index::Feature => cur.j = k,
         Index::Class => cur.c = k,
+        Index::OpRow => unreachable!("verify: p is walked by the runtime only"),
     }
 }
 
@@ -161,6 +171,7 @@ fn index(i: Index, cur: &Cursor) -> usize {
         Index::Row => cur.i,
         Index::Feature => cur.j,
         Index::Class => cur.c,
+        Index::OpRow => unreachable!("verify: p is walked by the runtime only"),
     }
 }
 

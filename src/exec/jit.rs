@@ -88,6 +88,7 @@ pub fn compile_with(plan: &Plan, params: &[f64], disasm: bool) -> Result<Kernel,
     for (name, addr, _) in abi::routine_symbols() {
         jb.symbol(name, addr);
     }
+    jb.symbol("optc_picard", abi::picard_symbol());
     let mut module = JITModule::new(jb);
 
     let mut text = Listing { clif: String::new(), asm: disasm.then(String::new) };
@@ -162,7 +163,22 @@ fn define(
         let id = module.declare_function(sym, Linkage::Import, &sig).map_err(|e| JitError::Codegen(e.to_string()))?;
         routines.insert(routine, module.declare_func_in_func(id, builder.func));
     }
-    translate::PlanTranslator::new(builder, plan, params, runtime, routines, ptr).translate_body(body);
+    let mut calls_picard = false;
+    crate::plan::walk::stmts(body, &mut |s| calls_picard |= matches!(s, Stmt::Picard(_)));
+    let picard = if calls_picard {
+        let mut sig = module.make_signature();
+        sig.params.push(AbiParam::new(ptr));
+        sig.params.extend([AbiParam::new(types::F64), AbiParam::new(types::F64)]);
+        sig.params.extend([AbiParam::new(types::I64), AbiParam::new(types::I64)]);
+        sig.params.extend([AbiParam::new(types::I64), AbiParam::new(types::I64)]);
+        let id = module
+            .declare_function("optc_picard", Linkage::Import, &sig)
+            .map_err(|e| JitError::Codegen(e.to_string()))?;
+        Some(module.declare_func_in_func(id, builder.func))
+    } else {
+        None
+    };
+    translate::PlanTranslator::new(builder, plan, params, runtime, routines, picard, ptr).translate_body(body);
 
     text.clif.push_str(&format!("; {name}\n{}\n", ctx.func.display()));
     let id = module

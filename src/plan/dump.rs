@@ -92,6 +92,16 @@ pub fn dump(plan: &Plan, facts: Option<&DataFacts>) -> String {
         if let Some(t) = obj.vector {
             let _ = writeln!(o, "    + {} of the whole vector", t.describe());
         }
+        if let Some(c) = &obj.composite {
+            let omega = if c.group_blocks {
+                "Σ_g ‖(B w)_g‖₂"
+            } else if c.omega.name() == "l1" {
+                "‖B w‖₁"
+            } else {
+                "‖B w‖₂"
+            };
+            let _ = writeln!(o, "    + {}·{omega}, B bound with the data", fmt_num(c.coef));
+        }
     }
     match &plan.certificate {
         Some(c) => {
@@ -175,6 +185,18 @@ fn stmts(plan: &Plan, body: &[Stmt], depth: usize, o: &mut String) {
             Stmt::Guard(e, what) => _ = writeln!(o, "{pad}guard finite({})  # {what}", expr(plan, e, 0)),
             Stmt::StoreAt(v, r, c, e) => {
                 _ = writeln!(o, "{pad}{}[{}, {}] = {}", plan.vector(*v).name, r.name(), c.name(), expr(plan, e, 0))
+            }
+            Stmt::Picard(call) => {
+                let _ = writeln!(
+                    o,
+                    "{pad}picard({}[0..d], dual {}[0..p], ω = {}, γ = {})  # x ← prox_{{γ·ω∘B}}(x): at most {} iterations, until ‖Δz‖ ≤ {}·max(1, ‖z‖)",
+                    plan.vector(call.target).name,
+                    plan.vector(call.dual).name,
+                    call.omega.name(),
+                    expr(plan, &call.gamma, 0),
+                    call.cap,
+                    fmt_num(call.tol)
+                );
             }
             Stmt::Call(routine, slice, arg) => {
                 let decl = plan.vector(slice.buf);

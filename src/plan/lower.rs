@@ -44,6 +44,9 @@ pub fn lower(model: &Model, st: &Structure, opts: LowerOptions) -> Result<Plan, 
     if let (SolverKind::Proxgrad, Some((prox, rows))) = (choice.solver, st.multiclass) {
         return Ok(multiclass::lower(model, st, prox, rows));
     }
+    if let (SolverKind::Proxgrad, Some((prox, term))) = (choice.solver, &st.composite_prox) {
+        return Ok(proxgrad::lower_composite(model, st, *prox, term.clone()));
+    }
     match (choice.solver, st.coordinate, st.vector) {
         (SolverKind::Fobos, Some(prox), _) => Ok(fobos::lower(model, st, prox, opts)),
         (SolverKind::Scd, Some(prox), _) => Ok(scd::lower(model, st, prox)),
@@ -64,6 +67,8 @@ pub(super) struct Builder {
     prox: CoordinateProx,
     /// The vector routine applied after the per-coordinate prox, if any.
     vector: Option<VectorTerm>,
+    /// The composite term whose prox is the Picard call, if any.
+    pub composite: Option<super::Composite>,
 }
 
 impl Builder {
@@ -120,11 +125,12 @@ impl Builder {
                 loss_weight: 1.0,
                 penalty: Expr::Const(0.0),
                 vector,
+                composite: None,
                 softmax: false,
             },
             certificate: None,
         };
-        Builder { plan, prox, vector }
+        Builder { plan, prox, vector, composite: None }
     }
 
     pub fn scalar(&mut self, name: &str, role: ScalarRole, init: ParamInit, note: &str) -> ScalarId {
@@ -242,6 +248,7 @@ impl Builder {
             loss_weight: model.loss.coef.value,
             penalty,
             vector: self.vector,
+            composite: self.composite.clone(),
             softmax: false,
         };
         // ℓ* in closed form for the stdlib's losses (a model cannot redefine them); a loss the
@@ -254,6 +261,8 @@ impl Builder {
         };
         let p = self.prox;
         let vector = self.vector;
+        // R* of ω∘B has no closed form here: such runs stop on the relative change of F.
+        let conjugate = conjugate.filter(|_| self.composite.is_none());
         self.plan.certificate =
             conjugate.map(|conjugate| Certificate { conjugate, l1: p.l1, l2: p.l2, lo: p.lo, hi: p.hi, vector });
     }
@@ -269,6 +278,7 @@ impl Builder {
             loss_weight: model.loss.coef.value,
             penalty,
             vector: self.vector,
+            composite: None,
             softmax: true,
         };
         let p = self.prox;
@@ -284,10 +294,12 @@ impl Builder {
 }
 
 /// Σ of the regularizers that have a per-coordinate formula, each at `entry` (w[j] or W[j, c]);
-/// the scalar parameters (α, ε) become constants.
+/// the scalar parameters (α, ε) become constants. A composite ω(B w) is not one of them, even
+/// when ω has such a formula: the report adds it through the operator.
 fn entry_penalty(model: &Model, entry: Expr) -> Expr {
     let mut penalty = k(0.0);
-    for r in model.regs.iter().filter(|r| r.def.per_coordinate.is_some()) {
+    for r in model.regs.iter().filter(|r| r.def.per_coordinate.is_some() && r.operator.is_none() && r.groups.is_none())
+    {
         let f = r.def.per_coordinate.clone().expect("filtered");
         let f = f.substitute(&|n| r.scalars.iter().find(|(p, _)| p == n).map(|(_, v)| Sym::Const(*v)));
         let term = formula(&crate::symbolic::simplify(&f), &[(r.def.params[0].0.as_str(), entry.clone())]);

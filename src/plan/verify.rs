@@ -30,6 +30,7 @@ impl Scope {
             Index::Row => self.row,
             Index::Feature => self.feature,
             Index::Class => self.class,
+            Index::OpRow => false,
         }
     }
 
@@ -39,6 +40,7 @@ impl Scope {
             Index::Row => Scope { row: true, nonzero, ..self },
             Index::Feature => Scope { feature: true, nonzero, ..self },
             Index::Class => Scope { class: true, nonzero, ..self },
+            Index::OpRow => self,
         }
     }
 }
@@ -128,8 +130,8 @@ fn stmts(plan: &Plan, body: &[Stmt], scope: Scope) -> Result<(), String> {
                 if matches!(range, Range::Perm(_)) && !scope.epoch {
                     return Err("`perm(·)` outside the epoch".into());
                 }
-                if *range == Range::Perm(Len::Classes) {
-                    return Err("`perm(k)`: the driver orders rows and columns only".into());
+                if matches!(range, Range::Perm(Len::Classes | Len::OpRows) | Range::Upto(Len::OpRows)) {
+                    return Err("the driver orders rows and columns only, and p is walked by the runtime".into());
                 }
                 let nonzero = matches!(range, Range::RowNonZeros | Range::ColNonZeros);
                 stmts(plan, b, scope.bind(binds, nonzero))?;
@@ -148,6 +150,21 @@ fn stmts(plan: &Plan, body: &[Stmt], scope: Scope) -> Result<(), String> {
                 expr(plan, r, scope)?;
             }
             Stmt::Guard(e, _) => expr(plan, e, scope)?,
+            Stmt::Picard(call) => {
+                for (v, len) in [(call.target, Len::Features), (call.dual, Len::OpRows)] {
+                    let decl = plan.vectors.get(v.0).ok_or_else(|| format!("vector #{} does not exist", v.0))?;
+                    if decl.len != len || decl.cols.is_some() || decl.role == VecRole::Labels {
+                        return Err(format!("`picard` on `{}`, which is not a state vec[{}]", decl.name, len.name()));
+                    }
+                }
+                if call.target == call.dual {
+                    return Err("`picard` with the same buffer twice".into());
+                }
+                if call.cap == 0 {
+                    return Err("`picard` with a cap of 0".into());
+                }
+                expr(plan, &call.gamma, scope)?;
+            }
             Stmt::Call(_, slice, arg) => {
                 let decl =
                     plan.vectors.get(slice.buf.0).ok_or_else(|| format!("vector #{} does not exist", slice.buf.0))?;

@@ -10,7 +10,12 @@ pub fn stmts<'a>(body: &'a [Stmt], f: &mut impl FnMut(&'a Stmt)) {
         f(s);
         match s {
             Stmt::For(_, b) | Stmt::If(_, _, _, b) | Stmt::Repeat(_, _, _, _, b) => stmts(b, f),
-            Stmt::Set(..) | Stmt::Store(..) | Stmt::StoreAt(..) | Stmt::Guard(..) | Stmt::Call(..) => {}
+            Stmt::Set(..)
+            | Stmt::Store(..)
+            | Stmt::StoreAt(..)
+            | Stmt::Guard(..)
+            | Stmt::Call(..)
+            | Stmt::Picard(_) => {}
         }
     }
 }
@@ -27,6 +32,7 @@ pub fn exprs<'a>(body: &'a [Stmt], f: &mut impl FnMut(&'a Expr)) {
             expr(l, f);
             expr(r, f);
         }
+        Stmt::Picard(call) => expr(&call.gamma, f),
         Stmt::For(..) => {}
     });
 }

@@ -47,9 +47,20 @@ pub fn run_plan(plan: Plan, d: &Dataset, settings: &RunSettings, start: Option<o
     let y = map.apply(d).expect("labels map");
     let classes = if kind == LabelKind::Classes { map.originals.len() } else { 0 };
     let columns = optc::data::Columns::of(d.csr().0, d.csr().1, d.csr().2, d.features());
+    // A composite's `load` files live beside the fixtures.
+    let operator = plan
+        .objective
+        .composite
+        .as_ref()
+        .map(|c| optc::data::operator::bind(c, d.features(), &fixture("")).expect("the fixture's operator binds"));
     let view = d.view(&y, d.features()).with_columns(&columns).with_classes(classes);
+    let view = match &operator {
+        Some(b) => view.with_operator(b),
+        None => view,
+    };
     let mut backend = Interpreter { plan: &plan };
-    let facts = d.complete_facts(&plan, optc::data::DataFacts { classes, ..d.facts() });
+    let op_rows = operator.as_ref().map_or(0, |b| b.rows);
+    let facts = d.complete_facts(&plan, optc::data::DataFacts { classes, op_rows, ..d.facts() });
     let outcome = driver::run(&plan, &mut backend, &view, &facts, settings, start).expect("no divergence");
     let eval = evaluate(&plan, &outcome.state, &view);
     Run { plan, outcome, eval }

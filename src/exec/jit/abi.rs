@@ -2,7 +2,7 @@
 //! kernels call, and the one place that calls native code.
 
 use crate::exec::{DataView, Orders, State};
-use crate::plan::{Plan, Routine};
+use crate::plan::{Plan, Routine, Stmt};
 use crate::symbolic::Func;
 
 /// What a kernel receives: pointers into the state and the data. `#[repr(C)]` because the
@@ -23,6 +23,8 @@ pub struct KernelCtx {
     pub rows: u64,
     /// k, for `0..k` and the rows of `mat[·, k]`.
     pub classes: u64,
+    /// The operator of a composite ω∘B (null without one), for `picard`.
+    pub operator: *const crate::runtime::picard::Operator,
     /// This epoch's permutation of the columns, for `perm(d)`.
     pub col_order: *const u32,
     pub n_col_order: u64,
@@ -136,6 +138,33 @@ pub fn routine_symbols() -> [(&'static str, *const u8, Routine); 5] {
     out
 }
 
+/// The Picard entry point: `target ← prox_{γ·ω∘B}(target)` with the dual warm-started, the
+/// two buffers named by their index among the plan's vectors.
+///
+/// # Safety (why this is sound)
+/// Only kernels call it, passing the context [`call`] built (valid for the whole call) and
+/// vector indices from a verified `picard` statement: distinct, in range, target a vec[d] and
+/// dual a vec[p]. [`check_shapes`] checked before the call that those vectors have d and p
+/// entries, that an operator is bound when the plan calls picard, and that it `fits` (d, p).
+extern "C" fn optc_picard(ctx: *mut KernelCtx, gamma: f64, tol: f64, cap: i64, omega: i64, target: i64, dual: i64) {
+    // SAFETY: see above.
+    #[allow(unsafe_code)]
+    let (op, x, z) = unsafe {
+        let ctx = &*ctx;
+        let op = &*ctx.operator;
+        let x = std::slice::from_raw_parts_mut(*ctx.vectors.add(target as usize), ctx.features as usize);
+        let z = std::slice::from_raw_parts_mut(*ctx.vectors.add(dual as usize), op.rows);
+        (op, x, z)
+    };
+    if let Some(omega) = crate::runtime::picard::Omega::from_code(omega) {
+        crate::runtime::picard::prox(op, omega, x, z, gamma, tol, cap.clamp(1, i64::from(u32::MAX)) as u32);
+    }
+}
+
+pub fn picard_symbol() -> *const u8 {
+    optc_picard as *const u8
+}
+
 /// Treats finalized code as a kernel.
 ///
 /// # Safety (why this is sound)
@@ -192,6 +221,11 @@ pub fn check_shapes(plan: &Plan, state: &State, data: &DataView, orders: &Orders
         return Err("state does not match the plan".into());
     }
     let dims = data.dims();
+    let mut calls_picard = false;
+    plan.phases().for_each(|b| crate::plan::walk::stmts(b, &mut |s| calls_picard |= matches!(s, Stmt::Picard(_))));
+    if calls_picard && !data.operator.is_some_and(|op| op.fits(data.features, op.rows)) {
+        return Err("the plan calls picard but no operator of d columns is bound".into());
+    }
     for (v, decl) in state.vectors.iter().zip(&plan.vectors) {
         let want = dims.size(decl);
         if v.len() != want {
@@ -240,6 +274,7 @@ pub fn call(
         features: data.features as u64,
         rows: data.rows() as u64,
         classes: data.classes as u64,
+        operator: data.operator.map_or(std::ptr::null(), |b| b as *const _),
         col_order: orders.cols.as_ptr(),
         n_col_order: orders.cols.len() as u64,
         col_ptr: data.csc.map_or(std::ptr::null(), |c| c.ptr.as_ptr()),

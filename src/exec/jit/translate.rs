@@ -23,6 +23,8 @@ pub struct PlanTranslator<'a, 'b> {
     pub runtime: HashMap<Func, FuncRef>,
     /// The vector routines of `crate::runtime`, by their C-ABI entry points.
     pub routines: HashMap<Routine, FuncRef>,
+    /// The Picard entry point, when the body calls it.
+    pub picard: Option<FuncRef>,
     pub ptr: types::Type,
     ctx: Value,
     /// Cranelift variables for state and local scalars (None for parameters: they are folded).
@@ -81,6 +83,7 @@ impl<'a, 'b> PlanTranslator<'a, 'b> {
         params: &'a [f64],
         runtime: HashMap<Func, FuncRef>,
         routines: HashMap<Routine, FuncRef>,
+        picard: Option<FuncRef>,
         ptr: types::Type,
     ) -> Self {
         let entry = b.create_block();
@@ -135,6 +138,7 @@ impl<'a, 'b> PlanTranslator<'a, 'b> {
             params,
             runtime,
             routines,
+            picard,
             ptr,
             ctx,
             scalars,
@@ -181,6 +185,19 @@ impl<'a, 'b> PlanTranslator<'a, 'b> {
 
     fn translate_stmt(&mut self, s: &Stmt) {
         match s {
+            Stmt::Picard(call) => {
+                // The runtime reads the operator and both buffers through the context.
+                let gamma = self.translate_expr(&call.gamma);
+                let tol = self.b.ins().f64const(call.tol);
+                let cap = self.b.ins().iconst(types::I64, i64::from(call.cap));
+                let omega = self.b.ins().iconst(types::I64, crate::runtime::picard::Omega::code(call.omega));
+                let target = self.b.ins().iconst(types::I64, call.target.0 as i64);
+                let dual = self.b.ins().iconst(types::I64, call.dual.0 as i64);
+                let fref = self.picard.expect("imported for plans that call picard");
+                let ctx = self.ctx;
+                self.b.ins().call(fref, &[ctx, gamma, tol, cap, omega, target, dual]);
+                self.stored.clear();
+            }
             Stmt::Set(id, e) => {
                 let x = self.translate_expr(e);
                 let var = self.scalars[id.0].expect("verify: parameters are never assigned");
@@ -252,6 +269,7 @@ impl<'a, 'b> PlanTranslator<'a, 'b> {
             Index::Row => self.i.expect("verify: i in scope"),
             Index::Feature => self.j.expect("verify: j in scope"),
             Index::Class => self.c.expect("verify: c in scope"),
+            Index::OpRow => unreachable!("verify: p is walked by the runtime only"),
         }
     }
 
@@ -261,6 +279,7 @@ impl<'a, 'b> PlanTranslator<'a, 'b> {
             Len::Rows => self.data.rows,
             Len::Features => self.data.features,
             Len::Classes => self.data.classes.expect("loaded for plans with a class dimension"),
+            Len::OpRows => unreachable!("verify: p is walked by the runtime only"),
         }
     }
 
@@ -344,6 +363,7 @@ impl<'a, 'b> PlanTranslator<'a, 'b> {
             Index::Row => &mut self.i,
             Index::Feature => &mut self.j,
             Index::Class => &mut self.c,
+            Index::OpRow => unreachable!("verify: p is walked by the runtime only"),
         }
     }
 
@@ -353,7 +373,7 @@ impl<'a, 'b> PlanTranslator<'a, 'b> {
         let (order, n) = match len {
             Len::Rows => (self.data.order, self.data.n_order),
             Len::Features => (self.data.col_order, self.data.n_col_order),
-            Len::Classes => unreachable!("verify: no perm(k)"),
+            Len::Classes | Len::OpRows => unreachable!("verify: perm over m or d only"),
         };
         self.counted_loop(zero, n, |t, k| {
             let at = t.offset(order, k, 4);

@@ -13,14 +13,46 @@
 //! iterate, warm starts included, is feasible.
 
 use super::super::build::*;
-use super::super::{Expr, Len, ParamInit, Plan, Range, ScalarRole, Slice, Stmt, VecRole, VectorTerm};
+use super::super::{
+    Composite, Expr, Len, OperatorSpec, ParamInit, PicardCall, Plan, Range, ScalarRole, Slice, Stmt, VecRole,
+    VectorTerm,
+};
 use super::Builder;
 use crate::analysis::{CoordinateProx, Structure};
 use crate::check::Model;
 use crate::symbolic::{Cmp, Func};
 
+/// The inner Picard loop's stopping rule: ‖Δz‖ ≤ TOL·max(1, ‖z‖), or CAP iterations. Warm
+/// starts make a few iterations typical once the outer iterates settle.
+const PICARD_TOL: f64 = 1e-9;
+const PICARD_CAP: u32 = 1000;
+
 pub(super) fn lower(model: &Model, st: &Structure, prox: CoordinateProx, vector: Option<VectorTerm>) -> Plan {
+    build(model, st, prox, vector, None)
+}
+
+/// proxgrad with a composite term: the per-coordinate ½‖·‖² scaling, then the Picard prox.
+pub(super) fn lower_composite(model: &Model, st: &Structure, prox: CoordinateProx, term: Composite) -> Plan {
+    build(model, st, prox, None, Some(term))
+}
+
+fn build(
+    model: &Model,
+    st: &Structure,
+    prox: CoordinateProx,
+    vector: Option<VectorTerm>,
+    composite: Option<Composite>,
+) -> Plan {
     let mut b = Builder::new(model, "proxgrad", false, prox, vector);
+    b.composite = composite.clone();
+    if let Some(c) = &composite {
+        b.plan.info.summary.push_str(&format!(
+            ", then picard for {}·{}(B w), B = {}",
+            crate::symbolic::fmt_num(c.coef),
+            if c.group_blocks { "group_l2" } else { c.omega.name() },
+            operator_text(&c.operator)
+        ));
+    }
     let (y, w) = b.labels_and_weights();
     let c = model.loss.coef.value;
     let beta = st.smooth.expect("proxgrad is only chosen for smooth losses");
@@ -71,16 +103,34 @@ pub(super) fn lower(model: &Model, st: &Structure, prox: CoordinateProx, vector:
         Stmt::Set(r, k(0.0)),
     ];
     let restart_test = Stmt::Set(r, add(s(r), mul(sub(at(v, j), at(w, j)), sub(at(w, j), at(wp, j)))));
-    match vector {
-        None => b.plan.epoch.push(each(
+    let coordinate_step =
+        each(Range::Upto(Len::Features), vec![Stmt::Store(wp, j, at(w, j)), Stmt::Store(w, j, prox_step.clone())]);
+    match (vector, &composite) {
+        (None, None) => b.plan.epoch.push(each(
             Range::Upto(Len::Features),
             vec![Stmt::Store(wp, j, at(w, j)), Stmt::Store(w, j, prox_step), restart_test],
         )),
-        Some(term) => b.plan.epoch.extend([
-            each(Range::Upto(Len::Features), vec![Stmt::Store(wp, j, at(w, j)), Stmt::Store(w, j, prox_step)]),
+        (Some(term), _) => b.plan.epoch.extend([
+            coordinate_step,
             routine_call(term),
             each(Range::Upto(Len::Features), vec![restart_test]),
         ]),
+        (None, Some(c)) => {
+            let dual = b.vector("z", Len::OpRows, VecRole::State, 0.0);
+            let step = if prox.l2 > 0.0 { add(s(lip), k(prox.l2)) } else { s(lip) };
+            b.plan.epoch.extend([
+                coordinate_step,
+                Stmt::Picard(PicardCall {
+                    target: w,
+                    dual,
+                    omega: c.omega,
+                    gamma: div(k(c.coef), step),
+                    tol: PICARD_TOL,
+                    cap: PICARD_CAP,
+                }),
+                each(Range::Upto(Len::Features), vec![restart_test]),
+            ]);
+        }
     }
     b.plan.epoch.extend([
         Stmt::If(Cmp::Gt, s(r), k(0.0), vec![Stmt::Set(theta, k(1.0))]),
@@ -95,4 +145,14 @@ pub(super) fn lower(model: &Model, st: &Structure, prox: CoordinateProx, vector:
     let _ = i;
     b.report(model, st, w, y, a);
     b.plan
+}
+
+/// B as the dump names it.
+fn operator_text(op: &OperatorSpec) -> String {
+    match op {
+        OperatorSpec::Diff(Some(n)) => format!("diff({n})"),
+        OperatorSpec::Diff(None) => "diff(d)".into(),
+        OperatorSpec::Incidence(p) => format!("incidence(\"{p}\")"),
+        OperatorSpec::Groups(p) => format!("groups(\"{p}\")"),
+    }
 }

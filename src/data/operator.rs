@@ -1,0 +1,49 @@
+//! Binding a composite term's operator B: built for the data's d features from the plan's
+//! spec, `load("...")` files read relative to the model file's directory. A file that does not
+//! fit (an index beyond d, a malformed line) is an error naming the file and line.
+
+use crate::plan::{Composite, OperatorSpec};
+use crate::runtime::picard::{Omega, Operator};
+use std::path::Path;
+
+#[derive(Debug, thiserror::Error)]
+pub enum OperatorError {
+    #[error(transparent)]
+    Load(#[from] super::structure_files::LoadError),
+    #[error("{file}: feature {index} is beyond the data's {features} features")]
+    Beyond { file: String, index: u32, features: usize },
+    #[error("`diff({n})` needs the variable to have {n} entries, and the data has {features} features")]
+    DiffSize { n: usize, features: usize },
+}
+
+/// B for `composite` over `features` coordinates; `base` is the model file's directory.
+pub fn bind(composite: &Composite, features: usize, base: &Path) -> Result<Operator, OperatorError> {
+    let mut op = match &composite.operator {
+        OperatorSpec::Diff(Some(n)) if *n != features => return Err(OperatorError::DiffSize { n: *n, features }),
+        OperatorSpec::Diff(_) => Operator::diff(features),
+        OperatorSpec::Incidence(path) => {
+            let file = base.join(path);
+            let edges = super::structure_files::read_edges(&file)?;
+            check_range(&file, edges.max_index, features)?;
+            Operator::incidence(&edges.edges, features)
+        }
+        OperatorSpec::Groups(path) => {
+            let file = base.join(path);
+            let groups = super::structure_files::read_groups(&file)?;
+            check_range(&file, groups.max_index, features)?;
+            Operator::groups(&groups.groups, features)
+        }
+    };
+    // ℓ2 of all of B w at once (`l2(B w)`): one block of every row.
+    if composite.omega == Omega::BlockL2 && !composite.group_blocks {
+        op.blocks = vec![(0, op.rows)];
+    }
+    Ok(op)
+}
+
+fn check_range(file: &Path, max_index: u32, features: usize) -> Result<(), OperatorError> {
+    if max_index as usize > features {
+        return Err(OperatorError::Beyond { file: file.display().to_string(), index: max_index, features });
+    }
+    Ok(())
+}
