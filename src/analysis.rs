@@ -166,6 +166,11 @@ pub fn analyse(model: &Model) -> Result<Structure, Vec<Problem>> {
             solver: SolverKind::Proxgrad,
             reason: "multiclass: the softmax couples the classes and row penalties tie W's rows; batch proximal gradient with FISTA on W, certified each iteration".into(),
         }
+    } else if is_svm(model) {
+        Choice {
+            solver: SolverKind::Picard,
+            reason: "the linear SVM (hinge + ½‖·‖²) as the prox of hinge∘B at 0, by the Picard iteration with FISTA momentum: a subgradient method alone stalls near 1e-3".into(),
+        }
     } else if smooth.is_some() && all_coordinate {
         Choice {
             solver: SolverKind::Scd,
@@ -234,7 +239,11 @@ pub fn analyse(model: &Model) -> Result<Structure, Vec<Problem>> {
             unavailable = Some(match &compiled_blocker {
                 Some(b) if kind.implemented() => format!("{} in this build cannot run it: {b}", kind.name()),
                 _ => {
-                    format!("`{}` is not compiled by this build yet (it compiles fobos, scd and proxgrad)", kind.name())
+                    format!(
+                        "`{}` is not compiled by this build yet (it compiles {})",
+                        kind.name(),
+                        crate::solvers::compiled_names().join(", ")
+                    )
                 }
             });
         }
@@ -433,6 +442,15 @@ enum SplitBlocker {
     NoClosedForm(String),
 }
 
+/// hinge + λ·½‖w‖² and nothing else: the SVM the Picard solver takes as a prox of hinge∘B.
+fn is_svm(model: &Model) -> bool {
+    model.loss.def.name == "hinge"
+        && matches!(model.shape, Shape::Vec(_))
+        && model.constraints.is_empty()
+        && !model.regs.is_empty()
+        && model.regs.iter().all(|r| r.def.prox == ProxKind::Scale && r.operator.is_none())
+}
+
 /// Why a forced solver cannot run the model: the reason, the span to blame and its label.
 fn forced_invalid(
     kind: SolverKind,
@@ -486,6 +504,13 @@ fn forced_invalid(
             ),
             span,
             "not separable per coordinate".into(),
+        ));
+    }
+    if needs.svm_only && !is_svm(model) {
+        return Some((
+            "picard solves the linear SVM, `E[hinge(y, <x, w>)] + λ·l2sq(w)` with no other term".into(),
+            model.objective_span,
+            "not hinge + l2sq".into(),
         ));
     }
     if needs.l1_only {

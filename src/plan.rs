@@ -61,6 +61,9 @@ pub enum ParamInit {
     GramNorm {
         scale: f64,
     },
+    /// μ = 1/λ_max(XXᵀ) = 1/(m·λ_max(XᵀX)/m): the step of the Picard iteration on an operator
+    /// B = diag(y)·X, whose BBᵀ has the same largest eigenvalue as XXᵀ.
+    DualStep,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -400,6 +403,9 @@ pub struct Objective {
     /// The term on the whole vector (a norm, or a set's indicator), or on each row of a
     /// multiclass W, if any.
     pub vector: Option<VectorTerm>,
+    /// A dual point the plan maintains, uᵢ as an expression at row i of the state (the Picard
+    /// SVM's dual); the certificate tries it besides ℓ′ at the margins.
+    pub dual: Option<Expr>,
     /// A composite term coef·ω(B w), evaluated with the operator bound with the data.
     pub composite: Option<Composite>,
     /// Multiclass: ℓ is softmax over the k scores aᵢ = Wᵀxᵢ, ℓ(y, a) = logsumexp(a) − a_y,

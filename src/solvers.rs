@@ -13,6 +13,9 @@ pub enum SolverKind {
     Smidas,
     Dc,
     Proxgrad,
+    /// The linear SVM as the prox of hinge∘B at 0 (Argyriou et al. §4): the Picard iteration
+    /// on the dual, with FISTA momentum.
+    Picard,
 }
 
 /// What an option's value must be; the analyser checks it and says so when it is not.
@@ -49,6 +52,8 @@ pub struct Requirements {
     pub l1_only: bool,
     /// Convex objective; `dc` instead needs a non-convex one.
     pub convexity: Convexity,
+    /// Exactly hinge + λ·l2sq, nothing else (the SVM as a prox of hinge∘B).
+    pub svm_only: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -80,10 +85,10 @@ const TOL: OptionSpec =
 const ETA0: OptionSpec = OptionSpec { name: "eta0", kind: OptionKind::Positive, help: "η₀ of the step η₀/√t" };
 
 const fn needs(smooth_loss: bool, coordinate_separable: bool) -> Requirements {
-    Requirements { smooth_loss, coordinate_separable, l1_only: false, convexity: Convexity::Convex }
+    Requirements { smooth_loss, coordinate_separable, l1_only: false, convexity: Convexity::Convex, svm_only: false }
 }
 
-pub const REGISTRY: [SolverSpec; 7] = [
+pub const REGISTRY: [SolverSpec; 8] = [
     SolverSpec {
         kind: SolverKind::Fobos,
         name: "fobos",
@@ -180,6 +185,16 @@ pub const REGISTRY: [SolverSpec; 7] = [
         compiled: true,
         default_max_epochs: 20000,
         // An iteration costs one pass, a check two or three.
+        check_every: 10,
+    },
+    SolverSpec {
+        kind: SolverKind::Picard,
+        name: "picard",
+        options: &[OptionSpec { name: "iterations", kind: OptionKind::Count, help: "the same as epochs" }, EPOCHS, TOL],
+        requires: Requirements { svm_only: true, ..needs(false, false) },
+        compiled: true,
+        default_max_epochs: 50000,
+        // An iteration costs two passes (margins, then w = −μBᵀv), a check two.
         check_every: 10,
     },
 ];

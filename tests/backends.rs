@@ -392,6 +392,7 @@ fn rank_two_buffers_and_row_calls_run_the_same_and_right() {
             penalty: k(0.0),
             vector: None,
             composite: None,
+            dual: None,
             softmax: false,
         },
         certificate: None,

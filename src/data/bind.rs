@@ -36,6 +36,9 @@ impl ParamInit {
             }
             ParamInit::PerRow { scale } => facts.map(|f| scale / f.rows.max(1) as f64),
             // A zero matrix has no curvature: any positive L is safe.
+            ParamInit::DualStep => {
+                facts.and_then(|f| f.gram_norm.map(|g| if g > 0.0 { 1.0 / (g * f.rows.max(1) as f64) } else { 1.0 }))
+            }
             ParamInit::GramNorm { scale } => {
                 facts.and_then(|f| f.gram_norm).map(|g| if g > 0.0 { scale * g } else { 1.0 })
             }
@@ -107,7 +110,10 @@ impl super::Dataset {
     /// `facts` (already read off the data) with what `plan` needs besides: λ_max(XᵀX)/m for a
     /// step from the curvature of the whole matrix.
     pub fn complete_facts(&self, plan: &crate::plan::Plan, facts: DataFacts) -> DataFacts {
-        let needs_gram = plan.scalars.iter().any(|s| matches!(s.init, crate::plan::ParamInit::GramNorm { .. }));
+        let needs_gram = plan
+            .scalars
+            .iter()
+            .any(|s| matches!(s.init, crate::plan::ParamInit::GramNorm { .. } | crate::plan::ParamInit::DualStep));
         DataFacts { gram_norm: needs_gram.then(|| self.gram_norm(facts.features)), ..facts }
     }
 }

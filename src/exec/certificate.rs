@@ -231,6 +231,15 @@ pub fn assess(
             .collect()
     };
     let (mut dual, z) = dual_at(&cert, data, c, features, width, &u);
+    // A dual point the plan keeps itself (the Picard SVM's): any point in the domain bounds F*.
+    if let (Some(e), false) = (&obj.dual, obj.softmax) {
+        let own: Vec<f64> =
+            (0..m).map(|i| into_loss_domain(cert.conjugate, data.labels[i], eval_at(&env, e, state, i, 0))).collect();
+        let (d, _) = dual_at(&cert, data, c, features, width, &own);
+        if d.is_finite() {
+            dual = dual.max(d);
+        }
+    }
     if let Some(h) = history {
         h.push(u);
         if let Some(mut extrapolated) = h.extrapolate() {

@@ -38,6 +38,8 @@ pub fn dump(plan: &Plan, facts: Option<&DataFacts>) -> String {
             (ParamInit::PerRow { .. }, Some(v)) | (ParamInit::GramNorm { .. }, Some(v)) => fmt_sig(v),
             (ParamInit::PerRow { scale }, None) => format!("{}/m", fmt_num(*scale)),
             (ParamInit::GramNorm { scale }, None) => format!("{}·λmax(XᵀX)/m", fmt_num(*scale)),
+            (ParamInit::DualStep, Some(v)) => fmt_sig(v),
+            (ParamInit::DualStep, None) => "1/λmax(XXᵀ)".into(),
         };
         let note = if note.is_empty() { String::new() } else { format!("  # {note}") };
         let _ = writeln!(o, "{head}{} = {value}{note}", p.name);

@@ -8,6 +8,7 @@ mod multiclass;
 mod newton;
 mod proxgrad;
 mod scd;
+mod svm;
 
 use super::build::*;
 use super::{
@@ -51,6 +52,7 @@ pub fn lower(model: &Model, st: &Structure, opts: LowerOptions) -> Result<Plan, 
         (SolverKind::Fobos, Some(prox), _) => Ok(fobos::lower(model, st, prox, opts)),
         (SolverKind::Scd, Some(prox), _) => Ok(scd::lower(model, st, prox)),
         (SolverKind::Proxgrad, Some(prox), _) => Ok(proxgrad::lower(model, st, prox, None)),
+        (SolverKind::Picard, Some(prox), _) => Ok(svm::lower(model, st, prox)),
         (SolverKind::Proxgrad, None, Some((prox, term))) => Ok(proxgrad::lower(model, st, prox, Some(term))),
         (s, _, _) => Err(Problem::error(
             "optc::plan",
@@ -126,6 +128,7 @@ impl Builder {
                 penalty: Expr::Const(0.0),
                 vector,
                 composite: None,
+                dual: None,
                 softmax: false,
             },
             certificate: None,
@@ -249,6 +252,7 @@ impl Builder {
             penalty,
             vector: self.vector,
             composite: self.composite.clone(),
+            dual: None,
             softmax: false,
         };
         // ℓ* in closed form for the stdlib's losses (a model cannot redefine them); a loss the
@@ -279,6 +283,7 @@ impl Builder {
             penalty,
             vector: self.vector,
             composite: None,
+            dual: None,
             softmax: true,
         };
         let p = self.prox;
