@@ -368,6 +368,7 @@ fn split_prox(model: &Model, rows: bool) -> Result<(CoordinateProx, Option<Vecto
             ProxKind::ProxLinf if !rows => vector.push((VectorTerm::NormInf(r.coef.value), r.text.clone())),
             ProxKind::ShrinkL2Rows if rows => vector.push((VectorTerm::Norm2(r.coef.value), r.text.clone())),
             ProxKind::ProxLinfRows if rows => vector.push((VectorTerm::NormInf(r.coef.value), r.text.clone())),
+            ProxKind::Svt if rows => vector.push((VectorTerm::Nuclear(r.coef.value), r.text.clone())),
             _ => return Err(SplitBlocker::Unsupported(r.text.clone())),
         }
     }
@@ -689,7 +690,10 @@ pub fn report(model: &Model, st: &Structure, file_name: &str) -> String {
         (None, None) if st.multiclass.is_some() => {
             let (p, rows) = st.multiclass.expect("checked");
             let entry = (p.l1 > 0.0 || p.l2 > 0.0 || p.has_box()).then(|| format!("per entry of W {}", p.describe()));
-            let row = rows.map(|t| format!("{} of each row of W", t.routine().name()));
+            let row = rows.map(|t| {
+                let which = if t.whole_matrix() { "W" } else { "each row of W" };
+                format!("{} of {which}", t.routine().name())
+            });
             let parts: Vec<String> = entry.into_iter().chain(row).collect();
             let what = if parts.is_empty() { "none (R = 0)".to_string() } else { parts.join(", then ") };
             let _ = writeln!(o, "prox        closed form: {what}");

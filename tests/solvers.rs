@@ -97,12 +97,12 @@ fn vector_proxes_reach_a_certified_1e_4_by_default_and_1e_6_when_asked() {
     }
 }
 
-/// Multiclass softmax regression on W with ℓ1, ½‖·‖², row-wise ℓ1/ℓ2 and ℓ1/ℓ∞: proxgrad on
-/// the matrix, its rows proxed by runtime calls, certified by softmax's conjugate, to 1e-4 by
+/// Multiclass softmax regression on W with ℓ1, ½‖·‖², row-wise ℓ1/ℓ2 and ℓ1/ℓ∞, and the nuclear
+/// norm: proxgrad on the matrix, its rows (or all of it, by SVT) proxed by runtime calls, certified by softmax's conjugate, to 1e-4 by
 /// default and 1e-6 when asked.
 #[test]
 fn multiclass_softmax_reaches_a_certified_1e_4_by_default_and_1e_6_when_asked() {
-    for name in ["softmax_l1", "softmax_l2sq", "softmax_l1l2", "softmax_l1inf"] {
+    for name in ["softmax_l1", "softmax_l2sq", "softmax_l1l2", "softmax_l1inf", "softmax_nuclear"] {
         let (solver, _) = solve_to(name, None, 1e-4, 20_000);
         assert_eq!(solver, "proxgrad", "{name}");
         solve_to(name, None, 1e-6, 20_000);
@@ -188,6 +188,7 @@ fn the_gap_bounds_the_suboptimality_all_along_the_run() {
         ("simplex_least_squares", "proxgrad"),
         ("softmax_l1l2", "proxgrad"),
         ("softmax_l1inf", "proxgrad"),
+        ("softmax_nuclear", "proxgrad"),
         ("svm", "picard"),
     ] {
         let fx = fixture_named(name);

@@ -125,12 +125,13 @@ fn dual_at(cert: &Certificate, data: &DataView, c: f64, features: usize, width: 
             let s = domain_scale(cert, &z);
             (s, z.iter().map(|zj| reg_conjugate(cert, s * zj)).sum())
         }
-        Some(term) if width == 1 => vector_conjugate(cert, term, &z),
+        Some(term) if width == 1 => vector_conjugate(cert, term, &z, 1),
+        Some(term) if term.whole_matrix() => vector_conjugate(cert, term, &z, width),
         Some(term) => {
             // A norm on each row (the analysis allows no set there): with ½‖·‖² every row's
             // conjugate is finite (s = 1, the values add); without, each row's dual ball bounds
             // the common scale and the conjugates are 0 inside.
-            let rows: Vec<(f64, f64)> = z.chunks(width).map(|row| vector_conjugate(cert, term, row)).collect();
+            let rows: Vec<(f64, f64)> = z.chunks(width).map(|row| vector_conjugate(cert, term, row, 1)).collect();
             let s = rows.iter().map(|r| r.0).fold(1.0, f64::min);
             (s, if cert.l2 > 0.0 { rows.iter().map(|r| r.1).sum() } else { 0.0 })
         }
@@ -323,13 +324,16 @@ fn domain_scale(cert: &Certificate, z: &[f64]) -> f64 {
 /// (complete the square), which the runtime routine computes exactly. With l2 = 0, a norm's
 /// conjugate is the indicator of its dual ball (ℓ2 ↔ ℓ2, ℓ∞ ↔ ℓ1; with ℓ1 added, of
 /// {‖soft(z, l1)‖₂ ≤ λ}), so z is scaled into it; a set's conjugate is its support function.
-fn vector_conjugate(cert: &Certificate, term: VectorTerm, z: &[f64]) -> (f64, f64) {
+///
+/// `width` is the row width of z for the nuclear norm (whose dual ball is the spectral norm's).
+fn vector_conjugate(cert: &Certificate, term: VectorTerm, z: &[f64], width: usize) -> (f64, f64) {
     use crate::runtime::{norm1, norm2, norm_inf};
     if cert.l2 > 0.0 {
         let mut w: Vec<f64> = z.iter().map(|zj| crate::plan::soft(zj / cert.l2, cert.l1 / cert.l2)).collect();
-        term.routine().apply(&mut w, term.arg(1.0 / cert.l2));
+        term.routine().apply_shaped(&mut w, width, term.arg(1.0 / cert.l2));
         let inner: f64 = z.iter().zip(&w).map(|(a, b)| a * b).sum();
-        let value = inner - cert.l1 * norm1(&w) - 0.5 * cert.l2 * norm2(&w).powi(2) - term.value(&w);
+        let penalty = if term.whole_matrix() { term.value_shaped(&w, width) } else { term.value(&w) };
+        let value = inner - cert.l1 * norm1(&w) - 0.5 * cert.l2 * norm2(&w).powi(2) - penalty;
         return (1.0, value);
     }
     let inside = |s: f64| if s < 1.0 { s * (1.0 - 1e-12) } else { s };
@@ -353,6 +357,10 @@ fn vector_conjugate(cert: &Certificate, term: VectorTerm, z: &[f64]) -> (f64, f6
         }
         VectorTerm::Norm2(lambda) => (inside((lambda / norm2(z)).min(1.0)), 0.0),
         VectorTerm::NormInf(lambda) => (inside((lambda / norm1(z)).min(1.0)), 0.0),
+        VectorTerm::Nuclear(lambda) => {
+            let top = crate::runtime::singular_values(z, width).into_iter().fold(0.0, f64::max);
+            (inside((lambda / top).min(1.0)), 0.0)
+        }
         VectorTerm::L1Ball(r) => (1.0, r * norm_inf(z)),
         VectorTerm::L2Ball(r) => (1.0, r * norm2(z)),
         VectorTerm::Simplex => (1.0, z.iter().copied().fold(f64::NEG_INFINITY, f64::max).max(f64::MIN)),
@@ -523,7 +531,7 @@ mod tests {
                 }
                 let c = Certificate { vector: Some(t), ..cert(l1, l2, f64::NEG_INFINITY, f64::INFINITY) };
                 for z in zs {
-                    let (s, value) = vector_conjugate(&c, t, &z);
+                    let (s, value) = vector_conjugate(&c, t, &z, 1);
                     let scaled = [s * z[0], s * z[1]];
                     let brute = brute_vector(&c, t, scaled);
                     // The grid step is 0.01: the sup is bracketed to within |z|·0.01.

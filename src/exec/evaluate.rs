@@ -167,7 +167,7 @@ fn evaluate_softmax(
         }
     }
     if let (Some(t), true) = (obj.vector, k > 0) {
-        penalty += w.chunks(k).map(|row| t.value(row)).sum::<f64>();
+        penalty += t.value_shaped(w, k);
     }
     Evaluation {
         objective: obj.loss_weight * loss + penalty,

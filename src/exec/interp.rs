@@ -144,7 +144,7 @@ fn exec(
                 let a = eval(env, arg, st, cur);
                 let buf = &mut st.vectors[slice.buf.0];
                 match slice.row {
-                    None => routine.apply(buf, a),
+                    None => routine.apply_shaped(buf, env.widths[slice.buf.0], a),
                     Some(r) => {
                         let width = env.widths[slice.buf.0];
                         let start = index(r, cur) * width;

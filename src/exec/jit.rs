@@ -159,7 +159,8 @@ fn define(
     let mut routines = HashMap::new();
     for (sym, _, routine) in abi::routine_symbols().into_iter().filter(|(_, _, r)| used.contains(r)) {
         let mut sig = module.make_signature();
-        sig.params.extend([AbiParam::new(ptr), AbiParam::new(types::I64), AbiParam::new(types::F64)]);
+        sig.params.extend([AbiParam::new(ptr), AbiParam::new(types::I64), AbiParam::new(types::I64)]);
+        sig.params.push(AbiParam::new(types::F64));
         let id = module.declare_function(sym, Linkage::Import, &sig).map_err(|e| JitError::Codegen(e.to_string()))?;
         routines.insert(routine, module.declare_func_in_func(id, builder.func));
     }

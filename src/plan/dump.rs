@@ -204,6 +204,7 @@ fn stmts(plan: &Plan, body: &[Stmt], depth: usize, o: &mut String) {
                 let decl = plan.vector(slice.buf);
                 let part = match (slice.row, decl.cols) {
                     (Some(r), Some(c)) => format!("{}[{}, 0..{}]", decl.name, r.name(), c.name()),
+                    (None, Some(c)) => format!("{}[0..{}, 0..{}]", decl.name, decl.len.name(), c.name()),
                     _ => format!("{}[0..{}]", decl.name, decl.len.name()),
                 };
                 let arg = if *routine == crate::runtime::Routine::ProjSimplex {

@@ -92,21 +92,25 @@ pub fn runtime_symbols() -> [(&'static str, *const u8, Func); 5] {
     ]
 }
 
-// The vector routines (`crate::runtime`), called by kernels on a whole state buffer.
-extern "C" fn optc_shrink_l2(ptr: *mut f64, len: u64, arg: f64) {
-    routine(Routine::ShrinkL2, ptr, len, arg)
+// The vector routines (`crate::runtime`), called by kernels on a state buffer or a row of one:
+// (base, length, row width — 1 but for a whole matrix —, argument).
+extern "C" fn optc_shrink_l2(ptr: *mut f64, len: u64, width: u64, arg: f64) {
+    routine(Routine::ShrinkL2, ptr, len, width, arg)
 }
-extern "C" fn optc_prox_linf(ptr: *mut f64, len: u64, arg: f64) {
-    routine(Routine::ProxLinf, ptr, len, arg)
+extern "C" fn optc_prox_linf(ptr: *mut f64, len: u64, width: u64, arg: f64) {
+    routine(Routine::ProxLinf, ptr, len, width, arg)
 }
-extern "C" fn optc_proj_l1ball(ptr: *mut f64, len: u64, arg: f64) {
-    routine(Routine::ProjL1Ball, ptr, len, arg)
+extern "C" fn optc_proj_l1ball(ptr: *mut f64, len: u64, width: u64, arg: f64) {
+    routine(Routine::ProjL1Ball, ptr, len, width, arg)
 }
-extern "C" fn optc_proj_l2ball(ptr: *mut f64, len: u64, arg: f64) {
-    routine(Routine::ProjL2Ball, ptr, len, arg)
+extern "C" fn optc_proj_l2ball(ptr: *mut f64, len: u64, width: u64, arg: f64) {
+    routine(Routine::ProjL2Ball, ptr, len, width, arg)
 }
-extern "C" fn optc_proj_simplex(ptr: *mut f64, len: u64, arg: f64) {
-    routine(Routine::ProjSimplex, ptr, len, arg)
+extern "C" fn optc_proj_simplex(ptr: *mut f64, len: u64, width: u64, arg: f64) {
+    routine(Routine::ProjSimplex, ptr, len, width, arg)
+}
+extern "C" fn optc_svt(ptr: *mut f64, len: u64, width: u64, arg: f64) {
+    routine(Routine::Svt, ptr, len, width, arg)
 }
 
 /// The one body of the routine entry points.
@@ -118,19 +122,20 @@ extern "C" fn optc_proj_simplex(ptr: *mut f64, len: u64, arg: f64) {
 /// [`call`] checked with [`check_shapes`] that every vector has exactly that length, and verify
 /// keeps the labels (which [`call`] points at the data) out of `call` statements. So the slice
 /// is the state buffer the kernel owns for the duration of the call, and nothing else aliases it.
-fn routine(r: Routine, ptr: *mut f64, len: u64, arg: f64) {
+fn routine(r: Routine, ptr: *mut f64, len: u64, width: u64, arg: f64) {
     // SAFETY: see above.
     #[allow(unsafe_code)]
     let v = unsafe { std::slice::from_raw_parts_mut(ptr, len as usize) };
-    r.apply(v, arg);
+    r.apply_shaped(v, width as usize, arg);
 }
 
 /// The routine entry points, by the names the translator imports.
-pub fn routine_symbols() -> [(&'static str, *const u8, Routine); 5] {
-    let entry: [extern "C" fn(*mut f64, u64, f64); 5] =
-        [optc_shrink_l2, optc_prox_linf, optc_proj_l1ball, optc_proj_l2ball, optc_proj_simplex];
-    let names = ["optc_shrink_l2", "optc_prox_linf", "optc_proj_l1ball", "optc_proj_l2ball", "optc_proj_simplex"];
-    let mut out = [("", std::ptr::null::<u8>(), Routine::ShrinkL2); 5];
+pub fn routine_symbols() -> [(&'static str, *const u8, Routine); 6] {
+    let entry: [extern "C" fn(*mut f64, u64, u64, f64); 6] =
+        [optc_shrink_l2, optc_prox_linf, optc_proj_l1ball, optc_proj_l2ball, optc_proj_simplex, optc_svt];
+    let names =
+        ["optc_shrink_l2", "optc_prox_linf", "optc_proj_l1ball", "optc_proj_l2ball", "optc_proj_simplex", "optc_svt"];
+    let mut out = [("", std::ptr::null::<u8>(), Routine::ShrinkL2); 6];
     for (k, r) in Routine::ALL.into_iter().enumerate() {
         debug_assert_eq!(names[k], format!("optc_{}", r.name()));
         out[k] = (names[k], entry[k] as *const u8, r);

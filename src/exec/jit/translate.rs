@@ -232,27 +232,27 @@ impl<'a, 'b> PlanTranslator<'a, 'b> {
     fn translate_routine(&mut self, routine: Routine, slice: Slice, arg: &Expr) {
         let a = self.translate_expr(arg);
         let decl = self.plan.vector(slice.buf);
-        let (base, len) = match (slice.row, decl.cols) {
+        let one = self.b.ins().iconst(types::I64, 1);
+        let (base, len, width) = match (slice.row, decl.cols) {
             (Some(r), Some(cols)) => {
                 let width = self.dim(cols);
                 let row = self.index_value(r);
                 let first = self.b.ins().imul(row, width);
-                (self.offset(self.bases[slice.buf.0], first, 8), width)
+                (self.offset(self.bases[slice.buf.0], first, 8), width, one)
             }
             _ => {
                 let n = self.dim(decl.len);
-                let total = match decl.cols {
+                match decl.cols {
                     Some(c) => {
                         let w = self.dim(c);
-                        self.b.ins().imul(n, w)
+                        (self.bases[slice.buf.0], self.b.ins().imul(n, w), w)
                     }
-                    None => n,
-                };
-                (self.bases[slice.buf.0], total)
+                    None => (self.bases[slice.buf.0], n, one),
+                }
             }
         };
         let fref = self.routines[&routine];
-        self.b.ins().call(fref, &[base, len, a]);
+        self.b.ins().call(fref, &[base, len, width, a]);
         // The routine rewrote the buffer: values stored before the call are stale.
         self.stored.clear();
     }

@@ -59,11 +59,17 @@ pub(super) fn lower(model: &Model, st: &Structure, prox: CoordinateProx, rows: O
 
     let prox_step = b.coordinate_prox(sub(ld(v), div(ld(g), s(lip))), div(k(1.0), s(lip)));
     let mut per_row = vec![classes(vec![st_at(wp, ld(w)), st_at(w, prox_step)])];
-    if let Some(term) = rows {
-        let step = if prox.l2 > 0.0 { add(s(lip), k(prox.l2)) } else { s(lip) };
-        per_row.push(Stmt::Call(term.routine(), Slice { buf: w, row: Some(j) }, div(k(term.arg(1.0)), step)));
+    let step = if prox.l2 > 0.0 { add(s(lip), k(prox.l2)) } else { s(lip) };
+    // A row term is one call per row; the nuclear norm one SVT of the whole of W, after the
+    // per-entry part of every row.
+    let whole = rows.filter(|t| t.whole_matrix());
+    if let Some(term) = rows.filter(|t| !t.whole_matrix()) {
+        per_row.push(Stmt::Call(term.routine(), Slice { buf: w, row: Some(j) }, div(k(term.arg(1.0)), step.clone())));
     }
-    per_row.push(classes(vec![Stmt::Set(r, add(s(r), mul(sub(ld(v), ld(w)), sub(ld(w), ld(wp)))))]));
+    let restart_test = classes(vec![Stmt::Set(r, add(s(r), mul(sub(ld(v), ld(w)), sub(ld(w), ld(wp)))))]);
+    if whole.is_none() {
+        per_row.push(restart_test.clone());
+    }
 
     b.plan.epoch = vec![
         entries(vec![st_at(g, k(0.0))]),
@@ -90,6 +96,14 @@ pub(super) fn lower(model: &Model, st: &Structure, prox: CoordinateProx, rows: O
         ),
         Stmt::Set(r, k(0.0)),
         each(Range::Upto(Len::Features), per_row),
+    ];
+    if let Some(term) = whole {
+        b.plan.epoch.extend([
+            Stmt::Call(term.routine(), Slice { buf: w, row: None }, div(k(term.arg(1.0)), step)),
+            each(Range::Upto(Len::Features), vec![restart_test]),
+        ]);
+    }
+    b.plan.epoch.extend([
         Stmt::If(Cmp::Gt, s(r), k(0.0), vec![Stmt::Set(theta, k(1.0))]),
         Stmt::Set(
             tn,
@@ -98,7 +112,7 @@ pub(super) fn lower(model: &Model, st: &Structure, prox: CoordinateProx, rows: O
         Stmt::Set(mu, div(sub(s(theta), k(1.0)), s(tn))),
         entries(vec![st_at(v, add(ld(w), mul(s(mu), sub(ld(w), ld(wp)))))]),
         Stmt::Set(theta, s(tn)),
-    ];
+    ]);
     b.report_multiclass(model, w, z);
     b.plan
 }
@@ -116,8 +130,10 @@ fn summary(model: &Model, prox: CoordinateProx, rows: Option<VectorTerm>) -> Str
         s.push_str(&format!(", st {}", cs.join(", ")));
     }
     s.push_str(&format!("; prox per entry {}", prox.describe()));
-    if let Some(t) = rows {
-        s.push_str(&format!(", then {} of each row ({} of W[j, ·])", t.routine().name(), t.describe()));
+    match rows {
+        Some(t) if t.whole_matrix() => s.push_str(&format!(", then {} of W ({})", t.routine().name(), t.describe())),
+        Some(t) => s.push_str(&format!(", then {} of each row ({} of W[j, ·])", t.routine().name(), t.describe())),
+        None => {}
     }
     s
 }
