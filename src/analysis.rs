@@ -120,7 +120,8 @@ pub fn analyse(model: &Model) -> Result<Structure, Vec<Problem>> {
             convex: r.def.convex,
             separability: if r.operator.is_some() { Separability::None } else { r.def.separability },
             prox: r.def.prox,
-            composite: r.operator.as_ref().map(composite_note),
+            // `center(k) Wᵀ` is not a composite: its prox is closed-form (SVT of the centred W).
+            composite: r.operator.as_ref().filter(|o| !matches!(o, Operator::Center(_))).map(composite_note),
         })
         .collect();
     let constraints: Vec<TermReport> = model
@@ -338,6 +339,7 @@ fn composite_note(op: &Operator) -> String {
             format!("ω∘B with B = incidence(\"{p}\") (λ_max(BBᵀ) ≤ 2·max degree): Picard fixed-point prox")
         }
         Operator::Groups(p) => format!("ω∘B with B = groups(\"{p}\"): Picard fixed-point prox"),
+        Operator::Center(_) => "W(I − 11ᵀ/k): singular-value thresholding of the row-centred W".into(),
     }
 }
 
@@ -353,6 +355,10 @@ fn split_prox(model: &Model, rows: bool) -> Result<(CoordinateProx, Option<Vecto
     let mut p = CoordinateProx { l1: 0.0, l2: 0.0, lo: f64::NEG_INFINITY, hi: f64::INFINITY };
     let mut vector: Vec<(VectorTerm, String)> = vec![];
     for r in &model.regs {
+        if let (Some(Operator::Center(_)), ProxKind::Svt, true) = (&r.operator, r.def.prox, rows) {
+            vector.push((VectorTerm::CenteredNuclear(r.coef.value), r.text.clone()));
+            continue;
+        }
         if r.operator.is_some() {
             return Err(SplitBlocker::Unsupported(r.text.clone()));
         }
@@ -409,10 +415,11 @@ fn composite_prox(model: &Model) -> Option<(CoordinateProx, crate::plan::Composi
         return None;
     }
     let spec = |op: &Operator| match op {
-        Operator::Diff(crate::check::Dim::Fixed(n)) => OperatorSpec::Diff(Some(*n)),
-        Operator::Diff(_) => OperatorSpec::Diff(None),
-        Operator::Incidence(p) => OperatorSpec::Incidence(p.clone()),
-        Operator::Groups(p) => OperatorSpec::Groups(p.clone()),
+        Operator::Diff(crate::check::Dim::Fixed(n)) => Some(OperatorSpec::Diff(Some(*n))),
+        Operator::Diff(_) => Some(OperatorSpec::Diff(None)),
+        Operator::Incidence(p) => Some(OperatorSpec::Incidence(p.clone())),
+        Operator::Groups(p) => Some(OperatorSpec::Groups(p.clone())),
+        Operator::Center(_) => None,
     };
     let mut p = CoordinateProx { l1: 0.0, l2: 0.0, lo: f64::NEG_INFINITY, hi: f64::INFINITY };
     let mut found = None;
@@ -422,9 +429,9 @@ fn composite_prox(model: &Model) -> Option<(CoordinateProx, crate::plan::Composi
                 p.l2 += r.coef.value;
                 continue;
             }
-            (Some(op), None, ProxKind::SoftThreshold) => (Omega::L1, spec(op), false),
-            (Some(op), None, ProxKind::ShrinkL2) => (Omega::BlockL2, spec(op), false),
-            (None, Some(g), ProxKind::ShrinkL2Groups) => (Omega::BlockL2, spec(g), true),
+            (Some(op), None, ProxKind::SoftThreshold) => (Omega::L1, spec(op)?, false),
+            (Some(op), None, ProxKind::ShrinkL2) => (Omega::BlockL2, spec(op)?, false),
+            (None, Some(g), ProxKind::ShrinkL2Groups) => (Omega::BlockL2, spec(g)?, true),
             _ => return None,
         };
         if found.is_some() {
@@ -716,6 +723,7 @@ fn penalty_text(r: &crate::check::RegTerm, var: &str) -> String {
     let scalar = |name: &str| r.scalars.iter().find(|(n, _)| n == name).map(|(_, v)| *v);
     let arg = match &r.operator {
         Some(Operator::Diff(_)) => format!("D{var}"),
+        Some(Operator::Center(_)) => format!("{var}(I − 11ᵀ/k)"),
         Some(_) => format!("B{var}"),
         None => var.to_string(),
     };

@@ -24,16 +24,19 @@ pub enum Routine {
     ProjSimplex,
     /// prox of τ‖·‖_* on a row-major matrix: singular values soft-thresholded (SVD).
     Svt,
+    /// prox of τ‖W(I − 11ᵀ/k)‖_*: each row's mean kept, the centred rest thresholded.
+    SvtCentered,
 }
 
 impl Routine {
-    pub const ALL: [Routine; 6] = [
+    pub const ALL: [Routine; 7] = [
         Routine::ShrinkL2,
         Routine::ProxLinf,
         Routine::ProjL1Ball,
         Routine::ProjL2Ball,
         Routine::ProjSimplex,
         Routine::Svt,
+        Routine::SvtCentered,
     ];
 
     /// The name in the plan dump and the JIT's symbol table (prefixed `optc_`).
@@ -45,6 +48,7 @@ impl Routine {
             Routine::ProjL2Ball => "proj_l2ball",
             Routine::ProjSimplex => "proj_simplex",
             Routine::Svt => "svt",
+            Routine::SvtCentered => "svt_centered",
         }
     }
 
@@ -58,7 +62,7 @@ impl Routine {
             Routine::ProjL1Ball => proj_l1ball(v, arg),
             Routine::ProjL2Ball => proj_l2ball(v, arg),
             Routine::ProjSimplex => proj_simplex(v),
-            Routine::Svt => svt(v, 1, arg),
+            Routine::Svt | Routine::SvtCentered => svt(v, 1, arg),
         }
     }
 
@@ -67,6 +71,7 @@ impl Routine {
     pub fn apply_shaped(self, v: &mut [f64], width: usize, arg: f64) {
         match self {
             Routine::Svt => svt(v, width, arg),
+            Routine::SvtCentered => svt_centered(v, width, arg),
             _ => self.apply(v, arg),
         }
     }
@@ -88,6 +93,34 @@ fn gram_eigen(
     let tall = m.nrows() >= m.ncols();
     let gram = if tall { m.transpose() * &m } else { &m * m.transpose() };
     Some((m, gram.symmetric_eigen(), tall))
+}
+
+/// prox_{τ‖·P‖_*}(V) with P = I − 11ᵀ/k: the norm sees only VP (each row minus its mean), and
+/// V = VP + V(I − P) splits orthogonally, so the prox is V(I − P) + SVT_τ(VP).
+fn svt_centered(v: &mut [f64], width: usize, tau: f64) {
+    if width == 0 || !v.len().is_multiple_of(width) {
+        return;
+    }
+    let means: Vec<f64> = v.chunks(width).map(|row| row.iter().sum::<f64>() / width as f64).collect();
+    for (row, m) in v.chunks_mut(width).zip(&means) {
+        row.iter_mut().for_each(|x| *x -= m);
+    }
+    svt(v, width, tau);
+    for (row, m) in v.chunks_mut(width).zip(&means) {
+        row.iter_mut().for_each(|x| *x += m);
+    }
+}
+
+/// Each row minus its mean: W(I − 11ᵀ/k).
+pub fn centered(v: &[f64], width: usize) -> Vec<f64> {
+    let mut out = v.to_vec();
+    if width > 0 {
+        for row in out.chunks_mut(width) {
+            let m = row.iter().sum::<f64>() / width as f64;
+            row.iter_mut().for_each(|x| *x -= m);
+        }
+    }
+    out
 }
 
 /// The singular values of a row-major matrix with rows of `width` entries (unsorted). An
@@ -143,6 +176,8 @@ pub enum VectorTerm {
     Simplex,
     /// λ‖W‖_*, the sum of W's singular values: on the whole matrix, never row by row.
     Nuclear(f64),
+    /// λ‖W(I − 11ᵀ/k)‖_*, the centred trace norm (multi-task learning, Argyriou et al. §3).
+    CenteredNuclear(f64),
 }
 
 /// How far outside a set rounding may leave a projected point before its value counts as +∞.
@@ -157,12 +192,13 @@ impl VectorTerm {
             VectorTerm::L2Ball(_) => Routine::ProjL2Ball,
             VectorTerm::Simplex => Routine::ProjSimplex,
             VectorTerm::Nuclear(_) => Routine::Svt,
+            VectorTerm::CenteredNuclear(_) => Routine::SvtCentered,
         }
     }
 
     /// Whether it acts on a whole matrix rather than on each row of one.
     pub fn whole_matrix(self) -> bool {
-        matches!(self, VectorTerm::Nuclear(_))
+        matches!(self, VectorTerm::Nuclear(_) | VectorTerm::CenteredNuclear(_))
     }
 
     /// Its value at a row-major matrix with rows of `width` entries: a whole-matrix term on
@@ -170,6 +206,7 @@ impl VectorTerm {
     pub fn value_shaped(self, w: &[f64], width: usize) -> f64 {
         match self {
             VectorTerm::Nuclear(l) => l * singular_values(w, width).iter().sum::<f64>(),
+            VectorTerm::CenteredNuclear(l) => l * singular_values(&centered(w, width), width).iter().sum::<f64>(),
             _ if width > 1 => w.chunks(width).map(|row| self.value(row)).sum(),
             _ => self.value(w),
         }
@@ -178,7 +215,9 @@ impl VectorTerm {
     /// The routine's argument for the prox of τ·term: τλ for a norm, the radius for a set.
     pub fn arg(self, tau: f64) -> f64 {
         match self {
-            VectorTerm::Norm2(l) | VectorTerm::NormInf(l) | VectorTerm::Nuclear(l) => tau * l,
+            VectorTerm::Norm2(l) | VectorTerm::NormInf(l) | VectorTerm::Nuclear(l) | VectorTerm::CenteredNuclear(l) => {
+                tau * l
+            }
             VectorTerm::L1Ball(r) | VectorTerm::L2Ball(r) => r,
             VectorTerm::Simplex => 0.0,
         }
@@ -186,7 +225,10 @@ impl VectorTerm {
 
     /// Whether the term is a norm (scaled by τ in a prox) rather than a set.
     pub fn is_norm(self) -> bool {
-        matches!(self, VectorTerm::Norm2(_) | VectorTerm::NormInf(_) | VectorTerm::Nuclear(_))
+        matches!(
+            self,
+            VectorTerm::Norm2(_) | VectorTerm::NormInf(_) | VectorTerm::Nuclear(_) | VectorTerm::CenteredNuclear(_)
+        )
     }
 
     /// Its value at w: the norm, or 0 on the set (+∞ off it, beyond rounding).
@@ -194,7 +236,7 @@ impl VectorTerm {
         let off = |excess: f64, scale: f64| if excess > FEASIBILITY * (1.0 + scale) { f64::INFINITY } else { 0.0 };
         match self {
             VectorTerm::Norm2(l) => l * norm2(w),
-            VectorTerm::Nuclear(l) => l * singular_values(w, 1).iter().sum::<f64>(),
+            VectorTerm::Nuclear(l) | VectorTerm::CenteredNuclear(l) => l * singular_values(w, 1).iter().sum::<f64>(),
             VectorTerm::NormInf(l) => l * norm_inf(w),
             VectorTerm::L1Ball(r) => off(norm1(w) - r, r),
             VectorTerm::L2Ball(r) => off(norm2(w) - r, r),
@@ -215,6 +257,7 @@ impl VectorTerm {
             VectorTerm::L2Ball(r) => format!("ι{{‖w‖₂ ≤ {}}}", num(r)),
             VectorTerm::Simplex => "ι{w ≥ 0, Σw = 1}".into(),
             VectorTerm::Nuclear(l) => format!("{}·‖W‖_*", num(l)),
+            VectorTerm::CenteredNuclear(l) => format!("{}·‖W(I − 11ᵀ/k)‖_*", num(l)),
         }
     }
 }
@@ -481,6 +524,22 @@ mod tests {
         assert!((dot(&g, &p) - nuclear).abs() <= 1e-9 * scale * scale / tau, "⟨G, P⟩ ≠ ‖P‖_*");
     }
 
+    /// P = prox_{τ‖·C‖_*}(V), C = I − 11ᵀ/k ⇔ G = (V − P)/τ has rows summing to 0, spectral
+    /// norm ≤ 1 and ⟨G, P⟩ = ‖PC‖_*.
+    fn check_svt_centered(v: &[f64], width: usize, tau: f64) {
+        let mut p = v.to_vec();
+        Routine::SvtCentered.apply_shaped(&mut p, width, tau);
+        let g: Vec<f64> = v.iter().zip(&p).map(|(a, b)| (a - b) / tau).collect();
+        let scale = 1.0 + norm2(v);
+        for row in g.chunks(width) {
+            assert!(row.iter().sum::<f64>().abs() <= 1e-9 * scale / tau, "a row of G does not sum to 0");
+        }
+        let spectral = singular_values(&g, width).into_iter().fold(0.0, f64::max);
+        let nuclear: f64 = singular_values(&centered(&p, width), width).iter().sum();
+        assert!(spectral <= 1.0 + 1e-9 * scale / tau, "‖G‖₂ = {spectral} > 1");
+        assert!((dot(&g, &p) - nuclear).abs() <= 1e-9 * scale * scale / tau, "⟨G, P⟩ ≠ ‖PC‖_*");
+    }
+
     #[test]
     fn svt_by_hand() {
         // diag(3, 1) with τ = 2 → diag(1, 0).
@@ -499,6 +558,7 @@ mod tests {
         ) {
             let _ = rows;
             check_svt(&v, width, tau);
+            check_svt_centered(&v, width, tau);
         }
 
         #[test]

@@ -451,6 +451,7 @@ pub fn expr_text(e: &ast::Expr) -> String {
         ExprKind::Expect(a) => format!("E[{}]", expr_text(a)),
         ExprKind::Inner(a, b) => format!("⟨{}, {}⟩", a.name, b.name),
         ExprKind::Apply(m, v) => format!("{} {}", expr_text(m), v.name),
+        ExprKind::ApplyT(m, v) => format!("{} {}ᵀ", expr_text(m), v.name),
         ExprKind::Index(a, i) => format!("{}[{}]", expr_text(a), expr_text(i)),
     }
 }

@@ -102,7 +102,9 @@ fn vector_proxes_reach_a_certified_1e_4_by_default_and_1e_6_when_asked() {
 /// default and 1e-6 when asked.
 #[test]
 fn multiclass_softmax_reaches_a_certified_1e_4_by_default_and_1e_6_when_asked() {
-    for name in ["softmax_l1", "softmax_l2sq", "softmax_l1l2", "softmax_l1inf", "softmax_nuclear"] {
+    for name in
+        ["softmax_l1", "softmax_l2sq", "softmax_l1l2", "softmax_l1inf", "softmax_nuclear", "softmax_centered_trace"]
+    {
         let (solver, _) = solve_to(name, None, 1e-4, 20_000);
         assert_eq!(solver, "proxgrad", "{name}");
         solve_to(name, None, 1e-6, 20_000);

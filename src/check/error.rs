@@ -235,6 +235,10 @@ pub enum CheckError {
     ComposedMatrixVariable {
         span: Span,
     },
+    /// `B Wᵀ` other than `nuclear(center(k) Wᵀ)`, or `center(k)` of the wrong size.
+    CenteringOnly {
+        span: Span,
+    },
     NegativeScalar {
         regularizer: String,
         param: String,

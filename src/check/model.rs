@@ -59,6 +59,8 @@ pub enum Operator {
     Incidence(String),
     /// `groups(load(path))`: one group per line.
     Groups(String),
+    /// `center(k)`: I − 11ᵀ/k, applied to Wᵀ (the centred trace norm).
+    Center(Dim),
 }
 
 #[derive(Clone, Debug)]

@@ -72,7 +72,7 @@ pub(super) fn find_name(e: &ast::Expr, name: &str) -> Option<Span> {
         ExprKind::Neg(a) | ExprKind::Expect(a) => find_name(a, name),
         ExprKind::Binary(_, a, b) | ExprKind::Index(a, b) => find_name(a, name).or_else(|| find_name(b, name)),
         ExprKind::Call { args, .. } => args.iter().find_map(|a| find_name(&a.value, name)),
-        ExprKind::Apply(m, _) => find_name(m, name),
+        ExprKind::Apply(m, _) | ExprKind::ApplyT(m, _) => find_name(m, name),
         _ => None,
     }
 }

@@ -38,6 +38,21 @@ impl Checker<'_> {
             match ptype {
                 ParamType::Variable => match &a.kind {
                     ExprKind::Name(n) if *n == cx.var.name => {}
+                    ExprKind::ApplyT(m, v) if v.name == cx.var.name => {
+                        let centered = def.prox == crate::stdlib::ProxKind::Svt
+                            && matches!(&m.kind, ExprKind::Call { func, .. } if func.name == "center");
+                        let Shape::Mat(_, cols) = cx.shape else {
+                            self.err(CheckError::CenteringOnly { span: a.span });
+                            return None;
+                        };
+                        match self.operator(m, cx)? {
+                            Operator::Center(k) if centered && k == *cols => operator = Some(Operator::Center(k)),
+                            _ => {
+                                self.err(CheckError::CenteringOnly { span: a.span });
+                                return None;
+                            }
+                        }
+                    }
                     ExprKind::Apply(m, v) if v.name == cx.var.name => {
                         if !def.convex || def.separability == crate::stdlib::Separability::Group {
                             self.err(CheckError::NotComposable { regularizer: def.name.clone(), span: m.span });
@@ -73,9 +88,13 @@ impl Checker<'_> {
             });
             return None;
         }
-        if let (Some(_), Shape::Mat(..)) = (&operator, cx.shape) {
-            self.err(CheckError::ComposedMatrixVariable { span: e.span });
-            return None;
+        if let (Some(op), Shape::Mat(..)) = (&operator, cx.shape) {
+            if matches!(op, Operator::Center(_)) {
+                // `nuclear(center(k) Wᵀ)`, checked above.
+            } else {
+                self.err(CheckError::ComposedMatrixVariable { span: e.span });
+                return None;
+            }
         }
         if let Some((name, v)) = scalars.iter().find(|(_, v)| *v < 0.0) {
             let (regularizer, param) = (def.name.clone(), name.clone());
@@ -110,6 +129,9 @@ impl Checker<'_> {
             "diff" if args.len() == 1 => self
                 .dim(&args[0].value, Some(cx.features), Some(&(cx.label.clone(), cx.label_kind)))
                 .map(Operator::Diff),
+            "center" if args.len() == 1 => self
+                .dim(&args[0].value, Some(cx.features), Some(&(cx.label.clone(), cx.label_kind)))
+                .map(Operator::Center),
             "incidence" | "groups" => match load_path(args) {
                 Some(p) if func.name == "incidence" => Some(Operator::Incidence(p)),
                 Some(p) => Some(Operator::Groups(p)),

@@ -153,3 +153,17 @@ fn a_nan_parameter_is_an_error() {
         assert!(e.iter().any(|e| matches!(e, CheckError::NanValue { .. })), "{value}: {e:?}");
     }
 }
+
+/// The centred trace norm's spelling, and what is refused around it.
+#[test]
+fn centred_trace_norm_spelling() {
+    let head = "data x: sparse, y: classes\nvar W: mat[dim(x), classes(y)]\nparam λ = 0.1\n";
+    let ok = format!("{head}minimize E[softmax(y, <x, W>)] + λ·nuclear(center(classes(y)) Wᵀ)\n");
+    let program = syntax::parse(&SourceFile::new("test.opt", ok)).expect("parses");
+    assert!(check_errors(&program, &Library::standard(), &[]).is_ok());
+    for bad in ["λ·l1(center(classes(y)) Wᵀ)", "λ·nuclear(center(dim(x)) Wᵀ)", "λ·nuclear(diff(classes(y)) W')"]
+    {
+        let e = errors(&format!("{head}minimize E[softmax(y, <x, W>)] + {bad}\n"));
+        assert!(matches!(e.as_slice(), [CheckError::CenteringOnly { .. }]), "{bad}: {e:?}");
+    }
+}

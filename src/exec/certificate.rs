@@ -361,6 +361,13 @@ fn vector_conjugate(cert: &Certificate, term: VectorTerm, z: &[f64], width: usiz
             let top = crate::runtime::singular_values(z, width).into_iter().fold(0.0, f64::max);
             (inside((lambda / top).min(1.0)), 0.0)
         }
+        // R* = ι{Z = ZP, ‖Z‖₂ ≤ λ}: softmax's dual points have rows of U summing to 0, so Z's
+        // rows do too (Z = ZP up to rounding) and only the spectral norm of ZP bounds s.
+        VectorTerm::CenteredNuclear(lambda) => {
+            let zp = crate::runtime::centered(z, width);
+            let top = crate::runtime::singular_values(&zp, width).into_iter().fold(0.0, f64::max);
+            (inside((lambda / top).min(1.0)), 0.0)
+        }
         VectorTerm::L1Ball(r) => (1.0, r * norm_inf(z)),
         VectorTerm::L2Ball(r) => (1.0, r * norm2(z)),
         VectorTerm::Simplex => (1.0, z.iter().copied().fold(f64::NEG_INFINITY, f64::max).max(f64::MIN)),

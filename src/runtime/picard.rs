@@ -225,8 +225,9 @@ mod tests {
     fn check(op: &Operator, omega: Omega, x: &[f64], gamma: f64) {
         let mut y = x.to_vec();
         let mut z = vec![0.0; op.rows];
-        let iterations = prox(op, omega, &mut y, &mut z, gamma, 1e-12, 100_000);
-        assert!(iterations < 100_000, "converged");
+        // The dual may creep along a face of optimal z (overlapping groups make it non-unique)
+        // long after y = x − Bᵀz has settled: judge the prox by y, not by the iterations.
+        prox(op, omega, &mut y, &mut z, gamma, 1e-12, 100_000);
         let best = objective(op, omega, x, &y, gamma);
         let n = x.len();
         let scale = 1.0 + super::super::norm_inf(x);

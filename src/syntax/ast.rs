@@ -145,6 +145,8 @@ pub enum ExprKind {
     Inner(Ident, Ident),
     /// `B w`: a matrix-valued expression applied to a variable.
     Apply(Box<Expr>, Ident),
+    /// `B Wᵀ`: a matrix-valued expression applied to the transpose of a matrix variable.
+    ApplyT(Box<Expr>, Ident),
     /// `a[y]`
     Index(Box<Expr>, Box<Expr>),
 }

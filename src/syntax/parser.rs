@@ -283,8 +283,13 @@ fn build_expr(p: Pair<Rule>) -> Expr {
             let call = Expr { kind: ExprKind::Call { func, args }, span: Span::new(sp.start, call_end) };
             match applied {
                 Some(v) => {
-                    let v = ident(v.into_inner().next().expect("vector"));
-                    Expr { kind: ExprKind::Apply(Box::new(call), v), span: sp }
+                    let mut parts = v.into_inner();
+                    let var = ident(parts.next().expect("vector"));
+                    if parts.next().is_some() {
+                        Expr { kind: ExprKind::ApplyT(Box::new(call), var), span: sp }
+                    } else {
+                        Expr { kind: ExprKind::Apply(Box::new(call), var), span: sp }
+                    }
                 }
                 None => call,
             }

@@ -267,6 +267,13 @@ pub(super) fn render(e: &CheckError) -> Problem {
         )
         .with_label(*var_span, "declared as a vector")
         .with_help(format!("use `l1({var})` for a vector, or declare `var W: mat[dim(x), classes(y)]`")),
+        CenteringOnly { span } => Problem::error(
+            "optc::shape",
+            "a transposed matrix variable is only taken by `nuclear(center(classes(y)) Wᵀ)`",
+            *span,
+            "here",
+        )
+        .with_help("the centred trace norm ‖W(I − 11ᵀ/k)‖_* is spelled `nuclear(center(classes(y)) Wᵀ)`; center's size is W's number of columns"),
         ComposedMatrixVariable { span } => {
             Problem::error("optc::shape", "ω(B W) of a matrix variable is not supported", *span, "here")
                 .with_help("compose with a matrix only for a vector variable")

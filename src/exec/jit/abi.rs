@@ -112,6 +112,9 @@ extern "C" fn optc_proj_simplex(ptr: *mut f64, len: u64, width: u64, arg: f64) {
 extern "C" fn optc_svt(ptr: *mut f64, len: u64, width: u64, arg: f64) {
     routine(Routine::Svt, ptr, len, width, arg)
 }
+extern "C" fn optc_svt_centered(ptr: *mut f64, len: u64, width: u64, arg: f64) {
+    routine(Routine::SvtCentered, ptr, len, width, arg)
+}
 
 /// The one body of the routine entry points.
 ///
@@ -130,12 +133,26 @@ fn routine(r: Routine, ptr: *mut f64, len: u64, width: u64, arg: f64) {
 }
 
 /// The routine entry points, by the names the translator imports.
-pub fn routine_symbols() -> [(&'static str, *const u8, Routine); 6] {
-    let entry: [extern "C" fn(*mut f64, u64, u64, f64); 6] =
-        [optc_shrink_l2, optc_prox_linf, optc_proj_l1ball, optc_proj_l2ball, optc_proj_simplex, optc_svt];
-    let names =
-        ["optc_shrink_l2", "optc_prox_linf", "optc_proj_l1ball", "optc_proj_l2ball", "optc_proj_simplex", "optc_svt"];
-    let mut out = [("", std::ptr::null::<u8>(), Routine::ShrinkL2); 6];
+pub fn routine_symbols() -> [(&'static str, *const u8, Routine); 7] {
+    let entry: [extern "C" fn(*mut f64, u64, u64, f64); 7] = [
+        optc_shrink_l2,
+        optc_prox_linf,
+        optc_proj_l1ball,
+        optc_proj_l2ball,
+        optc_proj_simplex,
+        optc_svt,
+        optc_svt_centered,
+    ];
+    let names = [
+        "optc_shrink_l2",
+        "optc_prox_linf",
+        "optc_proj_l1ball",
+        "optc_proj_l2ball",
+        "optc_proj_simplex",
+        "optc_svt",
+        "optc_svt_centered",
+    ];
+    let mut out = [("", std::ptr::null::<u8>(), Routine::ShrinkL2); 7];
     for (k, r) in Routine::ALL.into_iter().enumerate() {
         debug_assert_eq!(names[k], format!("optc_{}", r.name()));
         out[k] = (names[k], entry[k] as *const u8, r);
