@@ -313,6 +313,41 @@ fn entry_penalty(model: &Model, entry: Expr) -> Expr {
     penalty
 }
 
+/// FISTA's momentum with gradient restart (O'Donoghue & Candès), shared by the batch solvers:
+/// the statements that restart when `r` = ⟨ŵ − w⁺, w⁺ − w⟩ > 0 (momentum points uphill) and
+/// compute β = (θ − 1)/θ⁺ with θ⁺ = (1 + √(1 + 4θ²))/2, then `extrapolate` (ŵ = w⁺ + β(w⁺ − w),
+/// written by the caller with β), then θ = θ⁺.
+pub(super) fn fista_momentum(b: &mut Builder, theta: ScalarId, r: ScalarId, beta_name: &str) -> Momentum {
+    let tn = b.local("θn");
+    let beta = b.local(beta_name);
+    let before = vec![
+        super::Stmt::If(crate::symbolic::Cmp::Gt, s(r), k(0.0), vec![super::Stmt::Set(theta, k(1.0))]),
+        super::Stmt::Set(
+            tn,
+            div(add(k(1.0), call(Func::Sqrt, vec![add(k(1.0), mul(k(4.0), mul(s(theta), s(theta))))])), k(2.0)),
+        ),
+        super::Stmt::Set(beta, div(sub(s(theta), k(1.0)), s(tn))),
+    ];
+    Momentum { before, beta, after: super::Stmt::Set(theta, s(tn)) }
+}
+
+/// See [`fista_momentum`].
+pub(super) struct Momentum {
+    pub before: Vec<super::Stmt>,
+    pub beta: ScalarId,
+    pub after: super::Stmt,
+}
+
+impl Momentum {
+    /// before ++ extrapolate ++ [after].
+    pub fn around(self, extrapolate: Vec<super::Stmt>) -> Vec<super::Stmt> {
+        let mut out = self.before;
+        out.extend(extrapolate);
+        out.push(self.after);
+        out
+    }
+}
+
 /// Computes every transcendental call that occurs more than once across `exprs` once, into a
 /// local set before them (ℓ′, ℓ″ and ℓ of the logistic loss share sigmoid(−y·a)): the JIT does
 /// no common-subexpression elimination across calls, and each call costs tens of cycles.

@@ -39,8 +39,6 @@ pub(super) fn lower(model: &Model, st: &Structure, prox: CoordinateProx, rows: O
     let top = b.local("top");
     let z = b.local("Z");
     let r = b.local("r");
-    let tn = b.local("θn");
-    let mu = b.local("μ");
 
     let classes = |body: Vec<Stmt>| each(Range::Upto(Len::Classes), body);
     let entries = |body: Vec<Stmt>| each(Range::Upto(Len::Features), vec![classes(body)]);
@@ -103,16 +101,9 @@ pub(super) fn lower(model: &Model, st: &Structure, prox: CoordinateProx, rows: O
             each(Range::Upto(Len::Features), vec![restart_test]),
         ]);
     }
-    b.plan.epoch.extend([
-        Stmt::If(Cmp::Gt, s(r), k(0.0), vec![Stmt::Set(theta, k(1.0))]),
-        Stmt::Set(
-            tn,
-            div(add(k(1.0), call(Func::Sqrt, vec![add(k(1.0), mul(k(4.0), mul(s(theta), s(theta))))])), k(2.0)),
-        ),
-        Stmt::Set(mu, div(sub(s(theta), k(1.0)), s(tn))),
-        entries(vec![st_at(v, add(ld(w), mul(s(mu), sub(ld(w), ld(wp)))))]),
-        Stmt::Set(theta, s(tn)),
-    ]);
+    let momentum = super::fista_momentum(&mut b, theta, r, "μ");
+    let mu = momentum.beta;
+    b.plan.epoch.extend(momentum.around(vec![entries(vec![st_at(v, add(ld(w), mul(s(mu), sub(ld(w), ld(wp)))))])]));
     b.report_multiclass(model, w, z);
     b.plan
 }

@@ -20,7 +20,6 @@ use super::super::{
 use super::Builder;
 use crate::analysis::{CoordinateProx, Structure};
 use crate::check::Model;
-use crate::symbolic::{Cmp, Func};
 
 /// The inner Picard loop's stopping rule: ‖Δz‖ ≤ TOL·max(1, ‖z‖), or CAP iterations. Warm
 /// starts make a few iterations typical once the outer iterates settle.
@@ -56,7 +55,7 @@ fn build(
     let (y, w) = b.labels_and_weights();
     let c = model.loss.coef.value;
     let beta = st.smooth.expect("proxgrad is only chosen for smooth losses");
-    let (i, j) = (super::super::Index::Row, super::super::Index::Feature);
+    let j = super::super::Index::Feature;
     let lip = b.scalar(
         "L",
         ScalarRole::Param,
@@ -71,8 +70,6 @@ fn build(
     let a = b.local("a");
     let u = b.local("u");
     let r = b.local("r");
-    let tn = b.local("θn");
-    let mu = b.local("μ");
 
     // The vector routine's argument: τ′λ for a norm, with τ′ = 1/(L + l2) the step left after
     // the per-coordinate ½‖·‖² scaling; the radius for a set.
@@ -132,17 +129,12 @@ fn build(
             ]);
         }
     }
-    b.plan.epoch.extend([
-        Stmt::If(Cmp::Gt, s(r), k(0.0), vec![Stmt::Set(theta, k(1.0))]),
-        Stmt::Set(
-            tn,
-            div(add(k(1.0), call(Func::Sqrt, vec![add(k(1.0), mul(k(4.0), mul(s(theta), s(theta))))])), k(2.0)),
-        ),
-        Stmt::Set(mu, div(sub(s(theta), k(1.0)), s(tn))),
-        each(Range::Upto(Len::Features), vec![Stmt::Store(v, j, add(at(w, j), mul(s(mu), sub(at(w, j), at(wp, j)))))]),
-        Stmt::Set(theta, s(tn)),
-    ]);
-    let _ = i;
+    let momentum = super::fista_momentum(&mut b, theta, r, "μ");
+    let mu = momentum.beta;
+    b.plan.epoch.extend(momentum.around(vec![each(
+        Range::Upto(Len::Features),
+        vec![Stmt::Store(v, j, add(at(w, j), mul(s(mu), sub(at(w, j), at(wp, j)))))],
+    )]));
     b.report(model, st, w, y, a);
     b.plan
 }

@@ -17,7 +17,7 @@ use super::super::{Expr, Index, Len, ParamInit, Plan, Range, ScalarRole, Stmt, V
 use super::Builder;
 use crate::analysis::{CoordinateProx, Structure};
 use crate::check::Model;
-use crate::symbolic::{Cmp, Func};
+use crate::symbolic::Func;
 
 pub(super) fn lower(model: &Model, st: &Structure, prox: CoordinateProx) -> Plan {
     let mut b = Builder::new(model, "picard", false, prox, None);
@@ -41,8 +41,6 @@ pub(super) fn lower(model: &Model, st: &Structure, prox: CoordinateProx) -> Plan
     let a = b.local("a");
     let sv = b.local("s");
     let r = b.local("r");
-    let tn = b.local("θn");
-    let beta = b.local("β");
 
     // w = −μ·Σᵢ vᵢyᵢxᵢ from the dual (a warm start from weights alone restarts the dual at 0).
     let rebuild_w = vec![
@@ -81,13 +79,9 @@ pub(super) fn lower(model: &Model, st: &Structure, prox: CoordinateProx) -> Plan
         each(Range::Upto(Len::Features), vec![Stmt::Store(wprev, j, at(w, j))]),
     ];
     b.plan.epoch.extend(rebuild_w);
-    b.plan.epoch.extend([
-        Stmt::If(Cmp::Gt, s(r), k(0.0), vec![Stmt::Set(theta, k(1.0))]),
-        Stmt::Set(
-            tn,
-            div(add(k(1.0), call(Func::Sqrt, vec![add(k(1.0), mul(k(4.0), mul(s(theta), s(theta))))])), k(2.0)),
-        ),
-        Stmt::Set(beta, div(sub(s(theta), k(1.0)), s(tn))),
+    let momentum = super::fista_momentum(&mut b, theta, r, "β");
+    let beta = momentum.beta;
+    b.plan.epoch.extend(momentum.around(vec![
         each(
             Range::Upto(Len::Rows),
             vec![Stmt::Store(vhat, i, add(at(v, i), mul(s(beta), sub(at(v, i), at(vprev, i)))))],
@@ -96,8 +90,7 @@ pub(super) fn lower(model: &Model, st: &Structure, prox: CoordinateProx) -> Plan
             Range::Upto(Len::Features),
             vec![Stmt::Store(wt, j, add(at(w, j), mul(s(beta), sub(at(w, j), at(wprev, j)))))],
         ),
-        Stmt::Set(theta, s(tn)),
-    ]);
+    ]));
     b.report(model, st, w, y, a);
     // The Picard dual, as the loss's dual point: uᵢ = yᵢ·μ·vᵢ/κ.
     b.plan.objective.dual = Some(div(mul(at(y, i), mul(s(mu), at(v, i))), s(kappa)));
