@@ -50,6 +50,14 @@ pub fn evaluate_rows(plan: &Plan, state: &State, data: &DataView, rows: Option<&
     evaluate_impl(plan, state, data, rows, None)
 }
 
+/// The rows an evaluation covers: those given, or all of them.
+fn chosen_rows<'a>(data: &DataView, rows: Option<&'a [u32]>) -> std::borrow::Cow<'a, [u32]> {
+    match rows {
+        Some(r) => std::borrow::Cow::Borrowed(r),
+        None => std::borrow::Cow::Owned((0..data.rows() as u32).collect()),
+    }
+}
+
 fn evaluate_impl(
     plan: &Plan,
     state: &State,
@@ -68,14 +76,8 @@ fn evaluate_impl(
     if let Some(y) = plan.labels() {
         scratch.vectors[y.0] = data.labels.to_vec();
     }
-    let all: Vec<u32>;
-    let rows = match rows {
-        Some(r) => r,
-        None => {
-            all = (0..data.rows() as u32).collect();
-            &all
-        }
-    };
+    let rows = chosen_rows(data, rows);
+    let rows: &[u32] = &rows;
     let m = rows.len();
     let (mut loss, mut wrong, mut sq) = (0.0, 0usize, 0.0);
     for &i in rows {
@@ -126,14 +128,8 @@ fn evaluate_softmax(
     let k = w.len().checked_div(features).unwrap_or(0);
     let obj = &plan.objective;
     let env = Env::new(plan, crate::plan::Dims { classes: k, ..data.dims() });
-    let all: Vec<u32>;
-    let rows = match rows {
-        Some(r) => r,
-        None => {
-            all = (0..data.rows() as u32).collect();
-            &all
-        }
-    };
+    let rows = chosen_rows(data, rows);
+    let rows: &[u32] = &rows;
     let (mut loss, mut wrong) = (0.0, 0usize);
     let mut scores = vec![0.0; k];
     for &i in rows {
