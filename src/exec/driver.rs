@@ -42,6 +42,13 @@ impl RunSettings {
         }
     }
 
+    /// The gap a check must reach to stop the run at F (0 without a tolerance: as tight as the
+    /// certificate can make it).
+    fn target(&self) -> impl Fn(f64) -> f64 {
+        let tol = self.tol;
+        move |f: f64| tol.map_or(0.0, |t| t * f.abs())
+    }
+
     /// Until the certified relative gap is ≤ tol, at most `max_epochs` epochs.
     pub fn to_tolerance(tol: f64, max_epochs: usize, seed: u64) -> RunSettings {
         RunSettings { tol: Some(tol), ..RunSettings::fixed(max_epochs, seed) }
@@ -199,7 +206,7 @@ pub fn run(
     let mut working: Option<usize> = None;
     if let Some(cert) = &ws_cert {
         let checking = Instant::now();
-        if let (_, Some(a)) = check_point(plan, &state, data, None) {
+        if let (_, Some(a)) = check_point(plan, &state, data, None, |_| f64::INFINITY) {
             working = Some(repick(&mut order, cert, state.weights(plan), &a.gradient));
         }
         check_seconds += checking.elapsed().as_secs_f64();
@@ -221,7 +228,7 @@ pub fn run(
             let checking = Instant::now();
             let mut flushed = state.clone();
             backend.finish(&mut flushed, data)?;
-            let (eval, assessment) = check_point(plan, &flushed, data, Some(&mut history));
+            let (eval, assessment) = check_point(plan, &flushed, data, Some(&mut history), settings.target());
             let gap = assessment.as_ref().map(|a| a.gap);
             if let (Some(cert), Some(a), true) = (&ws_cert, &assessment, due) {
                 working = Some(repick(&mut order, cert, flushed.weights(plan), &a.gradient));
@@ -279,7 +286,7 @@ pub fn run(
         // The state was flushed for that check exactly as `finish` has just flushed it.
         Some((at, eval, gap)) if at == epochs => (eval, gap),
         _ => {
-            let (eval, assessment) = check_point(plan, &state, data, Some(&mut history));
+            let (eval, assessment) = check_point(plan, &state, data, Some(&mut history), settings.target());
             (eval, assessment.map(|a| a.gap))
         }
     };
@@ -305,9 +312,10 @@ fn check_point(
     state: &State,
     data: &DataView,
     history: Option<&mut DualHistory>,
+    target: impl Fn(f64) -> f64,
 ) -> (Evaluation, Option<Assessment>) {
     let (eval, margins) = evaluate_with_margins(plan, state, data);
-    let assessment = assess(plan, state, data, eval.objective, &margins, history);
+    let assessment = assess(plan, state, data, eval.objective, &margins, history, target(eval.objective));
     (eval, assessment)
 }
 

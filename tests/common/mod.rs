@@ -90,3 +90,23 @@ pub fn write(dir: &Path, name: &str, contents: &str) -> PathBuf {
 /// An l1-logistic model at λ = 0.01, for the binary fixture.
 pub const L1_LOGISTIC: &str =
     "data x: sparse, y: labels\nvar w: vec[dim(x)]\nparam λ = 0.01\nminimize E[logistic(y, <x, w>)] + λ·l1(w)\n";
+
+/// The certificate of `state` on `d` two ways: (F, the plain rescaled dual point's gap, the gap
+/// with every dual point the certificate knows, the Newton-refined one included), reading the
+/// data by columns or, with `by_rows`, through the rows only.
+pub fn gaps(plan: &Plan, d: &Dataset, state: &optc::exec::State, by_rows: bool) -> (f64, f64, f64) {
+    use optc::exec::certificate::{assess, DualHistory};
+    let kind = if plan.info.classification { optc::stdlib::LabelKind::Labels } else { optc::stdlib::LabelKind::Real };
+    let map = LabelMap::fit(kind, d).expect("labels");
+    let y = map.apply(d).expect("labels map");
+    let columns = optc::data::Columns::of(d.csr().0, d.csr().1, d.csr().2, d.features());
+    let view = if by_rows { d.view(&y, d.features()) } else { d.view(&y, d.features()).with_columns(&columns) };
+    let (eval, margins) = optc::exec::evaluate::evaluate_with_margins(plan, state, &view);
+    let f = eval.objective;
+    // A fresh history and an unreachable target: the plain point alone.
+    let plain =
+        assess(plan, state, &view, f, &margins, Some(&mut DualHistory::default()), f64::INFINITY).expect("certificate");
+    // No history (a one-off gap) and a target of 0: every dual point, the refined one included.
+    let all = assess(plan, state, &view, f, &margins, None, 0.0).expect("certificate");
+    (f, plain.gap, all.gap)
+}
