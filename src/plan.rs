@@ -481,6 +481,12 @@ impl Plan {
     pub fn reads_columns(&self) -> bool {
         self.phases().any(|body| walk::any_loop(body, |r| r == Range::ColNonZeros))
     }
+    /// Whether any phase calls the Picard prox (then the data is bound with an operator).
+    pub fn calls_picard(&self) -> bool {
+        let mut found = false;
+        self.phases().for_each(|body| walk::stmts(body, &mut |s| found |= matches!(s, Stmt::Picard(_))));
+        found
+    }
     /// Whether an epoch needs the driver's permutation of the rows / of the columns.
     pub fn permutes(&self, len: Len) -> bool {
         walk::any_loop(&self.epoch, |r| r == Range::Perm(len))

@@ -65,10 +65,7 @@ fn both(plan: &Plan, epochs: usize, seed: u64) -> (State, State) {
         .as_ref()
         .map(|c| optc::data::operator::bind(c, d.features(), &examples).expect("binds"));
     let view = d.view(&y, d.features()).with_columns(&columns).with_classes(classes);
-    let view = match &operator {
-        Some(b) => view.with_operator(b),
-        None => view,
-    };
+    let view = view.with_operator(operator.as_ref());
     let op_rows = operator.as_ref().map_or(0, |b| b.rows);
     let facts = d.complete_facts(plan, optc::data::DataFacts { classes, op_rows, ..d.facts() });
     let settings = RunSettings::fixed(epochs, seed);

@@ -174,10 +174,7 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
         None => train.view(&y, features),
     }
     .with_classes(classes);
-    let view = match &operator {
-        Some(b) => view.with_operator(b),
-        None => view,
-    };
+    let view = view.with_operator(operator.as_ref());
 
     let human = !args.quiet;
     let say = |s: String| {
@@ -271,10 +268,7 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
             let (t, _) = load_data(p, !args.quiet)?;
             let ty = label_map.apply(&t).map_err(|e| Failure::Input(e.to_string()))?;
             let tv = t.view(&ty, features).with_classes(classes);
-            let tv = match &operator {
-                Some(b) => tv.with_operator(b),
-                None => tv,
-            };
+            let tv = tv.with_operator(operator.as_ref());
             Some(evaluate(&plan, &outcome.state, &tv))
         }
         None => None,

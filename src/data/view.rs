@@ -28,9 +28,9 @@ impl<'a> DataView<'a> {
         DataView { indptr, indices, values, labels, features, classes: 0, columns, csc: None, operator: None }
     }
 
-    /// The same view with the operator of a composite regularizer.
-    pub fn with_operator(self, operator: &'a crate::runtime::picard::Operator) -> Self {
-        DataView { operator: Some(operator), ..self }
+    /// The same view with the operator of a composite regularizer, if the plan has one.
+    pub fn with_operator(self, operator: Option<&'a crate::runtime::picard::Operator>) -> Self {
+        DataView { operator, ..self }
     }
 
     /// The same view with multiclass labels in 0..k.

@@ -780,8 +780,7 @@ fn vector_conjugate(cert: &Certificate, term: VectorTerm, z: &[f64], width: usiz
         let mut w: Vec<f64> = z.iter().map(|zj| crate::plan::soft(zj / cert.l2, cert.l1 / cert.l2)).collect();
         term.routine().apply_shaped(&mut w, width, term.arg(1.0 / cert.l2));
         let inner: f64 = z.iter().zip(&w).map(|(a, b)| a * b).sum();
-        let penalty = if term.whole_matrix() { term.value_shaped(&w, width) } else { term.value(&w) };
-        let value = inner - cert.l1 * norm1(&w) - 0.5 * cert.l2 * norm2(&w).powi(2) - penalty;
+        let value = inner - cert.l1 * norm1(&w) - 0.5 * cert.l2 * norm2(&w).powi(2) - term.value_shaped(&w, width);
         return (1.0, value);
     }
     let inside = |s: f64| if s < 1.0 { s * (1.0 - 1e-12) } else { s };

@@ -164,6 +164,27 @@ impl Builder {
         VecId(self.plan.vectors.len() - 1)
     }
 
+    /// L = c·β·λmax(XᵀX)/m, the step bound of the batch solvers (β: the loss's curvature bound).
+    pub fn lipschitz(&mut self, model: &Model, beta: f64) -> ScalarId {
+        let scale = model.loss.coef.value * beta;
+        self.scalar(
+            "L",
+            ScalarRole::Param,
+            ParamInit::GramNorm { scale },
+            "c·β·λmax(XᵀX)/m (power iteration): the Lipschitz constant of ∇f",
+        )
+    }
+
+    /// 1/τ′ = L + l2: the inverse step left for a prox applied after the per-coordinate
+    /// ½‖·‖² scaling (prox_{τ(R + l2/2‖·‖²)}(v) = prox_{τ′R}(v/(1 + τ·l2)), τ = 1/L).
+    pub fn scaled_inverse_step(&self, lip: ScalarId) -> Expr {
+        if self.prox.l2 > 0.0 {
+            add(s(lip), k(self.prox.l2))
+        } else {
+            s(lip)
+        }
+    }
+
     /// `c/m`, the weight of one example's loss in F.
     pub fn per_example_weight(&mut self, model: &Model) -> ScalarId {
         let c = model.loss.coef.value;

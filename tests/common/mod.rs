@@ -54,10 +54,7 @@ pub fn run_plan(plan: Plan, d: &Dataset, settings: &RunSettings, start: Option<o
         .as_ref()
         .map(|c| optc::data::operator::bind(c, d.features(), &fixture("")).expect("the fixture's operator binds"));
     let view = d.view(&y, d.features()).with_columns(&columns).with_classes(classes);
-    let view = match &operator {
-        Some(b) => view.with_operator(b),
-        None => view,
-    };
+    let view = view.with_operator(operator.as_ref());
     let mut backend = Interpreter { plan: &plan };
     let op_rows = operator.as_ref().map_or(0, |b| b.rows);
     let facts = d.complete_facts(&plan, optc::data::DataFacts { classes, op_rows, ..d.facts() });

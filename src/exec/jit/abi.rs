@@ -2,7 +2,7 @@
 //! kernels call, and the one place that calls native code.
 
 use crate::exec::{DataView, Orders, State};
-use crate::plan::{Plan, Routine, Stmt};
+use crate::plan::{Plan, Routine};
 use crate::symbolic::Func;
 
 /// What a kernel receives: pointers into the state and the data. `#[repr(C)]` because the
@@ -243,9 +243,7 @@ pub fn check_shapes(plan: &Plan, state: &State, data: &DataView, orders: &Orders
         return Err("state does not match the plan".into());
     }
     let dims = data.dims();
-    let mut calls_picard = false;
-    plan.phases().for_each(|b| crate::plan::walk::stmts(b, &mut |s| calls_picard |= matches!(s, Stmt::Picard(_))));
-    if calls_picard && !data.operator.is_some_and(|op| op.fits(data.features, op.rows)) {
+    if plan.calls_picard() && !data.operator.is_some_and(|op| op.fits(data.features, op.rows)) {
         return Err("the plan calls picard but no operator of d columns is bound".into());
     }
     for (v, decl) in state.vectors.iter().zip(&plan.vectors) {

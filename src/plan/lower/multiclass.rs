@@ -19,17 +19,11 @@ pub(super) fn lower(model: &Model, st: &Structure, prox: CoordinateProx, rows: O
     let mut b = Builder::new(model, "proxgrad", false, prox, rows);
     b.plan.info.summary = summary(model, prox, rows);
     b.plan.info.classification = true;
-    let c = model.loss.coef.value;
     let beta = st.smooth.expect("softmax is smooth");
     let (i, j, cl) = (Index::Row, Index::Feature, Index::Class);
     let y = b.vector("y", Len::Rows, VecRole::Labels, 0.0);
     let w = b.matrix("W", Len::Features, Len::Classes, VecRole::Weights, crate::plan::clamp(0.0, prox.lo, prox.hi));
-    let lip = b.scalar(
-        "L",
-        ScalarRole::Param,
-        ParamInit::GramNorm { scale: c * beta },
-        "c·β·λmax(XᵀX)/m (power iteration): the Lipschitz constant of ∇f",
-    );
+    let lip = b.lipschitz(model, beta);
     let mean = b.per_example_weight(model);
     let v = b.matrix("Ŵ", Len::Features, Len::Classes, VecRole::State, 0.0);
     let wp = b.matrix("Wprev", Len::Features, Len::Classes, VecRole::State, 0.0);
@@ -57,7 +51,7 @@ pub(super) fn lower(model: &Model, st: &Structure, prox: CoordinateProx, rows: O
 
     let prox_step = b.coordinate_prox(sub(ld(v), div(ld(g), s(lip))), div(k(1.0), s(lip)));
     let mut per_row = vec![classes(vec![st_at(wp, ld(w)), st_at(w, prox_step)])];
-    let step = if prox.l2 > 0.0 { add(s(lip), k(prox.l2)) } else { s(lip) };
+    let step = b.scaled_inverse_step(lip);
     // A row term is one call per row; the nuclear norm one SVT of the whole of W, after the
     // per-entry part of every row.
     let whole = rows.filter(|t| t.whole_matrix());

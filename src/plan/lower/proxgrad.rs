@@ -53,15 +53,9 @@ fn build(
         ));
     }
     let (y, w) = b.labels_and_weights();
-    let c = model.loss.coef.value;
     let beta = st.smooth.expect("proxgrad is only chosen for smooth losses");
     let j = super::super::Index::Feature;
-    let lip = b.scalar(
-        "L",
-        ScalarRole::Param,
-        ParamInit::GramNorm { scale: c * beta },
-        "c·β·λmax(XᵀX)/m (power iteration): the Lipschitz constant of ∇f",
-    );
+    let lip = b.lipschitz(model, beta);
     let mean = b.per_example_weight(model);
     let v = b.vector("ŵ", Len::Features, VecRole::State, 0.0);
     let wp = b.vector("wprev", Len::Features, VecRole::State, 0.0);
@@ -73,9 +67,9 @@ fn build(
 
     // The vector routine's argument: τ′λ for a norm, with τ′ = 1/(L + l2) the step left after
     // the per-coordinate ½‖·‖² scaling; the radius for a set.
+    let step = b.scaled_inverse_step(lip);
     let routine_call = |term: VectorTerm| {
-        let step = if prox.l2 > 0.0 { add(s(lip), k(prox.l2)) } else { s(lip) };
-        let arg = if term.is_norm() { div(k(term.arg(1.0)), step) } else { k(term.arg(1.0)) };
+        let arg = if term.is_norm() { div(k(term.arg(1.0)), step.clone()) } else { k(term.arg(1.0)) };
         Stmt::Call(term.routine(), Slice { buf: w, row: None }, arg)
     };
     b.plan.init = vec![each(Range::Upto(Len::Features), vec![Stmt::Store(v, j, at(w, j))]), Stmt::Set(theta, k(1.0))];
@@ -114,7 +108,6 @@ fn build(
         ]),
         (None, Some(c)) => {
             let dual = b.vector("z", Len::OpRows, VecRole::State, 0.0);
-            let step = if prox.l2 > 0.0 { add(s(lip), k(prox.l2)) } else { s(lip) };
             b.plan.epoch.extend([
                 coordinate_step,
                 Stmt::Picard(PicardCall {
