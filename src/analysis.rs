@@ -288,13 +288,21 @@ pub fn analyse(model: &Model) -> Result<Structure, Vec<Problem>> {
             chosen = None;
         }
     }
-    // A multiclass W is only compiled for the batch solver.
-    if let (Some(c), Some(_)) = (&chosen, &multiclass) {
-        if c.solver != SolverKind::Proxgrad {
-            unavailable = Some(format!(
-                "multiclass models run with proxgrad in this build; `{}` does not run them",
-                c.solver.name()
-            ));
+    // A multiclass W runs in the batch solver, and in FOBOS with lazy per-row proxes, except
+    // for a norm of the whole matrix (an SVD of W per step would cost O(d·k²), not O(nnz·k)).
+    if let (Some(c), Some((_, rows))) = (&chosen, &multiclass) {
+        let whole = rows.filter(|t| t.whole_matrix());
+        let blocker = match (c.solver, whole) {
+            (SolverKind::Proxgrad, _) => None,
+            (SolverKind::Fobos, Some(t)) => Some(format!(
+                "the prox of {} is an SVD of all of W, O(d·k²) per step: stochastic steps would cost more than a batch iteration; proxgrad runs it",
+                t.describe()
+            )),
+            (SolverKind::Fobos, None) => None,
+            (s, _) => Some(format!("multiclass models run with proxgrad or fobos in this build; `{}` does not run them", s.name())),
+        };
+        if let Some(why) = blocker {
+            unavailable = Some(why);
             chosen = None;
         }
     }

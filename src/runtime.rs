@@ -263,7 +263,14 @@ impl VectorTerm {
 }
 
 pub fn norm2(v: &[f64]) -> f64 {
-    // Scaled so that entries near 1e±200 neither overflow nor underflow.
+    // The plain sum of squares, unless it overflowed or may have lost entries to underflow
+    // (each lost square is below 1e-307, negligible beside a sum above 1e-200); then the
+    // sum again scaled by the largest entry. The fast path matters: the lazy FOBOS plans
+    // shrink two short rows per non-zero, and the scaled sum divides once per entry.
+    let sq: f64 = v.iter().map(|x| x * x).sum();
+    if sq.is_finite() && sq > 1e-200 {
+        return sq.sqrt();
+    }
     let scale = norm_inf(v);
     if scale == 0.0 || !scale.is_finite() {
         return scale;
@@ -295,6 +302,11 @@ fn proj_l2ball(v: &mut [f64], r: f64) {
 
 fn proj_l1ball(v: &mut [f64], r: f64) {
     if r.is_nan() || r < 0.0 || norm1(v) <= r {
+        return;
+    }
+    // The ball is {0}; the threshold search below assumes a positive radius.
+    if r == 0.0 {
+        v.fill(0.0);
         return;
     }
     let mut mags: Vec<f64> = v.iter().map(|x| x.abs()).collect();
@@ -505,6 +517,36 @@ mod tests {
         }
     }
 
+    /// Both paths of the ℓ2 norm: the plain sum, and the scaled one where squares overflow or
+    /// underflow.
+    #[test]
+    fn norm2_is_accurate_at_every_scale() {
+        assert_eq!(norm2(&[3.0, 4.0]), 5.0);
+        for scale in [1e-300, 1e-160, 1e-100, 1.0, 1e100, 1e160, 1e300] {
+            let n = norm2(&[3.0 * scale, -4.0 * scale]);
+            assert!((n / (5.0 * scale) - 1.0).abs() < 1e-15, "scale {scale}: {n}");
+        }
+        assert_eq!(norm2(&[0.0, 0.0]), 0.0);
+        assert!(norm2(&[f64::NAN, 1.0]).is_nan());
+    }
+
+    /// The lazy FOBOS plans call a norm's prox with the weight a row missed, often exactly 0
+    /// (a row touched by consecutive examples): that must be the identity.
+    #[test]
+    fn a_zero_weight_is_the_identity_and_a_zero_radius_the_origin() {
+        let v = vec![3.0, -1.0, 0.5];
+        for r in [Routine::ShrinkL2, Routine::ProxLinf] {
+            let mut p = v.clone();
+            r.apply(&mut p, 0.0);
+            assert_eq!(p, v, "{}", r.name());
+        }
+        for r in [Routine::ProjL1Ball, Routine::ProjL2Ball] {
+            let mut p = v.clone();
+            r.apply(&mut p, 0.0);
+            assert_eq!(p, vec![0.0; 3], "{}", r.name());
+        }
+    }
+
     fn vector() -> impl Strategy<Value = Vec<f64>> {
         (1usize..40, -3i32..4).prop_flat_map(|(n, e)| {
             let s = 10f64.powi(e);
@@ -584,6 +626,24 @@ mod tests {
         #[test]
         fn simplex_projection_meets_its_optimality_condition(v in vector()) {
             check_simplex(&v);
+        }
+
+        /// Duchi & Singer's Proposition 4, which the lazy per-row FOBOS plans rest on: two
+        /// proxes of the ℓ2 or ℓ∞ norm compose into one with the summed weight.
+        #[test]
+        fn norm_proxes_compose_by_adding_weights(v in vector(), a in 0.0f64..0.6, b in 0.0f64..0.6) {
+            for (r, norm) in [(Routine::ShrinkL2, norm2(&v)), (Routine::ProxLinf, norm1(&v))] {
+                let (a, b) = (a * norm, b * norm);
+                let mut twice = v.clone();
+                r.apply(&mut twice, a);
+                r.apply(&mut twice, b);
+                let mut once = v.clone();
+                r.apply(&mut once, a + b);
+                let scale = 1.0 + norm1(&v);
+                for (x, y) in twice.iter().zip(&once) {
+                    prop_assert!((x - y).abs() <= TOL * scale, "{}: {x} vs {y}", r.name());
+                }
+            }
         }
 
         /// Ties are where a quickselect goes wrong: few distinct values.

@@ -445,3 +445,21 @@ fn rank_two_buffers_and_row_calls_run_the_same_and_right() {
     }
     assert!(a.vectors[w.0].iter().zip(&w0).any(|(x, y)| x != y), "the step moved W");
 }
+
+/// FOBOS on a multiclass W with each kind of row catch-up, lazy and eager: routine calls on
+/// rows inside the non-zeros loop, per-row stamps, the affine reset.
+#[test]
+fn fobos_on_a_matrix_runs_the_same_under_both_back_ends() {
+    let head =
+        "data x: sparse, y: classes\nvar W: mat[dim(x), classes(y)]\nparam λ = 0.02\nminimize E[softmax(y, <x, W>)] + ";
+    for penalty in
+        ["λ·l1inf(W)", "λ·l1l2(W) + λ·l2sq(W)", "λ·l2sq(W)", "λ·elastic(W, 2) st W ≥ -0.1", "λ·l1(W) + λ·l1l2(W)"]
+    {
+        for eager in [false, true] {
+            let plan = plan_with(&format!("{head}{penalty}\nsolve with fobos\n"), eager, Some("fobos"));
+            let (a, b) = both(&plan, 3, 5);
+            assert_bitwise(&plan, &format!("{penalty} (eager: {eager})"), &a, &b);
+            assert!(a.weights(&plan).iter().any(|v| *v != 0.0), "{penalty}: the weights moved");
+        }
+    }
+}

@@ -92,3 +92,23 @@ fn plans_of_forced_solvers() {
         });
     }
 }
+
+/// FOBOS on a multiclass W, one plan per kind of lazy catch-up: ℓ1 per entry, a row norm with
+/// ½‖·‖² (affine stamps and a routine per row), and the eager sparse-group plan.
+#[test]
+fn plans_of_fobos_on_a_matrix() {
+    let head = "data x: sparse, y: classes\nvar W: mat[dim(x), classes(y)]\nparam λ = 1e-3\n";
+    for (name, objective) in [
+        ("fobos_matrix_l1", "minimize E[softmax(y, <x, W>)] + λ·l1(W)"),
+        ("fobos_matrix_l1inf_l2sq", "minimize E[softmax(y, <x, W>)] + λ·l1inf(W) + λ·l2sq(W)"),
+        ("fobos_matrix_sparse_group", "minimize E[softmax(y, <x, W>)] + λ·l1(W) + λ·l1l2(W)"),
+    ] {
+        let file = SourceFile::new(format!("{name}.opt"), format!("{head}{objective}\nsolve with fobos\n"));
+        let opts = CompileOptions::default();
+        let c = pipeline::front_end(&file, &Library::standard(), &opts).expect("checks");
+        let plan = pipeline::plan(&c, &opts).expect("plans");
+        insta::with_settings!({ description => file.text.to_string(), omit_expression => true, snapshot_suffix => name }, {
+            insta::assert_snapshot!(optc::plan::dump::dump(&plan, None));
+        });
+    }
+}

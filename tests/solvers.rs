@@ -191,6 +191,8 @@ fn the_gap_bounds_the_suboptimality_all_along_the_run() {
         ("softmax_l1l2", "proxgrad"),
         ("softmax_l1inf", "proxgrad"),
         ("softmax_nuclear", "proxgrad"),
+        ("softmax_l1inf", "fobos"),
+        ("softmax_l1l2", "fobos"),
         ("svm", "picard"),
     ] {
         let fx = fixture_named(name);
@@ -270,10 +272,23 @@ fn a_warm_start_from_the_optimum_converges_in_one_epoch() {
     }
 }
 
-/// FOBOS (forced) still reaches 1e-3 of every optimum in 1000 epochs, the SVM included.
+/// FOBOS (forced) still reaches 1e-3 of every optimum in 1000 epochs, the SVM included, and
+/// multiclass W with ℓ1, ½‖·‖² and the row norms (lazy per row).
 #[test]
 fn fobos_reaches_1e_3_in_1000_epochs() {
-    for name in ["l1_logistic", "svm", "l2_logistic", "elastic_logistic", "box_logistic", "lasso", "nonneg_lasso"] {
+    for name in [
+        "l1_logistic",
+        "svm",
+        "l2_logistic",
+        "elastic_logistic",
+        "box_logistic",
+        "lasso",
+        "nonneg_lasso",
+        "softmax_l1",
+        "softmax_l2sq",
+        "softmax_l1l2",
+        "softmax_l1inf",
+    ] {
         let fx = fixture_named(name);
         let r = run(&fx.model, &fx.data, 1000, 1, false);
         let rel = (r.eval.objective - fx.best) / fx.best;

@@ -42,8 +42,10 @@ pub fn lower(model: &Model, st: &Structure, opts: LowerOptions) -> Result<Plan, 
         return Err(Problem::error("optc::plan", format!("no update plan for this model: {why}"), span, "this model")
             .with_help("`optc check` shows the structure optc recognised and the solver it needs"));
     };
-    if let (SolverKind::Proxgrad, Some((prox, rows))) = (choice.solver, st.multiclass) {
-        return Ok(multiclass::lower(model, st, prox, rows));
+    match (choice.solver, st.multiclass) {
+        (SolverKind::Proxgrad, Some((prox, rows))) => return Ok(multiclass::lower(model, st, prox, rows)),
+        (SolverKind::Fobos, Some((prox, rows))) => return Ok(fobos::lower_multiclass(model, st, prox, rows, opts)),
+        _ => {}
     }
     if let (SolverKind::Proxgrad, Some((prox, term))) = (choice.solver, &st.composite_prox) {
         return Ok(proxgrad::lower_composite(model, st, *prox, term.clone()));

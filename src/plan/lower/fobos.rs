@@ -19,6 +19,7 @@ use super::super::{Expr, Index, Len, ParamInit, Plan, Range, ScalarId, ScalarRol
 use super::{formula, Builder, LowerOptions};
 use crate::analysis::{CoordinateProx, Structure};
 use crate::check::Model;
+use crate::runtime::VectorTerm;
 use crate::symbolic::Func;
 
 /// The elastic-net renormalisation threshold for L (exp(300) is far from overflow).
@@ -27,8 +28,23 @@ const RESET_L: f64 = 300.0;
 /// The ½‖·‖² scale is folded into the weights below this (far above subnormals).
 const RESET_SCALE: f64 = 1e-150;
 
+mod matrix;
+
 pub(super) fn lower(model: &Model, st: &Structure, prox: CoordinateProx, opts: LowerOptions) -> Plan {
     Fobos { model, st, prox, opts, b: Builder::new(model, "fobos", opts.lazy, prox, None) }.lower()
+}
+
+/// FOBOS on a multiclass W (see `fobos/matrix.rs`). Lazy per row unless ℓ1 per entry and a
+/// row norm are both present: their proxes do not compose in one closed form.
+pub(super) fn lower_multiclass(
+    model: &Model,
+    st: &Structure,
+    prox: CoordinateProx,
+    rows: Option<VectorTerm>,
+    opts: LowerOptions,
+) -> Plan {
+    let lazy = opts.lazy && !(prox.l1 > 0.0 && rows.is_some());
+    Fobos { model, st, prox, opts, b: Builder::new(model, "fobos", lazy, prox, rows) }.lower_matrix(rows)
 }
 
 struct Fobos<'a> {
@@ -51,57 +67,12 @@ impl Fobos<'_> {
         let l1 = (p.l1 > 0.0).then(|| self.b.param("l1", p.l1, "weight of Σ|wⱼ| in the prox"));
         let l2 = (p.l2 > 0.0).then(|| self.b.param("l2", p.l2, "weight of ½Σwⱼ² in the prox"));
         let c = self.model.loss.coef.value;
-        let eta0 = match self.st.settings.eta0 {
-            Some(v) => self.b.param("η0", v, "from `solve with fobos(eta0 = ...)`"),
-            None => {
-                // 1/(c·β·max‖xᵢ‖²): the step at t = 1 does not overshoot the curvature of any
-                // example. Non-smooth losses use β = 1 (G = 1 bounds the subgradient).
-                let beta = self.st.smooth.unwrap_or(1.0);
-                let note = if self.st.smooth.is_some() {
-                    "1/(β·max‖xᵢ‖²); `optc run` calibrates it on a sample"
-                } else {
-                    "1/max‖xᵢ‖² (no curvature: β taken as 1); `optc run` calibrates it on a sample"
-                };
-                self.b.scalar("η0", ScalarRole::Param, ParamInit::InverseMaxRowNormSq { scale: beta * c }, note)
-            }
-        };
+        let eta0 = self.eta0();
 
         // State.
         let t = self.b.state("t", "step counter");
         self.b.plan.step_counter = Some(t);
-        let stamps = if !self.opts.lazy {
-            Stamps::None
-        } else {
-            match (l1, l2) {
-                (None, None) => Stamps::None,
-                (Some(_), None) => {
-                    let big = self.b.state("Λ", "Σ η·l1 over all steps: the pending ℓ1 shrinkage");
-                    let last = self.b.vector("Λlast", Len::Features, VecRole::State, 0.0);
-                    Stamps::Additive { big, last }
-                }
-                (None, Some(_)) if !p.has_box() => {
-                    let scale = self.b.scalar(
-                        "s",
-                        ScalarRole::State,
-                        ParamInit::Value(1.0),
-                        "w = s·u: the pending ½‖·‖² decay of every coordinate at once",
-                    );
-                    Stamps::Scaled { scale }
-                }
-                (None, Some(_)) => {
-                    let big = self.b.state("Φ", "Σ log(1 + η·l2): the pending ½‖·‖² decay, in logs");
-                    let last = self.b.vector("Φlast", Len::Features, VecRole::State, 0.0);
-                    Stamps::Multiplicative { big, last }
-                }
-                _ => {
-                    let l = self.b.state("L", "Σ log(1 + η·l2) since the last reset");
-                    let q = self.b.state("Q", "Σ (η·l1/(1 + η·l2))·exp(L) since the last reset");
-                    let llast = self.b.vector("Llast", Len::Features, VecRole::State, 0.0);
-                    let qlast = self.b.vector("Qlast", Len::Features, VecRole::State, 0.0);
-                    Stamps::Affine { l, q, llast, qlast }
-                }
-            }
-        };
+        let stamps = self.stamps(self.opts.lazy, l1, l2);
         let eta = self.b.local("η");
         // This step's prox weights, computed once per row rather than once per non-zero.
         let tau1 = l1.map(|_| self.b.local("τ1"));
@@ -182,6 +153,22 @@ impl Fobos<'_> {
         self.b.plan
     }
 
+    /// η₀: the user's, or 1/(c·β·max‖xᵢ‖²), so the step at t = 1 does not overshoot the
+    /// curvature of any example. Non-smooth losses use β = 1 (G = 1 bounds the subgradient).
+    fn eta0(&mut self) -> ScalarId {
+        if let Some(v) = self.st.settings.eta0 {
+            return self.b.param("η0", v, "from `solve with fobos(eta0 = ...)`");
+        }
+        let beta = self.st.smooth.unwrap_or(1.0);
+        let note = if self.st.smooth.is_some() {
+            "1/(β·max‖xᵢ‖²); `optc run` calibrates it on a sample"
+        } else {
+            "1/max‖xᵢ‖² (no curvature: β taken as 1); `optc run` calibrates it on a sample"
+        };
+        let scale = beta * self.model.loss.coef.value;
+        self.b.scalar("η0", ScalarRole::Param, ParamInit::InverseMaxRowNormSq { scale }, note)
+    }
+
     /// η_t: the user's schedule, or η₀/√t.
     fn schedule(&mut self, eta0: ScalarId, t: ScalarId) -> Expr {
         match self.st.settings.step.clone() {
@@ -191,6 +178,44 @@ impl Fobos<'_> {
                 formula(&sched, &[("t", s(t))])
             }
             None => div(s(eta0), call(Func::Sqrt, vec![s(t)])),
+        }
+    }
+
+    /// The running sums the lazy catch-up needs for these prox weights (see the module docs).
+    fn stamps(&mut self, lazy: bool, l1: Option<ScalarId>, l2: Option<ScalarId>) -> Stamps {
+        // The shrinking weight's name, for the notes: l1, or λr for a row norm.
+        let w1 = l1.map_or_else(String::new, |id| self.b.plan.scalar(id).name.clone());
+        if !lazy {
+            return Stamps::None;
+        }
+        match (l1, l2) {
+            (None, None) => Stamps::None,
+            (Some(_), None) => {
+                let big = self.b.state("Λ", &format!("Σ η·{w1} over all steps: the pending shrinkage"));
+                let last = self.b.vector("Λlast", Len::Features, VecRole::State, 0.0);
+                Stamps::Additive { big, last }
+            }
+            (None, Some(_)) if !self.prox.has_box() => {
+                let scale = self.b.scalar(
+                    "s",
+                    ScalarRole::State,
+                    ParamInit::Value(1.0),
+                    "w = s·u: the pending ½‖·‖² decay of every coordinate at once",
+                );
+                Stamps::Scaled { scale }
+            }
+            (None, Some(_)) => {
+                let big = self.b.state("Φ", "Σ log(1 + η·l2): the pending ½‖·‖² decay, in logs");
+                let last = self.b.vector("Φlast", Len::Features, VecRole::State, 0.0);
+                Stamps::Multiplicative { big, last }
+            }
+            _ => {
+                let l = self.b.state("L", "Σ log(1 + η·l2) since the last reset");
+                let q = self.b.state("Q", &format!("Σ (η·{w1}/(1 + η·l2))·exp(L) since the last reset"));
+                let llast = self.b.vector("Llast", Len::Features, VecRole::State, 0.0);
+                let qlast = self.b.vector("Qlast", Len::Features, VecRole::State, 0.0);
+                Stamps::Affine { l, q, llast, qlast }
+            }
         }
     }
 
@@ -214,19 +239,29 @@ impl Fobos<'_> {
         self.boxed(e)
     }
 
+    /// The proxes coordinate (or row) j missed, composed: v ↦ shrink(A·v, B), as (A, B), each
+    /// None where it is the identity; None for stamps that defer nothing per coordinate.
+    fn pending(&self, stamps: &Stamps) -> Option<(Option<Expr>, Option<Expr>)> {
+        let j = Index::Feature;
+        Some(match *stamps {
+            Stamps::None | Stamps::Scaled { .. } => return None,
+            Stamps::Additive { big, last } => (None, Some(sub(s(big), at(last, j)))),
+            Stamps::Multiplicative { big, last } => (Some(call(Func::Exp, vec![sub(at(last, j), s(big))])), None),
+            Stamps::Affine { l, q, llast, qlast } => (
+                Some(call(Func::Exp, vec![sub(at(llast, j), s(l))])),
+                Some(mul(call(Func::Exp, vec![Expr::Neg(Box::new(s(l)))]), sub(s(q), at(qlast, j)))),
+            ),
+        })
+    }
+
     /// The closed-form composition of the proxes a coordinate missed.
     fn catch_up(&self, stamps: &Stamps, w: VecId) -> Option<Expr> {
         let wj = at(w, Index::Feature);
-        let e = match *stamps {
-            Stamps::None | Stamps::Scaled { .. } => return None,
-            Stamps::Additive { big, last } => soft(wj, sub(s(big), at(last, Index::Feature))),
-            Stamps::Multiplicative { big, last } => {
-                mul(wj, call(Func::Exp, vec![sub(at(last, Index::Feature), s(big))]))
-            }
-            Stamps::Affine { l, q, llast, qlast } => soft(
-                mul(call(Func::Exp, vec![sub(at(llast, Index::Feature), s(l))]), wj),
-                mul(call(Func::Exp, vec![Expr::Neg(Box::new(s(l)))]), sub(s(q), at(qlast, Index::Feature))),
-            ),
+        let e = match self.pending(stamps)? {
+            (None, Some(b)) => soft(wj, b),
+            (Some(a), None) => mul(wj, a),
+            (Some(a), Some(b)) => soft(mul(a, wj), b),
+            (None, None) => wj,
         };
         Some(self.boxed(e))
     }
@@ -274,9 +309,14 @@ impl Fobos<'_> {
         let Some(catch_up) = self.catch_up(stamps, w) else {
             return vec![];
         };
-        let mut body = vec![Stmt::Store(w, Index::Feature, catch_up)];
+        self.flush_with(stamps, vec![Stmt::Store(w, Index::Feature, catch_up)])
+    }
+
+    /// For every coordinate (or row of W) j: `catch_up`, then its stamps at "now"; the affine
+    /// sums restart at 0 after it, and so do their stamps.
+    fn flush_with(&self, stamps: &Stamps, catch_up: Vec<Stmt>) -> Vec<Stmt> {
+        let mut body = catch_up;
         match *stamps {
-            // After a reset the sums restart at 0, so the stamps must too.
             Stamps::Affine { llast, qlast, .. } => {
                 body.push(Stmt::Store(llast, Index::Feature, k(0.0)));
                 body.push(Stmt::Store(qlast, Index::Feature, k(0.0)));

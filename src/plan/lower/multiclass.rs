@@ -9,7 +9,9 @@
 //! O(nnz·k + d·k).
 
 use super::super::build::*;
-use super::super::{Expr, Index, Len, ParamInit, Plan, Range, ScalarRole, Slice, Stmt, VecRole, VectorTerm};
+use super::super::{
+    Expr, Index, Len, ParamInit, Plan, Range, ScalarId, ScalarRole, Slice, Stmt, VecId, VecRole, VectorTerm,
+};
 use super::Builder;
 use crate::analysis::{CoordinateProx, Structure};
 use crate::check::Model;
@@ -20,7 +22,7 @@ pub(super) fn lower(model: &Model, st: &Structure, prox: CoordinateProx, rows: O
     b.plan.info.summary = summary(model, prox, rows);
     b.plan.info.classification = true;
     let beta = st.smooth.expect("softmax is smooth");
-    let (i, j, cl) = (Index::Row, Index::Feature, Index::Class);
+    let (j, cl) = (Index::Feature, Index::Class);
     let y = b.vector("y", Len::Rows, VecRole::Labels, 0.0);
     let w = b.matrix("W", Len::Features, Len::Classes, VecRole::Weights, crate::plan::clamp(0.0, prox.lo, prox.hi));
     let lip = b.lipschitz(model, beta);
@@ -38,14 +40,6 @@ pub(super) fn lower(model: &Model, st: &Structure, prox: CoordinateProx, rows: O
     let entries = |body: Vec<Stmt>| each(Range::Upto(Len::Features), vec![classes(body)]);
     let ld = |m| Expr::LoadAt(m, j, cl);
     let st_at = |m, e| Stmt::StoreAt(m, j, cl, e);
-    // [c = y[i]], with the label a class number 0..k−1.
-    let is_label = Expr::Select(
-        Cmp::Lt,
-        Box::new(call(Func::Abs, vec![sub(at(y, i), Expr::Idx(cl))])),
-        Box::new(k(0.5)),
-        Box::new(k(1.0)),
-        Box::new(k(0.0)),
-    );
 
     b.plan.init = vec![entries(vec![st_at(v, ld(w))]), Stmt::Set(theta, k(1.0))];
 
@@ -63,29 +57,17 @@ pub(super) fn lower(model: &Model, st: &Structure, prox: CoordinateProx, rows: O
         per_row.push(restart_test.clone());
     }
 
+    // One example: its scores, the softmax residual, and its share of G.
+    let mut example = vec![
+        classes(vec![Stmt::Store(sc, cl, k(0.0))]),
+        each(Range::RowNonZeros, vec![classes(vec![Stmt::Store(sc, cl, add(at(sc, cl), mul(Expr::Value, ld(v))))])]),
+    ];
+    example.extend(softmax_residual(y, sc, top, z, Some(s(mean))));
+    example.push(each(Range::RowNonZeros, vec![classes(vec![st_at(g, add(ld(g), mul(Expr::Value, at(sc, cl))))])]));
+
     b.plan.epoch = vec![
         entries(vec![st_at(g, k(0.0))]),
-        each(
-            Range::Upto(Len::Rows),
-            vec![
-                classes(vec![Stmt::Store(sc, cl, k(0.0))]),
-                each(
-                    Range::RowNonZeros,
-                    vec![classes(vec![Stmt::Store(sc, cl, add(at(sc, cl), mul(Expr::Value, ld(v))))])],
-                ),
-                // pᵢ = softmax(sᵢ), shifted by the largest score so exp never overflows.
-                Stmt::Set(top, k(f64::NEG_INFINITY)),
-                classes(vec![Stmt::Set(top, call(Func::Max, vec![s(top), at(sc, cl)]))]),
-                Stmt::Set(z, k(0.0)),
-                classes(vec![
-                    Stmt::Store(sc, cl, call(Func::Exp, vec![sub(at(sc, cl), s(top))])),
-                    Stmt::Set(z, add(s(z), at(sc, cl))),
-                ]),
-                Stmt::Guard(s(z), "the softmax normaliser Σ exp(s − max s)".into()),
-                classes(vec![Stmt::Store(sc, cl, mul(s(mean), sub(div(at(sc, cl), s(z)), is_label)))]),
-                each(Range::RowNonZeros, vec![classes(vec![st_at(g, add(ld(g), mul(Expr::Value, at(sc, cl))))])]),
-            ],
-        ),
+        each(Range::Upto(Len::Rows), example),
         Stmt::Set(r, k(0.0)),
         each(Range::Upto(Len::Features), per_row),
     ];
@@ -102,8 +84,36 @@ pub(super) fn lower(model: &Model, st: &Structure, prox: CoordinateProx, rows: O
     b.plan
 }
 
+/// The scores in `sc` (sᵢ = Wᵀxᵢ) become weight·(softmax(sᵢ) − e_{yᵢ}), the gradient of
+/// weight·ℓ(yᵢ, sᵢ) in the scores (no weight: 1); `z` is left holding the normaliser, for the report. The
+/// scores are shifted by the largest so exp never overflows.
+pub(super) fn softmax_residual(y: VecId, sc: VecId, top: ScalarId, z: ScalarId, weight: Option<Expr>) -> Vec<Stmt> {
+    let cl = Index::Class;
+    let classes = |body: Vec<Stmt>| each(Range::Upto(Len::Classes), body);
+    // [c = y[i]], with the label a class number 0..k−1.
+    let is_label = Expr::Select(
+        Cmp::Lt,
+        Box::new(call(Func::Abs, vec![sub(at(y, Index::Row), Expr::Idx(cl))])),
+        Box::new(k(0.5)),
+        Box::new(k(1.0)),
+        Box::new(k(0.0)),
+    );
+    let residual = sub(div(at(sc, cl), s(z)), is_label);
+    vec![
+        Stmt::Set(top, k(f64::NEG_INFINITY)),
+        classes(vec![Stmt::Set(top, call(Func::Max, vec![s(top), at(sc, cl)]))]),
+        Stmt::Set(z, k(0.0)),
+        classes(vec![
+            Stmt::Store(sc, cl, call(Func::Exp, vec![sub(at(sc, cl), s(top))])),
+            Stmt::Set(z, add(s(z), at(sc, cl))),
+        ]),
+        Stmt::Guard(s(z), "the softmax normaliser Σ exp(s − max s)".into()),
+        classes(vec![Stmt::Store(sc, cl, weight.map_or(residual.clone(), |c| mul(c, residual)))]),
+    ]
+}
+
 /// The dump's header: the model and the prox, entry by entry and row by row.
-fn summary(model: &Model, prox: CoordinateProx, rows: Option<VectorTerm>) -> String {
+pub(super) fn summary(model: &Model, prox: CoordinateProx, rows: Option<VectorTerm>) -> String {
     let regs: Vec<&str> = model.regs.iter().map(|r| r.text.as_str()).collect();
     let mut s = format!(
         "loss softmax (smooth, β = {}), R = {}",
