@@ -64,11 +64,25 @@ pub struct Settings {
     pub eta0: Option<f64>,
     /// `scd(newton = 0)`: the paper's curvature-bound steps instead of Newton-type ones.
     pub newton: Option<bool>,
+    /// SMM's n₀ of the weights √((n₀ + 1)/(n + n₀)); None: tuned on a sample by `optc run`.
+    pub n0: Option<f64>,
+    /// `average = 1`: return the averaged iterate.
+    pub average: bool,
 }
 
 impl Default for Settings {
     fn default() -> Self {
-        Settings { epochs: None, tol: None, seed: 1, step: None, step_text: None, eta0: None, newton: None }
+        Settings {
+            epochs: None,
+            tol: None,
+            seed: 1,
+            step: None,
+            step_text: None,
+            eta0: None,
+            newton: None,
+            n0: None,
+            average: false,
+        }
     }
 }
 
@@ -614,6 +628,21 @@ fn parse_settings(kind: SolverKind, req: &crate::check::SolverRequest, problems:
             "seed" => s.seed = v as u64,
             "eta0" => s.eta0 = Some(v),
             "newton" => s.newton = Some(v == 1.0),
+            "n0" => s.n0 = Some(v),
+            "average" => {
+                s.average = v == 1.0;
+                if s.average && kind == SolverKind::Smm {
+                    problems.push(
+                        Problem::error(
+                            "optc::solver",
+                            "averaged outputs are not compiled for `smm` yet",
+                            o.span,
+                            "asked here",
+                        )
+                        .with_help("remove `average`: smm returns its last iterate θ_N (Mairal's option 1)"),
+                    );
+                }
+            }
             // The options of solvers this build does not compile: the run stops before them.
             _ => {}
         }

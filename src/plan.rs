@@ -52,6 +52,16 @@ pub enum ParamInit {
     InverseMaxRowNormSq {
         scale: f64,
     },
+    /// L = scale·max‖xᵢ‖²: the curvature bound of every example's loss (SMM's L).
+    MaxRowNormSq {
+        scale: f64,
+    },
+    /// A constant that `optc run` tunes on a sample of the rows (one pass per candidate of
+    /// `grid`, the best sample objective wins); `default` where it is not tuned.
+    Tuned {
+        default: f64,
+        grid: &'static [f64],
+    },
     /// scale/m: per-example weights of a mean.
     PerRow {
         scale: f64,
@@ -145,6 +155,10 @@ pub enum Index {
     Class,
     /// `r` ∈ 0..p, a row of the operator B.
     OpRow,
+    /// `q` ∈ 0..m, the position of the current example in this epoch's order, where a
+    /// stochastic solver keeps per-step history (SMM's prefix sums). A loop over the rows
+    /// (`perm(m)`, `0..m`) binds it together with i; a column's rows do not.
+    Step,
 }
 
 impl Index {
@@ -155,6 +169,7 @@ impl Index {
             Index::Feature => Len::Features,
             Index::Class => Len::Classes,
             Index::OpRow => Len::OpRows,
+            Index::Step => Len::Rows,
         }
     }
 
@@ -165,6 +180,7 @@ impl Index {
             Index::Feature => "j",
             Index::Class => "c",
             Index::OpRow => "r",
+            Index::Step => "q",
         }
     }
 }
@@ -317,6 +333,32 @@ pub enum Expr {
     Call(Intrinsic, Vec<Expr>),
     /// `if l ⋈ r then a else b`
     Select(Cmp, Box<Expr>, Box<Expr>, Box<Expr>, Box<Expr>),
+    /// SMM's ℓ1 catch-up of a coordinate over the steps it missed (`runtime::smm`).
+    CatchUp(Box<CatchUp>),
+}
+
+/// The operands of [`Expr::CatchUp`]: `value` after the steps [from, to) of the epoch, each
+/// z ← (1 − w)·z + w·soft(z, τ), by a binary search on the prefix sums of w (`sums`) and the
+/// prefix sums of log(1 − w) (`logs`), both vec[m] indexed by position in the epoch;
+/// `sums_to`, `logs_to` are their values at `to`. Positions are numbers the runtime clamps
+/// into the buffers.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CatchUp {
+    pub value: Expr,
+    pub from: Expr,
+    pub to: Expr,
+    pub sums: VecId,
+    pub logs: VecId,
+    pub sums_to: Expr,
+    pub logs_to: Expr,
+    pub tau: Expr,
+}
+
+impl CatchUp {
+    /// The scalar operands in the order of the runtime's signature.
+    pub fn operands(&self) -> [&Expr; 6] {
+        [&self.value, &self.from, &self.to, &self.sums_to, &self.logs_to, &self.tau]
+    }
 }
 
 #[derive(Clone, Debug, PartialEq)]

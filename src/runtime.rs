@@ -8,6 +8,7 @@
 //! optimality condition v − prox(v) ∈ τ∂R(prox(v)) (see the tests below).
 
 pub mod picard;
+pub mod smm;
 
 /// A prox or projection on a whole vector, with one scalar argument.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

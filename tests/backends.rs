@@ -117,7 +117,7 @@ fn every_example_runs_the_same_under_both_back_ends() {
 fn every_solver_runs_the_same_under_both_back_ends() {
     let mut ran = std::collections::BTreeSet::new();
     for (name, text) in examples() {
-        for solver in ["fobos", "scd", "proxgrad"] {
+        for solver in ["fobos", "scd", "proxgrad", "smm"] {
             let Some(plan) = try_plan(&text, false, Some(solver)) else { continue };
             assert_eq!(plan.info.solver, solver);
             for seed in [1, 2] {
@@ -128,7 +128,7 @@ fn every_solver_runs_the_same_under_both_back_ends() {
             ran.insert(solver);
         }
     }
-    assert_eq!(ran.len(), 3, "every solver ran on some example: {ran:?}");
+    assert_eq!(ran.len(), 4, "every solver ran on some example: {ran:?}");
     // The paper's SCD steps on a logistic model (the default there is the Newton-type plan).
     let text = "data x: sparse, y: labels\nvar w: vec[dim(x)]\nminimize E[logistic(y, <x, w>)] + 0.01·l1(w) st w ≥ -0.3\nsolve with scd(newton = 0)\n";
     let plan = plan_of(text, false);

@@ -112,3 +112,22 @@ fn plans_of_fobos_on_a_matrix() {
         });
     }
 }
+
+/// SMM: the lazy ℓ1 plan (history, closed-form catch-up, per-epoch flush) and the eager plan
+/// another per-coordinate regularizer gets.
+#[test]
+fn plans_of_smm() {
+    let head = "data x: sparse, y: labels\nvar w: vec[dim(x)]\nparam λ = 1e-4\n";
+    for (name, objective) in [
+        ("smm_lazy_l1", "minimize E[logistic(y, <x, w>)] + λ·l1(w)\nsolve with smm"),
+        ("smm_eager_box", "minimize E[logistic(y, <x, w>)] + λ·l1(w) st w ≥ -1\nsolve with smm(n0 = 10)"),
+    ] {
+        let file = SourceFile::new(format!("{name}.opt"), format!("{head}{objective}\n"));
+        let opts = CompileOptions::default();
+        let c = pipeline::front_end(&file, &Library::standard(), &opts).expect("checks");
+        let plan = pipeline::plan(&c, &opts).expect("plans");
+        insta::with_settings!({ description => file.text.to_string(), omit_expression => true, snapshot_suffix => name }, {
+            insta::assert_snapshot!(optc::plan::dump::dump(&plan, None));
+        });
+    }
+}

@@ -190,7 +190,7 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
         say(format!("note: {m}"));
     }
 
-    let calibration = match crate::exec::calibrate::calibrate_eta0(&plan, &view, &facts, settings.seed, !args.no_jit) {
+    let calibration = match crate::exec::calibrate::calibrate(&plan, &view, &facts, settings.seed, !args.no_jit) {
         Some((calibrated, c)) => {
             plan = calibrated;
             Some(c)
@@ -213,9 +213,11 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
         progress: human,
     };
     let eta0 = plan.scalars.iter().find(|s| s.name == "η0").and_then(|s| s.init.value(Some(&facts)));
-    let step = match &settings.step_text {
-        Some(text) => StepShown::Schedule(text.clone()),
-        None => StepShown::Eta0(eta0),
+    let n0 = plan.scalars.iter().find(|s| s.name == "n0").and_then(|s| s.init.value(Some(&facts)));
+    let step = match (&settings.step_text, n0) {
+        (Some(text), _) => StepShown::Schedule(text.clone()),
+        (None, Some(n0)) => StepShown::Weights(n0),
+        (None, None) => StepShown::Eta0(eta0),
     };
     let start_objective = evaluate(&plan, &State::new(&plan, &facts, view.labels), &view).objective;
     let outcome = driver::run(&plan, selected.backend.as_mut(), &view, &facts, &run_settings, None)
@@ -313,7 +315,14 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
             "seed": settings.seed,
             "eta0": if settings.step_text.is_some() { None } else { eta0 },
             "step": step.json(),
-            "eta0_calibration": calibration.as_ref().map(|c| serde_json::json!({
+            "eta0_calibration": calibration.as_ref().filter(|c| c.param == "η0").map(|c| serde_json::json!({
+                "rows": c.rows,
+                "default": c.default,
+                "tried": c.tried,
+                "seconds": c.seconds,
+            })),
+            "n0": n0,
+            "n0_calibration": calibration.as_ref().filter(|c| c.param == "n0").map(|c| serde_json::json!({
                 "rows": c.rows,
                 "default": c.default,
                 "tried": c.tried,
@@ -350,8 +359,8 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
         ));
         if let Some(c) = &calibration {
             say(format!(
-                "  step         η0 chosen on {} sample rows in {:.2} s (default would be {:.4})",
-                c.rows, c.seconds, c.default
+                "  step         {} chosen on {} sample rows in {:.2} s (default would be {:.4})",
+                c.param, c.rows, c.seconds, c.default
             ));
         }
         say(format!("  backend      {backend_name} (model text → kernel in {:.1} ms)", 1e3 * compile_seconds));
@@ -387,6 +396,7 @@ fn summary(
     );
     match step {
         StepShown::Eta0(None) => s += &format!("  epochs       {} (seed {seed})\n", outcome.epochs),
+        StepShown::Weights(_) => s += &format!("  epochs       {} (seed {seed}, {})\n", outcome.epochs, step.text()),
         _ => s += &format!("  epochs       {} (seed {seed}, step {})\n", outcome.epochs, step.text()),
     }
     s += &format!("  objective    F = {:.6}  (mean loss {:.6})\n", ev.objective, ev.loss);
@@ -442,6 +452,8 @@ enum StepShown {
     Schedule(String),
     /// η₀/√t with this η₀ (None: the plan has no step, e.g. a batch solver).
     Eta0(Option<f64>),
+    /// SMM's surrogate weights √((n₀ + 1)/(n + n₀)) with this n₀.
+    Weights(f64),
 }
 
 impl StepShown {
@@ -450,6 +462,7 @@ impl StepShown {
             StepShown::Schedule(f) => format!("η_t = {f}"),
             StepShown::Eta0(Some(v)) => format!("η_t = {}/√t", sig4(*v)),
             StepShown::Eta0(None) => "-".into(),
+            StepShown::Weights(n0) => format!("weights ω_n = √((n0 + 1)/(n + n0)), n0 = {}", sig4(*n0)),
         }
     }
 
@@ -458,6 +471,7 @@ impl StepShown {
             StepShown::Schedule(f) => f.clone().into(),
             StepShown::Eta0(Some(v)) => format!("{}/sqrt(t)", fmt_num(*v)).into(),
             StepShown::Eta0(None) => serde_json::Value::Null,
+            StepShown::Weights(n0) => format!("sqrt(({0} + 1)/(n + {0}))", fmt_num(*n0)).into(),
         }
     }
 
@@ -470,6 +484,13 @@ impl StepShown {
                 fmt_num(v / 10.0)
             ),
             StepShown::Eta0(None) => "scale the features, or choose another solver".into(),
+            // SMM's steps are 1/L, safe for every example; a large n₀ keeps the weights near 1,
+            // so z̄ follows the last few examples only and the iterate wanders.
+            StepShown::Weights(n0) => format!(
+                "n0 = {} keeps the weights ω_n near 1 for too long; lower it, e.g. `solve with smm(n0 = {})`, or leave n0 out to tune it",
+                fmt_num(*n0),
+                fmt_num((n0 / 100.0).max(1.0))
+            ),
         }
     }
 }

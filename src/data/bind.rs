@@ -35,6 +35,11 @@ impl ParamInit {
                 facts.map(|f| if f.max_row_norm_sq > 0.0 { 1.0 / (scale * f.max_row_norm_sq) } else { 1.0 })
             }
             ParamInit::PerRow { scale } => facts.map(|f| scale / f.rows.max(1) as f64),
+            // Rows that are all zero have no curvature: any positive L is safe.
+            ParamInit::MaxRowNormSq { scale } => {
+                facts.map(|f| if f.max_row_norm_sq > 0.0 { scale * f.max_row_norm_sq } else { 1.0 })
+            }
+            ParamInit::Tuned { default, .. } => Some(*default),
             // A zero matrix has no curvature: any positive L is safe.
             ParamInit::DualStep => {
                 facts.and_then(|f| f.gram_norm.map(|g| if g > 0.0 { 1.0 / (g * f.rows.max(1) as f64) } else { 1.0 }))

@@ -14,6 +14,8 @@ struct Cursor {
     i: usize,
     j: usize,
     c: usize,
+    /// The position in the epoch's order (q).
+    q: usize,
     v: f64,
 }
 
@@ -88,13 +90,15 @@ fn exec(
             Stmt::For(range, b) => match range {
                 Range::Perm(len) => {
                     let order = if *len == Len::Rows { orders.rows } else { orders.cols };
-                    for &k in order {
+                    for (q, &k) in order.iter().enumerate() {
+                        cur.q = q;
                         set(cur, len.index(), k as usize);
                         exec(plan, env, b, st, data, orders, cur)?;
                     }
                 }
                 Range::Upto(len) => {
                     for k in 0..env.dims.of(*len) {
+                        cur.q = k;
                         set(cur, len.index(), k);
                         exec(plan, env, b, st, data, orders, cur)?;
                     }
@@ -162,6 +166,7 @@ fn set(cur: &mut Cursor, idx: Index, k: usize) {
         Index::Row => cur.i = k,
         Index::Feature => cur.j = k,
         Index::Class => cur.c = k,
+        Index::Step => cur.q = k,
         Index::OpRow => unreachable!("verify: p is walked by the runtime only"),
     }
 }
@@ -171,6 +176,7 @@ fn index(i: Index, cur: &Cursor) -> usize {
         Index::Row => cur.i,
         Index::Feature => cur.j,
         Index::Class => cur.c,
+        Index::Step => cur.q,
         Index::OpRow => unreachable!("verify: p is walked by the runtime only"),
     }
 }
@@ -209,15 +215,20 @@ fn eval(env: &Env, e: &Expr, st: &State, cur: &Cursor) -> f64 {
                 eval(b)
             }
         }
+        Expr::CatchUp(c) => {
+            let [value, from, to, sums_to, logs_to, tau] = c.operands().map(eval);
+            let (sums, logs) = (&st.vectors[c.sums.0], &st.vectors[c.logs.0]);
+            crate::runtime::smm::l1_catch_up(value, from, to, sums, logs, sums_to, logs_to, tau)
+        }
     }
 }
 
 /// Evaluates `e` with the given row / feature in scope (for the report).
 pub(crate) fn eval_at(env: &Env, e: &Expr, st: &State, i: usize, j: usize) -> f64 {
-    eval(env, e, st, &Cursor { i, j, c: 0, v: 0.0 })
+    eval(env, e, st, &Cursor { i, j, c: 0, q: i, v: 0.0 })
 }
 
 /// Evaluates `e` with feature j and class c in scope (a multiclass penalty at W[j, c]).
 pub(crate) fn eval_entry(env: &Env, e: &Expr, st: &State, j: usize, c: usize) -> f64 {
-    eval(env, e, st, &Cursor { i: 0, j, c, v: 0.0 })
+    eval(env, e, st, &Cursor { i: 0, j, c, q: 0, v: 0.0 })
 }

@@ -89,6 +89,7 @@ pub fn compile_with(plan: &Plan, params: &[f64], disasm: bool) -> Result<Kernel,
         jb.symbol(name, addr);
     }
     jb.symbol("optc_picard", abi::picard_symbol());
+    jb.symbol("optc_smm_catch_up", abi::catch_up_symbol());
     let mut module = JITModule::new(jb);
 
     let mut text = Listing { clif: String::new(), asm: disasm.then(String::new) };
@@ -179,7 +180,23 @@ fn define(
     } else {
         None
     };
-    translate::PlanTranslator::new(builder, plan, params, runtime, routines, picard, ptr).translate_body(body);
+    let mut catches_up = false;
+    crate::plan::walk::exprs(body, &mut |e| catches_up |= matches!(e, crate::plan::Expr::CatchUp(_)));
+    let catch_up = if catches_up {
+        let mut sig = module.make_signature();
+        sig.params.extend([AbiParam::new(types::F64), AbiParam::new(types::F64), AbiParam::new(types::F64)]);
+        sig.params.extend([AbiParam::new(ptr), AbiParam::new(ptr), AbiParam::new(types::I64)]);
+        sig.params.extend([AbiParam::new(types::F64), AbiParam::new(types::F64), AbiParam::new(types::F64)]);
+        sig.returns.push(AbiParam::new(types::F64));
+        let id = module
+            .declare_function("optc_smm_catch_up", Linkage::Import, &sig)
+            .map_err(|e| JitError::Codegen(e.to_string()))?;
+        Some(module.declare_func_in_func(id, builder.func))
+    } else {
+        None
+    };
+    let imports = translate::Imports { funcs: runtime, routines, picard, catch_up };
+    translate::PlanTranslator::new(builder, plan, params, imports, ptr).translate_body(body);
 
     text.clif.push_str(&format!("; {name}\n{}\n", ctx.func.display()));
     let id = module

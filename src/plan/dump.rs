@@ -35,6 +35,12 @@ pub fn dump(plan: &Plan, facts: Option<&DataFacts>) -> String {
             (ParamInit::InverseMaxRowNormSq { scale }, None) => {
                 format!("1/({}·max‖xᵢ‖²)", fmt_num(*scale))
             }
+            (ParamInit::MaxRowNormSq { .. }, Some(v)) => {
+                note.push_str(&format!(", max‖xᵢ‖² = {}", fmt_sig(facts.map_or(0.0, |f| f.max_row_norm_sq))));
+                fmt_sig(v)
+            }
+            (ParamInit::MaxRowNormSq { scale }, None) => format!("{}·max‖xᵢ‖²", fmt_num(*scale)),
+            (ParamInit::Tuned { default, .. }, _) => fmt_num(*default),
             (ParamInit::PerRow { .. }, Some(v)) | (ParamInit::GramNorm { .. }, Some(v)) => fmt_sig(v),
             (ParamInit::PerRow { scale }, None) => format!("{}/m", fmt_num(*scale)),
             (ParamInit::GramNorm { scale }, None) => format!("{}·λmax(XᵀX)/m", fmt_num(*scale)),
@@ -266,6 +272,15 @@ pub fn expr(plan: &Plan, e: &Expr, outer: u8) -> String {
             let args: Vec<String> = args.iter().map(|a| expr(plan, a, 0)).collect();
             format!("{}({})", f.name(), args.join(", "))
         }
+        Expr::CatchUp(c) => format!(
+            "smm_catch_up({}, steps {}..{}, {}, {}, τ = {})",
+            expr(plan, &c.value, 0),
+            expr(plan, &c.from, 1),
+            expr(plan, &c.to, 1),
+            plan.vector(c.sums).name,
+            plan.vector(c.logs).name,
+            expr(plan, &c.tau, 0)
+        ),
         Expr::Select(cmp, l, r, a, b) => format!(
             "if {} {} {} then {} else {}",
             expr(plan, l, 1),

@@ -8,6 +8,7 @@ mod multiclass;
 mod newton;
 mod proxgrad;
 mod scd;
+mod smm;
 mod svm;
 
 use super::build::*;
@@ -52,6 +53,7 @@ pub fn lower(model: &Model, st: &Structure, opts: LowerOptions) -> Result<Plan, 
     }
     match (choice.solver, st.coordinate, st.vector) {
         (SolverKind::Fobos, Some(prox), _) => Ok(fobos::lower(model, st, prox, opts)),
+        (SolverKind::Smm, Some(prox), _) => Ok(smm::lower(model, st, prox, opts)),
         (SolverKind::Scd, Some(prox), _) => Ok(scd::lower(model, st, prox)),
         (SolverKind::Proxgrad, Some(prox), _) => Ok(proxgrad::lower(model, st, prox, None)),
         (SolverKind::Picard, Some(prox), _) => Ok(svm::lower(model, st, prox)),
@@ -414,6 +416,15 @@ fn replace(e: &Expr, from: &Expr, to: &Expr) -> Expr {
         Expr::Bin(op, a, c) => Expr::Bin(*op, go(a), go(c)),
         Expr::Call(f, args) => Expr::Call(*f, args.iter().map(|a| replace(a, from, to)).collect()),
         Expr::Select(cmp, l, r, a, c) => Expr::Select(*cmp, go(l), go(r), go(a), go(c)),
+        Expr::CatchUp(c) => Expr::CatchUp(Box::new(super::CatchUp {
+            value: replace(&c.value, from, to),
+            from: replace(&c.from, from, to),
+            to: replace(&c.to, from, to),
+            sums_to: replace(&c.sums_to, from, to),
+            logs_to: replace(&c.logs_to, from, to),
+            tau: replace(&c.tau, from, to),
+            ..**c
+        })),
         Expr::Const(_) | Expr::Scalar(_) | Expr::Load(..) | Expr::LoadAt(..) | Expr::Idx(_) | Expr::Value => e.clone(),
     }
 }

@@ -22,6 +22,8 @@ struct Scope {
     nonzero: bool,
     /// In the epoch: `perm(·)` has an order.
     epoch: bool,
+    /// Inside a loop over the rows, which binds the position q with i.
+    step: bool,
 }
 
 impl Scope {
@@ -31,6 +33,7 @@ impl Scope {
             Index::Feature => self.feature,
             Index::Class => self.class,
             Index::OpRow => false,
+            Index::Step => self.step,
         }
     }
 
@@ -40,7 +43,7 @@ impl Scope {
             Index::Row => Scope { row: true, nonzero, ..self },
             Index::Feature => Scope { feature: true, nonzero, ..self },
             Index::Class => Scope { class: true, nonzero, ..self },
-            Index::OpRow => self,
+            Index::OpRow | Index::Step => self,
         }
     }
 }
@@ -134,7 +137,9 @@ fn stmts(plan: &Plan, body: &[Stmt], scope: Scope) -> Result<(), String> {
                     return Err("the driver orders rows and columns only, and p is walked by the runtime".into());
                 }
                 let nonzero = matches!(range, Range::RowNonZeros | Range::ColNonZeros);
-                stmts(plan, b, scope.bind(binds, nonzero))?;
+                let mut inner = scope.bind(binds, nonzero);
+                inner.step |= matches!(range, Range::Perm(Len::Rows) | Range::Upto(Len::Rows));
+                stmts(plan, b, inner)?;
             }
             Stmt::If(_, l, r, b) => {
                 expr(plan, l, scope)?;
@@ -226,6 +231,16 @@ fn expr(plan: &Plan, e: &Expr, scope: Scope) -> Result<(), String> {
             args.iter().try_for_each(|a| expr(plan, a, scope))
         }
         Expr::Select(_, l, r, a, b) => [l, r, a, b].iter().try_for_each(|x| expr(plan, x, scope)),
+        Expr::CatchUp(c) => {
+            // The history buffers are read whole, by position in the epoch: vec[m] each.
+            for v in [c.sums, c.logs] {
+                let decl = plan.vectors.get(v.0).ok_or("catch_up: unknown buffer")?;
+                if decl.len != Len::Rows || decl.cols.is_some() {
+                    return Err(format!("catch_up: `{}` must be a vec[m] (one entry per step)", decl.name));
+                }
+            }
+            c.operands().into_iter().try_for_each(|x| expr(plan, x, scope))
+        }
     }
 }
 

@@ -48,6 +48,7 @@ pub fn expr<'a>(e: &'a Expr, f: &mut impl FnMut(&'a Expr)) {
         }
         Expr::Call(_, args) => args.iter().for_each(|a| expr(a, f)),
         Expr::Select(_, l, r, a, b) => [l, r, a, b].into_iter().for_each(|x| expr(x, f)),
+        Expr::CatchUp(c) => c.operands().into_iter().for_each(|x| expr(x, f)),
         Expr::Const(_) | Expr::Scalar(_) | Expr::Load(..) | Expr::LoadAt(..) | Expr::Idx(_) | Expr::Value => {}
     }
 }

@@ -29,7 +29,12 @@ pub struct Run {
 
 /// Compiles `model` with FOBOS forced, reads `data`, runs the interpreter for `epochs` epochs.
 pub fn run(model: &str, data: &Path, epochs: usize, seed: u64, eager: bool) -> Run {
-    let opts = CompileOptions { eager, solver: Some("fobos".into()), ..Default::default() };
+    run_with("fobos", model, data, epochs, seed, eager)
+}
+
+/// As [`run`], with `solver` forced.
+pub fn run_with(solver: &str, model: &str, data: &Path, epochs: usize, seed: u64, eager: bool) -> Run {
+    let opts = CompileOptions { eager, solver: Some(solver.into()), ..Default::default() };
     let plan = compile(model, &opts);
     let d = read_libsvm(data).expect("fixture data reads");
     run_plan(plan, &d, &RunSettings::fixed(epochs, seed), None)

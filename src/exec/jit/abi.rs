@@ -187,6 +187,35 @@ pub fn picard_symbol() -> *const u8 {
     optc_picard as *const u8
 }
 
+/// SMM's ℓ1 catch-up (`runtime::smm::l1_catch_up`) over two history buffers.
+///
+/// # Safety (why this is sound)
+/// Only kernels call it, with the base pointers of two vectors that a verified `smm_catch_up`
+/// names as vec[m] and `len` = m; [`check_shapes`] checked before the call that every vec[m]
+/// has m entries. The runtime clamps the positions into 0..=len.
+#[allow(clippy::too_many_arguments)]
+extern "C" fn optc_smm_catch_up(
+    value: f64,
+    from: f64,
+    to: f64,
+    sums: *const f64,
+    logs: *const f64,
+    len: i64,
+    sums_to: f64,
+    logs_to: f64,
+    tau: f64,
+) -> f64 {
+    let len = usize::try_from(len).unwrap_or(0);
+    // SAFETY: see above.
+    #[allow(unsafe_code)]
+    let (sums, logs) = unsafe { (std::slice::from_raw_parts(sums, len), std::slice::from_raw_parts(logs, len)) };
+    crate::runtime::smm::l1_catch_up(value, from, to, sums, logs, sums_to, logs_to, tau)
+}
+
+pub fn catch_up_symbol() -> *const u8 {
+    optc_smm_catch_up as *const u8
+}
+
 /// Treats finalized code as a kernel.
 ///
 /// # Safety (why this is sound)
@@ -217,6 +246,10 @@ pub fn check_shapes(plan: &Plan, state: &State, data: &DataView, orders: &Orders
     }
     if data.labels.len() != rows {
         return Err(format!("{} labels for {rows} rows", data.labels.len()));
+    }
+    // Positions in the order index vec[m] history (q < m).
+    if orders.rows.len() > rows {
+        return Err("the row order is longer than the data".into());
     }
     if orders.rows.iter().any(|&i| i as usize >= rows) {
         return Err("a row index in the order is out of range".into());

@@ -20,11 +20,7 @@ pub struct PlanTranslator<'a, 'b> {
     pub b: FunctionBuilder<'b>,
     pub plan: &'a Plan,
     pub params: &'a [f64],
-    pub runtime: HashMap<Func, FuncRef>,
-    /// The vector routines of `crate::runtime`, by their C-ABI entry points.
-    pub routines: HashMap<Routine, FuncRef>,
-    /// The Picard entry point, when the body calls it.
-    pub picard: Option<FuncRef>,
+    pub imports: Imports,
     pub ptr: types::Type,
     ctx: Value,
     /// Cranelift variables for state and local scalars (None for parameters: they are folded).
@@ -36,6 +32,8 @@ pub struct PlanTranslator<'a, 'b> {
     i: Option<Value>,
     j: Option<Value>,
     c: Option<Value>,
+    /// The position in the epoch's order, in loops over the rows.
+    q: Option<Value>,
     v: Option<Value>,
     /// Guards seen so far; the k-th returns k.
     guards: i64,
@@ -44,6 +42,18 @@ pub struct PlanTranslator<'a, 'b> {
     /// a vector is only ever indexed by one loop variable (verify), which is fixed within a
     /// stretch; cleared at every block boundary.
     stored: HashMap<(usize, Index, Option<Index>), Value>,
+}
+
+/// The functions of the runtime library the body calls, declared in the kernel's module.
+pub struct Imports {
+    /// exp, log, log1p, sigmoid, softplus: the same Rust functions the interpreter calls.
+    pub funcs: HashMap<Func, FuncRef>,
+    /// The vector routines of `crate::runtime`, by their C-ABI entry points.
+    pub routines: HashMap<Routine, FuncRef>,
+    /// The Picard entry point, when the body calls it.
+    pub picard: Option<FuncRef>,
+    /// SMM's ℓ1 catch-up, when the body uses it.
+    pub catch_up: Option<FuncRef>,
 }
 
 #[derive(Clone, Copy)]
@@ -81,9 +91,7 @@ impl<'a, 'b> PlanTranslator<'a, 'b> {
         mut b: FunctionBuilder<'b>,
         plan: &'a Plan,
         params: &'a [f64],
-        runtime: HashMap<Func, FuncRef>,
-        routines: HashMap<Routine, FuncRef>,
-        picard: Option<FuncRef>,
+        imports: Imports,
         ptr: types::Type,
     ) -> Self {
         let entry = b.create_block();
@@ -136,9 +144,7 @@ impl<'a, 'b> PlanTranslator<'a, 'b> {
             b,
             plan,
             params,
-            runtime,
-            routines,
-            picard,
+            imports,
             ptr,
             ctx,
             scalars,
@@ -147,6 +153,7 @@ impl<'a, 'b> PlanTranslator<'a, 'b> {
             i: None,
             j: None,
             c: None,
+            q: None,
             v: None,
             guards: 0,
             stored: HashMap::new(),
@@ -193,7 +200,7 @@ impl<'a, 'b> PlanTranslator<'a, 'b> {
                 let omega = self.b.ins().iconst(types::I64, crate::runtime::picard::Omega::code(call.omega));
                 let target = self.b.ins().iconst(types::I64, call.target.0 as i64);
                 let dual = self.b.ins().iconst(types::I64, call.dual.0 as i64);
-                let fref = self.picard.expect("imported for plans that call picard");
+                let fref = self.imports.picard.expect("imported for plans that call picard");
                 let ctx = self.ctx;
                 self.b.ins().call(fref, &[ctx, gamma, tol, cap, omega, target, dual]);
                 self.stored.clear();
@@ -251,7 +258,7 @@ impl<'a, 'b> PlanTranslator<'a, 'b> {
                 }
             }
         };
-        let fref = self.routines[&routine];
+        let fref = self.imports.routines[&routine];
         self.b.ins().call(fref, &[base, len, width, a]);
         // The routine rewrote the buffer: values stored before the call are stale.
         self.stored.clear();
@@ -269,6 +276,7 @@ impl<'a, 'b> PlanTranslator<'a, 'b> {
             Index::Row => self.i.expect("verify: i in scope"),
             Index::Feature => self.j.expect("verify: j in scope"),
             Index::Class => self.c.expect("verify: c in scope"),
+            Index::Step => self.q.expect("verify: q in scope"),
             Index::OpRow => unreachable!("verify: p is walked by the runtime only"),
         }
     }
@@ -363,6 +371,7 @@ impl<'a, 'b> PlanTranslator<'a, 'b> {
             Index::Row => &mut self.i,
             Index::Feature => &mut self.j,
             Index::Class => &mut self.c,
+            Index::Step => &mut self.q,
             Index::OpRow => unreachable!("verify: p is walked by the runtime only"),
         }
     }
@@ -379,7 +388,12 @@ impl<'a, 'b> PlanTranslator<'a, 'b> {
             let at = t.offset(order, k, 4);
             let x32 = t.b.ins().load(types::I32, trusted(), at, 0);
             let x = t.b.ins().uextend(types::I64, x32);
+            let saved = t.q;
+            if len == Len::Rows {
+                t.q = Some(k);
+            }
             t.with_index(len.index(), x, |t| t.translate_stmts(body));
+            t.q = saved;
         });
     }
 
@@ -388,7 +402,14 @@ impl<'a, 'b> PlanTranslator<'a, 'b> {
         let saved = self.reload_pointers();
         let zero = self.b.ins().iconst(types::I64, 0);
         let n = self.dim(len);
-        self.counted_loop(zero, n, |t, k| t.with_index(len.index(), k, |t| t.translate_stmts(body)));
+        self.counted_loop(zero, n, |t, k| {
+            let saved = t.q;
+            if len == Len::Rows {
+                t.q = Some(k);
+            }
+            t.with_index(len.index(), k, |t| t.translate_stmts(body));
+            t.q = saved;
+        });
         (self.data, self.bases) = saved;
     }
 
@@ -562,6 +583,14 @@ impl<'a, 'b> PlanTranslator<'a, 'b> {
                 let (x, y) = (self.translate_expr(a), self.translate_expr(c));
                 self.b.ins().select(test, x, y)
             }
+            Expr::CatchUp(c) => {
+                // The two history buffers by base pointer, with m, their verified length.
+                let ops: Vec<Value> = c.operands().into_iter().map(|x| self.translate_expr(x)).collect();
+                let (sums, logs, rows) = (self.bases[c.sums.0], self.bases[c.logs.0], self.data.rows);
+                let fref = self.imports.catch_up.expect("imported for plans that catch up");
+                let call = self.b.ins().call(fref, &[ops[0], ops[1], ops[2], sums, logs, rows, ops[3], ops[4], ops[5]]);
+                self.b.inst_results(call)[0]
+            }
         }
     }
 
@@ -615,7 +644,7 @@ impl<'a, 'b> PlanTranslator<'a, 'b> {
                     self.b.ins().select(pos, one, inner)
                 }
                 Func::Exp | Func::Log | Func::Log1p | Func::Sigmoid | Func::Softplus => {
-                    let fref = self.runtime[&func];
+                    let fref = self.imports.funcs[&func];
                     let call = self.b.ins().call(fref, &[x[0]]);
                     self.b.inst_results(call)[0]
                 }

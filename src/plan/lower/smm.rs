@@ -1,0 +1,170 @@
+//! SMM, stochastic majorization–minimization with proximal-gradient surrogates (Mairal 2013;
+//! ALGORITHMS.md §7). Every surrogate has the same curvature L, so their weighted average is
+//! one vector z̄:
+//!
+//!   z̄ ← (1 − ωₙ)·z̄ + ωₙ·(θ − ∇fₙ(θ)/L),   θ ← prox_{ψ/L}(z̄),   ωₙ = √((n₀ + 1)/(n + n₀)),
+//!
+//! with L = c·β·max‖xᵢ‖² and n₀ tuned by `optc run` on a sample of the rows. ∇fₙ is zero off
+//! the example's support, where z̄ follows a scalar recursion; for ψ = λ‖·‖₁ that recursion
+//! has a closed form (`runtime::smm`), so the lazy plan touches only the support: it keeps
+//! the prefix sums of ω and of log(1 − ω) over the epoch's steps and, per coordinate, the
+//! position of its last update, and catches a coordinate up before reading it. The history
+//! restarts each epoch, after every coordinate is caught up. Other regularizers run the eager
+//! plan, which averages every coordinate each step (O(d)), and say so.
+
+use super::super::build::*;
+use super::super::{CatchUp, Expr, Index, Len, ParamInit, Plan, Range, ScalarRole, Stmt, VecRole};
+use super::{Builder, LowerOptions};
+use crate::analysis::{CoordinateProx, Structure};
+use crate::check::Model;
+use crate::symbolic::Func;
+
+/// The n₀ candidates `optc run` tries on its sample (and the default where it cannot).
+pub const N0_GRID: [f64; 6] = [1.0, 10.0, 100.0, 1e3, 1e4, 1e5];
+const N0_DEFAULT: f64 = 100.0;
+
+/// log(1 − ω) is kept above this: ω₁ = 1 would make the prefix sums −∞ (and their
+/// differences NaN); exp of it is 0 to the precision of any weight.
+const LOG_FLOOR: f64 = 1e-300;
+
+pub(super) fn lower(model: &Model, st: &Structure, prox: CoordinateProx, opts: LowerOptions) -> Plan {
+    // The closed-form catch-up is for ψ = λ‖·‖₁ alone.
+    let lazy = opts.lazy && prox.l1 > 0.0 && prox.l2 == 0.0 && !prox.has_box();
+    let mut b = Builder::new(model, "smm", lazy, prox, None);
+    b.plan.info.summary.push_str(if lazy {
+        "; lazy: a coordinate off the support is caught up in closed form (binary search on Σω, then Π(1 − ω))"
+    } else if opts.lazy {
+        "; eager (O(d) per step): the closed-form catch-up is for ℓ1 alone"
+    } else {
+        "; eager reference (O(d) per step)"
+    });
+    let (y, w) = b.labels_and_weights();
+    let beta = st.smooth.expect("SMM is only chosen for smooth losses");
+    let c = model.loss.coef.value;
+    let lip = b.scalar(
+        "L",
+        ScalarRole::Param,
+        ParamInit::MaxRowNormSq { scale: c * beta },
+        "c·β·max‖xᵢ‖²: every example's surrogate has this curvature",
+    );
+    let n0 = match st.settings.n0 {
+        Some(v) => b.param("n0", v, "from `solve with smm(n0 = ...)`"),
+        None => b.scalar(
+            "n0",
+            ScalarRole::Param,
+            ParamInit::Tuned { default: N0_DEFAULT, grid: &N0_GRID },
+            "of the weights ω = √((n0 + 1)/(n + n0)); `optc run` tunes it on a sample",
+        ),
+    };
+    let zbar = b.vector("z̄", Len::Features, VecRole::State, crate::plan::clamp(0.0, prox.lo, prox.hi));
+    let t = b.state("n", "step counter");
+    b.plan.step_counter = Some(t);
+    let omega = b.local("ω");
+    let a = b.local("a");
+    let g = b.local("g");
+    let step = b.local("δ");
+    let inv_lip = div(k(1.0), s(lip));
+    let j = Index::Feature;
+    let prox_of = |b: &Builder, e: Expr| b.coordinate_prox(e, inv_lip.clone());
+
+    let mut body = vec![
+        Stmt::Set(t, add(s(t), k(1.0))),
+        Stmt::Set(omega, call(Func::Sqrt, vec![div(add(s(n0), k(1.0)), add(s(t), s(n0)))])),
+    ];
+    let history = lazy.then(|| {
+        let sums = b.vector("S", Len::Rows, VecRole::State, 0.0);
+        let logs = b.vector("P", Len::Rows, VecRole::State, 0.0);
+        let last = b.vector("last", Len::Features, VecRole::State, 0.0);
+        let count = b.state("steps", "steps taken in this epoch");
+        let total = b.state("ΣS", "Σ ω over the epoch's steps so far");
+        let total_log = b.state("ΣP", "Σ log(1 − ω) over the epoch's steps so far");
+        History { sums, logs, last, count, total, total_log }
+    });
+    // The margin at θ, each coordinate caught up first.
+    body.push(Stmt::Set(a, k(0.0)));
+    let mut read = vec![];
+    if let Some(h) = &history {
+        body.push(Stmt::Store(h.sums, Index::Step, s(h.total)));
+        body.push(Stmt::Store(h.logs, Index::Step, s(h.total_log)));
+        read.push(Stmt::Store(zbar, j, h.catch_up(at(zbar, j), Expr::Idx(Index::Step), prox.l1, lip)));
+        read.push(Stmt::Store(w, j, prox_of(&b, at(zbar, j))));
+    }
+    read.push(Stmt::Set(a, add(s(a), mul(Expr::Value, at(w, j)))));
+    body.push(each(Range::RowNonZeros, read));
+    let mut dloss = b.dloss(model, st, y, s(a));
+    if c != 1.0 {
+        let cw = b.param("c", c, "weight of the loss term");
+        dloss = mul(s(cw), dloss);
+    }
+    body.push(Stmt::Set(g, dloss));
+    body.push(Stmt::Guard(s(g), "the loss derivative ℓ′".into()));
+    // ω·g/L, the weight of this example's gradient in z̄.
+    body.push(Stmt::Set(step, div(mul(s(omega), s(g)), s(lip))));
+    let average = |e: Expr| add(mul(sub(k(1.0), s(omega)), at(zbar, j)), mul(s(omega), e));
+    match &history {
+        Some(h) => {
+            let mut write = vec![
+                Stmt::Store(zbar, j, sub(average(at(w, j)), mul(s(step), Expr::Value))),
+                Stmt::Store(w, j, prox_of(&b, at(zbar, j))),
+            ];
+            write.push(Stmt::Store(h.last, j, add(Expr::Idx(Index::Step), k(1.0))));
+            body.push(each(Range::RowNonZeros, write));
+            body.push(Stmt::Set(h.total, add(s(h.total), s(omega))));
+            let log_keep = call(Func::Log, vec![call(Func::Max, vec![sub(k(1.0), s(omega)), k(LOG_FLOOR)])]);
+            body.push(Stmt::Set(h.total_log, add(s(h.total_log), log_keep)));
+            body.push(Stmt::Set(h.count, add(s(h.count), k(1.0))));
+        }
+        None => {
+            body.push(each(Range::Upto(Len::Features), vec![Stmt::Store(zbar, j, average(at(w, j)))]));
+            body.push(each(
+                Range::RowNonZeros,
+                vec![Stmt::Store(zbar, j, sub(at(zbar, j), mul(s(step), Expr::Value)))],
+            ));
+            body.push(each(Range::Upto(Len::Features), vec![Stmt::Store(w, j, prox_of(&b, at(zbar, j)))]));
+        }
+    }
+    b.plan.epoch = vec![];
+    if let Some(h) = &history {
+        b.plan.epoch.extend([Stmt::Set(h.count, k(0.0)), Stmt::Set(h.total, k(0.0)), Stmt::Set(h.total_log, k(0.0))]);
+    }
+    b.plan.epoch.push(each(Range::Perm(Len::Rows), body));
+    // Every coordinate caught up before the history restarts (and before anyone reads w).
+    if let Some(h) = &history {
+        b.plan.epoch.push(each(
+            Range::Upto(Len::Features),
+            vec![
+                Stmt::Store(zbar, j, h.catch_up(at(zbar, j), s(h.count), prox.l1, lip)),
+                Stmt::Store(w, j, prox_of(&b, at(zbar, j))),
+                Stmt::Store(h.last, j, k(0.0)),
+            ],
+        ));
+    }
+    b.report(model, st, w, y, a);
+    b.plan
+}
+
+/// The lazy plan's bookkeeping (see the module docs).
+struct History {
+    sums: super::super::VecId,
+    logs: super::super::VecId,
+    last: super::super::VecId,
+    count: super::super::ScalarId,
+    total: super::super::ScalarId,
+    total_log: super::super::ScalarId,
+}
+
+impl History {
+    /// z̄[j] after the steps it missed, up to position `to`, with τ = λ/L.
+    fn catch_up(&self, value: Expr, to: Expr, l1: f64, lip: super::super::ScalarId) -> Expr {
+        Expr::CatchUp(Box::new(CatchUp {
+            value,
+            from: at(self.last, Index::Feature),
+            to,
+            sums: self.sums,
+            logs: self.logs,
+            sums_to: s(self.total),
+            logs_to: s(self.total_log),
+            tau: mul(div(k(1.0), s(lip)), k(l1)),
+        }))
+    }
+}
