@@ -123,7 +123,12 @@ pub struct Structure {
     pub settings: Settings,
 }
 
-pub fn analyse(model: &Model) -> Result<Structure, Vec<Problem>> {
+/// Most passes a run may make for SMM to be the default: "one pass gives a usable model".
+const SMM_BUDGET: usize = 2;
+
+/// `budget`: the epochs the command line allows, if it says; `solve with auto(epochs = N)`
+/// says it in the model.
+pub fn analyse(model: &Model, budget: Option<usize>) -> Result<Structure, Vec<Problem>> {
     let mut problems = vec![];
     let loss = &model.loss.def;
     let terms: Vec<TermReport> = model
@@ -185,6 +190,15 @@ pub fn analyse(model: &Model) -> Result<Structure, Vec<Problem>> {
         Choice {
             solver: SolverKind::Picard,
             reason: "the linear SVM (hinge + ½‖·‖²) as the prox of hinge∘B at 0, by the Picard iteration with FISTA momentum: a subgradient method alone stalls near 1e-3".into(),
+        }
+    } else if smooth.is_some() && coordinate.is_some() && budget.or(auto_epochs(model)).is_some_and(|e| e <= SMM_BUDGET)
+    {
+        Choice {
+            solver: SolverKind::Smm,
+            reason: format!(
+                "a budget of {} pass(es): SMM's averaged surrogates give a usable model in one pass, with O(nnz) steps for ℓ1 (SCD or FISTA would stop far from a certificate)",
+                budget.or(auto_epochs(model)).unwrap_or(1)
+            ),
         }
     } else if smooth.is_some() && all_coordinate {
         Choice {
@@ -470,6 +484,14 @@ enum SplitBlocker {
     Unsupported(String),
     /// Terms each compiled, whose sum has no closed-form prox here.
     NoClosedForm(String),
+}
+
+/// `solve with auto(epochs = N)`: the budget the model itself gives.
+fn auto_epochs(model: &Model) -> Option<usize> {
+    let req = model.solver.as_ref().filter(|s| s.name == "auto")?;
+    let o = req.options.iter().find(|o| o.name == "epochs")?;
+    let v = symbolic::simplify(&o.value).as_const()?;
+    (v >= 1.0 && v.fract() == 0.0 && v < 1e15).then_some(v as usize)
 }
 
 /// hinge + λ·½‖w‖² and nothing else: the SVM the Picard solver takes as a prox of hinge∘B.

@@ -160,7 +160,7 @@ fn plan(
     emit: Option<&str>,
 ) -> Result<(), Failure> {
     let file = read_model(path)?;
-    let opts = CompileOptions { overrides: parse_sets(set)?, solver, eager };
+    let opts = CompileOptions { overrides: parse_sets(set)?, solver, eager, epochs: None };
     let c = compile(&file, &opts)?;
     let plan = pipeline::plan(&c, &opts).map_err(|e| report_compile_error(e, &file))?;
     let facts = match data {

@@ -18,6 +18,9 @@ pub struct CompileOptions {
     pub solver: Option<String>,
     /// Off for the eager reference plan.
     pub eager: bool,
+    /// `--epochs N` from the command line: a budget of passes the default choice heeds
+    /// (ALGORITHMS.md §9: one or two passes are SMM's).
+    pub epochs: Option<usize>,
 }
 
 #[derive(Debug)]
@@ -70,7 +73,7 @@ pub fn front_end(file: &SourceFile, lib: &Library, opts: &CompileOptions) -> Res
         };
         model.solver = Some(check::SolverRequest { name: s.clone(), options, span });
     }
-    let structure = analyse(&model).map_err(CompileError::Model)?;
+    let structure = analyse(&model, opts.epochs).map_err(CompileError::Model)?;
     Ok(Compiled { model, structure })
 }
 

@@ -361,3 +361,21 @@ fn eta0_is_calibrated_on_a_sample_unless_given() {
     assert!(given["eta0_calibration"].is_null());
     assert_eq!(given["eta0"], 0.5);
 }
+
+/// ALGORITHMS.md §9: a budget of one or two passes (`--epochs 1`, or `solve with auto(epochs =
+/// 1)` in the model) makes SMM the default for a smooth loss with a per-coordinate R, and the
+/// n₀ it tuned is reported; a larger budget keeps SCD.
+#[test]
+fn a_one_pass_budget_chooses_smm() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let m = write(dir.path(), "m.opt", L1_LOGISTIC);
+    let data = fixture("binary.svm");
+    let one = run_json(&m, &data, &["--epochs", "1"]);
+    assert_eq!(one["solver"], "smm");
+    assert!(one["n0"].as_f64().is_some_and(|n| n >= 1.0), "{one}");
+    assert!(one["n0_calibration"]["tried"].as_array().is_some_and(|t| t.len() > 1), "{one}");
+    assert_eq!(run_json(&m, &data, &["--epochs", "3"])["solver"], "scd");
+    let auto = write(dir.path(), "auto.opt", &format!("{L1_LOGISTIC}solve with auto(epochs = 1)\n"));
+    let out = optc(&["check", auto.to_str().unwrap()]);
+    assert!(text(&out.stdout).contains("recommended smm"), "{}", text(&out.stdout));
+}

@@ -95,7 +95,12 @@ fn data_failure(e: DataError) -> Failure {
 pub fn run(args: &RunArgs) -> Result<(), Failure> {
     let compile_start = Instant::now();
     let file = read_model(&args.model)?;
-    let opts = CompileOptions { overrides: parse_sets(&args.set)?, solver: args.solver.clone(), eager: args.eager };
+    let opts = CompileOptions {
+        overrides: parse_sets(&args.set)?,
+        solver: args.solver.clone(),
+        eager: args.eager,
+        epochs: args.epochs,
+    };
     let compiled = compile(&file, &opts)?;
     let mut plan = pipeline::plan(&compiled, &opts).map_err(|e| report_compile_error(e, &file))?;
     let mut settings = compiled.structure.settings.clone();
