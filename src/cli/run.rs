@@ -262,8 +262,8 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
                     format!("relative gap {:.1e} > tol {:.0e}", g / train_eval.objective.abs(), tol.unwrap_or(0.0)),
                 None => "no certificate".into(),
             },
-            if plan.info.solver == "fobos" {
-                "stochastic subgradient steps (FOBOS) rarely certify a tight gap on a non-smooth loss; give a looser --tol, or more --epochs with --tol"
+            if matches!(plan.info.solver, "fobos" | "smm") {
+                "stochastic steps with decaying steps or weights rarely certify a tight gap; give a looser --tol, more --epochs with --tol, or leave the solver to optc (it picks a batch or coordinate method that certifies)"
             } else {
                 "raise the cap with --epochs N (and keep --tol), or give --time-limit more time"
             }
