@@ -60,8 +60,10 @@ def trace(model, data, epochs, tmp, extra=()):
     cmd = [OPTC, "run", path, data, "--epochs", str(epochs), "--trace", "-", "--quiet", *extra]
     run = subprocess.run(cmd, capture_output=True, text=True)
     if run.returncode != 0:
-        first = next((l for l in run.stderr.splitlines() if l.strip()), "failed")
-        return first.strip()
+        lines = [l.strip() for l in run.stderr.splitlines() if l.strip()]
+        # A diagnostic's message is the line marked ×; anything else, its first line.
+        said = next((l.lstrip("×").strip() for l in lines if l.startswith("×")), lines[0] if lines else "failed")
+        return said.replace("|", "/")
     rows = list(csv.DictReader(io.StringIO(run.stdout)))
     elapsed, out = 0.0, []
     for r in rows:
