@@ -100,7 +100,9 @@ impl SavedModel {
         let _ = writeln!(o, "solver_type {}", self.solver_type);
         let _ = writeln!(o, "nr_class {}", self.nr_class);
         if !self.labels.is_empty() {
-            let labels: Vec<String> = self.labels.iter().map(|l| fmt_g(*l)).collect();
+            // Every digit: `%g` would write label 1234567 as 1.23457e+06, which LIBLINEAR's
+            // `%d` cannot read and which reads back as another label.
+            let labels: Vec<String> = self.labels.iter().map(|l| fmt_exact(*l)).collect();
             let _ = writeln!(o, "label {}", labels.join(" "));
         }
         let _ = writeln!(o, "nr_feature {}", self.nr_feature);
@@ -113,6 +115,21 @@ impl SavedModel {
             let _ = writeln!(o);
         }
         o
+    }
+
+    /// Why LIBLINEAR cannot load this model, if it cannot: it reads the `label` line as C
+    /// `int`s, so a fractional label or one past ±2³¹ stops its `load_model` (optc reads any).
+    pub fn liblinear_cannot_read(&self) -> Option<String> {
+        let odd: Vec<String> = self
+            .labels
+            .iter()
+            .filter(|l| l.fract() != 0.0 || !(f64::from(i32::MIN)..=f64::from(i32::MAX)).contains(*l))
+            .map(|l| fmt_exact(*l))
+            .collect();
+        (!odd.is_empty()).then(|| {
+            let s = if odd.len() > 1 { "s" } else { "" };
+            format!("LIBLINEAR reads integer labels only, and cannot load a model with label{s} {}", odd.join(", "))
+        })
     }
 
     pub fn parse(text: &str, file: &str) -> Result<SavedModel, ModelFileError> {
@@ -217,6 +234,18 @@ pub fn fmt_exact(v: f64) -> String {
 
 /// C's `%g`: 6 significant digits, trailing zeros removed, exponent form outside [1e-4, 1e6).
 pub fn fmt_g(v: f64) -> String {
+    fmt_g_digits(v, 6)
+}
+
+/// C's `%.17g`, which LIBLINEAR's predict (since 2.21) writes its predictions with: a
+/// regression model's values to the last bit, and a label of seven digits or more as digits
+/// rather than `%g`'s rounded exponent form.
+pub fn fmt_g17(v: f64) -> String {
+    fmt_g_digits(v, 17)
+}
+
+/// C's `%.{digits}g` for `digits` ≥ 1.
+fn fmt_g_digits(v: f64, digits: usize) -> String {
     if v == 0.0 {
         return "0".into();
     }
@@ -229,11 +258,13 @@ pub fn fmt_g(v: f64) -> String {
             "-inf".into()
         };
     }
-    let exp = format!("{:.5e}", v);
+    // The exponent as `%e` at this precision rounds it, which decides the form, as in C.
+    let exp = format!("{:.*e}", digits - 1, v);
     let (mantissa, e) = exp.split_once('e').unwrap_or((&exp, "0"));
     let e: i32 = e.parse().unwrap_or(0);
-    if (-4..6).contains(&e) {
-        let decimals = (5 - e).max(0) as usize;
+    let p = digits as i32;
+    if (-4..p).contains(&e) {
+        let decimals = (p - 1 - e).max(0) as usize;
         let s = format!("{v:.decimals$}");
         trim_zeros(&s)
     } else {
@@ -268,6 +299,60 @@ mod tests {
         ] {
             assert_eq!(fmt_g(v), want, "{v}");
         }
+    }
+
+    /// Exact ties round to even, as glibc's printf does.
+    #[test]
+    fn ties_round_as_c_does() {
+        for (v, digits, want) in [(123456.5, 6, "123456"), (0.125, 2, "0.12"), (2.5, 1, "2"), (1.5, 1, "2")] {
+            assert_eq!(fmt_g_digits(v, digits), want, "%.{digits}g of {v}");
+        }
+    }
+
+    /// Expected strings from glibc's printf("%.17g").
+    #[test]
+    fn g17_format_matches_c() {
+        for (v, want) in [
+            (3.0, "3"),
+            (-1.0, "-1"),
+            (1234567.0, "1234567"),
+            (1e6, "1000000"),
+            (0.1, "0.10000000000000001"),
+            (-0.24946692839886797, "-0.24946692839886797"),
+            (1.1329806639047268, "1.1329806639047268"),
+            (2.5, "2.5"),
+            (1e17, "1e+17"),
+            (12345678901234567.0, "12345678901234568"),
+            (0.0001, "0.0001"),
+            (0.00001234, "1.234e-05"),
+            (5e-324, "4.9406564584124654e-324"),
+            (1.7976931348623157e308, "1.7976931348623157e+308"),
+            (-1.5e-300, "-1.5000000000000001e-300"),
+            (0.0, "0"),
+        ] {
+            assert_eq!(fmt_g17(v), want, "{v}");
+        }
+    }
+
+    /// `%g` wrote label 1234567 as `1.23457e+06`: optc read it back as another label and
+    /// LIBLINEAR not at all.
+    #[test]
+    fn labels_are_written_with_every_digit() {
+        let mut m = SavedModel::parse(
+            "solver_type L1R_LR\nnr_class 2\nlabel 1234567 1000000\nnr_feature 1\nbias -1\nw\n0.5\n",
+            "m",
+        )
+        .expect("valid");
+        assert!(m.to_text().contains("\nlabel 1234567 1000000\n"), "{}", m.to_text());
+        assert_eq!(m.liblinear_cannot_read(), None);
+        m.labels = vec![2.5, 1.0];
+        assert_eq!(SavedModel::parse(&m.to_text(), "m").expect("optc reads it").labels, vec![2.5, 1.0]);
+        assert_eq!(
+            m.liblinear_cannot_read().as_deref(),
+            Some("LIBLINEAR reads integer labels only, and cannot load a model with label 2.5")
+        );
+        m.labels = vec![3e9, 0.5];
+        assert!(m.liblinear_cannot_read().is_some_and(|w| w.ends_with("labels 3000000000, 0.5")));
     }
 
     /// Found by fuzzing: `nr_feature` near usize::MAX overflowed the row count.

@@ -2,7 +2,7 @@
 
 use super::run::{commit_output, load_data, prepare_output};
 use super::Failure;
-use crate::model_file::{fmt_g, SavedModel};
+use crate::model_file::{fmt_exact, fmt_g, fmt_g17, SavedModel};
 use std::path::PathBuf;
 
 #[derive(clap::Args, Debug)]
@@ -40,7 +40,9 @@ pub fn predict(args: &PredictArgs) -> Result<(), Failure> {
         let dec = model.decision(&indices[lo..hi], &values[lo..hi]);
         let p = model.predict(&dec);
         let t = data.labels[i];
-        out.push_str(&fmt_g(p));
+        // `%.17g`, as LIBLINEAR's predict writes it, so the two prediction files are the same
+        // bytes (and a regression's values keep every bit).
+        out.push_str(&fmt_g17(p));
         if args.scores {
             for d in &dec {
                 out.push(' ');
@@ -108,8 +110,9 @@ fn warnings(model: &SavedModel, data: &crate::data::Dataset) -> Vec<String> {
             }
         }
         if !unseen.is_empty() {
-            let shown: Vec<String> = unseen.iter().take(5).map(|v| fmt_g(*v)).collect();
-            let known: Vec<String> = model.labels.iter().map(|v| fmt_g(*v)).collect();
+            // Every digit: `%g` shows 1234567 and 1234570 alike.
+            let shown: Vec<String> = unseen.iter().take(5).map(|v| fmt_exact(*v)).collect();
+            let known: Vec<String> = model.labels.iter().map(|v| fmt_exact(*v)).collect();
             out.push(format!(
                 "{}:{first_line}: label{} {}{} never seen by the model (its labels: {}); such rows count as errors",
                 data.name,

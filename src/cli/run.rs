@@ -292,7 +292,14 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
         }
         csv
     })?;
-    commit_output(save_out, || saved_model(&compiled.model, &label_map, features, &w).to_text())?;
+    commit_output(save_out, || {
+        let saved = saved_model(&compiled.model, &label_map, features, &w);
+        // optc's own predict reads any label, so the file is still worth writing.
+        if let Some(why) = saved.liblinear_cannot_read().filter(|_| !args.quiet) {
+            eprintln!("warning: --save: {why} (`optc predict` reads it)");
+        }
+        saved.to_text()
+    })?;
 
     if args.json {
         let mut r = serde_json::json!({
@@ -541,11 +548,18 @@ fn diverged(f: &Fault, data: &Dataset) -> Failure {
 fn saved_model(model: &crate::check::Model, labels: &LabelMap, features: usize, w: &[f64]) -> SavedModel {
     let has_l1 = model.regs.iter().any(|r| r.def.name == "l1" || r.def.name == "elastic");
     let has_l1 = has_l1 || model.regs.iter().any(|r| matches!(r.def.name.as_str(), "l1l2" | "l1inf"));
+    let mut w = w.to_vec();
     let (solver_type, nr_class, label_line) = match (model.label_kind, model.loss.def.name.as_str()) {
         (LabelKind::Real, _) => ("L2R_L2LOSS_SVR", 2, vec![]),
         // K weight columns in `label` order; LIBLINEAR's predict takes the largest decision
         // value, which for softmax is the most probable class.
         (LabelKind::Classes, _) => {
+            if labels.originals.len() == 2 {
+                // LIBLINEAR reads one column when `nr_class` is 2 (decision > 0 → the first
+                // label), so two softmax columns become their difference: the same argmax,
+                // and sigmoid of it is the softmax probability, as LIBLINEAR's `-b 1` computes.
+                w = w.chunks_exact(2).map(|row| row[0] - row[1]).collect();
+            }
             (if has_l1 { "L1R_LR" } else { "L2R_LR" }, labels.originals.len(), labels.originals.clone())
         }
         (_, "logistic") => {
@@ -562,12 +576,5 @@ fn saved_model(model: &crate::check::Model, labels: &LabelMap, features: usize, 
             vec![labels.originals[1], labels.originals[0]],
         ),
     };
-    SavedModel {
-        solver_type: solver_type.into(),
-        nr_class,
-        labels: label_line,
-        nr_feature: features,
-        bias: -1.0,
-        w: w.to_vec(),
-    }
+    SavedModel { solver_type: solver_type.into(), nr_class, labels: label_line, nr_feature: features, bias: -1.0, w }
 }
