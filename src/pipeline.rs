@@ -1,7 +1,9 @@
-//! The front half of the pipeline in one call: text → AST → Model → Structure → Plan.
-//! The command line, the tests and (later) the REPL all come through here.
+//! The front half of the pipeline in one call: text → AST → Model → (the files it loads) →
+//! Structure → Plan. The command line, the tests and (later) the REPL all come through here.
 
-use crate::analysis::{analyse, Structure};
+mod files;
+
+use crate::analysis::{analyse, FileFacts, Structure};
 use crate::check::{self, Model};
 use crate::diagnostics::{did_you_mean, Problem};
 use crate::plan::lower::{lower, LowerOptions};
@@ -18,6 +20,11 @@ pub struct CompileOptions {
     pub solver: Option<String>,
     /// Off for the eager reference plan.
     pub eager: bool,
+    /// The directory `load("...")` paths are relative to: the model file's. The files are read
+    /// and checked before analysis, which takes facts from them (disjoint groups get a
+    /// closed-form prox). None reads no file: then nothing is assumed of them (a model compiled
+    /// from its text alone, as the fuzzers do).
+    pub files: Option<std::path::PathBuf>,
 }
 
 #[derive(Debug)]
@@ -34,7 +41,7 @@ pub struct Compiled {
     pub structure: Structure,
 }
 
-/// Parses, checks and analyses a model.
+/// Parses, checks and analyses a model (reading the files it loads when `opts.files` says where).
 pub fn front_end(file: &SourceFile, lib: &Library, opts: &CompileOptions) -> Result<Compiled, CompileError> {
     let program = syntax::parse(file).map_err(|p| CompileError::Model(vec![p]))?;
     let declared = check::declared_params(&program);
@@ -70,7 +77,11 @@ pub fn front_end(file: &SourceFile, lib: &Library, opts: &CompileOptions) -> Res
         };
         model.solver = Some(check::SolverRequest { name: s.clone(), options, span });
     }
-    let structure = analyse(&model).map_err(CompileError::Model)?;
+    let facts = match &opts.files {
+        Some(dir) => files::facts(&model, dir).map_err(CompileError::Model)?,
+        None => FileFacts::default(),
+    };
+    let structure = analyse(&model, &facts).map_err(CompileError::Model)?;
     Ok(Compiled { model, structure })
 }
 

@@ -89,6 +89,7 @@ pub fn compile_with(plan: &Plan, params: &[f64], disasm: bool) -> Result<Kernel,
         jb.symbol(name, addr);
     }
     jb.symbol("optc_picard", abi::picard_symbol());
+    jb.symbol("optc_group_shrink", abi::group_shrink_symbol());
     let mut module = JITModule::new(jb);
 
     let mut text = Listing { clif: String::new(), asm: disasm.then(String::new) };
@@ -179,7 +180,20 @@ fn define(
     } else {
         None
     };
-    translate::PlanTranslator::new(builder, plan, params, runtime, routines, picard, ptr).translate_body(body);
+    let mut shrinks_groups = false;
+    crate::plan::walk::stmts(body, &mut |s| shrinks_groups |= matches!(s, Stmt::GroupShrink(..)));
+    let group_shrink = if shrinks_groups {
+        let mut sig = module.make_signature();
+        sig.params.extend([AbiParam::new(ptr), AbiParam::new(types::F64), AbiParam::new(types::I64)]);
+        let id = module
+            .declare_function("optc_group_shrink", Linkage::Import, &sig)
+            .map_err(|e| JitError::Codegen(e.to_string()))?;
+        Some(module.declare_func_in_func(id, builder.func))
+    } else {
+        None
+    };
+    let operator_calls = translate::OperatorCalls { picard, group_shrink };
+    translate::PlanTranslator::new(builder, plan, params, runtime, routines, operator_calls, ptr).translate_body(body);
 
     text.clif.push_str(&format!("; {name}\n{}\n", ctx.func.display()));
     let id = module

@@ -23,8 +23,8 @@ pub struct PlanTranslator<'a, 'b> {
     pub runtime: HashMap<Func, FuncRef>,
     /// The vector routines of `crate::runtime`, by their C-ABI entry points.
     pub routines: HashMap<Routine, FuncRef>,
-    /// The Picard entry point, when the body calls it.
-    pub picard: Option<FuncRef>,
+    /// The entry points that read the operator B, when the body calls them.
+    pub operator_calls: OperatorCalls,
     pub ptr: types::Type,
     ctx: Value,
     /// Cranelift variables for state and local scalars (None for parameters: they are folded).
@@ -44,6 +44,16 @@ pub struct PlanTranslator<'a, 'b> {
     /// a vector is only ever indexed by one loop variable (verify), which is fixed within a
     /// stretch; cleared at every block boundary.
     stored: HashMap<(usize, Index, Option<Index>), Value>,
+}
+
+/// The runtime entry points that read the operator B through the context, imported only by
+/// bodies that call them (an import is a line in the listing).
+#[derive(Clone, Copy, Default)]
+pub struct OperatorCalls {
+    /// `optc_picard`, for `picard`.
+    pub picard: Option<FuncRef>,
+    /// `optc_group_shrink`, for `group_shrink`.
+    pub group_shrink: Option<FuncRef>,
 }
 
 #[derive(Clone, Copy)]
@@ -83,7 +93,7 @@ impl<'a, 'b> PlanTranslator<'a, 'b> {
         params: &'a [f64],
         runtime: HashMap<Func, FuncRef>,
         routines: HashMap<Routine, FuncRef>,
-        picard: Option<FuncRef>,
+        operator_calls: OperatorCalls,
         ptr: types::Type,
     ) -> Self {
         let entry = b.create_block();
@@ -138,7 +148,7 @@ impl<'a, 'b> PlanTranslator<'a, 'b> {
             params,
             runtime,
             routines,
-            picard,
+            operator_calls,
             ptr,
             ctx,
             scalars,
@@ -193,11 +203,12 @@ impl<'a, 'b> PlanTranslator<'a, 'b> {
                 let omega = self.b.ins().iconst(types::I64, crate::runtime::picard::Omega::code(call.omega));
                 let target = self.b.ins().iconst(types::I64, call.target.0 as i64);
                 let dual = self.b.ins().iconst(types::I64, call.dual.0 as i64);
-                let fref = self.picard.expect("imported for plans that call picard");
+                let fref = self.operator_calls.picard.expect("imported for plans that call picard");
                 let ctx = self.ctx;
                 self.b.ins().call(fref, &[ctx, gamma, tol, cap, omega, target, dual]);
                 self.stored.clear();
             }
+            Stmt::GroupShrink(target, gamma) => self.translate_group_shrink(*target, gamma),
             Stmt::Set(id, e) => {
                 let x = self.translate_expr(e);
                 let var = self.scalars[id.0].expect("verify: parameters are never assigned");
@@ -224,6 +235,17 @@ impl<'a, 'b> PlanTranslator<'a, 'b> {
             Stmt::Guard(e, _) => self.translate_guard(e),
             Stmt::Call(routine, slice, arg) => self.translate_routine(*routine, *slice, arg),
         }
+    }
+
+    /// `group_shrink(target, γ)`: the runtime reads the operator and the target through the
+    /// context; what was stored before may have changed.
+    fn translate_group_shrink(&mut self, target: VecId, gamma: &Expr) {
+        let gamma = self.translate_expr(gamma);
+        let target = self.b.ins().iconst(types::I64, target.0 as i64);
+        let fref = self.operator_calls.group_shrink.expect("imported for plans that shrink groups");
+        let ctx = self.ctx;
+        self.b.ins().call(fref, &[ctx, gamma, target]);
+        self.stored.clear();
     }
 
     /// `call routine(vec[0..n], arg)` or `call routine(W[r, 0..k], arg)`: the routine's entry
