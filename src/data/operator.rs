@@ -62,3 +62,30 @@ fn check_range(file: &Path, max_index: u32, features: usize) -> Result<(), Opera
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A plan compiled for disjoint groups does not run on a groups file that overlaps by the
+    /// time the data is bound: the closed-form shrink would not be the prox of the model.
+    #[test]
+    fn a_group_shrink_plan_refuses_groups_that_overlap_at_binding() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        std::fs::write(dir.path().join("g.txt"), "1 2\n3 4\n").expect("write");
+        let mut c = Composite {
+            omega: Omega::BlockL2,
+            coef: 0.1,
+            operator: OperatorSpec::Groups("g.txt".into()),
+            group_blocks: true,
+            prox: CompositeProx::GroupShrink,
+        };
+        let op = bind(&c, 5, dir.path()).expect("disjoint groups bind");
+        assert_eq!((op.rows, op.blocks.clone()), (4, vec![(0, 2), (2, 4)]));
+        std::fs::write(dir.path().join("g.txt"), "1 2\n3 4\n5 2\n").expect("write");
+        let err = bind(&c, 5, dir.path()).expect_err("overlap").to_string();
+        assert!(err.ends_with("g.txt: feature 2 is in groups 1 and 3, but the plan was compiled for disjoint groups (was the file changed?)"), "{err}");
+        c.prox = CompositeProx::Picard;
+        assert!(bind(&c, 5, dir.path()).is_ok(), "Picard is right for any groups");
+    }
+}
