@@ -2,7 +2,11 @@
 //! separability of each term, whether a regularizer is composite ω∘B, which prox applies, and
 //! which solver runs it (ALGORITHMS.md §9) — with the reason, since users ask "why this one?".
 
-use crate::check::{Model, Operator, Shape};
+mod file_facts;
+
+pub use file_facts::{FileFacts, GroupLayout};
+
+use crate::check::{Model, Operator, RegTerm, Shape};
 use crate::diagnostics::Problem;
 use crate::runtime::VectorTerm;
 pub use crate::solvers::SolverKind;
@@ -94,6 +98,9 @@ pub struct TermReport {
     pub prox: ProxKind,
     /// How B is handled when the term is ω(B w).
     pub composite: Option<String>,
+    /// For `group_l2(groups(load(...)), w)`: what the file says (disjoint or not) and the prox
+    /// that follows from it.
+    pub groups: Option<String>,
 }
 
 #[derive(Clone, Debug)]
@@ -111,7 +118,8 @@ pub struct Structure {
     /// `coordinate` is None): batch solvers apply it to the whole vector.
     pub vector: Option<(CoordinateProx, VectorTerm)>,
     /// Set for a composite term ω∘B (alone, or with ½‖·‖² whose scaling composes with it):
-    /// batch solvers apply its prox by the runtime's Picard fixed point.
+    /// batch solvers apply its prox by the runtime's Picard fixed point, or, for `group_l2`
+    /// over groups its file showed disjoint, by the closed-form shrink of each group.
     pub composite_prox: Option<(CoordinateProx, crate::plan::Composite)>,
     /// Set for a multiclass W whose prox is per entry, then (optionally) one routine on each
     /// row (ℓ1/ℓ2 or ℓ1/∞ rows); `coordinate` and `vector` are None.
@@ -126,9 +134,10 @@ pub struct Structure {
 /// Most passes a run may make for SMM to be the default: "one pass gives a usable model".
 const SMM_BUDGET: usize = 2;
 
-/// `budget`: the epochs the command line allows, if it says; `solve with auto(epochs = N)`
-/// says it in the model.
-pub fn analyse(model: &Model, budget: Option<usize>) -> Result<Structure, Vec<Problem>> {
+/// The structure of `model`; `files` is what the files it loads say (read by the caller: the
+/// analysis does no IO), empty when they were not read. `budget`: the epochs the command line
+/// allows, if it says; `solve with auto(epochs = N)` says it in the model.
+pub fn analyse(model: &Model, files: &FileFacts, budget: Option<usize>) -> Result<Structure, Vec<Problem>> {
     let mut problems = vec![];
     let loss = &model.loss.def;
     let terms: Vec<TermReport> = model
@@ -137,10 +146,15 @@ pub fn analyse(model: &Model, budget: Option<usize>) -> Result<Structure, Vec<Pr
         .map(|r| TermReport {
             text: r.text.clone(),
             convex: r.def.convex,
-            separability: if r.operator.is_some() { Separability::None } else { r.def.separability },
+            separability: if r.operator.is_some() || (r.groups.is_some() && !disjoint_groups(r, files)) {
+                Separability::None
+            } else {
+                r.def.separability
+            },
             prox: r.def.prox,
             // `center(k) Wᵀ` is not a composite: its prox is closed-form (SVT of the centred W).
             composite: r.operator.as_ref().filter(|o| !matches!(o, Operator::Center(_))).map(composite_note),
+            groups: r.groups.as_ref().map(|g| groups_note(g, files)),
         })
         .collect();
     let constraints: Vec<TermReport> = model
@@ -152,6 +166,7 @@ pub fn analyse(model: &Model, budget: Option<usize>) -> Result<Structure, Vec<Pr
             separability: c.set.separability,
             prox: c.set.prox,
             composite: None,
+            groups: None,
         })
         .collect();
     let convex = terms.iter().all(|t| t.convex);
@@ -164,7 +179,8 @@ pub fn analyse(model: &Model, budget: Option<usize>) -> Result<Structure, Vec<Pr
         (Ok((p, Some(t))), false) => (None, Some((*p, *t)), None),
         (Err(_), _) => (None, None, None),
     };
-    let composite_prox = if is_matrix { None } else { composite_prox(model) };
+    let composite_prox = if is_matrix { None } else { composite_prox(model, files) };
+    let group_shrink = composite_prox.as_ref().is_some_and(|(_, c)| c.prox == crate::plan::CompositeProx::GroupShrink);
     let smooth = loss.smooth;
 
     let all_coordinate = terms.iter().chain(&constraints).all(|t| t.separability == Separability::Coordinate);
@@ -173,6 +189,11 @@ pub fn analyse(model: &Model, budget: Option<usize>) -> Result<Structure, Vec<Pr
         Choice {
             solver: SolverKind::Dc,
             reason: "a non-convex concave-in-|w| penalty: online DC is the method here with guarantees for it".into(),
+        }
+    } else if group_shrink {
+        Choice {
+            solver: SolverKind::Proxgrad,
+            reason: "group_l2 over disjoint groups: its prox is the ℓ2 shrink of each group; batch proximal gradient with FISTA, certified each iteration".into(),
         }
     } else if composite || composite_prox.is_some() {
         Choice {
@@ -306,11 +327,13 @@ pub fn analyse(model: &Model, budget: Option<usize>) -> Result<Structure, Vec<Pr
         }
     }
 
-    // A composite prox (Picard) runs once per iteration: only the batch solver has it.
+    // A composite prox (Picard, or the group shrink) runs once per iteration: only the batch
+    // solver has it.
     if let (Some(c), Some(_)) = (&chosen, &composite_prox) {
         if c.solver != SolverKind::Proxgrad {
+            let what = if group_shrink { "the ℓ2 shrink of each group" } else { "the Picard prox of ω∘B" };
             unavailable = Some(format!(
-                "the Picard prox of ω∘B runs in proxgrad (a smooth loss) in this build; `{}` does not run it",
+                "{what} runs in proxgrad (a smooth loss) in this build; `{}` does not run it",
                 c.solver.name()
             ));
             chosen = None;
@@ -356,7 +379,8 @@ pub fn analyse(model: &Model, budget: Option<usize>) -> Result<Structure, Vec<Pr
         terms,
         constraints,
         convex,
-        composite,
+        // Overlapping (or unread) groups need the fixed point as much as ω(B w) does.
+        composite: composite || model.regs.iter().any(|r| r.groups.is_some() && !disjoint_groups(r, files)),
         coordinate,
         vector,
         multiclass,
@@ -376,6 +400,26 @@ fn composite_note(op: &Operator) -> String {
         }
         Operator::Groups(p) => format!("ω∘B with B = groups(\"{p}\"): Picard fixed-point prox"),
         Operator::Center(_) => "W(I − 11ᵀ/k): singular-value thresholding of the row-centred W".into(),
+    }
+}
+
+/// Whether the groups of a `group_l2` term are known disjoint: its file was read and no
+/// feature is in two of its groups.
+fn disjoint_groups(r: &RegTerm, files: &FileFacts) -> bool {
+    matches!(&r.groups, Some(Operator::Groups(p)) if files.groups(p) == Some(GroupLayout::Disjoint))
+}
+
+/// What the groups file of a `group_l2` term says, and the prox it allows.
+fn groups_note(groups: &Operator, files: &FileFacts) -> String {
+    let Operator::Groups(path) = groups else { return String::new() };
+    match files.groups(path) {
+        Some(GroupLayout::Disjoint) => format!("in \"{path}\" are disjoint: closed-form ℓ2 prox per group"),
+        Some(GroupLayout::Overlap { feature, first, second }) => format!(
+            "in \"{path}\" overlap (feature {feature} is in groups {first} and {second}): Picard fixed point on the stacked group selections"
+        ),
+        None => format!(
+            "in \"{path}\" not read: Picard fixed point on the stacked group selections, right whether or not they overlap"
+        ),
     }
 }
 
@@ -443,9 +487,11 @@ fn split_prox(model: &Model, rows: bool) -> Result<(CoordinateProx, Option<Vecto
 
 /// One composite term — `ω(B w)` with ω = ℓ1 or ℓ2, or `group_l2(groups(...), w)` — beside
 /// ½‖·‖² terms only, whose scaling composes with any prox: prox_{τ(R + μ/2‖·‖²)}(v) =
-/// prox_{τR/(1+τμ)}(v/(1+τμ)).
-fn composite_prox(model: &Model) -> Option<(CoordinateProx, crate::plan::Composite)> {
-    use crate::plan::{Composite, OperatorSpec};
+/// prox_{τR/(1+τμ)}(v/(1+τμ)). Its prox is the Picard fixed point, or the closed-form shrink of
+/// each group for `group_l2` over groups `files` shows disjoint (ALGORITHMS.md §3: when ω is
+/// separable and B a selection, the fixed point is reached in one step).
+fn composite_prox(model: &Model, files: &FileFacts) -> Option<(CoordinateProx, crate::plan::Composite)> {
+    use crate::plan::{Composite, CompositeProx, OperatorSpec};
     use crate::runtime::picard::Omega;
     if !model.constraints.is_empty() {
         return None;
@@ -460,7 +506,7 @@ fn composite_prox(model: &Model) -> Option<(CoordinateProx, crate::plan::Composi
     let mut p = CoordinateProx { l1: 0.0, l2: 0.0, lo: f64::NEG_INFINITY, hi: f64::INFINITY };
     let mut found = None;
     for r in &model.regs {
-        let term = match (&r.operator, &r.groups, r.def.prox) {
+        let (omega, operator, group_blocks) = match (&r.operator, &r.groups, r.def.prox) {
             (None, None, ProxKind::Scale) => {
                 p.l2 += r.coef.value;
                 continue;
@@ -473,7 +519,9 @@ fn composite_prox(model: &Model) -> Option<(CoordinateProx, crate::plan::Composi
         if found.is_some() {
             return None;
         }
-        found = Some(Composite { omega: term.0, coef: r.coef.value, operator: term.1, group_blocks: term.2 });
+        let prox =
+            if group_blocks && disjoint_groups(r, files) { CompositeProx::GroupShrink } else { CompositeProx::Picard };
+        found = Some(Composite { omega, coef: r.coef.value, operator, group_blocks, prox });
     }
     found.map(|c| (p, c))
 }
@@ -725,6 +773,9 @@ pub fn report(model: &Model, st: &Structure, file_name: &str) -> String {
         if let Some(c) = &t.composite {
             let _ = writeln!(o, "            composite {c}");
         }
+        if let Some(g) = &t.groups {
+            let _ = writeln!(o, "            groups {g}");
+        }
     }
     for t in &st.constraints {
         let _ = writeln!(o, "constraint  {}", t.text);
@@ -764,7 +815,14 @@ pub fn report(model: &Model, st: &Structure, file_name: &str) -> String {
             let what = if parts.is_empty() { "none (R = 0)".to_string() } else { parts.join(", then ") };
             let _ = writeln!(o, "prox        closed form: {what}");
         }
-        (None, None) => _ = writeln!(o, "prox        term by term (see above)"),
+        (None, None) => match &st.composite_prox {
+            Some((p, c)) if c.prox == crate::plan::CompositeProx::GroupShrink => {
+                let after =
+                    if p.l2 > 0.0 { format!(", after the per-coordinate {}", p.describe()) } else { String::new() };
+                _ = writeln!(o, "prox        closed form: ℓ2 shrink of each group{after}")
+            }
+            _ => _ = writeln!(o, "prox        term by term (see above)"),
+        },
     }
     let _ = writeln!(o, "recommended {} — {}", st.recommended.solver.name(), st.recommended.reason);
     match (&st.chosen, &st.unavailable) {

@@ -144,9 +144,14 @@ pub(crate) fn report_compile_error(e: CompileError, file: &SourceFile) -> Failur
     }
 }
 
+/// The directory a model's `load("...")` paths are relative to.
+pub(crate) fn model_dir(model: &Path) -> PathBuf {
+    model.parent().unwrap_or(Path::new(".")).to_path_buf()
+}
+
 fn check(path: &Path) -> Result<(), Failure> {
     let file = read_model(path)?;
-    let c = compile(&file, &CompileOptions::default())?;
+    let c = compile(&file, &CompileOptions { files: Some(model_dir(path)), ..Default::default() })?;
     print!("{}", crate::analysis::report(&c.model, &c.structure, &file.name));
     Ok(())
 }
@@ -160,7 +165,8 @@ fn plan(
     emit: Option<&str>,
 ) -> Result<(), Failure> {
     let file = read_model(path)?;
-    let opts = CompileOptions { overrides: parse_sets(set)?, solver, eager, epochs: None };
+    let opts =
+        CompileOptions { overrides: parse_sets(set)?, solver, eager, epochs: None, files: Some(model_dir(path)) };
     let c = compile(&file, &opts)?;
     let plan = pipeline::plan(&c, &opts).map_err(|e| report_compile_error(e, &file))?;
     let facts = match data {

@@ -73,5 +73,20 @@ pub fn load_files(data: &[u8]) {
     }
     if let Ok(g) = parse_groups(text, "groups.txt") {
         assert!(g.groups.iter().flatten().all(|&j| j < g.max_index));
+        // The overlap witness is a feature both named groups list, and the groups are
+        // disjoint exactly when there is none.
+        match g.first_shared() {
+            Some(s) => {
+                let has = |k: usize| g.groups[k - 1].contains(&(s.feature - 1));
+                assert!(s.first < s.second && has(s.first) && has(s.second));
+            }
+            None => {
+                let mut all: Vec<u32> = g.groups.iter().flatten().copied().collect();
+                let n = all.len();
+                all.sort_unstable();
+                all.dedup();
+                assert_eq!(all.len(), n, "first_shared missed a shared feature");
+            }
+        }
     }
 }

@@ -1,7 +1,9 @@
-//! The front half of the pipeline in one call: text → AST → Model → Structure → Plan.
-//! The command line, the tests and (later) the REPL all come through here.
+//! The front half of the pipeline in one call: text → AST → Model → (the files it loads) →
+//! Structure → Plan. The command line, the tests and (later) the REPL all come through here.
 
-use crate::analysis::{analyse, Structure};
+mod files;
+
+use crate::analysis::{analyse, FileFacts, Structure};
 use crate::check::{self, Model};
 use crate::diagnostics::{did_you_mean, Problem};
 use crate::plan::lower::{lower, LowerOptions};
@@ -21,6 +23,11 @@ pub struct CompileOptions {
     /// `--epochs N` from the command line: a budget of passes the default choice heeds
     /// (ALGORITHMS.md §9: one or two passes are SMM's).
     pub epochs: Option<usize>,
+    /// The directory `load("...")` paths are relative to: the model file's. The files are read
+    /// and checked before analysis, which takes facts from them (disjoint groups get a
+    /// closed-form prox). None reads no file: then nothing is assumed of them (a model compiled
+    /// from its text alone, as the fuzzers do).
+    pub files: Option<std::path::PathBuf>,
 }
 
 #[derive(Debug)]
@@ -37,7 +44,7 @@ pub struct Compiled {
     pub structure: Structure,
 }
 
-/// Parses, checks and analyses a model.
+/// Parses, checks and analyses a model (reading the files it loads when `opts.files` says where).
 pub fn front_end(file: &SourceFile, lib: &Library, opts: &CompileOptions) -> Result<Compiled, CompileError> {
     let program = syntax::parse(file).map_err(|p| CompileError::Model(vec![p]))?;
     let declared = check::declared_params(&program);
@@ -73,7 +80,11 @@ pub fn front_end(file: &SourceFile, lib: &Library, opts: &CompileOptions) -> Res
         };
         model.solver = Some(check::SolverRequest { name: s.clone(), options, span });
     }
-    let structure = analyse(&model, opts.epochs).map_err(CompileError::Model)?;
+    let facts = match &opts.files {
+        Some(dir) => files::facts(&model, dir).map_err(CompileError::Model)?,
+        None => FileFacts::default(),
+    };
+    let structure = analyse(&model, &facts, opts.epochs).map_err(CompileError::Model)?;
     Ok(Compiled { model, structure })
 }
 

@@ -384,6 +384,11 @@ pub enum Stmt {
     /// `picard(target, dual, γ)`: target ← prox_{γ·ω∘B}(target) by the runtime's Picard fixed
     /// point, B the operator bound with the data, the dual (a vec[p]) warm-started across calls.
     Picard(PicardCall),
+    /// `group_shrink(target, γ)`: target_g ← max(0, 1 − γ/‖target_g‖)·target_g for each group g
+    /// of the operator bound with the data (its blocks of rows, each row selecting one
+    /// feature); features in no group are left as they are. The exact prox of γ·Σ_g‖·_g‖₂
+    /// when the groups are disjoint, which binding checks. The target is a vec[d].
+    GroupShrink(VecId, Expr),
 }
 
 /// Which operator B a composite term names; built when the data is bound (its size depends on
@@ -407,6 +412,17 @@ pub struct Composite {
     /// ω sums ‖·‖₂ over the groups of B's rows (`group_l2`), rather than over all of them at
     /// once (`l2(B w)`); for ℓ1 every row is its own block.
     pub group_blocks: bool,
+    pub prox: CompositeProx,
+}
+
+/// How the prox of a composite term is computed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CompositeProx {
+    /// The Picard fixed point ([`Stmt::Picard`]): right for any B.
+    Picard,
+    /// `group_l2` over groups its file showed disjoint: the closed-form shrink of each group
+    /// ([`Stmt::GroupShrink`]). Binding the operator checks that they still are.
+    GroupShrink,
 }
 
 /// The operands of [`Stmt::Picard`]: a vec[d] and a vec[p], ω, γ, and the inner stopping rule.
@@ -472,7 +488,7 @@ pub enum LossConjugate {
 /// What the duality-gap certificate needs beyond the objective: ℓ* and the regularizer
 /// r(wⱼ) = l1·|wⱼ| + (l2/2)·wⱼ² + ι[lo, hi](wⱼ) per coordinate (per entry of W), whose conjugate
 /// is closed-form, plus at most one vector term — on w, or on each row of W — (then there is no
-/// box: see the analysis's `split_prox`).
+/// box: see the analysis's `split_prox`), or a group term over disjoint groups.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Certificate {
     pub conjugate: LossConjugate,
@@ -481,6 +497,9 @@ pub struct Certificate {
     pub lo: f64,
     pub hi: f64,
     pub vector: Option<VectorTerm>,
+    /// γ of γ·Σ_g ‖w_g‖₂ over the disjoint groups of the operator bound with the data (no
+    /// ℓ1, box or vector term beside it), whose conjugate is closed-form too.
+    pub groups: Option<f64>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -523,10 +542,12 @@ impl Plan {
     pub fn reads_columns(&self) -> bool {
         self.phases().any(|body| walk::any_loop(body, |r| r == Range::ColNonZeros))
     }
-    /// Whether any phase calls the Picard prox (then the data is bound with an operator).
-    pub fn calls_picard(&self) -> bool {
+    /// Whether any phase reads the operator B (the Picard prox, the group shrink): then the
+    /// data is bound with one.
+    pub fn uses_operator(&self) -> bool {
         let mut found = false;
-        self.phases().for_each(|body| walk::stmts(body, &mut |s| found |= matches!(s, Stmt::Picard(_))));
+        self.phases()
+            .for_each(|body| walk::stmts(body, &mut |s| found |= matches!(s, Stmt::Picard(_) | Stmt::GroupShrink(..))));
         found
     }
     /// Whether an epoch needs the driver's permutation of the rows / of the columns.

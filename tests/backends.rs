@@ -36,17 +36,31 @@ fn plan_with(text: &str, eager: bool, solver: Option<&str>) -> Plan {
     try_plan(text, eager, solver).expect("plans")
 }
 
-/// The plan, or None where the model does not fit the solver (SCD with hinge).
+/// examples/, where the examples' `load` files are.
+fn examples_dir() -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("examples")
+}
+
+/// The plan, or None where the model does not fit the solver (SCD with hinge); the files it
+/// loads are read from examples/.
 fn try_plan(text: &str, eager: bool, solver: Option<&str>) -> Option<Plan> {
     let file = SourceFile::new("m.opt", text);
     let solver = solver.map(String::from).or_else(|| eager.then(|| "fobos".into()));
-    let opts = CompileOptions { eager, solver, ..Default::default() };
+    let opts = CompileOptions { eager, solver, files: Some(examples_dir()), ..Default::default() };
     let c = pipeline::front_end(&file, &Library::standard(), &opts).ok()?;
     pipeline::plan(&c, &opts).ok()
 }
 
 /// Runs `plan` on the fixture its labels need, with both back ends; returns both final states.
+/// The examples' `load` files are read from examples/.
 fn both(plan: &Plan, epochs: usize, seed: u64) -> (State, State) {
+    both_with_files(plan, epochs, seed, &examples_dir())
+}
+
+/// [`both`], the `load` files read from `dir`. A file may name more features than the fixture
+/// has (a9a's attribute groups, 123): the plan then runs with d widened to them, the extra
+/// columns empty, as for a model declaring `vec[n]` wider than its data.
+fn both_with_files(plan: &Plan, epochs: usize, seed: u64, dir: &Path) -> (State, State) {
     let (data, kind) = match (plan.objective.softmax, plan.info.classification) {
         (true, _) => ("multiclass.svm", LabelKind::Classes),
         (false, true) => ("binary.svm", LabelKind::Labels),
@@ -56,18 +70,17 @@ fn both(plan: &Plan, epochs: usize, seed: u64) -> (State, State) {
     let map = LabelMap::fit(kind, &d).expect("labels");
     let y = map.apply(&d).expect("labels");
     let classes = if kind == LabelKind::Classes { map.originals.len() } else { 0 };
-    let columns = optc::data::Columns::of(d.csr().0, d.csr().1, d.csr().2, d.features());
-    // The examples' `load` files are relative to examples/.
-    let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples");
-    let operator = plan
-        .objective
-        .composite
-        .as_ref()
-        .map(|c| optc::data::operator::bind(c, d.features(), &examples).expect("binds"));
-    let view = d.view(&y, d.features()).with_columns(&columns).with_classes(classes);
+    use optc::data::operator::{bind, OperatorError};
+    let features = match plan.objective.composite.as_ref().map(|c| bind(c, d.features(), dir)) {
+        Some(Err(OperatorError::Beyond { index, .. })) => index as usize,
+        _ => d.features(),
+    };
+    let columns = optc::data::Columns::of(d.csr().0, d.csr().1, d.csr().2, features);
+    let operator = plan.objective.composite.as_ref().map(|c| bind(c, features, dir).expect("binds"));
+    let view = d.view(&y, features).with_columns(&columns).with_classes(classes);
     let view = view.with_operator(operator.as_ref());
     let op_rows = operator.as_ref().map_or(0, |b| b.rows);
-    let facts = d.complete_facts(plan, optc::data::DataFacts { classes, op_rows, ..d.facts() });
+    let facts = d.complete_facts(plan, optc::data::DataFacts { classes, op_rows, features, ..d.facts() });
     let settings = RunSettings::fixed(epochs, seed);
     let mut interp = Interpreter { plan };
     let a = driver::run(plan, &mut interp, &view, &facts, &settings, None).expect("interpreter runs");
@@ -170,6 +183,40 @@ fn every_runtime_routine_runs_the_same_under_both_back_ends() {
             let (a, b) = both(&plan, 5, seed);
             assert_bitwise(&plan, &format!("{tail} (seed {seed})"), &a, &b);
             assert!(a.weights(&plan).iter().any(|v| *v != 0.0), "{tail}: the weights moved");
+        }
+    }
+}
+
+/// group_l2's two proxes on the fixtures' groups: the closed-form `group_shrink` over disjoint
+/// groups (the interpreter's direct call, the JIT's through its C-ABI entry), alone and beside
+/// ½‖·‖², and Picard over overlapping ones: the same bits from both back ends. A group-shrink
+/// kernel refuses to run without an operator bound.
+#[test]
+fn group_prox_plans_run_the_same_under_both_back_ends() {
+    let head = "data x: sparse, y: labels\nvar w: vec[dim(x)]\nminimize E[logistic(y, <x, w>)]";
+    for (tail, closed_form) in [
+        (" + 0.01·group_l2(groups(load(\"disjoint_groups.txt\")), w)", true),
+        (" + 0.01·group_l2(groups(load(\"disjoint_groups.txt\")), w) + 0.02·l2sq(w)", true),
+        (" + 0.01·group_l2(groups(load(\"groups.txt\")), w)", false),
+    ] {
+        let file = SourceFile::new("m.opt", format!("{head}{tail}\n"));
+        let opts = CompileOptions { files: Some(fixture("")), ..Default::default() };
+        let c = pipeline::front_end(&file, &Library::standard(), &opts).expect("checks");
+        let plan = pipeline::plan(&c, &opts).expect("plans");
+        let mut shrinks = false;
+        optc::plan::walk::stmts(&plan.epoch, &mut |s| shrinks |= matches!(s, Stmt::GroupShrink(..)));
+        assert_eq!(shrinks, closed_form, "{tail}");
+        for seed in [1, 2] {
+            let (a, b) = both_with_files(&plan, 5, seed, &fixture(""));
+            assert_bitwise(&plan, &format!("{tail} (seed {seed})"), &a, &b);
+            assert!(a.weights(&plan).iter().any(|v| *v != 0.0), "{tail}: the weights moved");
+        }
+        if closed_form {
+            let d = read_libsvm(&fixture("binary.svm")).expect("fixture");
+            let y = LabelMap::fit(LabelKind::Labels, &d).and_then(|m| m.apply(&d)).expect("labels");
+            let state = State::new(&plan, &d.facts(), &y);
+            let err = jit::check_shapes(&plan, &state, &d.view(&y, d.features()), &Orders::NONE).expect_err("refused");
+            assert!(err.contains("operator"), "{err}");
         }
     }
 }

@@ -1,5 +1,8 @@
 //! Snapshot tests (insta): the plan of every example, the structure report of every
-//! LANGUAGE.md example, and the diagnostics of broken models. Each snapshot carries its source.
+//! LANGUAGE.md example and of the group examples, and the diagnostics of broken models. Each
+//! snapshot carries its source. The files models `load` are read from the inputs' own
+//! directories, named relative to the package root (where cargo runs tests) so that the paths
+//! the snapshots show do not depend on the checkout.
 
 use optc::diagnostics::render_plain;
 use optc::pipeline::{self, CompileError, CompileOptions};
@@ -12,12 +15,17 @@ fn source(path: &Path) -> SourceFile {
     SourceFile::new(name, std::fs::read_to_string(path).expect("input reads"))
 }
 
+/// Compile options that read the files a model loads from `dir`.
+fn reading(dir: &str) -> CompileOptions {
+    CompileOptions { files: Some(dir.into()), ..Default::default() }
+}
+
 /// The plan `optc plan` prints, for every model in examples/.
 #[test]
 fn plans_of_the_examples() {
     insta::glob!("../examples", "*.opt", |path| {
         let file = source(path);
-        let opts = CompileOptions::default();
+        let opts = reading("examples");
         let c = pipeline::front_end(&file, &Library::standard(), &opts).expect("examples check");
         let plan = pipeline::plan(&c, &opts).expect("examples have plans");
         insta::with_settings!({ description => file.text.to_string(), omit_expression => true }, {
@@ -31,7 +39,7 @@ fn plans_of_the_examples() {
 fn structure_of_the_language_examples() {
     insta::glob!("inputs/language", "*.opt", |path| {
         let file = source(path);
-        let c = match pipeline::front_end(&file, &Library::standard(), &CompileOptions::default()) {
+        let c = match pipeline::front_end(&file, &Library::standard(), &reading("tests/inputs/language")) {
             Ok(c) => c,
             Err(CompileError::Model(p)) => panic!("{}", render_plain(&p, &file)),
             Err(e) => panic!("{e:?}"),
@@ -47,7 +55,7 @@ fn structure_of_the_language_examples() {
 fn diagnostics_of_broken_models() {
     insta::glob!("inputs/errors", "*.opt", |path| {
         let file = source(path);
-        let problems = match pipeline::front_end(&file, &Library::standard(), &CompileOptions::default()) {
+        let problems = match pipeline::front_end(&file, &Library::standard(), &reading("tests/inputs/errors")) {
             Ok(c) => match pipeline::plan(&c, &CompileOptions::default()) {
                 Err(CompileError::Model(p)) => p,
                 _ => panic!("{} should be rejected", file.name),
@@ -59,6 +67,20 @@ fn diagnostics_of_broken_models() {
             insta::assert_snapshot!(render_plain(&problems, &file));
         });
     });
+}
+
+/// `optc check` on group_l2 says which prox its groups file allows and why: the closed-form
+/// shrink of each group for disjoint groups, the Picard fixed point (with a shared feature as
+/// the witness) for overlapping ones.
+#[test]
+fn structure_of_the_group_examples() {
+    for name in ["group_logistic.opt", "overlapping_groups.opt"] {
+        let file = source(&Path::new("examples").join(name));
+        let c = pipeline::front_end(&file, &Library::standard(), &reading("examples")).expect("checks");
+        insta::with_settings!({ description => file.text.to_string(), omit_expression => true, snapshot_suffix => name }, {
+            insta::assert_snapshot!(optc::analysis::report(&c.model, &c.structure, &file.name));
+        });
+    }
 }
 
 /// ASCII and Unicode spellings of the same model give the same structure.

@@ -133,6 +133,44 @@ fn composite_regularizers_reach_1e_4_by_default() {
     }
 }
 
+/// group_l2 over disjoint groups (every feature in one; alone, and beside ½‖·‖²): the
+/// closed-form shrink of each group instead of the Picard fixed point, and a closed-form R*, so
+/// the runs are certified: 1e-4 by default, 1e-6 when asked, within the tolerance of CVXPY's F*.
+#[test]
+fn disjoint_groups_reach_a_certified_1e_4_by_default_and_1e_6_when_asked() {
+    for name in ["disjoint_group_logistic", "disjoint_group_ridge"] {
+        let plan = compile(&fixture_named(name).model, &CompileOptions::default());
+        assert!(plan.info.summary.contains("then group_shrink"), "{name}: {}", plan.info.summary);
+        assert!(plan.certificate.is_some_and(|c| c.groups.is_some()), "{name}: certified by the group conjugate");
+        let (solver, _) = solve_to(name, None, 1e-4, 20_000);
+        assert_eq!(solver, "proxgrad", "{name}");
+        solve_to(name, None, 1e-6, 20_000);
+    }
+}
+
+/// With a feature in no group and nothing else penalising it, no scaling of the dual point
+/// reaches the domain of R* (the indicator of 0 there): the run says it has no certificate
+/// and stops on the relative change of F, still landing near the optimum.
+#[test]
+fn a_feature_in_no_group_leaves_the_run_without_a_certificate() {
+    let fx = fixture_named("disjoint_group_logistic");
+    let dir = tempfile::tempdir().expect("temp dir");
+    // The fixture's groups less the last one: features 3, 10, 17, 24 and 26 are unpenalised.
+    let groups = std::fs::read_to_string(fixture("disjoint_groups.txt")).expect("groups");
+    let kept: Vec<&str> = groups.lines().filter(|l| !l.starts_with("3 ")).collect();
+    assert_eq!(kept.len(), groups.lines().count() - 1);
+    common::write(dir.path(), "disjoint_groups.txt", &kept.join("\n"));
+    let opts = CompileOptions { files: Some(dir.path().to_path_buf()), ..Default::default() };
+    let plan = compile(&fx.model, &opts);
+    assert!(plan.info.summary.contains("then group_shrink"), "{}", plan.info.summary);
+    let d = read_libsvm(&fx.data).expect("fixture data");
+    let r = common::run_plan_in(plan, &d, &RunSettings::to_tolerance(1e-8, 20_000, 1), None, dir.path());
+    assert_eq!(r.outcome.status, Status::Converged, "{}", r.outcome.rule);
+    assert!(r.outcome.gap.is_none() && r.outcome.rule.contains("no certificate"), "{}", r.outcome.rule);
+    // Fewer penalised features: a lower optimum than the fixture's.
+    assert!(r.eval.objective < fx.best, "F = {} vs the fully grouped F* = {}", r.eval.objective, fx.best);
+}
+
 /// The linear SVM (hinge + λ·½‖w‖²) as the prox of hinge∘B at 0, by the Picard iteration on
 /// the dual: certified 1e-4 by default (its dual is the certificate's dual point), 1e-6 when
 /// asked, where FOBOS's subgradient steps stall near 1e-3.
@@ -194,6 +232,8 @@ fn the_gap_bounds_the_suboptimality_all_along_the_run() {
         ("softmax_l1inf", "fobos"),
         ("softmax_l1l2", "fobos"),
         ("svm", "picard"),
+        ("disjoint_group_logistic", "proxgrad"),
+        ("disjoint_group_ridge", "proxgrad"),
     ] {
         let fx = fixture_named(name);
         let opts = CompileOptions { solver: Some(solver.into()), ..Default::default() };

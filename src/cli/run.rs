@@ -1,6 +1,6 @@
 //! `optc run MODEL DATA`: compile, read the data, solve, report, save.
 
-use super::{compile, parse_sets, read_model, report_compile_error, Failure};
+use super::{compile, model_dir, parse_sets, read_model, report_compile_error, Failure};
 use crate::data::DataFacts;
 use crate::data::{read_libsvm_shown, DataError, Dataset, LabelMap};
 use crate::exec::driver::{self, RunSettings};
@@ -100,6 +100,7 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
         solver: args.solver.clone(),
         eager: args.eager,
         epochs: args.epochs,
+        files: Some(model_dir(&args.model)),
     };
     let compiled = compile(&file, &opts)?;
     let mut plan = pipeline::plan(&compiled, &opts).map_err(|e| report_compile_error(e, &file))?;
@@ -167,10 +168,10 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
     });
     // B of a composite term, its `load` files relative to the model file.
     let operator = match &plan.objective.composite {
-        Some(c) => {
-            let base = args.model.parent().unwrap_or(Path::new("."));
-            Some(crate::data::operator::bind(c, features, base).map_err(|e| Failure::Input(e.to_string()))?)
-        }
+        Some(c) => Some(
+            crate::data::operator::bind(c, features, &model_dir(&args.model))
+                .map_err(|e| Failure::Input(e.to_string()))?,
+        ),
         None => None,
     };
     let facts = DataFacts { op_rows: operator.as_ref().map_or(0, |b| b.rows), ..facts };

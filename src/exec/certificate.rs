@@ -12,6 +12,8 @@
 //! the point at a Newton-refined primal ([`refined_dual`]), and the best D of the earlier checks
 //! of the run (D(u) ≤ F* does not expire when w moves on).
 
+mod groups;
+
 use super::interp::{eval_at, Env};
 use super::{DataView, State};
 use crate::plan::{Certificate, LossConjugate, Plan, VectorTerm};
@@ -139,14 +141,17 @@ fn dual_at(cert: &Certificate, data: &DataView, c: f64, features: usize, width: 
         xtu
     };
     let z: Vec<f64> = xtu.iter().map(|g| -c / m as f64 * g).collect();
-    let (s, reg_conj) = match cert.vector {
-        None => {
+    // A group term's blocks are the operator's, which `assess` made sure is bound.
+    let (s, reg_conj) = match (cert.vector, cert.groups.zip(data.operator)) {
+        // Disjoint groups, alone or beside ½‖·‖² (the analysis allows nothing else beside them).
+        (None, Some((gamma, op))) => groups::conjugate(cert.l2, gamma, op, &z),
+        (None, None) => {
             let s = domain_scale(cert, &z);
             (s, z.iter().map(|zj| reg_conjugate(cert, s * zj)).sum())
         }
-        Some(term) if width == 1 => vector_conjugate(cert, term, &z, 1),
-        Some(term) if term.whole_matrix() => vector_conjugate(cert, term, &z, width),
-        Some(term) => {
+        (Some(term), _) if width == 1 => vector_conjugate(cert, term, &z, 1),
+        (Some(term), _) if term.whole_matrix() => vector_conjugate(cert, term, &z, width),
+        (Some(term), _) => {
             // A norm on each row (the analysis allows no set there): with ½‖·‖² every row's
             // conjugate is finite (s = 1, the values add); without, each row's dual ball bounds
             // the common scale and the conjugates are 0 inside.
@@ -233,8 +238,9 @@ pub struct Assessment {
 }
 
 /// The certified bound on F(w) − F* at flushed weights, given F(w) (None when the plan has no
-/// closed-form dual; never negative: rounding can make F − D dip below 0 at the optimum), and
-/// ∇f(w), which the working-set driver ranks features by.
+/// closed-form dual, or a group term that leaves a feature unpenalised; never negative:
+/// rounding can make F − D dip below 0 at the optimum), and ∇f(w), which the working-set
+/// driver ranks features by.
 /// `margins` are ⟨xᵢ, w⟩ for every row, as [`super::evaluate::evaluate_with_margins`] gives them.
 /// `target` is the gap the caller stops at: once the cheap dual points reach it, the Newton-refined
 /// one is not computed.
@@ -249,6 +255,9 @@ pub fn assess(
 ) -> Option<Assessment> {
     let cert = plan.certificate?;
     let w = state.weights(plan);
+    if cert.groups.is_some() && !data.operator.is_some_and(|op| groups::applies(cert.l2, op, w.len())) {
+        return None;
+    }
     let m = data.rows();
     if m == 0 {
         return Some(Assessment { gap: 0.0, gradient: vec![0.0; w.len()] });
@@ -381,7 +390,7 @@ fn refined_dual(
     enough: f64,
 ) -> Option<f64> {
     let twice_differentiable = matches!(cert.conjugate, LossConjugate::Logistic | LossConjugate::Squared);
-    if cert.vector.is_some() || !twice_differentiable {
+    if cert.vector.is_some() || cert.groups.is_some() || !twice_differentiable {
         return None;
     }
     let scale = c / margins.len() as f64;
@@ -882,7 +891,7 @@ mod tests {
     use super::*;
 
     fn cert(l1: f64, l2: f64, lo: f64, hi: f64) -> Certificate {
-        Certificate { conjugate: LossConjugate::Squared, l1, l2, lo, hi, vector: None }
+        Certificate { conjugate: LossConjugate::Squared, l1, l2, lo, hi, vector: None, groups: None }
     }
 
     /// r* by brute force over a fine grid of w.

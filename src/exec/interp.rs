@@ -70,12 +70,17 @@ fn exec(
             Stmt::Set(id, e) => st.scalars[id.0] = eval(env, e, st, cur),
             Stmt::Picard(call) => {
                 let gamma = eval(env, &call.gamma, st, cur);
-                let op = data.operator.expect("the driver binds the operator for plans that call picard");
+                let op = data.operator.expect("the driver binds the operator for plans that use it");
                 // Two buffers of one state: take the dual out while the target is borrowed.
                 let mut dual = std::mem::take(&mut st.vectors[call.dual.0]);
                 let x = &mut st.vectors[call.target.0];
                 crate::runtime::picard::prox(op, call.omega, x, &mut dual, gamma, call.tol, call.cap);
                 st.vectors[call.dual.0] = dual;
+            }
+            Stmt::GroupShrink(target, gamma) => {
+                let gamma = eval(env, gamma, st, cur);
+                let op = data.operator.expect("the driver binds the operator for plans that use it");
+                crate::runtime::groups::shrink(op, &mut st.vectors[target.0], gamma);
             }
             Stmt::Store(v, idx, e) => {
                 let x = eval(env, e, st, cur);

@@ -90,6 +90,7 @@ pub fn compile_with(plan: &Plan, params: &[f64], disasm: bool) -> Result<Kernel,
     }
     jb.symbol("optc_picard", abi::picard_symbol());
     jb.symbol("optc_smm_catch_up", abi::catch_up_symbol());
+    jb.symbol("optc_group_shrink", abi::group_shrink_symbol());
     let mut module = JITModule::new(jb);
 
     let mut text = Listing { clif: String::new(), asm: disasm.then(String::new) };
@@ -180,6 +181,18 @@ fn define(
     } else {
         None
     };
+    let mut shrinks_groups = false;
+    crate::plan::walk::stmts(body, &mut |s| shrinks_groups |= matches!(s, Stmt::GroupShrink(..)));
+    let group_shrink = if shrinks_groups {
+        let mut sig = module.make_signature();
+        sig.params.extend([AbiParam::new(ptr), AbiParam::new(types::F64), AbiParam::new(types::I64)]);
+        let id = module
+            .declare_function("optc_group_shrink", Linkage::Import, &sig)
+            .map_err(|e| JitError::Codegen(e.to_string()))?;
+        Some(module.declare_func_in_func(id, builder.func))
+    } else {
+        None
+    };
     let mut catches_up = false;
     crate::plan::walk::exprs(body, &mut |e| catches_up |= matches!(e, crate::plan::Expr::CatchUp(_)));
     let catch_up = if catches_up {
@@ -195,7 +208,7 @@ fn define(
     } else {
         None
     };
-    let imports = translate::Imports { funcs: runtime, routines, picard, catch_up };
+    let imports = translate::Imports { funcs: runtime, routines, picard, group_shrink, catch_up };
     translate::PlanTranslator::new(builder, plan, params, imports, ptr).translate_body(body);
 
     text.clif.push_str(&format!("; {name}\n{}\n", ctx.func.display()));

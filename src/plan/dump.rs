@@ -147,6 +147,9 @@ fn penalty_text(c: &Certificate) -> String {
     if let Some(t) = c.vector {
         parts.push(t.describe());
     }
+    if let Some(g) = c.groups {
+        parts.push(format!("{}·Σ_g ‖w_g‖₂ (disjoint groups of B)", fmt_num(g)));
+    }
     if parts.is_empty() {
         "0".into()
     } else {
@@ -204,6 +207,14 @@ fn stmts(plan: &Plan, body: &[Stmt], depth: usize, o: &mut String) {
                     expr(plan, &call.gamma, 0),
                     call.cap,
                     fmt_num(call.tol)
+                );
+            }
+            Stmt::GroupShrink(target, gamma) => {
+                let _ = writeln!(
+                    o,
+                    "{pad}group_shrink({}[0..d], γ = {})  # x_g ← max(0, 1 − γ/‖x_g‖)·x_g for each group g of B (disjoint)",
+                    plan.vector(*target).name,
+                    expr(plan, gamma, 0)
                 );
             }
             Stmt::Call(routine, slice, arg) => {

@@ -290,10 +290,22 @@ impl Builder {
         };
         let p = self.prox;
         let vector = self.vector;
-        // R* of ω∘B has no closed form here: such runs stop on the relative change of F.
-        let conjugate = conjugate.filter(|_| self.composite.is_none());
-        self.plan.certificate =
-            conjugate.map(|conjugate| Certificate { conjugate, l1: p.l1, l2: p.l2, lo: p.lo, hi: p.hi, vector });
+        // R* of ω∘B has no closed form here (such runs stop on the relative change of F), but
+        // for group_l2 over disjoint groups it has: R is then separable per group.
+        let (conjugate, groups) = match &self.composite {
+            None => (conjugate, None),
+            Some(c) if c.prox == super::CompositeProx::GroupShrink => (conjugate, Some(c.coef)),
+            Some(_) => (None, None),
+        };
+        self.plan.certificate = conjugate.map(|conjugate| Certificate {
+            conjugate,
+            l1: p.l1,
+            l2: p.l2,
+            lo: p.lo,
+            hi: p.hi,
+            vector,
+            groups,
+        });
     }
 
     /// The report of a multiclass plan: softmax over the scores (evaluated by the report
@@ -319,6 +331,7 @@ impl Builder {
             lo: p.lo,
             hi: p.hi,
             vector: self.vector,
+            groups: None,
         });
     }
 }

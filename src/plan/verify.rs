@@ -170,6 +170,13 @@ fn stmts(plan: &Plan, body: &[Stmt], scope: Scope) -> Result<(), String> {
                 }
                 expr(plan, &call.gamma, scope)?;
             }
+            Stmt::GroupShrink(target, gamma) => {
+                let decl = plan.vectors.get(target.0).ok_or_else(|| format!("vector #{} does not exist", target.0))?;
+                if decl.len != Len::Features || decl.cols.is_some() || decl.role == VecRole::Labels {
+                    return Err(format!("`group_shrink` on `{}`, which is not a state vec[d]", decl.name));
+                }
+                expr(plan, gamma, scope)?;
+            }
             Stmt::Call(_, slice, arg) => {
                 let decl =
                     plan.vectors.get(slice.buf.0).ok_or_else(|| format!("vector #{} does not exist", slice.buf.0))?;

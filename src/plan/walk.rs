@@ -15,7 +15,8 @@ pub fn stmts<'a>(body: &'a [Stmt], f: &mut impl FnMut(&'a Stmt)) {
             | Stmt::StoreAt(..)
             | Stmt::Guard(..)
             | Stmt::Call(..)
-            | Stmt::Picard(_) => {}
+            | Stmt::Picard(_)
+            | Stmt::GroupShrink(..) => {}
         }
     }
 }
@@ -27,7 +28,8 @@ pub fn exprs<'a>(body: &'a [Stmt], f: &mut impl FnMut(&'a Expr)) {
         | Stmt::Store(_, _, e)
         | Stmt::StoreAt(_, _, _, e)
         | Stmt::Guard(e, _)
-        | Stmt::Call(_, _, e) => expr(e, f),
+        | Stmt::Call(_, _, e)
+        | Stmt::GroupShrink(_, e) => expr(e, f),
         Stmt::If(_, l, r, _) | Stmt::Repeat(_, _, l, r, _) => {
             expr(l, f);
             expr(r, f);

@@ -15,8 +15,11 @@ pub fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(name)
 }
 
+/// The plan of `model`; the files it loads are read from tests/fixtures unless `opts` says
+/// where.
 pub fn compile(model: &str, opts: &CompileOptions) -> Plan {
     let file = SourceFile::new("test.opt", model);
+    let opts = &CompileOptions { files: opts.files.clone().or_else(|| Some(fixture(""))), ..opts.clone() };
     let c = pipeline::front_end(&file, &Library::standard(), opts).unwrap_or_else(|e| panic!("{model}: {e:?}"));
     pipeline::plan(&c, opts).unwrap_or_else(|e| panic!("{model}: {e:?}"))
 }
@@ -42,6 +45,17 @@ pub fn run_with(solver: &str, model: &str, data: &Path, epochs: usize, seed: u64
 
 /// Runs `plan` on `d` with the interpreter, from `start` if given.
 pub fn run_plan(plan: Plan, d: &Dataset, settings: &RunSettings, start: Option<optc::exec::State>) -> Run {
+    run_plan_in(plan, d, settings, start, &fixture(""))
+}
+
+/// [`run_plan`], the `load` files of a composite read from `dir`.
+pub fn run_plan_in(
+    plan: Plan,
+    d: &Dataset,
+    settings: &RunSettings,
+    start: Option<optc::exec::State>,
+    dir: &Path,
+) -> Run {
     use optc::stdlib::LabelKind;
     let kind = match (plan.objective.softmax, plan.info.classification) {
         (true, _) => LabelKind::Classes,
@@ -52,12 +66,8 @@ pub fn run_plan(plan: Plan, d: &Dataset, settings: &RunSettings, start: Option<o
     let y = map.apply(d).expect("labels map");
     let classes = if kind == LabelKind::Classes { map.originals.len() } else { 0 };
     let columns = optc::data::Columns::of(d.csr().0, d.csr().1, d.csr().2, d.features());
-    // A composite's `load` files live beside the fixtures.
-    let operator = plan
-        .objective
-        .composite
-        .as_ref()
-        .map(|c| optc::data::operator::bind(c, d.features(), &fixture("")).expect("the fixture's operator binds"));
+    let operator =
+        plan.objective.composite.as_ref().map(|c| optc::data::operator::bind(c, d.features(), dir).expect("binds"));
     let view = d.view(&y, d.features()).with_columns(&columns).with_classes(classes);
     let view = view.with_operator(operator.as_ref());
     let mut backend = Interpreter { plan: &plan };

@@ -23,7 +23,7 @@ pub struct KernelCtx {
     pub rows: u64,
     /// k, for `0..k` and the rows of `mat[·, k]`.
     pub classes: u64,
-    /// The operator of a composite ω∘B (null without one), for `picard`.
+    /// The operator of a composite ω∘B (null without one), for `picard` and `group_shrink`.
     pub operator: *const crate::runtime::picard::Operator,
     /// This epoch's permutation of the columns, for `perm(d)`.
     pub col_order: *const u32,
@@ -216,6 +216,31 @@ pub fn catch_up_symbol() -> *const u8 {
     optc_smm_catch_up as *const u8
 }
 
+/// The group-shrink entry point: `target_g ← max(0, 1 − γ/‖target_g‖)·target_g` for each group
+/// of the bound operator, the target named by its index among the plan's vectors.
+///
+/// # Safety (why this is sound)
+/// Only kernels call it, passing the context [`call`] built (valid for the whole call) and the
+/// index of the target of a verified `group_shrink` statement: in range, a state vec[d] (not
+/// the labels). [`check_shapes`] checked before the call that the vector has d entries, that
+/// an operator is bound when the plan uses one, and that it `fits` d columns, so every feature
+/// the routine indexes is inside the slice.
+extern "C" fn optc_group_shrink(ctx: *mut KernelCtx, gamma: f64, target: i64) {
+    // SAFETY: see above.
+    #[allow(unsafe_code)]
+    let (op, x) = unsafe {
+        let ctx = &*ctx;
+        let op = &*ctx.operator;
+        let x = std::slice::from_raw_parts_mut(*ctx.vectors.add(target as usize), ctx.features as usize);
+        (op, x)
+    };
+    crate::runtime::groups::shrink(op, x, gamma);
+}
+
+pub fn group_shrink_symbol() -> *const u8 {
+    optc_group_shrink as *const u8
+}
+
 /// Treats finalized code as a kernel.
 ///
 /// # Safety (why this is sound)
@@ -276,8 +301,8 @@ pub fn check_shapes(plan: &Plan, state: &State, data: &DataView, orders: &Orders
         return Err("state does not match the plan".into());
     }
     let dims = data.dims();
-    if plan.calls_picard() && !data.operator.is_some_and(|op| op.fits(data.features, op.rows)) {
-        return Err("the plan calls picard but no operator of d columns is bound".into());
+    if plan.uses_operator() && !data.operator.is_some_and(|op| op.fits(data.features, op.rows)) {
+        return Err("the plan uses the operator B but none of d columns is bound".into());
     }
     for (v, decl) in state.vectors.iter().zip(&plan.vectors) {
         let want = dims.size(decl);

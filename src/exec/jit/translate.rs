@@ -50,8 +50,10 @@ pub struct Imports {
     pub funcs: HashMap<Func, FuncRef>,
     /// The vector routines of `crate::runtime`, by their C-ABI entry points.
     pub routines: HashMap<Routine, FuncRef>,
-    /// The Picard entry point, when the body calls it.
+    /// `optc_picard`, for `picard` (reads the operator B through the context).
     pub picard: Option<FuncRef>,
+    /// `optc_group_shrink`, for `group_shrink` (reads B's groups through the context).
+    pub group_shrink: Option<FuncRef>,
     /// SMM's ℓ1 catch-up, when the body uses it.
     pub catch_up: Option<FuncRef>,
 }
@@ -205,6 +207,7 @@ impl<'a, 'b> PlanTranslator<'a, 'b> {
                 self.b.ins().call(fref, &[ctx, gamma, tol, cap, omega, target, dual]);
                 self.stored.clear();
             }
+            Stmt::GroupShrink(target, gamma) => self.translate_group_shrink(*target, gamma),
             Stmt::Set(id, e) => {
                 let x = self.translate_expr(e);
                 let var = self.scalars[id.0].expect("verify: parameters are never assigned");
@@ -231,6 +234,17 @@ impl<'a, 'b> PlanTranslator<'a, 'b> {
             Stmt::Guard(e, _) => self.translate_guard(e),
             Stmt::Call(routine, slice, arg) => self.translate_routine(*routine, *slice, arg),
         }
+    }
+
+    /// `group_shrink(target, γ)`: the runtime reads the operator and the target through the
+    /// context; what was stored before may have changed.
+    fn translate_group_shrink(&mut self, target: VecId, gamma: &Expr) {
+        let gamma = self.translate_expr(gamma);
+        let target = self.b.ins().iconst(types::I64, target.0 as i64);
+        let fref = self.imports.group_shrink.expect("imported for plans that shrink groups");
+        let ctx = self.ctx;
+        self.b.ins().call(fref, &[ctx, gamma, target]);
+        self.stored.clear();
     }
 
     /// `call routine(vec[0..n], arg)` or `call routine(W[r, 0..k], arg)`: the routine's entry

@@ -10,12 +10,14 @@
 //!
 //! A vector term (ℓ2 or ℓ∞ norm, ℓ1/ℓ2 ball, simplex) is one runtime call on w after the
 //! per-coordinate part of the prox; a set also projects the starting point in `init`, so every
-//! iterate, warm starts included, is feasible.
+//! iterate, warm starts included, is feasible. A composite ω∘B is the Picard fixed point on w
+//! after the ½‖·‖² scaling, except `group_l2` over disjoint groups, whose prox is separable per
+//! group: one `group_shrink`, no dual and no inner iterations.
 
 use super::super::build::*;
 use super::super::{
-    Composite, Expr, Len, OperatorSpec, ParamInit, PicardCall, Plan, Range, ScalarRole, Slice, Stmt, VecRole,
-    VectorTerm,
+    Composite, CompositeProx, Expr, Len, OperatorSpec, ParamInit, PicardCall, Plan, Range, ScalarRole, Slice, Stmt,
+    VecRole, VectorTerm,
 };
 use super::Builder;
 use crate::analysis::{CoordinateProx, Structure};
@@ -30,7 +32,8 @@ pub(super) fn lower(model: &Model, st: &Structure, prox: CoordinateProx, vector:
     build(model, st, prox, vector, None)
 }
 
-/// proxgrad with a composite term: the per-coordinate ½‖·‖² scaling, then the Picard prox.
+/// proxgrad with a composite term: the per-coordinate ½‖·‖² scaling, then the Picard prox, or
+/// the closed-form shrink of each group when the term is group_l2 over disjoint groups.
 pub(super) fn lower_composite(model: &Model, st: &Structure, prox: CoordinateProx, term: Composite) -> Plan {
     build(model, st, prox, None, Some(term))
 }
@@ -45,8 +48,12 @@ fn build(
     let mut b = Builder::new(model, "proxgrad", false, prox, vector);
     b.composite = composite.clone();
     if let Some(c) = &composite {
+        let (how, which) = match c.prox {
+            CompositeProx::Picard => ("picard", ""),
+            CompositeProx::GroupShrink => ("group_shrink", " (disjoint groups)"),
+        };
         b.plan.info.summary.push_str(&format!(
-            ", then picard for {}·{}(B w), B = {}",
+            ", then {how} for {}·{}(B w), B = {}{which}",
             crate::symbolic::fmt_num(c.coef),
             if c.group_blocks { "group_l2" } else { c.omega.name() },
             operator_text(&c.operator)
@@ -104,6 +111,11 @@ fn build(
         (Some(term), _) => b.plan.epoch.extend([
             coordinate_step,
             routine_call(term),
+            each(Range::Upto(Len::Features), vec![restart_test]),
+        ]),
+        (None, Some(c)) if c.prox == CompositeProx::GroupShrink => b.plan.epoch.extend([
+            coordinate_step,
+            Stmt::GroupShrink(w, div(k(c.coef), step)),
             each(Range::Upto(Len::Features), vec![restart_test]),
         ]),
         (None, Some(c)) => {
