@@ -313,6 +313,20 @@ mod tests {
         p.finish.push(Stmt::Call(super::super::Routine::ShrinkL2, row, Expr::Const(1.0)));
         assert_eq!(verify(&p), Err("`W[j, ·]` outside a loop over d".into()));
         p.finish.pop();
+        // The group shrink writes a state vec[d] in place, with a γ evaluated where it stands.
+        p.finish.push(Stmt::GroupShrink(w, Expr::Const(0.1)));
+        assert_eq!(verify(&p), Ok(()));
+        p.finish.pop();
+        let y = p.labels().expect("labels");
+        p.finish.push(Stmt::GroupShrink(y, Expr::Const(0.1)));
+        assert_eq!(verify(&p), Err("`group_shrink` on `y`, which is not a state vec[d]".into()));
+        p.finish.pop();
+        p.finish.push(Stmt::GroupShrink(m, Expr::Const(0.1)));
+        assert_eq!(verify(&p), Err("`group_shrink` on `W`, which is not a state vec[d]".into()));
+        p.finish.pop();
+        p.finish.push(Stmt::GroupShrink(w, Expr::Value));
+        assert_eq!(verify(&p), Err("`v` outside `row(X, i)` or `col(Xc, j)`".into()));
+        p.finish.pop();
         p.finish.push(Stmt::For(Range::Upto(Len::Classes), vec![Stmt::Store(w, Index::Feature, Expr::Const(0.0))]));
         assert_eq!(verify(&p), Err("`w[j]` outside a loop over d".into()));
     }
