@@ -40,6 +40,11 @@ pub fn l1_catch_up(
     // Drift steps: those r with S[r] − S[from] < |z|/τ − 1 (the value before step r is above τ).
     let first_decay = if tau > 0.0 && magnitude > tau {
         let reach = magnitude / tau - 1.0;
+        if sums_to - s_from < reach {
+            // Drift all the way (the common case for a weight well above the threshold): no
+            // search, and none of the history read but its first entry.
+            return (magnitude - (sums_to - s_from) * tau).copysign(z);
+        }
         from + sums[from..to].partition_point(|s| s - s_from < reach)
     } else if tau > 0.0 {
         from
