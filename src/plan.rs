@@ -62,6 +62,11 @@ pub enum ParamInit {
         default: f64,
         grid: &'static [f64],
     },
+    /// η = 1/(scale·max‖xᵢ‖): a step in the units of w, for a solver whose moves do not scale
+    /// with the gradient (AdaGrad's g/‖g_{1:t}‖).
+    InverseMaxRowNorm {
+        scale: f64,
+    },
     /// scale/m: per-example weights of a mean.
     PerRow {
         scale: f64,

@@ -34,6 +34,9 @@ impl ParamInit {
             ParamInit::InverseMaxRowNormSq { scale } => {
                 facts.map(|f| if f.max_row_norm_sq > 0.0 { 1.0 / (scale * f.max_row_norm_sq) } else { 1.0 })
             }
+            ParamInit::InverseMaxRowNorm { scale } => {
+                facts.map(|f| if f.max_row_norm_sq > 0.0 { 1.0 / (scale * f.max_row_norm_sq.sqrt()) } else { 1.0 })
+            }
             ParamInit::PerRow { scale } => facts.map(|f| scale / f.rows.max(1) as f64),
             // Rows that are all zero have no curvature: any positive L is safe.
             ParamInit::MaxRowNormSq { scale } => {

@@ -9,8 +9,8 @@ use std::fmt::Write as _;
 pub fn dump(plan: &Plan, facts: Option<&DataFacts>) -> String {
     let mut o = String::new();
     let kind = match (plan.info.solver, plan.info.lazy) {
-        ("fobos", true) => " (lazy)",
-        ("fobos", false) => " (eager)",
+        ("fobos" | "adagrad", true) => " (lazy)",
+        ("fobos" | "adagrad", false) => " (eager)",
         _ => "",
     };
     let _ = writeln!(o, "plan {}{kind}  # {}", plan.info.solver, plan.info.summary);
@@ -41,6 +41,11 @@ pub fn dump(plan: &Plan, facts: Option<&DataFacts>) -> String {
             }
             (ParamInit::MaxRowNormSq { scale }, None) => format!("{}·max‖xᵢ‖²", fmt_num(*scale)),
             (ParamInit::Tuned { default, .. }, _) => fmt_num(*default),
+            (ParamInit::InverseMaxRowNorm { .. }, Some(v)) => {
+                note.push_str(&format!(", max‖xᵢ‖ = {}", fmt_sig(facts.map_or(0.0, |f| f.max_row_norm_sq.sqrt()))));
+                fmt_sig(v)
+            }
+            (ParamInit::InverseMaxRowNorm { scale }, None) => format!("1/({}·max‖xᵢ‖)", fmt_num(*scale)),
             (ParamInit::PerRow { .. }, Some(v)) | (ParamInit::GramNorm { .. }, Some(v)) => fmt_sig(v),
             (ParamInit::PerRow { scale }, None) => format!("{}/m", fmt_num(*scale)),
             (ParamInit::GramNorm { scale }, None) => format!("{}·λmax(XᵀX)/m", fmt_num(*scale)),
