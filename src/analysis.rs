@@ -72,6 +72,8 @@ pub struct Settings {
     pub n0: Option<f64>,
     /// `average = 1`: return the averaged iterate.
     pub average: bool,
+    /// AdaGrad's δ in sⱼ = δ + √(Σ g²ⱼ); None for the lowering's default.
+    pub delta: Option<f64>,
 }
 
 impl Default for Settings {
@@ -86,6 +88,7 @@ impl Default for Settings {
             newton: None,
             n0: None,
             average: false,
+            delta: None,
         }
     }
 }
@@ -713,6 +716,7 @@ fn parse_settings(kind: SolverKind, req: &crate::check::SolverRequest, problems:
                     );
                 }
             }
+            "delta" => s.delta = Some(v),
             // The options of solvers this build does not compile: the run stops before them.
             _ => {}
         }

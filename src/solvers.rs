@@ -115,7 +115,7 @@ pub const REGISTRY: [SolverSpec; 8] = [
             TOL,
         ],
         requires: needs(false, false),
-        compiled: false,
+        compiled: true,
         default_max_epochs: 100,
         check_every: 1,
     },

@@ -124,13 +124,14 @@ fn every_example_runs_the_same_under_both_back_ends() {
     }
 }
 
-/// Every compiled solver on every example it accepts: FOBOS (lazy), SCD (columns, init phase,
-/// perm(d)) and proxgrad (0..m, 0..d, momentum), through both back ends.
+/// Every compiled solver on every example it accepts: FOBOS and AdaGrad (lazy), SCD (columns,
+/// init phase, perm(d)), proxgrad (0..m, 0..d, momentum) and SMM, through both back ends.
 #[test]
 fn every_solver_runs_the_same_under_both_back_ends() {
+    let solvers = ["fobos", "adagrad", "scd", "proxgrad", "smm"];
     let mut ran = std::collections::BTreeSet::new();
     for (name, text) in examples() {
-        for solver in ["fobos", "scd", "proxgrad", "smm"] {
+        for solver in solvers {
             let Some(plan) = try_plan(&text, false, Some(solver)) else { continue };
             assert_eq!(plan.info.solver, solver);
             for seed in [1, 2] {
@@ -141,7 +142,7 @@ fn every_solver_runs_the_same_under_both_back_ends() {
             ran.insert(solver);
         }
     }
-    assert_eq!(ran.len(), 4, "every solver ran on some example: {ran:?}");
+    assert_eq!(ran.len(), solvers.len(), "every solver ran on some example: {ran:?}");
     // The paper's SCD steps on a logistic model (the default there is the Newton-type plan).
     let text = "data x: sparse, y: labels\nvar w: vec[dim(x)]\nminimize E[logistic(y, <x, w>)] + 0.01·l1(w) st w ≥ -0.3\nsolve with scd(newton = 0)\n";
     let plan = plan_of(text, false);
@@ -222,7 +223,8 @@ fn group_prox_plans_run_the_same_under_both_back_ends() {
 }
 
 /// Every lazy scheme of the lowering, whether or not an example uses it: additive (ℓ1),
-/// multiplicative (½‖·‖² with a box), affine (elastic net), scaled (½‖·‖² alone), and none.
+/// multiplicative (½‖·‖² with a box), affine (elastic net), scaled (½‖·‖² alone), and none;
+/// and AdaGrad's catch-ups (n·τ·l1, Aⁿ, both), eager and lazy.
 #[test]
 fn every_lazy_scheme_runs_the_same_under_both_back_ends() {
     let head = "data x: sparse, y: labels\nvar w: vec[dim(x)]\n";
@@ -233,10 +235,12 @@ fn every_lazy_scheme_runs_the_same_under_both_back_ends() {
         "minimize E[logistic(y, <x, w>)] + 0.3·l2sq(w)",
         "minimize E[logistic(y, <x, w>)] st w ∈ Box(-1, 1)",
     ] {
-        let plan = plan_with(&format!("{head}{objective}\n"), false, Some("fobos"));
-        for seed in [4, 9] {
-            let (a, b) = both(&plan, 2, seed);
-            assert_bitwise(&plan, &format!("{objective} (seed {seed})"), &a, &b);
+        for (solver, eager) in [("fobos", false), ("adagrad", false), ("adagrad", true)] {
+            let plan = plan_with(&format!("{head}{objective}\n"), eager, Some(solver));
+            for seed in [4, 9] {
+                let (a, b) = both(&plan, 2, seed);
+                assert_bitwise(&plan, &format!("{objective} ({solver}, eager: {eager}, seed {seed})"), &a, &b);
+            }
         }
     }
 }

@@ -104,6 +104,7 @@ fn plans_of_forced_solvers() {
         ("proxgrad", "solve with proxgrad(tol = 1e-6)"),
         ("scd_paper", "solve with scd(newton = 0)"),
         ("fobos_lazy", "solve with fobos"),
+        ("adagrad_lazy", "solve with adagrad"),
     ] {
         let file = SourceFile::new(format!("{name}.opt"), format!("{model}{solve}\n"));
         let opts = CompileOptions::default();

@@ -220,10 +220,11 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
     };
     let eta0 = plan.scalars.iter().find(|s| s.name == "η0").and_then(|s| s.init.value(Some(&facts)));
     let n0 = plan.scalars.iter().find(|s| s.name == "n0").and_then(|s| s.init.value(Some(&facts)));
-    let step = match (&settings.step_text, n0) {
-        (Some(text), _) => StepShown::Schedule(text.clone()),
-        (None, Some(n0)) => StepShown::Weights(n0),
-        (None, None) => StepShown::Eta0(eta0),
+    let step = match (&settings.step_text, n0, eta0) {
+        (Some(text), _, _) => StepShown::Schedule(text.clone()),
+        (None, Some(n0), _) => StepShown::Weights(n0),
+        (None, None, Some(eta)) if plan.info.solver == "adagrad" => StepShown::Scaled(eta),
+        (None, None, _) => StepShown::Eta0(eta0),
     };
     let start_objective = evaluate(&plan, &State::new(&plan, &facts, view.labels), &view).objective;
     let outcome = driver::run(&plan, selected.backend.as_mut(), &view, &facts, &run_settings, None)
@@ -263,7 +264,7 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
                     format!("relative gap {:.1e} > tol {:.0e}", g / train_eval.objective.abs(), tol.unwrap_or(0.0)),
                 None => "no certificate".into(),
             },
-            if matches!(plan.info.solver, "fobos" | "smm") {
+            if matches!(plan.info.solver, "fobos" | "adagrad" | "smm") {
                 "stochastic steps with decaying steps or weights rarely certify a tight gap; give a looser --tol, more --epochs with --tol, or leave the solver to optc (it picks a batch or coordinate method that certifies)"
             } else {
                 "raise the cap with --epochs N (and keep --tol), or give --time-limit more time"
@@ -397,8 +398,8 @@ fn summary(
         "optc: {}{} on {} — {} rows × {} features, {} non-zeros (read in {:.2} s)\n",
         plan.info.solver,
         match (plan.info.solver, plan.info.lazy) {
-            ("fobos", true) => " (lazy)",
-            ("fobos", false) => " (eager)",
+            ("fobos" | "adagrad", true) => " (lazy)",
+            ("fobos" | "adagrad", false) => " (eager)",
             _ => "",
         },
         train.name,
@@ -467,6 +468,8 @@ enum StepShown {
     Eta0(Option<f64>),
     /// SMM's surrogate weights √((n₀ + 1)/(n + n₀)) with this n₀.
     Weights(f64),
+    /// AdaGrad's η/sⱼ per coordinate with this η.
+    Scaled(f64),
 }
 
 impl StepShown {
@@ -476,6 +479,7 @@ impl StepShown {
             StepShown::Eta0(Some(v)) => format!("η_t = {}/√t", sig4(*v)),
             StepShown::Eta0(None) => "-".into(),
             StepShown::Weights(n0) => format!("weights ω_n = √((n0 + 1)/(n + n0)), n0 = {}", sig4(*n0)),
+            StepShown::Scaled(v) => format!("η/sⱼ per coordinate, η = {}", sig4(*v)),
         }
     }
 
@@ -485,6 +489,7 @@ impl StepShown {
             StepShown::Eta0(Some(v)) => format!("{}/sqrt(t)", fmt_num(*v)).into(),
             StepShown::Eta0(None) => serde_json::Value::Null,
             StepShown::Weights(n0) => format!("sqrt(({0} + 1)/(n + {0}))", fmt_num(*n0)).into(),
+            StepShown::Scaled(v) => format!("{}/s_j", fmt_num(*v)).into(),
         }
     }
 
@@ -503,6 +508,12 @@ impl StepShown {
                 "n0 = {} keeps the weights ω_n near 1 for too long; lower it, e.g. `solve with smm(n0 = {})`, or leave n0 out to tune it",
                 fmt_num(*n0),
                 fmt_num((n0 / 100.0).max(1.0))
+            ),
+            // Every coordinate's first step is ±η whatever its gradient: η is a distance in w.
+            StepShown::Scaled(v) => format!(
+                "η0 = {} moves each weight too far at its first step; lower it, e.g. `solve with adagrad(eta0 = {})`",
+                fmt_num(*v),
+                fmt_num(v / 10.0)
             ),
         }
     }

@@ -1,8 +1,9 @@
 //! Checked model + structure → update plan, one module per solver: `fobos` (stochastic,
-//! lazy O(nnz) steps), `scd` (coordinate descent over columns), `proxgrad` (batch proximal
-//! gradient with FISTA momentum). They share [`Builder`]: the declarations, the report (F from
+//! lazy O(nnz) steps), `adagrad` (FOBOS with per-coordinate steps), `scd` (coordinate descent
+//! over columns), `proxgrad` (batch proximal gradient with FISTA momentum). They share [`Builder`]: the declarations, the report (F from
 //! the stdlib formulas, ℓ′ for the dual point) and the certificate.
 
+mod adagrad;
 mod fobos;
 mod multiclass;
 mod newton;
@@ -54,6 +55,7 @@ pub fn lower(model: &Model, st: &Structure, opts: LowerOptions) -> Result<Plan, 
     match (choice.solver, st.coordinate, st.vector) {
         (SolverKind::Fobos, Some(prox), _) => Ok(fobos::lower(model, st, prox, opts)),
         (SolverKind::Smm, Some(prox), _) => Ok(smm::lower(model, st, prox, opts)),
+        (SolverKind::Adagrad, Some(prox), _) => Ok(adagrad::lower(model, st, prox, opts)),
         (SolverKind::Scd, Some(prox), _) => Ok(scd::lower(model, st, prox)),
         (SolverKind::Proxgrad, Some(prox), _) => Ok(proxgrad::lower(model, st, prox, None)),
         (SolverKind::Picard, Some(prox), _) => Ok(svm::lower(model, st, prox)),
