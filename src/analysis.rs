@@ -74,6 +74,8 @@ pub struct Settings {
     pub average: bool,
     /// AdaGrad's δ in sⱼ = δ + √(Σ g²ⱼ); None for the lowering's default.
     pub delta: Option<f64>,
+    /// `adagrad(rda = 1)`: dual averaging instead of the composite (FOBOS) step.
+    pub rda: bool,
 }
 
 impl Default for Settings {
@@ -89,6 +91,7 @@ impl Default for Settings {
             n0: None,
             average: false,
             delta: None,
+            rda: false,
         }
     }
 }
@@ -717,6 +720,7 @@ fn parse_settings(kind: SolverKind, req: &crate::check::SolverRequest, problems:
                 }
             }
             "delta" => s.delta = Some(v),
+            "rda" => s.rda = v == 1.0,
             // The options of solvers this build does not compile: the run stops before them.
             _ => {}
         }

@@ -111,6 +111,11 @@ pub const REGISTRY: [SolverSpec; 8] = [
             EPOCHS,
             ETA0,
             OptionSpec { name: "delta", kind: OptionKind::Positive, help: "δ of the scaling" },
+            OptionSpec {
+                name: "rda",
+                kind: OptionKind::Flag,
+                help: "1: dual averaging (w from the summed gradients: exact zeros where the optimum has them); 0: the FOBOS step (default)",
+            },
             SEED,
             TOL,
         ],

@@ -224,7 +224,7 @@ fn group_prox_plans_run_the_same_under_both_back_ends() {
 
 /// Every lazy scheme of the lowering, whether or not an example uses it: additive (ℓ1),
 /// multiplicative (½‖·‖² with a box), affine (elastic net), scaled (½‖·‖² alone), and none;
-/// and AdaGrad's catch-ups (n·τ·l1, Aⁿ, both), eager and lazy.
+/// and AdaGrad's catch-ups (n·τ·l1, Aⁿ, both), eager and lazy, and its dual averaging.
 #[test]
 fn every_lazy_scheme_runs_the_same_under_both_back_ends() {
     let head = "data x: sparse, y: labels\nvar w: vec[dim(x)]\n";
@@ -235,11 +235,15 @@ fn every_lazy_scheme_runs_the_same_under_both_back_ends() {
         "minimize E[logistic(y, <x, w>)] + 0.3·l2sq(w)",
         "minimize E[logistic(y, <x, w>)] st w ∈ Box(-1, 1)",
     ] {
-        for (solver, eager) in [("fobos", false), ("adagrad", false), ("adagrad", true)] {
-            let plan = plan_with(&format!("{head}{objective}\n"), eager, Some(solver));
+        for (solver, options, eager) in
+            [("fobos", "", false), ("adagrad", "", false), ("adagrad", "", true), ("adagrad", "(rda = 1)", false)]
+        {
+            let text = format!("{head}{objective}\nsolve with {solver}{options}\n");
+            let plan = plan_with(&text, eager, Some(solver));
             for seed in [4, 9] {
                 let (a, b) = both(&plan, 2, seed);
-                assert_bitwise(&plan, &format!("{objective} ({solver}, eager: {eager}, seed {seed})"), &a, &b);
+                let name = format!("{objective} ({solver}{options}, eager: {eager}, seed {seed})");
+                assert_bitwise(&plan, &name, &a, &b);
             }
         }
     }

@@ -105,6 +105,7 @@ fn plans_of_forced_solvers() {
         ("scd_paper", "solve with scd(newton = 0)"),
         ("fobos_lazy", "solve with fobos"),
         ("adagrad_lazy", "solve with adagrad"),
+        ("adagrad_rda", "solve with adagrad(rda = 1)"),
     ] {
         let file = SourceFile::new(format!("{name}.opt"), format!("{model}{solve}\n"));
         let opts = CompileOptions::default();

@@ -363,20 +363,51 @@ fn smm_reaches_the_optimum() {
     }
 }
 
-/// AdaGrad-FOBOS (forced) with its default η = 1/(8·max‖xᵢ‖) reaches 1e-3 of the l1-logistic
-/// optima after 200 epochs, and its certificate is a true bound. Its last iterate keeps the
-/// noise of the stochastic steps: most coordinates that are 0 at the optimum are not exactly 0
-/// there (28 of 30 non-zero on the 200 × 30 fixture, whose optimum has 8).
+/// The optimum's non-zeros (CVXPY leaves ~1e-10 where the optimum has 0).
+fn optimum_nnz(name: &str) -> usize {
+    let text = std::fs::read_to_string(fixture("optima.json")).expect("optima.json");
+    let all: serde_json::Value = serde_json::from_str(&text).expect("optima.json parses");
+    let w = all["fixtures"][name]["w"].as_array().expect("a weight vector");
+    w.iter().filter(|v| v.as_f64().is_some_and(|v| v.abs() > 1e-6)).count()
+}
+
+/// AdaGrad (forced), against the CVXPY optima, with its certificate a true bound.
+///
+/// The composite (FOBOS) step at its default η = 1/(8·max‖xᵢ‖) reaches 1e-3 after 200 epochs
+/// on the dense l1-logistic fixtures (5.0e-4 and 7.6e-4). Its last iterate keeps the noise of
+/// the last steps on the coordinates the optimum has at 0 (28 of 30 non-zero where the optimum
+/// has 8), and on the sparse 2000 × 5000 fixture that noise costs most: 9.4e-2 after 50 epochs
+/// at the default η, 1.75e-2 at the best (0.75), with 4.4× the optimum's non-zeros.
+///
+/// Dual averaging (`rda = 1`, default η = 2/max‖xᵢ‖) has the optimum's zeros: within 1e-4 after
+/// 200 epochs on the dense fixtures with their support, and on the sparse one within 1e-2 after
+/// 50 epochs with at most 2× the optimum's non-zeros.
 #[test]
-fn adagrad_reaches_1e_3_in_200_epochs() {
-    for name in ["l1_logistic", "dense_l1_logistic"] {
+fn adagrad_reaches_the_optimum() {
+    for (name, solve, epochs, within, support) in [
+        ("l1_logistic", "adagrad", 200, 1e-3, None),
+        ("dense_l1_logistic", "adagrad", 200, 1e-3, None),
+        ("sparse_l1_logistic_large", "adagrad(eta0 = 0.75)", 50, 2e-2, None),
+        ("l1_logistic", "adagrad(rda = 1)", 200, 1e-4, Some(1.0)),
+        ("dense_l1_logistic", "adagrad(rda = 1)", 200, 1e-4, Some(1.0)),
+        ("sparse_l1_logistic_large", "adagrad(rda = 1)", 50, 1e-2, Some(2.0)),
+    ] {
         let fx = fixture_named(name);
-        let r = common::run_with("adagrad", &fx.model, &fx.data, 200, 1, false);
+        let model = format!("{}solve with {solve}\n", fx.model);
+        let r = common::run_with("adagrad", &model, &fx.data, epochs, 1, false);
         let f = r.eval.objective;
         let rel = (f - fx.best) / fx.best;
-        assert!(rel <= 1e-3, "{name}: F = {f} vs F* = {} (relative {rel:.2e})", fx.best);
-        assert!(rel >= -1e-7, "{name}: F below the optimum");
+        assert!(rel <= within, "{name} ({solve}): F = {f} vs F* = {} (relative {rel:.2e})", fx.best);
+        assert!(rel >= -1e-7, "{name} ({solve}): F below the optimum");
         let gap = r.outcome.gap.expect("a certificate");
-        assert!(f - gap <= fx.best * (1.0 + 1e-12), "{name}: F − gap = {} above F*", f - gap);
+        assert!(f - gap <= fx.best * (1.0 + 1e-12), "{name} ({solve}): F − gap = {} above F*", f - gap);
+        if let Some(times) = support {
+            let nnz = optimum_nnz(name);
+            assert!(
+                r.eval.nnz as f64 <= times * nnz as f64,
+                "{name} ({solve}): {} non-zeros, the optimum {nnz}",
+                r.eval.nnz
+            );
+        }
     }
 }
