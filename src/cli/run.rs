@@ -384,8 +384,8 @@ fn summary(
         "optc: {}{} on {} — {} rows × {} features, {} non-zeros (read in {:.2} s)\n",
         plan.info.solver,
         match (plan.info.solver, plan.info.lazy) {
-            ("fobos", true) => " (lazy)",
-            ("fobos", false) => " (eager)",
+            ("fobos" | "truncated", true) => " (lazy)",
+            ("fobos" | "truncated", false) => " (eager)",
             _ => "",
         },
         train.name,

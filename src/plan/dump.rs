@@ -9,8 +9,8 @@ use std::fmt::Write as _;
 pub fn dump(plan: &Plan, facts: Option<&DataFacts>) -> String {
     let mut o = String::new();
     let kind = match (plan.info.solver, plan.info.lazy) {
-        ("fobos", true) => " (lazy)",
-        ("fobos", false) => " (eager)",
+        ("fobos" | "truncated", true) => " (lazy)",
+        ("fobos" | "truncated", false) => " (eager)",
         _ => "",
     };
     let _ = writeln!(o, "plan {}{kind}  # {}", plan.info.solver, plan.info.summary);
