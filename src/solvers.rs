@@ -184,9 +184,19 @@ pub const REGISTRY: [SolverSpec; 9] = [
     SolverSpec {
         kind: SolverKind::Smidas,
         name: "smidas",
-        options: &[EPOCHS, SEED, ETA0, TOL],
+        options: &[
+            EPOCHS,
+            OptionSpec {
+                name: "eta0",
+                kind: OptionKind::Positive,
+                help: "η₀ of the step η₀/√e, held through epoch e (tuned on a sample unless given)",
+            },
+            OptionSpec { name: "step", kind: OptionKind::Schedule, help: "the step η_t as a formula of t" },
+            SEED,
+            TOL,
+        ],
         requires: Requirements { l1_only: true, ..needs(true, false) },
-        compiled: false,
+        compiled: true,
         default_max_epochs: 100,
         check_every: 1,
     },

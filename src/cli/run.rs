@@ -217,6 +217,7 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
     let step = match (&settings.step_text, n0) {
         (Some(text), _) => StepShown::Schedule(text.clone()),
         (None, Some(n0)) => StepShown::Weights(n0),
+        (None, None) if plan.info.solver == "smidas" => StepShown::PerEpoch(eta0.unwrap_or(f64::NAN)),
         (None, None) => StepShown::Eta0(eta0),
     };
     let start_objective = evaluate(&plan, &State::new(&plan, &facts, view.labels), &view).objective;
@@ -244,7 +245,7 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
             fmt_num(train_eval.objective),
             fmt_num(start_objective),
             step.text(),
-            step.hint()
+            step.hint(plan.info.solver)
         )));
     }
     let w = outcome.state.weights(&plan).to_vec();
@@ -454,6 +455,8 @@ enum StepShown {
     Eta0(Option<f64>),
     /// SMM's surrogate weights √((n₀ + 1)/(n + n₀)) with this n₀.
     Weights(f64),
+    /// SMIDAS's η₀/√e, constant through each epoch e.
+    PerEpoch(f64),
 }
 
 impl StepShown {
@@ -463,6 +466,7 @@ impl StepShown {
             StepShown::Eta0(Some(v)) => format!("η_t = {}/√t", sig4(*v)),
             StepShown::Eta0(None) => "-".into(),
             StepShown::Weights(n0) => format!("weights ω_n = √((n0 + 1)/(n + n0)), n0 = {}", sig4(*n0)),
+            StepShown::PerEpoch(v) => format!("η = {}/√e in epoch e", sig4(*v)),
         }
     }
 
@@ -472,14 +476,15 @@ impl StepShown {
             StepShown::Eta0(Some(v)) => format!("{}/sqrt(t)", fmt_num(*v)).into(),
             StepShown::Eta0(None) => serde_json::Value::Null,
             StepShown::Weights(n0) => format!("sqrt(({0} + 1)/(n + {0}))", fmt_num(*n0)).into(),
+            StepShown::PerEpoch(v) => format!("{}/sqrt(epoch)", fmt_num(*v)).into(),
         }
     }
 
-    fn hint(&self) -> String {
+    fn hint(&self, solver: &str) -> String {
         match self {
             StepShown::Schedule(f) => format!("the step `{f}` is too large for this data; make it smaller, e.g. divide it by 10"),
-            StepShown::Eta0(Some(v)) => format!(
-                "η0 = {} is too large for this data; lower it, e.g. `solve with fobos(eta0 = {})`, or leave eta0 out to calibrate it",
+            StepShown::Eta0(Some(v)) | StepShown::PerEpoch(v) => format!(
+                "η0 = {} is too large for this data; lower it, e.g. `solve with {solver}(eta0 = {})`, or leave eta0 out to calibrate it",
                 fmt_num(*v),
                 fmt_num(v / 10.0)
             ),

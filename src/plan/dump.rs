@@ -46,6 +46,8 @@ pub fn dump(plan: &Plan, facts: Option<&DataFacts>) -> String {
             (ParamInit::GramNorm { scale }, None) => format!("{}·λmax(XᵀX)/m", fmt_num(*scale)),
             (ParamInit::DualStep, Some(v)) => fmt_sig(v),
             (ParamInit::DualStep, None) => "1/λmax(XXᵀ)".into(),
+            (ParamInit::NormExponent, Some(v)) => fmt_sig(v),
+            (ParamInit::NormExponent, None) => "max(2, 2·ln d)".into(),
         };
         let note = if note.is_empty() { String::new() } else { format!("  # {note}") };
         let _ = writeln!(o, "{head}{} = {value}{note}", p.name);
