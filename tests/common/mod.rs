@@ -42,6 +42,18 @@ pub fn run_with(solver: &str, model: &str, data: &Path, epochs: usize, seed: u64
 
 /// Runs `plan` on `d` with the interpreter, from `start` if given.
 pub fn run_plan(plan: Plan, d: &Dataset, settings: &RunSettings, start: Option<optc::exec::State>) -> Run {
+    run_plan_on(plan, d, settings, start, false)
+}
+
+/// As [`run_plan`], compiled by the JIT when `jit` (the interpreter of a debug build is too slow
+/// for O(d) steps over thousands of epochs' rows).
+pub fn run_plan_on(
+    plan: Plan,
+    d: &Dataset,
+    settings: &RunSettings,
+    start: Option<optc::exec::State>,
+    jit: bool,
+) -> Run {
     use optc::stdlib::LabelKind;
     let kind = match (plan.objective.softmax, plan.info.classification) {
         (true, _) => LabelKind::Classes,
@@ -60,10 +72,16 @@ pub fn run_plan(plan: Plan, d: &Dataset, settings: &RunSettings, start: Option<o
         .map(|c| optc::data::operator::bind(c, d.features(), &fixture("")).expect("the fixture's operator binds"));
     let view = d.view(&y, d.features()).with_columns(&columns).with_classes(classes);
     let view = view.with_operator(operator.as_ref());
-    let mut backend = Interpreter { plan: &plan };
     let op_rows = operator.as_ref().map_or(0, |b| b.rows);
     let facts = d.complete_facts(&plan, optc::data::DataFacts { classes, op_rows, ..d.facts() });
-    let outcome = driver::run(&plan, &mut backend, &view, &facts, settings, start).expect("no divergence");
+    let outcome = if jit {
+        let mut selected = optc::exec::select_backend(&plan, &facts, true);
+        assert!(selected.fallback.is_none(), "the JIT compiles the plan");
+        driver::run(&plan, selected.backend.as_mut(), &view, &facts, settings, start)
+    } else {
+        driver::run(&plan, &mut Interpreter { plan: &plan }, &view, &facts, settings, start)
+    }
+    .expect("no divergence");
     let eval = evaluate(&plan, &outcome.state, &view);
     Run { plan, outcome, eval }
 }
