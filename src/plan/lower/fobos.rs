@@ -48,7 +48,8 @@ pub(super) fn lower_truncated(model: &Model, st: &Structure, prox: CoordinatePro
     let every = st.settings.every.unwrap_or(1);
     let theta = st.settings.theta;
     b.plan.info.summary.push_str(&format!(
-        "; truncated gradient: gravity λ·K·η every K = {every} steps, {}",
+        "; truncated gradient: gravity {}, {}",
+        if every == 1 { "λ·η every step".to_string() } else { format!("λ·K·η every K = {every} steps") },
         match theta {
             Some(t) => format!(
                 "to the weights with |wⱼ| ≤ θ = {} (the others keep their value: F is not minimised exactly)",
