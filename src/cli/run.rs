@@ -222,7 +222,7 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
     };
     let start_objective = evaluate(&plan, &State::new(&plan, &facts, view.labels), &view).objective;
     let outcome = driver::run(&plan, selected.backend.as_mut(), &view, &facts, &run_settings, None)
-        .map_err(|f| diverged(&f, &train))?;
+        .map_err(|f| diverged(&f, &train, plan.info.solver))?;
     let train_eval = outcome.eval.clone();
     // A run that ends worse than where it started has not solved anything: with a convex
     // objective the starting point is a valid answer, so the step overshot.
@@ -526,10 +526,16 @@ fn ensure_memory(plan: &crate::plan::Plan, facts: &DataFacts, data: &Dataset, va
     )))
 }
 
-fn diverged(f: &Fault, data: &Dataset) -> Failure {
+fn diverged(f: &Fault, data: &Dataset, solver: &str) -> Failure {
     let line = data.lines.get(f.row).copied().unwrap_or(0);
+    let steps = crate::analysis::SolverKind::from_name(solver).is_some_and(|k| k.option("eta0").is_some());
+    let hint = if steps {
+        format!("the step is too large for this data; lower it with `solve with {solver}(eta0 = ...)` or `step = ...`, or scale the features")
+    } else {
+        "scale the features, or choose another solver".to_string()
+    };
     Failure::Diverged(format!(
-        "the solver diverged: at step t = {} (row at {}:{line}), {} is {}\n  hint: the step is too large for this data; lower it with `solve with fobos(eta0 = ...)` or `step = ...`, or scale the features",
+        "the solver diverged: at step t = {} (row at {}:{line}), {} is {}\n  hint: {hint}",
         fmt_num(f.step),
         data.name,
         f.what,
