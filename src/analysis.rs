@@ -76,6 +76,10 @@ pub struct Settings {
     pub delta: Option<f64>,
     /// `adagrad(rda = 1)`: dual averaging instead of the composite (FOBOS) step.
     pub rda: bool,
+    /// Truncated gradient's K: the gravity is applied every K steps (None: every step).
+    pub every: Option<usize>,
+    /// Truncated gradient's θ: weights above it are not truncated (None: ∞, plain ℓ1).
+    pub theta: Option<f64>,
 }
 
 impl Default for Settings {
@@ -92,6 +96,8 @@ impl Default for Settings {
             average: false,
             delta: None,
             rda: false,
+            every: None,
+            theta: None,
         }
     }
 }
@@ -620,16 +626,20 @@ fn forced_invalid(
         ));
     }
     if needs.l1_only {
-        if let Some(k) = model.regs.iter().position(|r| r.def.prox != ProxKind::SoftThreshold) {
+        let why = match kind {
+            SolverKind::Smidas => "ℓ1's step in the mirror coordinates is a per-coordinate shrink of θ (sign wⱼ = sign θⱼ); for any other term the step under the p-norm potential, which couples every coordinate through ‖θ‖_p, has no closed form",
+            _ => "its only step beside the gradient's is the ℓ1 term's truncation (gravity)",
+        };
+        if let Some(k) = model.regs.iter().position(|r| r.def.prox != ProxKind::SoftThreshold || r.operator.is_some()) {
             return Some((
-                format!("{} handles an ℓ1 penalty only", kind.name().to_uppercase()),
+                format!("{} handles an ℓ1 penalty only: {why}", kind.name().to_uppercase()),
                 term_span(k),
                 "not ℓ1".into(),
             ));
         }
         if let Some(c) = model.constraints.first() {
             return Some((
-                format!("{} handles no constraints", kind.name().to_uppercase()),
+                format!("{} handles no constraints: {why}", kind.name().to_uppercase()),
                 c.span,
                 "constraint".into(),
             ));
@@ -705,6 +715,8 @@ fn parse_settings(kind: SolverKind, req: &crate::check::SolverRequest, problems:
             "eta0" => s.eta0 = Some(v),
             "newton" => s.newton = Some(v == 1.0),
             "n0" => s.n0 = Some(v),
+            "every" => s.every = Some(v as usize),
+            "theta" => s.theta = Some(v),
             "average" => {
                 s.average = v == 1.0;
                 if s.average && kind == SolverKind::Smm {

@@ -79,6 +79,10 @@ pub enum ParamInit {
     /// μ = 1/λ_max(XXᵀ) = 1/(m·λ_max(XᵀX)/m): the step of the Picard iteration on an operator
     /// B = diag(y)·X, whose BBᵀ has the same largest eigenvalue as XXᵀ.
     DualStep,
+    /// p = max(2, 2·ln d): SMIDAS's p-norm exponent, at which ‖x‖_p ≤ √e·‖x‖_∞ (its regret then
+    /// grows with log d, not d); below d = e it would drop under 2, where the link stops being
+    /// a gradient step's (p = 2 is plain SGD).
+    NormExponent,
 }
 
 #[derive(Clone, Debug, PartialEq)]

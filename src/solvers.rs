@@ -7,6 +7,9 @@
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum SolverKind {
     Fobos,
+    /// Truncated gradient (Langford, Li & Zhang 2009), the SCD paper's baseline: FOBOS's ℓ1
+    /// step with the shrink (gravity) applied every K steps and only to weights within θ of 0.
+    Truncated,
     Adagrad,
     Smm,
     Scd,
@@ -88,7 +91,7 @@ const fn needs(smooth_loss: bool, coordinate_separable: bool) -> Requirements {
     Requirements { smooth_loss, coordinate_separable, l1_only: false, convexity: Convexity::Convex, svm_only: false }
 }
 
-pub const REGISTRY: [SolverSpec; 8] = [
+pub const REGISTRY: [SolverSpec; 9] = [
     SolverSpec {
         kind: SolverKind::Fobos,
         name: "fobos",
@@ -100,6 +103,32 @@ pub const REGISTRY: [SolverSpec; 8] = [
             TOL,
         ],
         requires: needs(false, false),
+        compiled: true,
+        default_max_epochs: 100,
+        check_every: 1,
+    },
+    SolverSpec {
+        kind: SolverKind::Truncated,
+        name: "truncated",
+        options: &[
+            EPOCHS,
+            OptionSpec { name: "step", kind: OptionKind::Schedule, help: "the step η_t as a formula of t" },
+            ETA0,
+            OptionSpec {
+                name: "every",
+                kind: OptionKind::Count,
+                help: "K: the gravity K·η·λ is applied every K steps",
+            },
+            OptionSpec {
+                name: "theta",
+                kind: OptionKind::Positive,
+                help: "θ: only weights with |wⱼ| ≤ θ are truncated (default ∞: the ℓ1 objective itself)",
+            },
+            SEED,
+            TOL,
+        ],
+        // The truncation is the ℓ1 term's gravity; it needs only subgradients of the loss.
+        requires: Requirements { l1_only: true, ..needs(false, false) },
         compiled: true,
         default_max_epochs: 100,
         check_every: 1,
@@ -160,9 +189,19 @@ pub const REGISTRY: [SolverSpec; 8] = [
     SolverSpec {
         kind: SolverKind::Smidas,
         name: "smidas",
-        options: &[EPOCHS, SEED, ETA0, TOL],
+        options: &[
+            EPOCHS,
+            OptionSpec {
+                name: "eta0",
+                kind: OptionKind::Positive,
+                help: "η₀ of the step η₀/√e, held through epoch e (tuned on a sample unless given)",
+            },
+            OptionSpec { name: "step", kind: OptionKind::Schedule, help: "the step η_t as a formula of t" },
+            SEED,
+            TOL,
+        ],
         requires: Requirements { l1_only: true, ..needs(true, false) },
-        compiled: false,
+        compiled: true,
         default_max_epochs: 100,
         check_every: 1,
     },

@@ -125,10 +125,11 @@ fn every_example_runs_the_same_under_both_back_ends() {
 }
 
 /// Every compiled solver on every example it accepts: FOBOS and AdaGrad (lazy), SCD (columns,
-/// init phase, perm(d)), proxgrad (0..m, 0..d, momentum) and SMM, through both back ends.
+/// init phase, perm(d)), proxgrad (0..m, 0..d, momentum), SMM, SMIDAS (the O(d) truncation of
+/// θ) and truncated gradient, through both back ends.
 #[test]
 fn every_solver_runs_the_same_under_both_back_ends() {
-    let solvers = ["fobos", "adagrad", "scd", "proxgrad", "smm"];
+    let solvers = ["fobos", "adagrad", "scd", "proxgrad", "smm", "smidas", "truncated"];
     let mut ran = std::collections::BTreeSet::new();
     for (name, text) in examples() {
         for solver in solvers {
@@ -149,6 +150,33 @@ fn every_solver_runs_the_same_under_both_back_ends() {
     for seed in [1, 2] {
         let (a, b) = both(&plan, 4, seed);
         assert_bitwise(&plan, &format!("scd(newton = 0), seed {seed}"), &a, &b);
+    }
+}
+
+/// SMIDAS with each of its step rules (η₀/√e per epoch, a `step` formula), a weighted loss and
+/// no penalty at all; truncated gradient every K steps, with and without the threshold θ, lazy
+/// and eager: same bits from both back ends.
+#[test]
+fn smidas_and_truncated_gradient_run_the_same_under_both_back_ends() {
+    let head = "data x: sparse, y: labels\nvar w: vec[dim(x)]\n";
+    let l1 = "minimize E[logistic(y, <x, w>)] + 0.01·l1(w)";
+    for (objective, solve, eager) in [
+        (l1, "smidas", false),
+        (l1, "smidas(step = 0.5/sqrt(t))", false),
+        ("minimize 2·E[logistic(y, <x, w>)] + 0.01·l1(w)", "smidas(eta0 = 3)", false),
+        ("minimize E[logistic(y, <x, w>)]", "smidas", false),
+        (l1, "truncated(every = 3)", false),
+        (l1, "truncated(every = 3)", true),
+        ("minimize E[hinge(y, <x, w>)] + 0.02·l1(w)", "truncated(every = 4, theta = 0.05)", false),
+        ("minimize E[hinge(y, <x, w>)] + 0.02·l1(w)", "truncated(every = 4, theta = 0.05)", true),
+    ] {
+        let text = format!("{head}{objective}\nsolve with {solve}\n");
+        let plan = plan_with(&text, eager, solve.split('(').next());
+        for seed in [1, 2] {
+            let (a, b) = both(&plan, 3, seed);
+            assert_bitwise(&plan, &format!("{solve} on {objective} (eager: {eager}, seed {seed})"), &a, &b);
+            assert!(a.weights(&plan).iter().any(|v| *v != 0.0), "{solve}: the weights moved");
+        }
     }
 }
 

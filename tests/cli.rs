@@ -447,6 +447,9 @@ fn broken_models_exit_1_with_a_diagnostic() {
         ("data x: sparse, y: labels\nvar w: vec[dim(x)]\nminimize E[logistic(y, <x, w>)] + l1inf(w)\n", "`w` is a vector"),
         ("data x: sparse, y: labels\nvar w: vec[dim(x)]\nminimize E[logistic(y, <x, w>)] + l2(w)\nsolve with scd\n", "not separable per coordinate"),
         ("data x: sparse, y: labels\nvar w: vec[dim(x)]\nminimize E[hinge(y, <x, w>)]\nsolve with smm\n", "needs a smooth loss"),
+        ("data x: sparse, y: labels\nvar w: vec[dim(x)]\nminimize E[logistic(y, <x, w>)] + 0.1·l2sq(w)\nsolve with smidas\n", "SMIDAS handles an ℓ1 penalty only"),
+        ("data x: sparse, y: labels\nvar w: vec[dim(x)]\nminimize E[hinge(y, <x, w>)] + 0.1·l1(w)\nsolve with smidas\n", "needs a smooth loss"),
+        ("data x: sparse, y: labels\nvar w: vec[dim(x)]\nminimize E[hinge(y, <x, w>)] + 0.1·l1(w) st w ≥ 0\nsolve with truncated\n", "TRUNCATED handles no constraints"),
         ("data x: sparse, y: labels\nvar w: vec[dim(x)]\nminimize E[logistic(y, <x, w>)] + logeps(w, 0.1)\nsolve with fobos\n", "is not convex"),
         ("", "the model has no objective"),
         ("\u{0}\u{1}garbage ((((", "expected"),
@@ -613,4 +616,35 @@ fn a_one_pass_budget_chooses_smm() {
     let auto = write(dir.path(), "auto.opt", &format!("{L1_LOGISTIC}solve with auto(epochs = 1)\n"));
     let out = optc(&["check", auto.to_str().unwrap()]);
     assert!(text(&out.stdout).contains("recommended smm"), "{}", text(&out.stdout));
+}
+
+/// SMIDAS from the command line: its η₀ tuned on a sample from its half-decade grid and shown
+/// as the per-epoch step it is; a step too large diverges with a hint that names `smidas`.
+/// Truncated gradient reports itself lazy, with FOBOS's calibrated η₀/√t.
+#[test]
+fn smidas_and_truncated_gradient_from_the_command_line() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let data = fixture("binary.svm");
+    let solve = |line: &str| write(dir.path(), "m.opt", &format!("{L1_LOGISTIC}{line}\n"));
+    let r = run_json(&solve("solve with smidas"), &data, &["--epochs", "5"]);
+    assert_eq!(r["solver"], "smidas");
+    assert_eq!(r["lazy"], false);
+    let tried = r["eta0_calibration"]["tried"].as_array().expect("candidates");
+    assert_eq!(tried.len(), 15);
+    let eta0 = r["eta0"].as_f64().expect("η0");
+    assert_eq!(r["step"], format!("{}/sqrt(epoch)", optc::symbolic::fmt_num(eta0)));
+
+    let r = run_json(&solve("solve with truncated(every = 4)"), &data, &["--epochs", "5"]);
+    assert_eq!((&r["solver"], &r["lazy"]), (&"truncated".into(), &true.into()));
+    assert!(r["step"].as_str().is_some_and(|s| s.ends_with("/sqrt(t)")), "{}", r["step"]);
+
+    let m = write(
+        dir.path(),
+        "m.opt",
+        "data x: sparse, y: real\nvar w: vec[dim(x)]\nminimize E[squared(y, <x, w>)] + 0.01·l1(w)\nsolve with smidas(eta0 = 1e6)\n",
+    );
+    let out = optc(&["run", m.to_str().unwrap(), fixture("regression.svm").to_str().unwrap()]);
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{err}");
+    assert!(err.contains("diverged") && err.contains("`solve with smidas(eta0 = "), "{err}");
 }

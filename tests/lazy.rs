@@ -195,3 +195,28 @@ fn adagrad_l2sq_and_elastic_net() {
         0.15,
     );
 }
+
+/// Truncated gradient: between two reads of a coordinate only the truncation T moves it, and
+/// T(T(v, α), β) = T(v, α + β), so the lazy plan's one catch-up per read matches the eager
+/// plan, which truncates every weight at every K-th step: with K = 1 and θ = ∞ (FOBOS's ℓ1
+/// step), every K steps, and with a threshold θ that spares some weights and not others.
+#[test]
+fn truncated_gradient() {
+    for (data, loss, lambda) in [("binary.svm", "logistic", 0.01), ("sparse_binary.svm", "hinge", 0.002)] {
+        let objective = format!("minimize E[{loss}(y, <x, w>)] + λ·l1(w)");
+        for solve in ["truncated", "truncated(every = 3)", "truncated(every = 5, theta = 0.1)"] {
+            let model = model_text("labels", lambda, &objective) + &format!("solve with {solve}\n");
+            for (epochs, seed) in [(1, 1), (3, 7)] {
+                assert_same_with("truncated", &model, data, epochs, seed);
+            }
+        }
+    }
+    // The premise of the θ case: after the run some weights lie beyond θ (spared) and some
+    // non-zero ones within it (truncated).
+    let model = model_text("labels", 0.01, "minimize E[logistic(y, <x, w>)] + λ·l1(w)")
+        + "solve with truncated(every = 5, theta = 0.1)\n";
+    let r = run_with("truncated", &model, &fixture("binary.svm"), 3, 7, false);
+    let w = r.outcome.state.weights(&r.plan);
+    assert!(w.iter().any(|v| v.abs() > 0.1), "no weight beyond θ: {w:?}");
+    assert!(w.iter().any(|v| *v != 0.0 && v.abs() <= 0.1), "no non-zero weight within θ: {w:?}");
+}

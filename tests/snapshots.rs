@@ -155,3 +155,26 @@ fn plans_of_smm() {
         });
     }
 }
+
+/// SMIDAS (the eager O(d) mirror step, and with a `step` formula) and truncated gradient (the
+/// lazy ℓ1 plan with the gravity every K steps and the threshold θ; its eager reference).
+#[test]
+fn plans_of_smidas_and_truncated_gradient() {
+    let head =
+        "data x: sparse, y: labels\nvar w: vec[dim(x)]\nparam λ = 1e-4\nminimize E[logistic(y, <x, w>)] + λ·l1(w)\n";
+    for (name, solve, eager) in [
+        ("smidas", "solve with smidas", false),
+        ("smidas_step", "solve with smidas(step = 0.1)", false),
+        ("truncated_lazy", "solve with truncated", false),
+        ("truncated_every_theta", "solve with truncated(every = 10, theta = 0.5)", false),
+        ("truncated_eager", "solve with truncated(every = 10, theta = 0.5)", true),
+    ] {
+        let file = SourceFile::new(format!("{name}.opt"), format!("{head}{solve}\n"));
+        let opts = CompileOptions { eager, ..Default::default() };
+        let c = pipeline::front_end(&file, &Library::standard(), &opts).expect("checks");
+        let plan = pipeline::plan(&c, &opts).expect("plans");
+        insta::with_settings!({ description => file.text.to_string(), omit_expression => true, snapshot_suffix => name }, {
+            insta::assert_snapshot!(optc::plan::dump::dump(&plan, None));
+        });
+    }
+}

@@ -224,11 +224,12 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
         (Some(text), _, _) => StepShown::Schedule(text.clone()),
         (None, Some(n0), _) => StepShown::Weights(n0),
         (None, None, Some(eta)) if plan.info.solver == "adagrad" => StepShown::Scaled(eta),
+        (None, None, _) if plan.info.solver == "smidas" => StepShown::PerEpoch(eta0.unwrap_or(f64::NAN)),
         (None, None, _) => StepShown::Eta0(eta0),
     };
     let start_objective = evaluate(&plan, &State::new(&plan, &facts, view.labels), &view).objective;
     let outcome = driver::run(&plan, selected.backend.as_mut(), &view, &facts, &run_settings, None)
-        .map_err(|f| diverged(&f, &train))?;
+        .map_err(|f| diverged(&f, &train, plan.info.solver))?;
     let train_eval = outcome.eval.clone();
     // A run that ends worse than where it started has not solved anything: with a convex
     // objective the starting point is a valid answer, so the step overshot.
@@ -251,7 +252,7 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
             fmt_num(train_eval.objective),
             fmt_num(start_objective),
             step.text(),
-            step.hint()
+            step.hint(plan.info.solver)
         )));
     }
     let w = outcome.state.weights(&plan).to_vec();
@@ -398,8 +399,8 @@ fn summary(
         "optc: {}{} on {} — {} rows × {} features, {} non-zeros (read in {:.2} s)\n",
         plan.info.solver,
         match (plan.info.solver, plan.info.lazy) {
-            ("fobos" | "adagrad", true) => " (lazy)",
-            ("fobos" | "adagrad", false) => " (eager)",
+            ("fobos" | "adagrad" | "truncated", true) => " (lazy)",
+            ("fobos" | "adagrad" | "truncated", false) => " (eager)",
             _ => "",
         },
         train.name,
@@ -470,6 +471,8 @@ enum StepShown {
     Weights(f64),
     /// AdaGrad's η/sⱼ per coordinate with this η.
     Scaled(f64),
+    /// SMIDAS's η₀/√e, constant through each epoch e.
+    PerEpoch(f64),
 }
 
 impl StepShown {
@@ -480,6 +483,7 @@ impl StepShown {
             StepShown::Eta0(None) => "-".into(),
             StepShown::Weights(n0) => format!("weights ω_n = √((n0 + 1)/(n + n0)), n0 = {}", sig4(*n0)),
             StepShown::Scaled(v) => format!("η/sⱼ per coordinate, η = {}", sig4(*v)),
+            StepShown::PerEpoch(v) => format!("η = {}/√e in epoch e", sig4(*v)),
         }
     }
 
@@ -490,14 +494,15 @@ impl StepShown {
             StepShown::Eta0(None) => serde_json::Value::Null,
             StepShown::Weights(n0) => format!("sqrt(({0} + 1)/(n + {0}))", fmt_num(*n0)).into(),
             StepShown::Scaled(v) => format!("{}/s_j", fmt_num(*v)).into(),
+            StepShown::PerEpoch(v) => format!("{}/sqrt(epoch)", fmt_num(*v)).into(),
         }
     }
 
-    fn hint(&self) -> String {
+    fn hint(&self, solver: &str) -> String {
         match self {
             StepShown::Schedule(f) => format!("the step `{f}` is too large for this data; make it smaller, e.g. divide it by 10"),
-            StepShown::Eta0(Some(v)) => format!(
-                "η0 = {} is too large for this data; lower it, e.g. `solve with fobos(eta0 = {})`, or leave eta0 out to calibrate it",
+            StepShown::Eta0(Some(v)) | StepShown::PerEpoch(v) => format!(
+                "η0 = {} is too large for this data; lower it, e.g. `solve with {solver}(eta0 = {})`, or leave eta0 out to calibrate it",
                 fmt_num(*v),
                 fmt_num(v / 10.0)
             ),
@@ -545,10 +550,16 @@ fn ensure_memory(plan: &crate::plan::Plan, facts: &DataFacts, data: &Dataset, va
     )))
 }
 
-fn diverged(f: &Fault, data: &Dataset) -> Failure {
+fn diverged(f: &Fault, data: &Dataset, solver: &str) -> Failure {
     let line = data.lines.get(f.row).copied().unwrap_or(0);
+    let steps = crate::analysis::SolverKind::from_name(solver).is_some_and(|k| k.option("eta0").is_some());
+    let hint = if steps {
+        format!("the step is too large for this data; lower it with `solve with {solver}(eta0 = ...)` or `step = ...`, or scale the features")
+    } else {
+        "scale the features, or choose another solver".to_string()
+    };
     Failure::Diverged(format!(
-        "the solver diverged: at step t = {} (row at {}:{line}), {} is {}\n  hint: the step is too large for this data; lower it with `solve with fobos(eta0 = ...)` or `step = ...`, or scale the features",
+        "the solver diverged: at step t = {} (row at {}:{line}), {} is {}\n  hint: {hint}",
         fmt_num(f.step),
         data.name,
         f.what,

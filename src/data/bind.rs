@@ -50,6 +50,7 @@ impl ParamInit {
             ParamInit::GramNorm { scale } => {
                 facts.and_then(|f| f.gram_norm).map(|g| if g > 0.0 { scale * g } else { 1.0 })
             }
+            ParamInit::NormExponent => facts.map(|f| (2.0 * (f.features.max(1) as f64).ln()).max(2.0)),
         }
     }
 }

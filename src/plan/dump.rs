@@ -9,8 +9,8 @@ use std::fmt::Write as _;
 pub fn dump(plan: &Plan, facts: Option<&DataFacts>) -> String {
     let mut o = String::new();
     let kind = match (plan.info.solver, plan.info.lazy) {
-        ("fobos" | "adagrad", true) => " (lazy)",
-        ("fobos" | "adagrad", false) => " (eager)",
+        ("fobos" | "adagrad" | "truncated", true) => " (lazy)",
+        ("fobos" | "adagrad" | "truncated", false) => " (eager)",
         _ => "",
     };
     let _ = writeln!(o, "plan {}{kind}  # {}", plan.info.solver, plan.info.summary);
@@ -51,6 +51,8 @@ pub fn dump(plan: &Plan, facts: Option<&DataFacts>) -> String {
             (ParamInit::GramNorm { scale }, None) => format!("{}·λmax(XᵀX)/m", fmt_num(*scale)),
             (ParamInit::DualStep, Some(v)) => fmt_sig(v),
             (ParamInit::DualStep, None) => "1/λmax(XXᵀ)".into(),
+            (ParamInit::NormExponent, Some(v)) => fmt_sig(v),
+            (ParamInit::NormExponent, None) => "max(2, 2·ln d)".into(),
         };
         let note = if note.is_empty() { String::new() } else { format!("  # {note}") };
         let _ = writeln!(o, "{head}{} = {value}{note}", p.name);

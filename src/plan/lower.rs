@@ -9,6 +9,7 @@ mod multiclass;
 mod newton;
 mod proxgrad;
 mod scd;
+mod smidas;
 mod smm;
 mod svm;
 
@@ -54,6 +55,8 @@ pub fn lower(model: &Model, st: &Structure, opts: LowerOptions) -> Result<Plan, 
     }
     match (choice.solver, st.coordinate, st.vector) {
         (SolverKind::Fobos, Some(prox), _) => Ok(fobos::lower(model, st, prox, opts)),
+        (SolverKind::Truncated, Some(prox), _) => Ok(fobos::lower_truncated(model, st, prox, opts)),
+        (SolverKind::Smidas, Some(prox), _) => Ok(smidas::lower(model, st, prox)),
         (SolverKind::Smm, Some(prox), _) => Ok(smm::lower(model, st, prox, opts)),
         (SolverKind::Adagrad, Some(prox), _) => Ok(adagrad::lower(model, st, prox, opts)),
         (SolverKind::Scd, Some(prox), _) => Ok(scd::lower(model, st, prox)),

@@ -45,7 +45,7 @@ pub fn run_with(solver: &str, model: &str, data: &Path, epochs: usize, seed: u64
 
 /// Runs `plan` on `d` with the interpreter, from `start` if given.
 pub fn run_plan(plan: Plan, d: &Dataset, settings: &RunSettings, start: Option<optc::exec::State>) -> Run {
-    run_plan_in(plan, d, settings, start, &fixture(""))
+    run_plan_on(plan, d, settings, start, &fixture(""), false)
 }
 
 /// [`run_plan`], the `load` files of a composite read from `dir`.
@@ -55,6 +55,19 @@ pub fn run_plan_in(
     settings: &RunSettings,
     start: Option<optc::exec::State>,
     dir: &Path,
+) -> Run {
+    run_plan_on(plan, d, settings, start, dir, false)
+}
+
+/// As [`run_plan_in`], compiled by the JIT when `jit` (the interpreter of a debug build is too
+/// slow for O(d) steps over thousands of epochs' rows).
+pub fn run_plan_on(
+    plan: Plan,
+    d: &Dataset,
+    settings: &RunSettings,
+    start: Option<optc::exec::State>,
+    dir: &Path,
+    jit: bool,
 ) -> Run {
     use optc::stdlib::LabelKind;
     let kind = match (plan.objective.softmax, plan.info.classification) {
@@ -70,10 +83,16 @@ pub fn run_plan_in(
         plan.objective.composite.as_ref().map(|c| optc::data::operator::bind(c, d.features(), dir).expect("binds"));
     let view = d.view(&y, d.features()).with_columns(&columns).with_classes(classes);
     let view = view.with_operator(operator.as_ref());
-    let mut backend = Interpreter { plan: &plan };
     let op_rows = operator.as_ref().map_or(0, |b| b.rows);
     let facts = d.complete_facts(&plan, optc::data::DataFacts { classes, op_rows, ..d.facts() });
-    let outcome = driver::run(&plan, &mut backend, &view, &facts, settings, start).expect("no divergence");
+    let outcome = if jit {
+        let mut selected = optc::exec::select_backend(&plan, &facts, true);
+        assert!(selected.fallback.is_none(), "the JIT compiles the plan");
+        driver::run(&plan, selected.backend.as_mut(), &view, &facts, settings, start)
+    } else {
+        driver::run(&plan, &mut Interpreter { plan: &plan }, &view, &facts, settings, start)
+    }
+    .expect("no divergence");
     let eval = evaluate(&plan, &outcome.state, &view);
     Run { plan, outcome, eval }
 }

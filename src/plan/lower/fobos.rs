@@ -13,6 +13,14 @@
 //!            L = Σ log(1 + τₛ·l2), Q = Σ bₛ·exp(Lₛ)                       (elastic net)
 //! In the last case L is reset (after a full flush) before exp(L) can overflow. ½‖·‖² without a
 //! box uses a global scale instead (w = s·u), which needs no per-coordinate stamp at all.
+//!
+//! Truncated gradient (Langford, Li & Zhang 2009) is this plan for ℓ1 alone with two changes:
+//! the shrink (their gravity, g = λ) is K·η·λ on every K-th step and 0 on the others, and it
+//! spares the weights beyond a threshold θ: T(v, α) = v if |v| > θ, else soft(v, α). The lazy
+//! catch-up stays exact: between two reads of a coordinate nothing but T moves it, T never
+//! raises |v|, so a weight beyond θ stays untouched and one within θ stays within it, and
+//! T(T(v, α), β) = T(v, α + β) — the running sum Λ of FOBOS's ℓ1 plan, advanced by the
+//! truncation steps only. With K = 1 and θ = ∞ it is FOBOS's ℓ1 step exactly.
 
 use super::super::build::*;
 use super::super::{Expr, Index, Len, ParamInit, Plan, Range, ScalarId, ScalarRole, Stmt, VecId, VecRole};
@@ -31,7 +39,28 @@ const RESET_SCALE: f64 = 1e-150;
 mod matrix;
 
 pub(super) fn lower(model: &Model, st: &Structure, prox: CoordinateProx, opts: LowerOptions) -> Plan {
-    Fobos { model, st, prox, opts, b: Builder::new(model, "fobos", opts.lazy, prox, None) }.lower()
+    Fobos { model, st, prox, opts, b: Builder::new(model, "fobos", opts.lazy, prox, None), truncation: None }.lower()
+}
+
+/// Truncated gradient (see the module docs); the analysis has checked that R is ℓ1 alone.
+pub(super) fn lower_truncated(model: &Model, st: &Structure, prox: CoordinateProx, opts: LowerOptions) -> Plan {
+    let mut b = Builder::new(model, "truncated", opts.lazy, prox, None);
+    let every = st.settings.every.unwrap_or(1);
+    let theta = st.settings.theta;
+    b.plan.info.summary.push_str(&format!(
+        "; truncated gradient: gravity {}, {}",
+        if every == 1 { "λ·η every step".to_string() } else { format!("λ·K·η every K = {every} steps") },
+        match theta {
+            Some(t) => format!(
+                "to the weights with |wⱼ| ≤ θ = {} (the others keep their value: F is not minimised exactly)",
+                crate::symbolic::fmt_num(t)
+            ),
+            None => "to every weight (θ = ∞: the ℓ1 prox)".into(),
+        }
+    ));
+    let theta = theta.map(|t| b.param("θ", t, "weights with |wⱼ| > θ are not truncated"));
+    let counter = (every > 1).then(|| b.state("κ", "steps since the last truncation"));
+    Fobos { model, st, prox, opts, b, truncation: Some(Truncation { every, theta, counter }) }.lower()
 }
 
 /// FOBOS on a multiclass W (see `fobos/matrix.rs`). Lazy per row unless ℓ1 per entry and a
@@ -44,7 +73,8 @@ pub(super) fn lower_multiclass(
     opts: LowerOptions,
 ) -> Plan {
     let lazy = opts.lazy && !(prox.l1 > 0.0 && rows.is_some());
-    Fobos { model, st, prox, opts, b: Builder::new(model, "fobos", lazy, prox, rows) }.lower_matrix(rows)
+    Fobos { model, st, prox, opts, b: Builder::new(model, "fobos", lazy, prox, rows), truncation: None }
+        .lower_matrix(rows)
 }
 
 struct Fobos<'a> {
@@ -53,6 +83,17 @@ struct Fobos<'a> {
     prox: CoordinateProx,
     opts: LowerOptions,
     b: Builder,
+    /// Set for truncated gradient.
+    truncation: Option<Truncation>,
+}
+
+/// Truncated gradient's shrink: every K steps, and only within θ of 0 (None: everywhere).
+#[derive(Clone, Copy)]
+struct Truncation {
+    every: usize,
+    theta: Option<ScalarId>,
+    /// Steps since the last truncation, when K > 1.
+    counter: Option<ScalarId>,
 }
 
 impl Fobos<'_> {
@@ -88,6 +129,21 @@ impl Fobos<'_> {
             if let (Some(tau), Some(weight)) = (tau, weight) {
                 step.push(Stmt::Set(tau, mul(s(eta), s(weight))));
             }
+        }
+        if let (Some(Truncation { every, counter: Some(kappa), .. }), Some(tau1)) = (self.truncation, tau1) {
+            // The gravity of K steps at once on every K-th step, none on the others.
+            let due = |then: Expr, otherwise: Expr| {
+                Expr::Select(
+                    crate::symbolic::Cmp::Gt,
+                    Box::new(s(kappa)),
+                    Box::new(k(every as f64 - 0.5)),
+                    Box::new(then),
+                    Box::new(otherwise),
+                )
+            };
+            step.push(Stmt::Set(kappa, add(s(kappa), k(1.0))));
+            step.push(Stmt::Set(tau1, due(mul(k(every as f64), s(tau1)), k(0.0))));
+            step.push(Stmt::Set(kappa, due(k(0.0), s(kappa))));
         }
         step.push(Stmt::Set(a, k(0.0)));
         // The margin a = ⟨xᵢ, w⟩, catching each coordinate up first.
@@ -128,7 +184,15 @@ impl Fobos<'_> {
             // Advance the running sums by this step's prox, then the gradient step and the prox
             // on the touched coordinates, stamped as up to date.
             step.extend(self.advance(&stamps, tau1, tau2));
-            let mut write = vec![Stmt::Store(w, Index::Feature, self.prox_only(half, tau1, tau2))];
+            let mut write = if self.spares_large_weights() {
+                // T reads its argument twice: the gradient step is stored first.
+                vec![
+                    Stmt::Store(w, Index::Feature, half),
+                    Stmt::Store(w, Index::Feature, self.prox_only(at(w, Index::Feature), tau1, tau2)),
+                ]
+            } else {
+                vec![Stmt::Store(w, Index::Feature, self.prox_only(half, tau1, tau2))]
+            };
             write.extend(self.stamp(&stamps));
             step.push(each(Range::RowNonZeros, write));
             if let Stamps::Affine { l, .. } = stamps {
@@ -157,7 +221,8 @@ impl Fobos<'_> {
     /// curvature of any example. Non-smooth losses use β = 1 (G = 1 bounds the subgradient).
     fn eta0(&mut self) -> ScalarId {
         if let Some(v) = self.st.settings.eta0 {
-            return self.b.param("η0", v, "from `solve with fobos(eta0 = ...)`");
+            let note = format!("from `solve with {}(eta0 = ...)`", self.b.plan.info.solver);
+            return self.b.param("η0", v, &note);
         }
         let beta = self.st.smooth.unwrap_or(1.0);
         let note = if self.st.smooth.is_some() {
@@ -191,7 +256,11 @@ impl Fobos<'_> {
         match (l1, l2) {
             (None, None) => Stamps::None,
             (Some(_), None) => {
-                let big = self.b.state("Λ", &format!("Σ η·{w1} over all steps: the pending shrinkage"));
+                let note = match self.truncation {
+                    Some(_) => format!("Σ K·η·{w1} over the truncation steps: the pending truncation"),
+                    None => format!("Σ η·{w1} over all steps: the pending shrinkage"),
+                };
+                let big = self.b.state("Λ", &note);
                 let last = self.b.vector("Λlast", Len::Features, VecRole::State, 0.0);
                 Stamps::Additive { big, last }
             }
@@ -219,6 +288,25 @@ impl Fobos<'_> {
         }
     }
 
+    /// Whether the ℓ1 shrink spares weights beyond a threshold (truncated gradient's θ).
+    fn spares_large_weights(&self) -> bool {
+        self.truncation.is_some_and(|t| t.theta.is_some())
+    }
+
+    /// The ℓ1 shrink of v by α: soft(v, α), or truncated gradient's T(v, α) = v if |v| > θ.
+    fn shrink(&self, v: Expr, alpha: Expr) -> Expr {
+        match self.truncation.and_then(|t| t.theta) {
+            Some(theta) => Expr::Select(
+                crate::symbolic::Cmp::Gt,
+                Box::new(call(Func::Abs, vec![v.clone()])),
+                Box::new(s(theta)),
+                Box::new(v.clone()),
+                Box::new(soft(v, alpha)),
+            ),
+            None => soft(v, alpha),
+        }
+    }
+
     fn boxed(&self, e: Expr) -> Expr {
         if self.prox.has_box() {
             clamp(e, self.prox.lo, self.prox.hi)
@@ -231,7 +319,7 @@ impl Fobos<'_> {
     fn prox_only(&self, v: Expr, tau1: Option<ScalarId>, tau2: Option<ScalarId>) -> Expr {
         let mut e = v;
         if let Some(tau1) = tau1 {
-            e = soft(e, s(tau1));
+            e = self.shrink(e, s(tau1));
         }
         if let Some(tau2) = tau2 {
             e = div(e, add(k(1.0), s(tau2)));
@@ -258,7 +346,7 @@ impl Fobos<'_> {
     fn catch_up(&self, stamps: &Stamps, w: VecId) -> Option<Expr> {
         let wj = at(w, Index::Feature);
         let e = match self.pending(stamps)? {
-            (None, Some(b)) => soft(wj, b),
+            (None, Some(b)) => self.shrink(wj, b),
             (Some(a), None) => mul(wj, a),
             (Some(a), Some(b)) => soft(mul(a, wj), b),
             (None, None) => wj,
