@@ -393,6 +393,7 @@ fn rank_two_buffers_and_row_calls_run_the_same_and_right() {
             softmax: false,
         },
         certificate: None,
+        uncertified: optc::plan::Uncertified::Progress,
     };
     optc::plan::verify::verify(&plan).expect("the hand-built plan verifies");
     let dump = optc::plan::dump::dump(&plan, None);

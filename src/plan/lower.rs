@@ -136,6 +136,7 @@ impl Builder {
                 softmax: false,
             },
             certificate: None,
+            uncertified: super::Uncertified::Progress,
         };
         Builder { plan, prox, vector, composite: None }
     }
