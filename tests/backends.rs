@@ -117,7 +117,7 @@ fn every_example_runs_the_same_under_both_back_ends() {
 fn every_solver_runs_the_same_under_both_back_ends() {
     let mut ran = std::collections::BTreeSet::new();
     for (name, text) in examples() {
-        for solver in ["fobos", "scd", "proxgrad", "smm"] {
+        for solver in ["fobos", "scd", "proxgrad", "smm", "dc"] {
             let Some(plan) = try_plan(&text, false, Some(solver)) else { continue };
             assert_eq!(plan.info.solver, solver);
             for seed in [1, 2] {
@@ -128,13 +128,41 @@ fn every_solver_runs_the_same_under_both_back_ends() {
             ran.insert(solver);
         }
     }
-    assert_eq!(ran.len(), 4, "every solver ran on some example: {ran:?}");
+    assert_eq!(ran.len(), 5, "every solver ran on some example: {ran:?}");
     // The paper's SCD steps on a logistic model (the default there is the Newton-type plan).
     let text = "data x: sparse, y: labels\nvar w: vec[dim(x)]\nminimize E[logistic(y, <x, w>)] + 0.01·l1(w) st w ≥ -0.3\nsolve with scd(newton = 0)\n";
     let plan = plan_of(text, false);
     for seed in [1, 2] {
         let (a, b) = both(&plan, 4, seed);
         assert_bitwise(&plan, &format!("scd(newton = 0), seed {seed}"), &a, &b);
+    }
+}
+
+/// DC on the log penalty, online (SMM with averaged tangent weights) and batch (an epoch is a
+/// Newton iteration or a reweighting, chosen in the plan by the inner optimality test), on a
+/// classification and a regression model and beside the convex terms the prox folds in; the
+/// batch runs are long enough to reweight.
+#[test]
+fn dc_runs_the_same_under_both_back_ends() {
+    for (kind, objective) in [
+        ("labels", "E[logistic(y, <x, w>)] + 1e-4·logeps(w, 0.01)"),
+        ("labels", "E[logistic(y, <x, w>)] + 1e-4·logeps(w, 0.01) + 1e-3·l1(w) + 1e-3·l2sq(w) st w ∈ Box(-0.5, 0.5)"),
+        ("real", "E[squared(y, <x, w>)] + 1e-3·logeps(w, 0.01)"),
+    ] {
+        for solve in ["dc(n0 = 10)", "dc(batch = 1)"] {
+            let text =
+                format!("data x: sparse, y: {kind}\nvar w: vec[dim(x)]\nminimize {objective}\nsolve with {solve}\n");
+            let plan = plan_of(&text, false);
+            assert_eq!(plan.info.solver, "dc");
+            for seed in [1, 2] {
+                let (a, b) = both(&plan, 12, seed);
+                assert_bitwise(&plan, &format!("{objective} ({solve}, seed {seed})"), &a, &b);
+                assert!(a.weights(&plan).iter().any(|v| *v != 0.0), "{objective} ({solve}): the weights moved");
+                if let optc::plan::Uncertified::Reweighting { rounds, .. } = plan.uncertified {
+                    assert!(a.scalars[rounds.0] >= 1.0, "{objective}: 12 epochs reweight at least once");
+                }
+            }
+        }
     }
 }
 

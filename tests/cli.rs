@@ -213,6 +213,9 @@ fn broken_models_exit_1_with_a_diagnostic() {
         ("data x: sparse, y: labels\nvar w: vec[dim(x)]\nminimize E[logistic(y, <x, w>)] + l2(w)\nsolve with scd\n", "not separable per coordinate"),
         ("data x: sparse, y: labels\nvar w: vec[dim(x)]\nminimize E[hinge(y, <x, w>)]\nsolve with smm\n", "needs a smooth loss"),
         ("data x: sparse, y: labels\nvar w: vec[dim(x)]\nminimize E[logistic(y, <x, w>)] + logeps(w, 0.1)\nsolve with fobos\n", "is not convex"),
+        ("data x: sparse, y: labels\nvar w: vec[dim(x)]\nminimize E[hinge(y, <x, w>)] + logeps(w, 0.1)\n", "`hinge` is not smooth"),
+        ("data x: sparse, y: labels\nvar w: vec[dim(x)]\nminimize E[logistic(y, <x, w>)] + logeps(w, 0)\n", "needs a positive"),
+        ("data x: sparse, y: labels\nvar w: vec[dim(x)]\nminimize E[logistic(y, <x, w>)] + logeps(w, 0.1) + l2(w)\n", "beside per-coordinate convex terms only"),
         ("", "the model has no objective"),
         ("\u{0}\u{1}garbage ((((", "expected"),
     ] {
@@ -360,4 +363,27 @@ fn eta0_is_calibrated_on_a_sample_unless_given() {
     let given = run_model(&L1_LOGISTIC.replace("minimize", "solve with fobos(eta0 = 0.5)\nminimize"));
     assert!(given["eta0_calibration"].is_null());
     assert_eq!(given["eta0"], 0.5);
+}
+
+/// A non-convex model runs by default (online DC) and with `batch = 1`; the report never calls
+/// anything certified, and says what the run stopped on.
+#[test]
+fn dc_runs_say_what_they_stopped_on() {
+    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/logeps_logistic.opt");
+    let data = fixture("binary.svm");
+    let out = optc(&["run", example.to_str().unwrap(), data.to_str().unwrap(), "--epochs", "20", "--tol", "1e-4"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let s = text(&out.stdout);
+    assert!(s.contains("optc: dc (online)") && s.contains("gap          none: F is not convex"), "{s}");
+    assert!(s.contains("max_epochs: the epoch cap (20); no test applies"), "{s}");
+    assert!(!s.contains("certified") && text(&out.stderr).is_empty(), "{s}{}", text(&out.stderr));
+
+    let dir = tempfile::tempdir().expect("tmp");
+    let model = std::fs::read_to_string(&example).expect("example") + "solve with dc(batch = 1)\n";
+    let m = write(dir.path(), "batch.opt", &model);
+    let r = run_json(&m, &data, &[]);
+    assert_eq!(r["solver"], "dc");
+    assert_eq!(r["status"], "converged", "{r}");
+    assert!(r["gap"].is_null(), "{r}");
+    assert!(r["stopped_by"].as_str().unwrap().contains("the reweighting settled"), "{r}");
 }
