@@ -17,16 +17,31 @@ use std::fmt::Write as _;
 
 /// prox of τ·(l1·|v| + l2/2·v²) + ι_[lo, hi], per coordinate:
 /// clamp(soft(v, τ·l1) / (1 + τ·l2), lo, hi). Every coordinate-separable convex term of the
-/// stdlib except logeps folds into it (l1, l2sq, elastic, Box, NonNeg, ≥, ≤).
+/// stdlib folds into it (l1, l2sq, elastic, Box, NonNeg, ≥, ≤); `logeps` does through its
+/// tangent, a weighted ℓ1 whose weights the DC solvers keep (`tangent`).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct CoordinateProx {
     pub l1: f64,
     pub l2: f64,
     pub lo: f64,
     pub hi: f64,
+    pub tangent: Option<Tangent>,
+}
+
+/// coef·Σⱼ log(|wⱼ| + ε), concave in |w|: the DC solvers majorize it at the last iterate θ by
+/// its tangent coef·Σⱼ ηⱼ·|wⱼ| with ηⱼ = 1/(|θⱼ| + ε), so the prox soft-thresholds coordinate j
+/// at τ·(l1 + coef·ηⱼ) (ALGORITHMS.md §8).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Tangent {
+    pub coef: f64,
+    pub eps: f64,
 }
 
 impl CoordinateProx {
+    /// No term: the identity.
+    pub const NONE: CoordinateProx =
+        CoordinateProx { l1: 0.0, l2: 0.0, lo: f64::NEG_INFINITY, hi: f64::INFINITY, tangent: None };
+
     pub fn has_box(&self) -> bool {
         self.lo > f64::NEG_INFINITY || self.hi < f64::INFINITY
     }
@@ -34,14 +49,20 @@ impl CoordinateProx {
     /// The formula as the report prints it.
     pub fn describe(&self) -> String {
         let mut s = "v".to_string();
-        if self.l1 > 0.0 {
-            s = format!("soft({s}, τ·{})", fmt_num(self.l1));
+        match (self.l1 > 0.0, self.tangent) {
+            (true, Some(t)) => s = format!("soft({s}, τ·({} + {}·ηⱼ))", fmt_num(self.l1), fmt_num(t.coef)),
+            (false, Some(t)) => s = format!("soft({s}, τ·{}·ηⱼ)", fmt_num(t.coef)),
+            (true, None) => s = format!("soft({s}, τ·{})", fmt_num(self.l1)),
+            (false, None) => {}
         }
         if self.l2 > 0.0 {
             s = format!("{s} / (1 + τ·{})", fmt_num(self.l2));
         }
         if self.has_box() {
             s = format!("clamp({s}, {}, {})", fmt_num(self.lo), fmt_num(self.hi));
+        }
+        if let Some(t) = self.tangent {
+            s.push_str(&format!(", ηⱼ: tangent weights 1/(|wⱼ| + {})", fmt_num(t.eps)));
         }
         s
     }
@@ -80,6 +101,8 @@ pub struct Settings {
     pub every: Option<usize>,
     /// Truncated gradient's θ: weights above it are not truncated (None: ∞, plain ℓ1).
     pub theta: Option<f64>,
+    /// `dc(batch = 1)`: reweighted ℓ1 solved to tolerance instead of online DC.
+    pub batch: bool,
 }
 
 impl Default for Settings {
@@ -98,6 +121,7 @@ impl Default for Settings {
             rda: false,
             every: None,
             theta: None,
+            batch: false,
         }
     }
 }
@@ -256,7 +280,7 @@ pub fn analyse(model: &Model, files: &FileFacts, budget: Option<usize>) -> Resul
     {
         Some("a matrix variable is compiled for `softmax` only, and `softmax` needs one".into())
     } else if !convex {
-        Some("non-convex penalties need the online DC solver".into())
+        dc_blocker(&split, loss)
     } else if composite_prox.is_some() {
         None
     } else if composite {
@@ -444,7 +468,7 @@ fn groups_note(groups: &Operator, files: &FileFacts) -> String {
 /// For a matrix W (`rows`), the vector terms are the row-wise `l1l2` and `l1inf`, applied to
 /// each row; the whole-matrix norms and the balls are not compiled for W.
 fn split_prox(model: &Model, rows: bool) -> Result<(CoordinateProx, Option<VectorTerm>), SplitBlocker> {
-    let mut p = CoordinateProx { l1: 0.0, l2: 0.0, lo: f64::NEG_INFINITY, hi: f64::INFINITY };
+    let mut p = CoordinateProx::NONE;
     let mut vector: Vec<(VectorTerm, String)> = vec![];
     for r in &model.regs {
         if let (Some(Operator::Center(_)), ProxKind::Svt, true) = (&r.operator, r.def.prox, rows) {
@@ -467,6 +491,9 @@ fn split_prox(model: &Model, rows: bool) -> Result<(CoordinateProx, Option<Vecto
             ProxKind::ShrinkL2Rows if rows => vector.push((VectorTerm::Norm2(r.coef.value), r.text.clone())),
             ProxKind::ProxLinfRows if rows => vector.push((VectorTerm::NormInf(r.coef.value), r.text.clone())),
             ProxKind::Svt if rows => vector.push((VectorTerm::Nuclear(r.coef.value), r.text.clone())),
+            ProxKind::ReweightedL1 if p.tangent.is_none() => {
+                p.tangent = Some(Tangent { coef: r.coef.value, eps: scalar(0) })
+            }
             _ => return Err(SplitBlocker::Unsupported(r.text.clone())),
         }
     }
@@ -515,7 +542,7 @@ fn composite_prox(model: &Model, files: &FileFacts) -> Option<(CoordinateProx, c
         Operator::Groups(p) => Some(OperatorSpec::Groups(p.clone())),
         Operator::Center(_) => None,
     };
-    let mut p = CoordinateProx { l1: 0.0, l2: 0.0, lo: f64::NEG_INFINITY, hi: f64::INFINITY };
+    let mut p = CoordinateProx::NONE;
     let mut found = None;
     for r in &model.regs {
         let (omega, operator, group_blocks) = match (&r.operator, &r.groups, r.def.prox) {
@@ -536,6 +563,32 @@ fn composite_prox(model: &Model, files: &FileFacts) -> Option<(CoordinateProx, c
         found = Some(Composite { omega, coef: r.coef.value, operator, group_blocks, prox });
     }
     found.map(|c| (p, c))
+}
+
+/// Why the DC solvers cannot run a non-convex model, if they cannot: they take `logeps` through
+/// its tangent, beside terms that fold into the per-coordinate prox, and their surrogates of the
+/// loss need its curvature bound.
+fn dc_blocker(
+    split: &Result<(CoordinateProx, Option<VectorTerm>), SplitBlocker>,
+    loss: &crate::stdlib::LossDef,
+) -> Option<String> {
+    if loss.smooth.is_none() {
+        return Some(format!(
+            "the DC solvers majorize the loss by quadratics and need a smooth one; `{}` is not smooth",
+            loss.name
+        ));
+    }
+    match split {
+        Ok((CoordinateProx { tangent: Some(t), .. }, None)) if !(t.eps > 0.0 && t.eps.is_finite()) => Some(format!(
+            "`logeps` needs a positive, finite ε: with ε = {} the penalty is unbounded at w = 0",
+            fmt_num(t.eps)
+        )),
+        Ok((CoordinateProx { tangent: Some(_), .. }, None)) => None,
+        _ => Some(
+            "the DC solver runs one `logeps` term beside per-coordinate convex terms only (l1, l2sq, elastic, a box)"
+                .into(),
+        ),
+    }
 }
 
 /// Why the terms do not fold into [`split_prox`]'s form.
@@ -717,17 +770,21 @@ fn parse_settings(kind: SolverKind, req: &crate::check::SolverRequest, problems:
             "n0" => s.n0 = Some(v),
             "every" => s.every = Some(v as usize),
             "theta" => s.theta = Some(v),
+            "batch" => s.batch = v == 1.0,
             "average" => {
                 s.average = v == 1.0;
-                if s.average && kind == SolverKind::Smm {
+                if s.average && matches!(kind, SolverKind::Smm | SolverKind::Dc) {
                     problems.push(
                         Problem::error(
                             "optc::solver",
-                            "averaged outputs are not compiled for `smm` yet",
+                            format!("averaged outputs are not compiled for `{}` yet", kind.name()),
                             o.span,
                             "asked here",
                         )
-                        .with_help("remove `average`: smm returns its last iterate θ_N (Mairal's option 1)"),
+                        .with_help(format!(
+                            "remove `average`: {} returns its last iterate θ_N (Mairal's option 1)",
+                            kind.name()
+                        )),
                     );
                 }
             }
@@ -736,6 +793,18 @@ fn parse_settings(kind: SolverKind, req: &crate::check::SolverRequest, problems:
             // The options of solvers this build does not compile: the run stops before them.
             _ => {}
         }
+    }
+    // Batch DC averages nothing: n₀ would be silently ignored.
+    if let (true, Some(o)) = (s.batch, req.options.iter().find(|o| o.name == "n0")) {
+        problems.push(
+            Problem::error(
+                "optc::solver",
+                "`n0` weights the surrogates of online DC",
+                o.span,
+                "ignored with batch = 1",
+            )
+            .with_help("remove `n0`, or remove `batch = 1` to run online DC"),
+        );
     }
     s
 }
@@ -813,6 +882,9 @@ pub fn report(model: &Model, st: &Structure, file_name: &str) -> String {
         }
     );
     match (&st.coordinate, &st.vector) {
+        (Some(p), _) if p.tangent.is_some() => {
+            _ = writeln!(o, "prox        per coordinate, of the convex DC surrogate: {}", p.describe())
+        }
         (Some(p), _) => _ = writeln!(o, "prox        per coordinate, closed form: {}", p.describe()),
         (None, Some((p, t))) if p.l1 > 0.0 || p.l2 > 0.0 => {
             _ = writeln!(

@@ -525,9 +525,37 @@ pub struct Plan {
     /// The step counter, read by the driver to say which step diverged.
     pub step_counter: Option<ScalarId>,
     pub objective: Objective,
-    /// None where ℓ* or R* has no closed form here: the run then stops on the relative change
-    /// of F and says that it is not a certificate.
+    /// None where ℓ* or R* has no closed form here, or F is not convex: `uncertified` then
+    /// says what ends the run.
     pub certificate: Option<Certificate>,
+    pub uncertified: Uncertified,
+}
+
+/// What ends a run that has no certificate, besides the epoch cap and the time limit. A
+/// non-convex F has no duality gap (ALGORITHMS.md §10), so its plans say what they stop on
+/// rather than borrow the convex rule.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Uncertified {
+    /// The relative change of F between two checks ≤ tol: a convex F whose dual has no closed
+    /// form here (ω∘B).
+    Progress,
+    /// Nothing: online DC on a non-convex F has no test that it is done, and a small change of
+    /// F between epochs of a stochastic method is not one.
+    Caps,
+    /// Batch DC's reweighting has settled: the epoch leaves in `change` the last reweighting's
+    /// largest relative change of a weight (1 where a coordinate entered or left the support)
+    /// and counts reweightings in `rounds`; the run stops when `change` ≤ tol.
+    Reweighting { change: ScalarId, rounds: ScalarId },
+}
+
+impl Uncertified {
+    /// Why the run has no certificate, for the report.
+    pub fn reason(self) -> &'static str {
+        match self {
+            Uncertified::Progress => "no closed-form dual for this model",
+            Uncertified::Caps | Uncertified::Reweighting { .. } => "F is not convex, so no duality gap bounds F − F*",
+        }
+    }
 }
 
 impl Plan {

@@ -217,7 +217,7 @@ pub const REGISTRY: [SolverSpec; 9] = [
             TOL,
         ],
         requires: Requirements { convexity: Convexity::NonConvex, ..needs(true, false) },
-        compiled: false,
+        compiled: true,
         default_max_epochs: 100,
         check_every: 1,
     },

@@ -129,7 +129,7 @@ fn every_example_runs_the_same_under_both_back_ends() {
 /// θ) and truncated gradient, through both back ends.
 #[test]
 fn every_solver_runs_the_same_under_both_back_ends() {
-    let solvers = ["fobos", "adagrad", "scd", "proxgrad", "smm", "smidas", "truncated"];
+    let solvers = ["fobos", "adagrad", "scd", "proxgrad", "smm", "smidas", "truncated", "dc"];
     let mut ran = std::collections::BTreeSet::new();
     for (name, text) in examples() {
         for solver in solvers {
@@ -476,6 +476,7 @@ fn rank_two_buffers_and_row_calls_run_the_same_and_right() {
             softmax: false,
         },
         certificate: None,
+        uncertified: optc::plan::Uncertified::Progress,
     };
     optc::plan::verify::verify(&plan).expect("the hand-built plan verifies");
     let dump = optc::plan::dump::dump(&plan, None);
@@ -543,6 +544,34 @@ fn fobos_on_a_matrix_runs_the_same_under_both_back_ends() {
             let (a, b) = both(&plan, 3, 5);
             assert_bitwise(&plan, &format!("{penalty} (eager: {eager})"), &a, &b);
             assert!(a.weights(&plan).iter().any(|v| *v != 0.0), "{penalty}: the weights moved");
+        }
+    }
+}
+
+/// DC on the log penalty, online (SMM with averaged tangent weights) and batch (an epoch is a
+/// Newton iteration or a reweighting, chosen in the plan by the inner optimality test), on a
+/// classification and a regression model and beside the convex terms the prox folds in; the
+/// batch runs are long enough to reweight.
+#[test]
+fn dc_runs_the_same_under_both_back_ends() {
+    for (kind, objective) in [
+        ("labels", "E[logistic(y, <x, w>)] + 1e-4·logeps(w, 0.01)"),
+        ("labels", "E[logistic(y, <x, w>)] + 1e-4·logeps(w, 0.01) + 1e-3·l1(w) + 1e-3·l2sq(w) st w ∈ Box(-0.5, 0.5)"),
+        ("real", "E[squared(y, <x, w>)] + 1e-3·logeps(w, 0.01)"),
+    ] {
+        for solve in ["dc(n0 = 10)", "dc(batch = 1)"] {
+            let text =
+                format!("data x: sparse, y: {kind}\nvar w: vec[dim(x)]\nminimize {objective}\nsolve with {solve}\n");
+            let plan = plan_of(&text, false);
+            assert_eq!(plan.info.solver, "dc");
+            for seed in [1, 2] {
+                let (a, b) = both(&plan, 12, seed);
+                assert_bitwise(&plan, &format!("{objective} ({solve}, seed {seed})"), &a, &b);
+                assert!(a.weights(&plan).iter().any(|v| *v != 0.0), "{objective} ({solve}): the weights moved");
+                if let optc::plan::Uncertified::Reweighting { rounds, .. } = plan.uncertified {
+                    assert!(a.scalars[rounds.0] >= 1.0, "{objective}: 12 epochs reweight at least once");
+                }
+            }
         }
     }
 }

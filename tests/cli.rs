@@ -648,3 +648,26 @@ fn smidas_and_truncated_gradient_from_the_command_line() {
     assert_eq!(out.status.code(), Some(3), "{err}");
     assert!(err.contains("diverged") && err.contains("`solve with smidas(eta0 = "), "{err}");
 }
+
+/// A non-convex model runs by default (online DC) and with `batch = 1`; the report never calls
+/// anything certified, and says what the run stopped on.
+#[test]
+fn dc_runs_say_what_they_stopped_on() {
+    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/logeps_logistic.opt");
+    let data = fixture("binary.svm");
+    let out = optc(&["run", example.to_str().unwrap(), data.to_str().unwrap(), "--epochs", "20", "--tol", "1e-4"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let s = text(&out.stdout);
+    assert!(s.contains("optc: dc (online)") && s.contains("gap          none: F is not convex"), "{s}");
+    assert!(s.contains("max_epochs: the epoch cap (20); no test applies"), "{s}");
+    assert!(!s.contains("certified") && text(&out.stderr).is_empty(), "{s}{}", text(&out.stderr));
+
+    let dir = tempfile::tempdir().expect("tmp");
+    let model = std::fs::read_to_string(&example).expect("example") + "solve with dc(batch = 1)\n";
+    let m = write(dir.path(), "batch.opt", &model);
+    let r = run_json(&m, &data, &[]);
+    assert_eq!(r["solver"], "dc");
+    assert_eq!(r["status"], "converged", "{r}");
+    assert!(r["gap"].is_null(), "{r}");
+    assert!(r["stopped_by"].as_str().unwrap().contains("the reweighting settled"), "{r}");
+}

@@ -178,3 +178,26 @@ fn plans_of_smidas_and_truncated_gradient() {
         });
     }
 }
+
+/// DC on the log penalty: batch DC (Newton iterations on the weighted problem, then a
+/// reweighting) and online DC with the convex terms its prox folds in (ℓ1, ½‖·‖², a box);
+/// the example's plan is online DC alone.
+#[test]
+fn plans_of_dc() {
+    let head = "data x: sparse, y: labels\nvar w: vec[dim(x)]\nparam λ = 1e-4\n";
+    for (name, objective) in [
+        ("dc_batch", "minimize E[logistic(y, <x, w>)] + λ·logeps(w, 0.01)\nsolve with dc(batch = 1)"),
+        (
+            "dc_online_box",
+            "minimize E[logistic(y, <x, w>)] + λ·logeps(w, 0.01) + λ·l1(w) + λ·l2sq(w) st w ∈ Box(-1, 1)\nsolve with dc(n0 = 10)",
+        ),
+    ] {
+        let file = SourceFile::new(format!("{name}.opt"), format!("{head}{objective}\n"));
+        let opts = CompileOptions::default();
+        let c = pipeline::front_end(&file, &Library::standard(), &opts).expect("checks");
+        let plan = pipeline::plan(&c, &opts).expect("plans");
+        insta::with_settings!({ description => file.text.to_string(), omit_expression => true, snapshot_suffix => name }, {
+            insta::assert_snapshot!(optc::plan::dump::dump(&plan, None));
+        });
+    }
+}

@@ -233,7 +233,10 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
     let train_eval = outcome.eval.clone();
     // A run that ends worse than where it started has not solved anything: with a convex
     // objective the starting point is a valid answer, so the step overshot.
-    if !train_eval.objective.is_finite() || train_eval.objective > start_objective * (1.0 + 1e-9) + 1e-12 {
+    // (F may be negative: a `logeps` term is, near 0.)
+    if !train_eval.objective.is_finite()
+        || train_eval.objective > start_objective + 1e-9 * start_objective.abs() + 1e-12
+    {
         if args.json {
             let r = serde_json::json!({
                 "status": "diverged",
@@ -256,7 +259,10 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
         )));
     }
     let w = outcome.state.weights(&plan).to_vec();
-    if outcome.status != driver::Status::Converged && tol.is_some() && !args.quiet {
+    // Online DC always ends at its cap: its status line says so, and a warning each run would
+    // be noise.
+    let caps_only = plan.certificate.is_none() && plan.uncertified == crate::plan::Uncertified::Caps;
+    if outcome.status != driver::Status::Converged && tol.is_some() && !args.quiet && !caps_only {
         eprintln!(
             "warning: not converged: stopped by {} with {}; the answer may be far from the optimum\n  hint: {}",
             outcome.rule,
@@ -398,9 +404,11 @@ fn summary(
     let mut s = format!(
         "optc: {}{} on {} — {} rows × {} features, {} non-zeros (read in {:.2} s)\n",
         plan.info.solver,
-        match (plan.info.solver, plan.info.lazy) {
-            ("fobos" | "adagrad" | "truncated", true) => " (lazy)",
-            ("fobos" | "adagrad" | "truncated", false) => " (eager)",
+        match (plan.info.solver, plan.info.lazy, plan.uncertified) {
+            ("fobos" | "adagrad" | "truncated", true, _) => " (lazy)",
+            ("fobos" | "adagrad" | "truncated", false, _) => " (eager)",
+            ("dc", _, crate::plan::Uncertified::Reweighting { .. }) => " (batch: reweighted ℓ1)",
+            ("dc", _, _) => " (online)",
             _ => "",
         },
         train.name,
@@ -423,7 +431,7 @@ fn summary(
                 g / ev.objective.abs()
             )
         }
-        None => s += "  gap          none: no closed-form dual for this model\n",
+        None => s += &format!("  gap          none: {}\n", plan.uncertified.reason()),
     }
     s += &format!("  status       {}: {}\n", outcome.status.name(), outcome.rule);
     match ev.nnz_rows {
@@ -510,7 +518,7 @@ impl StepShown {
             // SMM's steps are 1/L, safe for every example; a large n₀ keeps the weights near 1,
             // so z̄ follows the last few examples only and the iterate wanders.
             StepShown::Weights(n0) => format!(
-                "n0 = {} keeps the weights ω_n near 1 for too long; lower it, e.g. `solve with smm(n0 = {})`, or leave n0 out to tune it",
+                "n0 = {} keeps the weights ω_n near 1 for too long; lower it, e.g. `solve with {solver}(n0 = {})`, or leave n0 out to tune it",
                 fmt_num(*n0),
                 fmt_num((n0 / 100.0).max(1.0))
             ),

@@ -5,7 +5,7 @@ use super::certificate::{assess, violation, Assessment, DualHistory};
 use super::evaluate::{evaluate_with_margins, Evaluation};
 use super::{Backend, DataView, Fault, State};
 use crate::data::DataFacts;
-use crate::plan::Plan;
+use crate::plan::{Plan, Uncertified};
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
 use std::time::Instant;
@@ -217,7 +217,12 @@ pub fn run(
     // (converged), they are the ones reported, extrapolated dual included.
     let mut last_check: Option<(usize, Evaluation, Option<f64>)> = None;
     let mut status = Status::MaxEpochs;
-    let mut rule = format!("the epoch cap ({})", settings.max_epochs);
+    let mut rule = match (plan.certificate, plan.uncertified) {
+        (None, Uncertified::Caps) => {
+            format!("the epoch cap ({}); no test applies to a stochastic method on a non-convex F", settings.max_epochs)
+        }
+        _ => format!("the epoch cap ({})", settings.max_epochs),
+    };
     let mut epochs = 0;
     let mut previous: Option<f64> = None;
     while epochs < settings.max_epochs {
@@ -256,7 +261,9 @@ pub fn run(
                         rule = format!("duality gap {} ≤ tol·|F| = {}", sci(g), sci(bound));
                         break;
                     }
-                    None if previous.is_some_and(|p| (p - f).abs() <= bound) => {
+                    None if plan.uncertified == Uncertified::Progress
+                        && previous.is_some_and(|p| (p - f).abs() <= bound) =>
+                    {
                         status = Status::Converged;
                         rule = format!(
                             "relative change of F {} ≤ tol = {} (no certificate for this model)",
@@ -264,6 +271,21 @@ pub fn run(
                             sci(tol)
                         );
                         break;
+                    }
+                    None => {
+                        if let Uncertified::Reweighting { change, rounds } = plan.uncertified {
+                            let moved = flushed.scalars[change.0];
+                            if moved <= tol {
+                                status = Status::Converged;
+                                rule = format!(
+                                    "the reweighting settled: round {} moved no weight by more than {} ≤ tol = {} (relative) and kept the support (a fixed point of batch DC, not a certificate)",
+                                    flushed.scalars[rounds.0],
+                                    sci(moved),
+                                    sci(tol)
+                                );
+                                break;
+                            }
+                        }
                     }
                     _ => {}
                 }

@@ -134,7 +134,21 @@ pub fn dump(plan: &Plan, facts: Option<&DataFacts>) -> String {
                 penalty_text(c)
             );
         }
-        None => _ = writeln!(o, "check   no closed-form dual here: relative change of F (not a certificate)"),
+        None => match plan.uncertified {
+            Uncertified::Progress => {
+                _ = writeln!(o, "check   no closed-form dual here: relative change of F (not a certificate)")
+            }
+            Uncertified::Caps => {
+                _ = writeln!(o, "check   none: F is not convex (no duality gap); the run ends at the epoch cap")
+            }
+            Uncertified::Reweighting { change, .. } => {
+                _ = writeln!(
+                    o,
+                    "check   none: F is not convex (no duality gap); the run ends when a reweighting leaves {} ≤ tol",
+                    plan.scalar(change).name
+                )
+            }
+        },
     }
     o
 }

@@ -4,6 +4,7 @@
 //! the stdlib formulas, ℓ′ for the dual point) and the certificate.
 
 mod adagrad;
+mod dc;
 mod fobos;
 mod multiclass;
 mod newton;
@@ -54,6 +55,9 @@ pub fn lower(model: &Model, st: &Structure, opts: LowerOptions) -> Result<Plan, 
         return Ok(proxgrad::lower_composite(model, st, *prox, term.clone()));
     }
     match (choice.solver, st.coordinate, st.vector) {
+        (SolverKind::Dc, Some(prox), _) if prox.tangent.is_some() => Ok(dc::lower(model, st, prox, opts)),
+        // Only the DC solvers keep the tangent weights of `logeps` (the analysis refuses others).
+        (s, Some(prox), _) if prox.tangent.is_some() => Err(not_compiled(s, model)),
         (SolverKind::Fobos, Some(prox), _) => Ok(fobos::lower(model, st, prox, opts)),
         (SolverKind::Truncated, Some(prox), _) => Ok(fobos::lower_truncated(model, st, prox, opts)),
         (SolverKind::Smidas, Some(prox), _) => Ok(smidas::lower(model, st, prox)),
@@ -63,13 +67,17 @@ pub fn lower(model: &Model, st: &Structure, opts: LowerOptions) -> Result<Plan, 
         (SolverKind::Proxgrad, Some(prox), _) => Ok(proxgrad::lower(model, st, prox, None)),
         (SolverKind::Picard, Some(prox), _) => Ok(svm::lower(model, st, prox)),
         (SolverKind::Proxgrad, None, Some((prox, term))) => Ok(proxgrad::lower(model, st, prox, Some(term))),
-        (s, _, _) => Err(Problem::error(
-            "optc::plan",
-            format!("`{}` is not compiled by this build for this model", s.name()),
-            model.objective_span,
-            "this model",
-        )),
+        (s, _, _) => Err(not_compiled(s, model)),
     }
+}
+
+fn not_compiled(s: SolverKind, model: &Model) -> Problem {
+    Problem::error(
+        "optc::plan",
+        format!("`{}` is not compiled by this build for this model", s.name()),
+        model.objective_span,
+        "this model",
+    )
 }
 
 /// A plan under construction: declarations in order, and the parts every solver shares.
@@ -80,6 +88,8 @@ pub(super) struct Builder {
     vector: Option<VectorTerm>,
     /// The composite term whose prox is the Picard call, if any.
     pub composite: Option<super::Composite>,
+    /// The weights ηⱼ of the tangent of a `logeps` term (the DC solvers), declared with w.
+    tangent: Option<VecId>,
 }
 
 impl Builder {
@@ -141,8 +151,9 @@ impl Builder {
                 softmax: false,
             },
             certificate: None,
+            uncertified: super::Uncertified::Progress,
         };
-        Builder { plan, prox, vector, composite: None }
+        Builder { plan, prox, vector, composite: None, tangent: None }
     }
 
     pub fn scalar(&mut self, name: &str, role: ScalarRole, init: ParamInit, note: &str) -> ScalarId {
@@ -200,11 +211,32 @@ impl Builder {
         self.scalar("c/m", ScalarRole::Param, ParamInit::PerRow { scale: c }, "weight of one example's loss")
     }
 
-    /// y, and w started at the point of the box nearest 0 (every stored weight is feasible).
+    /// y, and w started at the point of the box nearest 0 (every stored weight is feasible);
+    /// with a `logeps` term, also its tangent weights η, at 1/ε (the tangent at w = 0).
     pub fn labels_and_weights(&mut self) -> (VecId, VecId) {
         let y = self.vector("y", Len::Rows, VecRole::Labels, 0.0);
         let w = self.vector("w", Len::Features, VecRole::Weights, super::clamp(0.0, self.prox.lo, self.prox.hi));
+        if let Some(t) = self.prox.tangent {
+            self.tangent = Some(self.vector("η", Len::Features, VecRole::State, 1.0 / t.eps));
+        }
         (y, w)
+    }
+
+    /// The tangent weights η of a `logeps` term and the term, once declared.
+    pub fn tangent(&self) -> Option<(VecId, crate::analysis::Tangent)> {
+        self.tangent.zip(self.prox.tangent)
+    }
+
+    /// The ℓ1 weight of coordinate j: l1, plus coef·η[j] from a `logeps` tangent.
+    fn l1_at(&self) -> Option<Expr> {
+        let p = self.prox;
+        let weighted = self.tangent().map(|(eta, t)| mul(k(t.coef), at(eta, Index::Feature)));
+        match (p.l1 > 0.0, weighted) {
+            (true, Some(e)) => Some(add(k(p.l1), e)),
+            (false, Some(e)) => Some(e),
+            (true, None) => Some(k(p.l1)),
+            (false, None) => None,
+        }
     }
 
     /// ℓ′(y[i], a) inlined from the stdlib formula, unweighted.
@@ -236,26 +268,29 @@ impl Builder {
         formula(f, &[(loss.label.as_str(), at(y, Index::Row)), (loss.margin.as_str(), a)])
     }
 
-    /// r(v) = l1·|v| + (l2/2)·v² for one coordinate (the box holds by construction).
+    /// r(v) = l1·|v| + (l2/2)·v² for one coordinate (the box holds by construction); with a
+    /// `logeps` tangent, l1 + coef·η[j] in place of l1 (the convex surrogate, not F's term).
     pub fn coordinate_penalty(&self, v: Expr) -> Expr {
         let p = self.prox;
+        let l1 = self.l1_at();
         let mut e = k(0.0);
-        if p.l1 > 0.0 {
-            e = mul(k(p.l1), call(Func::Abs, vec![v.clone()]));
+        if let Some(l1) = &l1 {
+            e = mul(l1.clone(), call(Func::Abs, vec![v.clone()]));
         }
         if p.l2 > 0.0 {
             let q = mul(k(0.5 * p.l2), mul(v.clone(), v));
-            e = if p.l1 > 0.0 { add(e, q) } else { q };
+            e = if l1.is_some() { add(e, q) } else { q };
         }
         e
     }
 
-    /// The prox of τ·(l1·|v| + (l2/2)·v²) + ι[lo, hi] at v, with τ an expression (1/βⱼ, 1/L).
+    /// The prox of τ·(l1·|v| + (l2/2)·v²) + ι[lo, hi] at v, with τ an expression (1/βⱼ, 1/L);
+    /// with a `logeps` tangent, the threshold is τ·(l1 + coef·η[j]).
     pub fn coordinate_prox(&self, v: Expr, tau: Expr) -> Expr {
         let p = self.prox;
         let mut e = v;
-        if p.l1 > 0.0 {
-            e = soft(e, mul(tau.clone(), k(p.l1)));
+        if let Some(l1) = self.l1_at() {
+            e = soft(e, mul(tau.clone(), l1));
         }
         if p.l2 > 0.0 {
             e = div(e, add(k(1.0), mul(tau, k(p.l2))));
@@ -296,7 +331,9 @@ impl Builder {
         let p = self.prox;
         let vector = self.vector;
         // R* of ω∘B has no closed form here (such runs stop on the relative change of F), but
-        // for group_l2 over disjoint groups it has: R is then separable per group.
+        // for group_l2 over disjoint groups it has: R is then separable per group. With a
+        // `logeps` term F is not convex: no dual bounds F − F*.
+        let conjugate = conjugate.filter(|_| self.prox.tangent.is_none());
         let (conjugate, groups) = match &self.composite {
             None => (conjugate, None),
             Some(c) if c.prox == super::CompositeProx::GroupShrink => (conjugate, Some(c.coef)),

@@ -62,6 +62,15 @@ pub fn verify(plan: &Plan) -> Result<(), String> {
     if let Some(t) = plan.step_counter {
         scalar(plan, t)?;
     }
+    // The driver reads these after every epoch: state that the epoch writes.
+    if let super::Uncertified::Reweighting { change, rounds } = plan.uncertified {
+        for id in [change, rounds] {
+            scalar(plan, id)?;
+            if plan.scalar(id).role != ScalarRole::State {
+                return Err(format!("`{}` is read by the driver but is not state", plan.scalar(id).name));
+            }
+        }
+    }
     Ok(())
 }
 

@@ -17,7 +17,7 @@
 //! data touches only the columns that matter.
 
 use super::super::build::*;
-use super::super::{Expr, Index, Len, ParamInit, Plan, Range, ScalarRole, Stmt, VecRole};
+use super::super::{Expr, Index, Len, ParamInit, Plan, Range, ScalarId, ScalarRole, Stmt, VecId, VecRole};
 use super::{hoist_shared_calls, Builder};
 use crate::analysis::{CoordinateProx, Structure};
 use crate::check::Model;
@@ -38,8 +38,47 @@ const INNER_TOL_FLOOR: f64 = 1e-5;
 const NU: f64 = 1e-12;
 
 pub(super) fn lower(model: &Model, st: &Structure, prox: CoordinateProx, d2: &Sym) -> Plan {
-    let mut b = Builder::new(model, "scd", false, prox, None);
-    b.plan.info.summary.push_str("; Newton-type steps (newGLMNET): quadratic model by CD, line search on F");
+    let Iteration { mut b, y, w, measure, step, margin, .. } = iteration(model, st, prox, d2, "scd");
+    b.plan.epoch = measure;
+    b.plan.epoch.extend(step);
+    b.report(model, st, w, y, margin);
+    b.plan
+}
+
+/// One outer iteration, apart, for a plan that wraps it (batch DC decides between a step and a
+/// reweighting after `measure`).
+pub(super) struct Iteration {
+    pub b: Builder,
+    pub y: VecId,
+    pub w: VecId,
+    /// qᵢ = (c/m)·ℓ′(yᵢ, zᵢ) per row, and Gⱼ = Σᵢ xᵢⱼ·qᵢ over this epoch's columns, once
+    /// `measure` has run.
+    pub q: VecId,
+    pub gradient: VecId,
+    /// c/m.
+    pub mean: ScalarId,
+    /// Step 1: the derivatives at the margins, G and H.
+    pub measure: Vec<Stmt>,
+    /// Steps 2 and 3: the quadratic model by CD, the line search and the move.
+    pub step: Vec<Stmt>,
+    /// The report's margin slot.
+    pub margin: ScalarId,
+}
+
+/// The init phase (z = Xw) in `b`, and one outer iteration.
+pub(super) fn iteration(
+    model: &Model,
+    st: &Structure,
+    prox: CoordinateProx,
+    d2: &Sym,
+    solver: &'static str,
+) -> Iteration {
+    let mut b = Builder::new(model, solver, false, prox, None);
+    b.plan.info.summary.push_str(if prox.tangent.is_some() {
+        "; Newton-type steps (newGLMNET): quadratic model by CD, line search on the weighted-ℓ1 surrogate"
+    } else {
+        "; Newton-type steps (newGLMNET): quadratic model by CD, line search on F"
+    });
     let (y, w) = b.labels_and_weights();
     let (i, j) = (Index::Row, Index::Feature);
     let mean = b.per_example_weight(model);
@@ -153,9 +192,8 @@ pub(super) fn lower(model: &Model, st: &Structure, prox: CoordinateProx, d2: &Sy
         ),
     ];
 
-    b.plan.epoch = vec![
-        each(Range::Upto(Len::Rows), per_row),
-        gradients,
+    let measure = vec![each(Range::Upto(Len::Rows), per_row), gradients];
+    let step = vec![
         Stmt::Repeat(MAX_INNER, Cmp::Lt, s(mx), add(mul(s(inner_tol), s(md)), k(1e-300)), inner_pass),
         Stmt::Set(inner_tol, call(Func::Max, vec![mul(s(inner_tol), k(0.5)), k(INNER_TOL_FLOOR)])),
         Stmt::Set(descent, k(0.0)),
@@ -186,6 +224,5 @@ pub(super) fn lower(model: &Model, st: &Structure, prox: CoordinateProx, d2: &Sy
             ],
         ),
     ];
-    b.report(model, st, w, y, a);
-    b.plan
+    Iteration { b, y, w, q, gradient: gv, mean, measure, step, margin: a }
 }

@@ -28,11 +28,29 @@ const N0_DEFAULT: f64 = 100.0;
 const LOG_FLOOR: f64 = 1e-300;
 
 pub(super) fn lower(model: &Model, st: &Structure, prox: CoordinateProx, opts: LowerOptions) -> Plan {
+    lower_as(model, st, prox, opts, "smm")
+}
+
+/// The plan under `solver`'s name. Online DC (ALGORITHMS.md §8) is this plan with a `logeps`
+/// tangent in the prox: the tangents' weights are averaged like the surrogates' points,
+/// η ← (1 − ω)·η + ω/(|θ| + ε), before the prox at threshold (l1 + λ·ηⱼ)/L.
+pub(super) fn lower_as(
+    model: &Model,
+    st: &Structure,
+    prox: CoordinateProx,
+    opts: LowerOptions,
+    solver: &'static str,
+) -> Plan {
     // The closed-form catch-up is for ψ = λ‖·‖₁ alone.
-    let lazy = opts.lazy && prox.l1 > 0.0 && prox.l2 == 0.0 && !prox.has_box();
-    let mut b = Builder::new(model, "smm", lazy, prox, None);
+    let lazy = opts.lazy && prox.l1 > 0.0 && prox.l2 == 0.0 && !prox.has_box() && prox.tangent.is_none();
+    let mut b = Builder::new(model, solver, lazy, prox, None);
     b.plan.info.summary.push_str(if lazy {
         "; lazy: a coordinate off the support is caught up in closed form (binary search on Σω, then Π(1 − ω))"
+    } else if prox.tangent.is_some() {
+        // While θⱼ = 0 the pair (z̄ⱼ, ηⱼ) decays geometrically toward (0, 1/ε), a closed form; but
+        // while θⱼ ≠ 0 each missed step moves z̄ⱼ by ω·λ·ηⱼ/L and ηⱼ by ω/(|θⱼ| + ε), which
+        // compose into no closed form.
+        "; online DC: the tangent weights η averaged like z̄; eager (O(d) per step): every ηⱼ moves at every step, and (z̄ⱼ, ηⱼ) of a non-zero coordinate off the example follow a non-linear recursion with no closed form"
     } else if opts.lazy {
         "; eager (O(d) per step): the closed-form catch-up is for ℓ1 alone"
     } else {
@@ -48,7 +66,7 @@ pub(super) fn lower(model: &Model, st: &Structure, prox: CoordinateProx, opts: L
         "c·β·max‖xᵢ‖²: every example's surrogate has this curvature",
     );
     let n0 = match st.settings.n0 {
-        Some(v) => b.param("n0", v, "from `solve with smm(n0 = ...)`"),
+        Some(v) => b.param("n0", v, &format!("from `solve with {solver}(n0 = ...)`")),
         None => b.scalar(
             "n0",
             ScalarRole::Param,
@@ -115,7 +133,12 @@ pub(super) fn lower(model: &Model, st: &Structure, prox: CoordinateProx, opts: L
             body.push(Stmt::Set(h.count, add(s(h.count), k(1.0))));
         }
         None => {
-            body.push(each(Range::Upto(Len::Features), vec![Stmt::Store(zbar, j, average(at(w, j)))]));
+            let mut averages = vec![Stmt::Store(zbar, j, average(at(w, j)))];
+            if let Some((eta, t)) = b.tangent() {
+                let weight = div(k(1.0), add(call(Func::Abs, vec![at(w, j)]), k(t.eps)));
+                averages.push(Stmt::Store(eta, j, add(mul(sub(k(1.0), s(omega)), at(eta, j)), mul(s(omega), weight))));
+            }
+            body.push(each(Range::Upto(Len::Features), averages));
             body.push(each(
                 Range::RowNonZeros,
                 vec![Stmt::Store(zbar, j, sub(at(zbar, j), mul(s(step), Expr::Value)))],
