@@ -23,8 +23,8 @@ use crate::check::Model;
 use crate::symbolic::{Cmp, Func};
 
 /// The weighted problem counts as solved when every coordinate's optimality violation
-/// |wⱼ − prox(wⱼ − ∇ⱼf)| is at most this fraction of ‖∇f(0)‖∞, the violation at w = 0 of the
-/// unweighted problem: a scale of the data's gradients, fixed for the run.
+/// |wⱼ − prox(wⱼ − ∇ⱼf)| is at most this fraction of ‖∇f(0)‖∞, the violation at w = 0 with no
+/// penalty: a scale of the data's gradients that neither the weights nor a warm start change.
 const KKT_TOL: f64 = 1e-6;
 /// A floor under ‖∇f(0)‖∞ (a loss flat at 0), so the target is never 0.
 const GRADIENT_FLOOR: f64 = 1e-12;
