@@ -36,6 +36,9 @@ ROOT = os.path.join(HERE, "..")
 OPTC = os.path.join(ROOT, "target", "release", "optc")
 DATA = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "..", "shared", "data")
 DOCS = os.path.join(ROOT, "docs")
+# Each run stops after the epoch during which this many seconds passed (SMIDAS's exact steps
+# are O(d): on text data an epoch costs far more than the others').
+CAP_SECONDS = 60
 
 HEAD = "data x: sparse, y: labels\nvar w: vec[dim(x)]\nparam λ = {lam}\n"
 L1 = "minimize E[logistic(y, <x, w>)] + λ·l1(w)\n"
@@ -57,7 +60,8 @@ def trace(model, data, epochs, tmp, extra=()):
     path = os.path.join(tmp, "model.opt")
     with open(path, "w") as f:
         f.write(model)
-    cmd = [OPTC, "run", path, data, "--epochs", str(epochs), "--trace", "-", "--quiet", *extra]
+    cmd = [OPTC, "run", path, data, "--epochs", str(epochs), "--trace", "-", "--quiet",
+           "--time-limit", str(CAP_SECONDS), *extra]
     run = subprocess.run(cmd, capture_output=True, text=True)
     if run.returncode != 0:
         lines = [l.strip() for l in run.stderr.splitlines() if l.strip()]
