@@ -107,13 +107,7 @@ fn plans_of_forced_solvers() {
         ("adagrad_lazy", "solve with adagrad"),
         ("adagrad_rda", "solve with adagrad(rda = 1)"),
     ] {
-        let file = SourceFile::new(format!("{name}.opt"), format!("{model}{solve}\n"));
-        let opts = CompileOptions::default();
-        let c = pipeline::front_end(&file, &Library::standard(), &opts).expect("checks");
-        let plan = pipeline::plan(&c, &opts).expect("plans");
-        insta::with_settings!({ description => file.text.to_string(), omit_expression => true, snapshot_suffix => name }, {
-            insta::assert_snapshot!(optc::plan::dump::dump(&plan, None));
-        });
+        snapshot_plan("plans_of_forced_solvers", name, format!("{model}{solve}\n"), &CompileOptions::default());
     }
 }
 
@@ -127,13 +121,12 @@ fn plans_of_fobos_on_a_matrix() {
         ("fobos_matrix_l1inf_l2sq", "minimize E[softmax(y, <x, W>)] + λ·l1inf(W) + λ·l2sq(W)"),
         ("fobos_matrix_sparse_group", "minimize E[softmax(y, <x, W>)] + λ·l1(W) + λ·l1l2(W)"),
     ] {
-        let file = SourceFile::new(format!("{name}.opt"), format!("{head}{objective}\nsolve with fobos\n"));
-        let opts = CompileOptions::default();
-        let c = pipeline::front_end(&file, &Library::standard(), &opts).expect("checks");
-        let plan = pipeline::plan(&c, &opts).expect("plans");
-        insta::with_settings!({ description => file.text.to_string(), omit_expression => true, snapshot_suffix => name }, {
-            insta::assert_snapshot!(optc::plan::dump::dump(&plan, None));
-        });
+        snapshot_plan(
+            "plans_of_fobos_on_a_matrix",
+            name,
+            format!("{head}{objective}\nsolve with fobos\n"),
+            &CompileOptions::default(),
+        );
     }
 }
 
@@ -146,13 +139,7 @@ fn plans_of_smm() {
         ("smm_lazy_l1", "minimize E[logistic(y, <x, w>)] + λ·l1(w)\nsolve with smm"),
         ("smm_eager_box", "minimize E[logistic(y, <x, w>)] + λ·l1(w) st w ≥ -1\nsolve with smm(n0 = 10)"),
     ] {
-        let file = SourceFile::new(format!("{name}.opt"), format!("{head}{objective}\n"));
-        let opts = CompileOptions::default();
-        let c = pipeline::front_end(&file, &Library::standard(), &opts).expect("checks");
-        let plan = pipeline::plan(&c, &opts).expect("plans");
-        insta::with_settings!({ description => file.text.to_string(), omit_expression => true, snapshot_suffix => name }, {
-            insta::assert_snapshot!(optc::plan::dump::dump(&plan, None));
-        });
+        snapshot_plan("plans_of_smm", name, format!("{head}{objective}\n"), &CompileOptions::default());
     }
 }
 
@@ -169,13 +156,12 @@ fn plans_of_smidas_and_truncated_gradient() {
         ("truncated_every_theta", "solve with truncated(every = 10, theta = 0.5)", false),
         ("truncated_eager", "solve with truncated(every = 10, theta = 0.5)", true),
     ] {
-        let file = SourceFile::new(format!("{name}.opt"), format!("{head}{solve}\n"));
-        let opts = CompileOptions { eager, ..Default::default() };
-        let c = pipeline::front_end(&file, &Library::standard(), &opts).expect("checks");
-        let plan = pipeline::plan(&c, &opts).expect("plans");
-        insta::with_settings!({ description => file.text.to_string(), omit_expression => true, snapshot_suffix => name }, {
-            insta::assert_snapshot!(optc::plan::dump::dump(&plan, None));
-        });
+        snapshot_plan(
+            "plans_of_smidas_and_truncated_gradient",
+            name,
+            format!("{head}{solve}\n"),
+            &CompileOptions { eager, ..Default::default() },
+        );
     }
 }
 
@@ -192,12 +178,17 @@ fn plans_of_dc() {
             "minimize E[logistic(y, <x, w>)] + λ·logeps(w, 0.01) + λ·l1(w) + λ·l2sq(w) st w ∈ Box(-1, 1)\nsolve with dc(n0 = 10)",
         ),
     ] {
-        let file = SourceFile::new(format!("{name}.opt"), format!("{head}{objective}\n"));
-        let opts = CompileOptions::default();
-        let c = pipeline::front_end(&file, &Library::standard(), &opts).expect("checks");
-        let plan = pipeline::plan(&c, &opts).expect("plans");
-        insta::with_settings!({ description => file.text.to_string(), omit_expression => true, snapshot_suffix => name }, {
-            insta::assert_snapshot!(optc::plan::dump::dump(&plan, None));
-        });
+        snapshot_plan("plans_of_dc", name, format!("{head}{objective}\n"), &CompileOptions::default());
     }
+}
+
+/// The dump of the plan `text` compiles to, pinned as `test@name` (the snapshot files keep the
+/// calling test's name), the model text as description.
+fn snapshot_plan(test: &str, name: &str, text: String, opts: &CompileOptions) {
+    let file = SourceFile::new(format!("{name}.opt"), text);
+    let c = pipeline::front_end(&file, &Library::standard(), opts).expect("checks");
+    let plan = pipeline::plan(&c, opts).expect("plans");
+    insta::with_settings!({ description => file.text.to_string(), omit_expression => true }, {
+        insta::assert_snapshot!(format!("{test}@{name}"), optc::plan::dump::dump(&plan, None));
+    });
 }

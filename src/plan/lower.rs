@@ -246,6 +246,18 @@ impl Builder {
         formula(&derivative, &[(loss.label.as_str(), at(y, Index::Row)), (loss.margin.as_str(), a)])
     }
 
+    /// c·ℓ′(y[i], a), the loss term's weight c a parameter declared here when it is not 1: the
+    /// gradient coefficient of one example in the stochastic solvers' steps.
+    pub fn weighted_dloss(&mut self, model: &Model, st: &Structure, y: VecId, a: Expr) -> Expr {
+        let dloss = self.dloss(model, st, y, a);
+        let c = model.loss.coef.value;
+        if c == 1.0 {
+            return dloss;
+        }
+        let cw = self.param("c", c, "weight of the loss term");
+        mul(s(cw), dloss)
+    }
+
     /// ℓ(y[i], a) inlined from the stdlib formula, unweighted.
     pub fn loss_at(&self, model: &Model, y: VecId, a: Expr) -> Expr {
         let loss = &model.loss.def;

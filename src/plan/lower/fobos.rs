@@ -99,7 +99,6 @@ struct Truncation {
 impl Fobos<'_> {
     fn lower(mut self) -> Plan {
         let p = self.prox;
-        let loss = self.model.loss.def.clone();
         // A box that excludes 0 starts the weights at its nearest point, so every stored
         // weight is feasible (the lazy catch-up relies on it).
         let (y, w) = self.b.labels_and_weights();
@@ -107,7 +106,6 @@ impl Fobos<'_> {
         // Parameters, folded by the JIT.
         let l1 = (p.l1 > 0.0).then(|| self.b.param("l1", p.l1, "weight of Σ|wⱼ| in the prox"));
         let l2 = (p.l2 > 0.0).then(|| self.b.param("l2", p.l2, "weight of ½Σwⱼ² in the prox"));
-        let c = self.model.loss.coef.value;
         let eta0 = self.eta0();
 
         // State.
@@ -156,15 +154,8 @@ impl Fobos<'_> {
         if let Stamps::Scaled { scale } = stamps {
             step.push(Stmt::Set(a, mul(s(scale), s(a)))); // ⟨x, s·u⟩
         }
-        // ℓ′(yᵢ, a), inlined from the stdlib formula.
-        let derivative = self.st.derivative.clone().expect("FOBOS is only chosen for scalar losses");
-        let point = [(loss.label.as_str(), at(y, Index::Row)), (loss.margin.as_str(), s(a))];
-        let mut dloss = formula(&derivative, &point);
-        if c != 1.0 {
-            let cw = self.b.param("c", c, "weight of the loss term");
-            dloss = mul(s(cw), dloss);
-        }
-        step.push(Stmt::Set(g, dloss));
+        // c·ℓ′(yᵢ, a), inlined from the stdlib formula.
+        step.push(Stmt::Set(g, self.b.weighted_dloss(self.model, self.st, y, s(a))));
         step.push(Stmt::Guard(s(g), "the loss derivative ℓ′".into()));
         step.push(Stmt::Set(eta_g, mul(s(eta), s(g))));
         let half = sub(at(w, Index::Feature), mul(s(eta_g), Expr::Value));

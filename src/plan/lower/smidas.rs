@@ -64,7 +64,6 @@ pub(super) fn lower(model: &Model, st: &Structure, prox: CoordinateProx) -> Plan
             "η = η0/√e in epoch e; `optc run` tunes it on a sample",
         ),
     };
-    let c = model.loss.coef.value;
     let t = b.state("t", "step counter");
     b.plan.step_counter = Some(t);
     let xi = b.state("ξ", "Σ (|θⱼ|/s)^p: ‖θ‖_p = s·ξ^(1/p)");
@@ -118,12 +117,7 @@ pub(super) fn lower(model: &Model, st: &Structure, prox: CoordinateProx) -> Plan
             vec![Stmt::Set(a, add(s(a), mul(Expr::Value, primal(theta, p, log_norm))))],
         )],
     ));
-    let mut dloss = b.dloss(model, st, y, s(a));
-    if c != 1.0 {
-        let cw = b.param("c", c, "weight of the loss term");
-        dloss = mul(s(cw), dloss);
-    }
-    step.push(Stmt::Set(g, dloss));
+    step.push(Stmt::Set(g, b.weighted_dloss(model, st, y, s(a))));
     step.push(Stmt::Guard(s(g), "the loss derivative ℓ′".into()));
     step.push(Stmt::Set(eta_g, mul(s(eta), s(g))));
     // θ̃ = θ − η·ℓ′·xᵢ on the row; the scale of this step's sum covers the moved coordinates.

@@ -109,12 +109,7 @@ pub(super) fn lower_as(
     }
     read.push(Stmt::Set(a, add(s(a), mul(Expr::Value, at(w, j)))));
     body.push(each(Range::RowNonZeros, read));
-    let mut dloss = b.dloss(model, st, y, s(a));
-    if c != 1.0 {
-        let cw = b.param("c", c, "weight of the loss term");
-        dloss = mul(s(cw), dloss);
-    }
-    body.push(Stmt::Set(g, dloss));
+    body.push(Stmt::Set(g, b.weighted_dloss(model, st, y, s(a))));
     body.push(Stmt::Guard(s(g), "the loss derivative ℓ′".into()));
     // ω·g/L, the weight of this example's gradient in z̄.
     body.push(Stmt::Set(step, div(mul(s(omega), s(g)), s(lip))));
