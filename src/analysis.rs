@@ -771,40 +771,23 @@ fn parse_settings(kind: SolverKind, req: &crate::check::SolverRequest, problems:
             "every" => s.every = Some(v as usize),
             "theta" => s.theta = Some(v),
             "batch" => s.batch = v == 1.0,
-            "average" => {
-                s.average = v == 1.0;
-                if s.average && matches!(kind, SolverKind::Smm | SolverKind::Dc) {
-                    problems.push(
-                        Problem::error(
-                            "optc::solver",
-                            format!("averaged outputs are not compiled for `{}` yet", kind.name()),
-                            o.span,
-                            "asked here",
-                        )
-                        .with_help(format!(
-                            "remove `average`: {} returns its last iterate θ_N (Mairal's option 1)",
-                            kind.name()
-                        )),
-                    );
-                }
-            }
+            "average" => s.average = v == 1.0,
             "delta" => s.delta = Some(v),
             "rda" => s.rda = v == 1.0,
             // The options of solvers this build does not compile: the run stops before them.
             _ => {}
         }
     }
-    // Batch DC averages nothing: n₀ would be silently ignored.
-    if let (true, Some(o)) = (s.batch, req.options.iter().find(|o| o.name == "n0")) {
-        problems.push(
-            Problem::error(
-                "optc::solver",
-                "`n0` weights the surrogates of online DC",
-                o.span,
-                "ignored with batch = 1",
-            )
-            .with_help("remove `n0`, or remove `batch = 1` to run online DC"),
-        );
+    // Batch DC averages nothing: n₀ and averaged outputs would be silently ignored.
+    for (name, what) in
+        [("n0", "weights the surrogates of online DC"), ("average", "averages the iterates of online DC")]
+    {
+        if let (true, Some(o)) = (s.batch, req.options.iter().find(|o| o.name == name)) {
+            problems.push(
+                Problem::error("optc::solver", format!("`{name}` {what}"), o.span, "ignored with batch = 1")
+                    .with_help(format!("remove `{name}`, or remove `batch = 1` to run online DC")),
+            );
+        }
     }
     s
 }

@@ -153,7 +153,7 @@ fn every_solver_runs_the_same_under_both_back_ends() {
     }
 }
 
-/// SMIDAS with each of its step rules (η₀/√e per epoch, a `step` formula), a weighted loss and
+/// SMM and online DC with averaged outputs; SMIDAS with each of its step rules (η₀/√e per epoch, a `step` formula), a weighted loss and
 /// no penalty at all; truncated gradient every K steps, with and without the threshold θ, lazy
 /// and eager: same bits from both back ends.
 #[test]
@@ -161,6 +161,8 @@ fn smidas_and_truncated_gradient_run_the_same_under_both_back_ends() {
     let head = "data x: sparse, y: labels\nvar w: vec[dim(x)]\n";
     let l1 = "minimize E[logistic(y, <x, w>)] + 0.01·l1(w)";
     for (objective, solve, eager) in [
+        (l1, "smm(average = 1)", false),
+        ("minimize E[logistic(y, <x, w>)] + 1e-3·logeps(w, 0.01)", "dc(average = 1, n0 = 10)", false),
         (l1, "smidas", false),
         (l1, "smidas(step = 0.5/sqrt(t))", false),
         ("minimize 2·E[logistic(y, <x, w>)] + 0.01·l1(w)", "smidas(eta0 = 3)", false),

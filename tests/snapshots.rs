@@ -138,6 +138,7 @@ fn plans_of_smm() {
     for (name, objective) in [
         ("smm_lazy_l1", "minimize E[logistic(y, <x, w>)] + λ·l1(w)\nsolve with smm"),
         ("smm_eager_box", "minimize E[logistic(y, <x, w>)] + λ·l1(w) st w ≥ -1\nsolve with smm(n0 = 10)"),
+        ("smm_averaged", "minimize E[logistic(y, <x, w>)] + λ·l1(w)\nsolve with smm(n0 = 10, average = 1)"),
     ] {
         snapshot_plan("plans_of_smm", name, format!("{head}{objective}\n"), &CompileOptions::default());
     }

@@ -349,13 +349,14 @@ fn fobos_reaches_1e_3_in_1000_epochs() {
 /// and this pins what it does.
 #[test]
 fn smm_reaches_the_optimum() {
-    for (name, n0, epochs, within) in [
-        ("l1_logistic", 1, 200, 1e-3),
-        ("dense_l1_logistic", 1, 200, 1e-3),
-        ("sparse_l1_logistic_large", 1000, 50, 2e-2),
+    for (name, options, epochs, within) in [
+        ("l1_logistic", "n0 = 1", 200, 1e-3),
+        ("dense_l1_logistic", "n0 = 1", 200, 1e-3),
+        ("dense_l1_logistic", "n0 = 1, average = 1", 200, 1e-3),
+        ("sparse_l1_logistic_large", "n0 = 1000", 50, 2e-2),
     ] {
         let fx = fixture_named(name);
-        let model = format!("{}solve with smm(n0 = {n0})\n", fx.model);
+        let model = format!("{}solve with smm({options})\n", fx.model);
         let r = common::run_with("smm", &model, &fx.data, epochs, 1, false);
         let rel = (r.eval.objective - fx.best) / fx.best;
         assert!(rel <= within, "{name}: F = {} vs F* = {} (relative {rel:.2e})", r.eval.objective, fx.best);
@@ -363,6 +364,46 @@ fn smm_reaches_the_optimum() {
         let gap = r.outcome.gap.expect("a certificate");
         assert!(r.eval.objective - gap <= fx.best * (1.0 + 1e-12), "{name}: the gap is not a bound");
     }
+}
+
+/// SMM's averaged outputs (`average = 1`) are Mairal's recursion θ̄ₙ = (1 − ωₙ₊₁)·θ̄ₙ₋₁ + ωₙ₊₁·θₙ
+/// over the iterates θₙ of §7, checked against both recursions written out here. The three
+/// rows are the same example, so the row order (a seeded permutation) does not matter.
+#[test]
+fn smm_averaged_outputs_follow_the_recursion() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let data = common::write(dir.path(), "same.svm", "+1 1:0.6 3:-0.8\n+1 1:0.6 3:-0.8\n+1 1:0.6 3:-0.8\n");
+    let (lambda, n0, steps) = (0.02, 4.0, 3 * 7);
+    let model = format!(
+        "data x: sparse, y: labels\nvar w: vec[dim(x)]\nminimize E[logistic(y, <x, w>)] + {lambda}·l1(w)\nsolve with smm(average = 1, n0 = {n0})\n"
+    );
+    let r = common::run_with("smm", &model, &data, 7, 1, false);
+    // L = β·max‖xᵢ‖² = 0.25; the surrogate step and prox of §7, then the average.
+    let (x, lip) = ([0.6, 0.0, -0.8], 0.25);
+    let (mut zbar, mut theta, mut mean) = ([0.0; 3], [0.0; 3], [0.0; 3]);
+    let weight = |n: f64| ((n0 + 1.0) / (n + n0)).sqrt();
+    for n in 1..=steps {
+        let omega = weight(n as f64);
+        let a: f64 = (0..3).map(|j| x[j] * theta[j]).sum();
+        let g = -1.0 / (1.0 + a.exp());
+        for j in 0..3 {
+            zbar[j] = (1.0 - omega) * zbar[j] + omega * (theta[j] - g * x[j] / lip);
+        }
+        for j in 0..3 {
+            let v: f64 = zbar[j];
+            theta[j] = v.signum() * (v.abs() - lambda / lip).max(0.0);
+        }
+        let next = weight(n as f64 + 1.0);
+        for j in 0..3 {
+            mean[j] = (1.0 - next) * mean[j] + next * theta[j];
+        }
+    }
+    let w = r.outcome.state.vectors[r.plan.weights().expect("w").0].clone();
+    assert_eq!(w.len(), 3);
+    for j in 0..3 {
+        assert!((w[j] - mean[j]).abs() <= 1e-12 * (1.0 + mean[j].abs()), "θ̄[{j}] = {} vs {}", w[j], mean[j]);
+    }
+    assert!(mean.iter().zip(&theta).any(|(m, t)| (m - t).abs() > 1e-3), "the average differs from the last iterate");
 }
 
 /// The optimum's non-zeros (CVXPY leaves ~1e-10 where the optimum has 0).

@@ -11,6 +11,9 @@
 //! position of its last update, and catches a coordinate up before reading it. The history
 //! restarts each epoch, after every coordinate is caught up. Other regularizers run the eager
 //! plan, which averages every coordinate each step (O(d)), and say so.
+//!
+//! `average = 1` reports Mairal's averaged iterate θ̄ₙ = (1 − ωₙ₊₁)·θ̄ₙ₋₁ + ωₙ₊₁·θₙ in w, the
+//! steps reading θ, kept beside it; that plan is eager.
 
 use super::super::build::*;
 use super::super::{CatchUp, Expr, Index, Len, ParamInit, Plan, Range, ScalarRole, Stmt, VecRole};
@@ -41,10 +44,15 @@ pub(super) fn lower_as(
     opts: LowerOptions,
     solver: &'static str,
 ) -> Plan {
-    // The closed-form catch-up is for ψ = λ‖·‖₁ alone.
-    let lazy = opts.lazy && prox.l1 > 0.0 && prox.l2 == 0.0 && !prox.has_box() && prox.tangent.is_none();
+    let average = st.settings.average;
+    // The closed-form catch-up is for ψ = λ‖·‖₁ alone, and for θ, not for an average of θ.
+    let lazy = opts.lazy && !average && prox.l1 > 0.0 && prox.l2 == 0.0 && !prox.has_box() && prox.tangent.is_none();
     let mut b = Builder::new(model, solver, lazy, prox, None);
-    b.plan.info.summary.push_str(if lazy {
+    b.plan.info.summary.push_str(if average {
+        // Off the support θⱼ drifts linearly in Σω and then sits at 0, so θ̄ⱼ has a closed form
+        // too, but one through Π(1 − ω′)⁻¹, which overflows within an epoch of a large data set.
+        "; averaged outputs θ̄ ← (1 − ω′)·θ̄ + ω′·θ, ω′ the next step's weight (Mairal's averaged option): eager (O(d) per step), θ̄ moves every coordinate every step"
+    } else if lazy {
         "; lazy: a coordinate off the support is caught up in closed form (binary search on Σω, then Π(1 − ω))"
     } else if prox.tangent.is_some() {
         // While θⱼ = 0 the pair (z̄ⱼ, ηⱼ) decays geometrically toward (0, 1/ε), a closed form; but
@@ -56,7 +64,13 @@ pub(super) fn lower_as(
     } else {
         "; eager reference (O(d) per step)"
     });
+    // w is what the run reports: θ itself, or its average θ̄ kept beside it.
     let (y, w) = b.labels_and_weights();
+    let theta = if average {
+        b.vector("θ", Len::Features, VecRole::State, crate::plan::clamp(0.0, prox.lo, prox.hi))
+    } else {
+        w
+    };
     let beta = st.smooth.expect("SMM is only chosen for smooth losses");
     let c = model.loss.coef.value;
     let lip = b.scalar(
@@ -74,10 +88,13 @@ pub(super) fn lower_as(
             "of the weights ω = √((n0 + 1)/(n + n0)); `optc run` tunes it on a sample",
         ),
     };
+    // ωₙ = √((n0 + 1)/(n + n0)).
+    let weight_at = |n: Expr| call(Func::Sqrt, vec![div(add(s(n0), k(1.0)), add(n, s(n0)))]);
     let zbar = b.vector("z̄", Len::Features, VecRole::State, crate::plan::clamp(0.0, prox.lo, prox.hi));
     let t = b.state("n", "step counter");
     b.plan.step_counter = Some(t);
     let omega = b.local("ω");
+    let next = average.then(|| b.local("ω′"));
     let a = b.local("a");
     let g = b.local("g");
     let step = b.local("δ");
@@ -85,10 +102,7 @@ pub(super) fn lower_as(
     let j = Index::Feature;
     let prox_of = |b: &Builder, e: Expr| b.coordinate_prox(e, inv_lip.clone());
 
-    let mut body = vec![
-        Stmt::Set(t, add(s(t), k(1.0))),
-        Stmt::Set(omega, call(Func::Sqrt, vec![div(add(s(n0), k(1.0)), add(s(t), s(n0)))])),
-    ];
+    let mut body = vec![Stmt::Set(t, add(s(t), k(1.0))), Stmt::Set(omega, weight_at(s(t)))];
     let history = lazy.then(|| {
         let sums = b.vector("S", Len::Rows, VecRole::State, 0.0);
         let logs = b.vector("P", Len::Rows, VecRole::State, 0.0);
@@ -107,17 +121,17 @@ pub(super) fn lower_as(
         read.push(Stmt::Store(zbar, j, h.catch_up(at(zbar, j), Expr::Idx(Index::Step), prox.l1, lip)));
         read.push(Stmt::Store(w, j, prox_of(&b, at(zbar, j))));
     }
-    read.push(Stmt::Set(a, add(s(a), mul(Expr::Value, at(w, j)))));
+    read.push(Stmt::Set(a, add(s(a), mul(Expr::Value, at(theta, j)))));
     body.push(each(Range::RowNonZeros, read));
     body.push(Stmt::Set(g, b.weighted_dloss(model, st, y, s(a))));
     body.push(Stmt::Guard(s(g), "the loss derivative ℓ′".into()));
     // ω·g/L, the weight of this example's gradient in z̄.
     body.push(Stmt::Set(step, div(mul(s(omega), s(g)), s(lip))));
-    let average = |e: Expr| add(mul(sub(k(1.0), s(omega)), at(zbar, j)), mul(s(omega), e));
+    let mix = |e: Expr| add(mul(sub(k(1.0), s(omega)), at(zbar, j)), mul(s(omega), e));
     match &history {
         Some(h) => {
             let mut write = vec![
-                Stmt::Store(zbar, j, sub(average(at(w, j)), mul(s(step), Expr::Value))),
+                Stmt::Store(zbar, j, sub(mix(at(w, j)), mul(s(step), Expr::Value))),
                 Stmt::Store(w, j, prox_of(&b, at(zbar, j))),
             ];
             write.push(Stmt::Store(h.last, j, add(Expr::Idx(Index::Step), k(1.0))));
@@ -128,9 +142,9 @@ pub(super) fn lower_as(
             body.push(Stmt::Set(h.count, add(s(h.count), k(1.0))));
         }
         None => {
-            let mut averages = vec![Stmt::Store(zbar, j, average(at(w, j)))];
+            let mut averages = vec![Stmt::Store(zbar, j, mix(at(theta, j)))];
             if let Some((eta, t)) = b.tangent() {
-                let weight = div(k(1.0), add(call(Func::Abs, vec![at(w, j)]), k(t.eps)));
+                let weight = div(k(1.0), add(call(Func::Abs, vec![at(theta, j)]), k(t.eps)));
                 averages.push(Stmt::Store(eta, j, add(mul(sub(k(1.0), s(omega)), at(eta, j)), mul(s(omega), weight))));
             }
             body.push(each(Range::Upto(Len::Features), averages));
@@ -138,7 +152,12 @@ pub(super) fn lower_as(
                 Range::RowNonZeros,
                 vec![Stmt::Store(zbar, j, sub(at(zbar, j), mul(s(step), Expr::Value)))],
             ));
-            body.push(each(Range::Upto(Len::Features), vec![Stmt::Store(w, j, prox_of(&b, at(zbar, j)))]));
+            body.push(each(Range::Upto(Len::Features), vec![Stmt::Store(theta, j, prox_of(&b, at(zbar, j)))]));
+            if let Some(next) = next {
+                body.push(Stmt::Set(next, weight_at(add(s(t), k(1.0)))));
+                let mean = add(mul(sub(k(1.0), s(next)), at(w, j)), mul(s(next), at(theta, j)));
+                body.push(each(Range::Upto(Len::Features), vec![Stmt::Store(w, j, mean)]));
+            }
         }
     }
     b.plan.epoch = vec![];
