@@ -3,6 +3,7 @@
 
 mod predict;
 mod run;
+mod session;
 
 use crate::diagnostics::render_terminal;
 use crate::pipeline::{self, CompileError, CompileOptions, Compiled};

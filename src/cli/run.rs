@@ -1,11 +1,12 @@
 //! `optc run MODEL DATA`: compile, read the data, solve, report, save.
 
+use super::session::{self, Bound, Unsolved};
 use super::{compile, model_dir, parse_sets, read_model, report_compile_error, Failure};
 use crate::data::DataFacts;
 use crate::data::{read_libsvm_shown, DataError, Dataset, LabelMap};
 use crate::exec::driver::{self, RunSettings};
 use crate::exec::evaluate::{evaluate, Evaluation};
-use crate::exec::{Fault, State};
+use crate::exec::Fault;
 use crate::memory::{available_bytes, bytes_text};
 use crate::model_file::SavedModel;
 use crate::output::OutputFile;
@@ -143,44 +144,9 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
     }
     let (train, parse_seconds) = load_data(&args.data, !args.quiet)?;
     let kind = compiled.model.label_kind;
-    let label_map = LabelMap::fit(kind, &train).map_err(|e| Failure::Input(e.to_string()))?;
-    let y = label_map.apply(&train).map_err(|e| Failure::Input(e.to_string()))?;
-    let features = match &compiled.model.shape {
-        crate::check::Shape::Vec(crate::check::Dim::Fixed(n)) if *n < train.features() => {
-            return Err(Failure::Input(format!(
-                "{}: the data has {} features but the model declares `{}: vec[{n}]`",
-                train.name,
-                train.features(),
-                compiled.model.var.name
-            )))
-        }
-        crate::check::Shape::Vec(crate::check::Dim::Fixed(n)) => *n,
-        _ => train.features(),
-    };
-    // k, for multiclass labels (mapped to 0..k in first-seen order).
-    let classes = if kind == LabelKind::Classes { label_map.originals.len() } else { 0 };
-    let facts = DataFacts { features, classes, ..train.facts() };
-    ensure_memory(&plan, &facts, &train, &compiled.model.var.name)?;
-    let facts = train.complete_facts(&plan, facts);
-    let columns = plan.reads_columns().then(|| {
-        let (indptr, indices, values) = train.csr();
-        crate::data::Columns::of(indptr, indices, values, features)
-    });
-    // B of a composite term, its `load` files relative to the model file.
-    let operator = match &plan.objective.composite {
-        Some(c) => Some(
-            crate::data::operator::bind(c, features, &model_dir(&args.model))
-                .map_err(|e| Failure::Input(e.to_string()))?,
-        ),
-        None => None,
-    };
-    let facts = DataFacts { op_rows: operator.as_ref().map_or(0, |b| b.rows), ..facts };
-    let view = match &columns {
-        Some(c) => train.view(&y, features).with_columns(c),
-        None => train.view(&y, features),
-    }
-    .with_classes(classes);
-    let view = view.with_operator(operator.as_ref());
+    let bound = Bound::new(&compiled, &plan, &train, &model_dir(&args.model))?;
+    let (features, facts) = (bound.features, bound.facts);
+    let view = bound.view(&train);
 
     let human = !args.quiet;
     let say = |s: String| {
@@ -192,23 +158,10 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
             }
         }
     };
-    if let Some(m) = label_map.describe() {
+    if let Some(m) = bound.label_map.describe() {
         say(format!("note: {m}"));
     }
 
-    let calibration = match crate::exec::calibrate::calibrate(&plan, &view, &facts, settings.seed, !args.no_jit) {
-        Some((calibrated, c)) => {
-            plan = calibrated;
-            Some(c)
-        }
-        None => None,
-    };
-    let mut selected = crate::exec::select_backend(&plan, &facts, !args.no_jit);
-    if let Some(why) = &selected.fallback {
-        say(format!("note: {why}"));
-    }
-    let compile_seconds = front_seconds + selected.jit_seconds;
-    let backend_name = selected.backend.name();
     let run_settings = RunSettings {
         max_epochs,
         tol,
@@ -218,46 +171,43 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
         trace: args.trace.is_some(),
         progress: human,
     };
-    let eta0 = plan.scalars.iter().find(|s| s.name == "η0").and_then(|s| s.init.value(Some(&facts)));
-    let n0 = plan.scalars.iter().find(|s| s.name == "n0").and_then(|s| s.init.value(Some(&facts)));
-    let step = match (&settings.step_text, n0, eta0) {
-        (Some(text), _, _) => StepShown::Schedule(text.clone()),
-        (None, Some(n0), _) => StepShown::Weights(n0),
-        (None, None, Some(eta)) if plan.info.solver == "adagrad" => StepShown::Scaled(eta),
-        (None, None, _) if plan.info.solver == "smidas" => StepShown::PerEpoch(eta0.unwrap_or(f64::NAN)),
-        (None, None, _) => StepShown::Eta0(eta0),
-    };
-    let start_objective = evaluate(&plan, &State::new(&plan, &facts, view.labels), &view).objective;
-    let outcome = driver::run(&plan, selected.backend.as_mut(), &view, &facts, &run_settings, None)
-        .map_err(|f| diverged(&f, &train, plan.info.solver))?;
-    let train_eval = outcome.eval.clone();
-    // A run that ends worse than where it started has not solved anything: with a convex
-    // objective the starting point is a valid answer, so the step overshot.
-    // (F may be negative: a `logeps` term is, near 0.)
-    if !train_eval.objective.is_finite()
-        || train_eval.objective > start_objective + 1e-9 * start_objective.abs() + 1e-12
-    {
-        if args.json {
-            let r = serde_json::json!({
-                "status": "diverged",
-                "objective": train_eval.objective,
-                "start_objective": start_objective,
-                "gap": null,
-                "solver": plan.info.solver,
-                "epochs": outcome.epochs,
-                "step": step.json(),
-            });
-            println!("{}", serde_json::to_string_pretty(&r).unwrap_or_default());
+    let solved = match session::solve(&mut plan, &bound, &view, &run_settings, !args.no_jit, None) {
+        Ok(s) => s,
+        Err(Unsolved::Fault(f)) => return Err(diverged(&f, &train, plan.info.solver)),
+        Err(Unsolved::Worse { epochs, objective, start_objective }) => {
+            let step = StepShown::of(&plan, &settings, &facts).shown;
+            if args.json {
+                let r = serde_json::json!({
+                    "status": "diverged",
+                    "objective": objective,
+                    "start_objective": start_objective,
+                    "gap": null,
+                    "solver": plan.info.solver,
+                    "epochs": epochs,
+                    "step": step.json(),
+                });
+                println!("{}", serde_json::to_string_pretty(&r).unwrap_or_default());
+            }
+            return Err(Failure::Diverged(format!(
+                "the solver diverged: after {epochs} epochs F = {} is worse than F = {} at the starting point (step {})\n  hint: {}",
+                fmt_num(objective),
+                fmt_num(start_objective),
+                step.text(),
+                step.hint(plan.info.solver)
+            )));
         }
-        return Err(Failure::Diverged(format!(
-            "the solver diverged: after {} epochs F = {} is worse than F = {} at the starting point (step {})\n  hint: {}",
-            outcome.epochs,
-            fmt_num(train_eval.objective),
-            fmt_num(start_objective),
-            step.text(),
-            step.hint(plan.info.solver)
-        )));
+    };
+    if let Some(why) = &solved.fallback {
+        say(format!("note: {why}"));
     }
+    let step = StepShown::of(&plan, &settings, &facts);
+    let (eta0, n0) = (step.eta0, step.n0);
+    let step = step.shown;
+    let compile_seconds = front_seconds + solved.jit_seconds;
+    let backend_name = solved.backend;
+    let calibration = solved.calibration;
+    let outcome = solved.outcome;
+    let train_eval = outcome.eval.clone();
     let w = outcome.state.weights(&plan).to_vec();
     // Online DC always ends at its cap: its status line says so, and a warning each run would
     // be noise.
@@ -282,9 +232,8 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
     let test = match &args.test {
         Some(p) => {
             let (t, _) = load_data(p, !args.quiet)?;
-            let ty = label_map.apply(&t).map_err(|e| Failure::Input(e.to_string()))?;
-            let tv = t.view(&ty, features).with_classes(classes);
-            let tv = tv.with_operator(operator.as_ref());
+            let ty = bound.labels_of(&t)?;
+            let tv = bound.test_view(&t, &ty);
             Some(evaluate(&plan, &outcome.state, &tv))
         }
         None => None,
@@ -302,7 +251,7 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
         csv
     })?;
     commit_output(save_out, || {
-        let saved = saved_model(&compiled.model, &label_map, features, &w);
+        let saved = saved_model(&compiled.model, &bound.label_map, features, &w);
         // optc's own predict reads any label, so the file is still worth writing.
         if let Some(why) = saved.liblinear_cannot_read().filter(|_| !args.quiet) {
             eprintln!("warning: --save: {why} (`optc predict` reads it)");
@@ -483,7 +432,27 @@ enum StepShown {
     PerEpoch(f64),
 }
 
+/// The step a run used and the values it came from (after calibration).
+struct StepOf {
+    eta0: Option<f64>,
+    n0: Option<f64>,
+    shown: StepShown,
+}
+
 impl StepShown {
+    fn of(plan: &crate::plan::Plan, settings: &crate::analysis::Settings, facts: &DataFacts) -> StepOf {
+        let eta0 = plan.scalars.iter().find(|s| s.name == "η0").and_then(|s| s.init.value(Some(facts)));
+        let n0 = plan.scalars.iter().find(|s| s.name == "n0").and_then(|s| s.init.value(Some(facts)));
+        let shown = match (&settings.step_text, n0, eta0) {
+            (Some(text), _, _) => StepShown::Schedule(text.clone()),
+            (None, Some(n0), _) => StepShown::Weights(n0),
+            (None, None, Some(eta)) if plan.info.solver == "adagrad" => StepShown::Scaled(eta),
+            (None, None, _) if plan.info.solver == "smidas" => StepShown::PerEpoch(eta0.unwrap_or(f64::NAN)),
+            (None, None, _) => StepShown::Eta0(eta0),
+        };
+        StepOf { eta0, n0, shown }
+    }
+
     fn text(&self) -> String {
         match self {
             StepShown::Schedule(f) => format!("η_t = {f}"),
@@ -534,7 +503,12 @@ impl StepShown {
 
 /// Refuses, before allocating, a run whose per-feature state does not fit in memory: one valid
 /// line with a huge feature index is enough to ask for tens of gigabytes.
-fn ensure_memory(plan: &crate::plan::Plan, facts: &DataFacts, data: &Dataset, var: &str) -> Result<(), Failure> {
+pub(super) fn ensure_memory(
+    plan: &crate::plan::Plan,
+    facts: &DataFacts,
+    data: &Dataset,
+    var: &str,
+) -> Result<(), Failure> {
     let dims = facts.dims();
     let entries: u64 = plan.vectors.iter().map(|v| dims.size(v) as u64).sum();
     // The state, plus one copy of it that a flush or an evaluation may make.

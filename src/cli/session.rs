@@ -1,0 +1,139 @@
+//! What `run`, `path` and the REPL share: training data bound to a plan, and one solve of a
+//! plan on it, cold or warm. Data is read once and bound again for each plan, because a new
+//! parameter value is a new plan (parameters are folded into the code) but not new data.
+
+use super::run::ensure_memory;
+use super::Failure;
+use crate::data::{Columns, DataFacts, Dataset, LabelMap};
+use crate::exec::calibrate::Calibration;
+use crate::exec::driver::{self, Outcome, RunSettings};
+use crate::exec::evaluate::evaluate;
+use crate::exec::{DataView, Fault, State};
+use crate::pipeline::Compiled;
+use crate::plan::Plan;
+use crate::runtime::picard::Operator;
+use crate::stdlib::LabelKind;
+use std::path::Path;
+
+/// Training data bound to a plan: labels mapped, the feature count the model sees, the
+/// columns when the plan walks them, the operator B of a composite term.
+pub(crate) struct Bound {
+    pub label_map: LabelMap,
+    pub y: Vec<f64>,
+    pub features: usize,
+    /// k, for multiclass labels (mapped to 0..k in first-seen order).
+    pub classes: usize,
+    pub facts: DataFacts,
+    columns: Option<Columns>,
+    operator: Option<Operator>,
+}
+
+impl Bound {
+    /// Binds `train` to `plan` (compiled from `compiled`); `dir` is where the model's `load`
+    /// files are.
+    pub fn new(compiled: &Compiled, plan: &Plan, train: &Dataset, dir: &Path) -> Result<Bound, Failure> {
+        let kind = compiled.model.label_kind;
+        let label_map = LabelMap::fit(kind, train).map_err(|e| Failure::Input(e.to_string()))?;
+        let y = label_map.apply(train).map_err(|e| Failure::Input(e.to_string()))?;
+        let features = match &compiled.model.shape {
+            crate::check::Shape::Vec(crate::check::Dim::Fixed(n)) if *n < train.features() => {
+                return Err(Failure::Input(format!(
+                    "{}: the data has {} features but the model declares `{}: vec[{n}]`",
+                    train.name,
+                    train.features(),
+                    compiled.model.var.name
+                )))
+            }
+            crate::check::Shape::Vec(crate::check::Dim::Fixed(n)) => *n,
+            _ => train.features(),
+        };
+        let classes = if kind == LabelKind::Classes { label_map.originals.len() } else { 0 };
+        let facts = DataFacts { features, classes, ..train.facts() };
+        ensure_memory(plan, &facts, train, &compiled.model.var.name)?;
+        let facts = train.complete_facts(plan, facts);
+        let columns = plan.reads_columns().then(|| {
+            let (indptr, indices, values) = train.csr();
+            Columns::of(indptr, indices, values, features)
+        });
+        let operator = match &plan.objective.composite {
+            Some(c) => Some(crate::data::operator::bind(c, features, dir).map_err(|e| Failure::Input(e.to_string()))?),
+            None => None,
+        };
+        let facts = DataFacts { op_rows: operator.as_ref().map_or(0, |b| b.rows), ..facts };
+        Ok(Bound { label_map, y, features, classes, facts, columns, operator })
+    }
+
+    /// The training data as the plan reads it.
+    pub fn view<'a>(&'a self, train: &'a Dataset) -> DataView<'a> {
+        let view = match &self.columns {
+            Some(c) => train.view(&self.y, self.features).with_columns(c),
+            None => train.view(&self.y, self.features),
+        };
+        view.with_classes(self.classes).with_operator(self.operator.as_ref())
+    }
+
+    /// Held-out labels, mapped as the training labels were.
+    pub fn labels_of(&self, test: &Dataset) -> Result<Vec<f64>, Failure> {
+        self.label_map.apply(test).map_err(|e| Failure::Input(e.to_string()))
+    }
+
+    /// Held-out data as the report reads it (labels from [`Bound::labels_of`]).
+    pub fn test_view<'a>(&'a self, test: &'a Dataset, labels: &'a [f64]) -> DataView<'a> {
+        test.view(labels, self.features).with_classes(self.classes).with_operator(self.operator.as_ref())
+    }
+}
+
+/// A finished solve.
+pub(crate) struct Solved {
+    pub outcome: Outcome,
+    pub calibration: Option<Calibration>,
+    pub backend: &'static str,
+    /// Why the JIT was not used, if it was asked for and could not be.
+    pub fallback: Option<String>,
+    pub jit_seconds: f64,
+}
+
+/// Why a solve produced no answer.
+pub(crate) enum Unsolved {
+    /// A guarded value went NaN or infinite.
+    Fault(Fault),
+    /// It ended worse than it started: with a convex F the start was a valid answer, so the
+    /// step overshot. (F may be negative: a `logeps` term is, near 0.)
+    Worse { epochs: usize, objective: f64, start_objective: f64 },
+}
+
+/// Runs `plan` on the bound data: calibrates its tuned parameter, picks the back end, and
+/// solves from `warm` weights if given (the derived state is rebuilt from them by the plan's
+/// init). `plan` comes back with the calibrated value bound.
+pub(crate) fn solve(
+    plan: &mut Plan,
+    bound: &Bound,
+    view: &DataView,
+    settings: &RunSettings,
+    jit: bool,
+    warm: Option<&[f64]>,
+) -> Result<Solved, Unsolved> {
+    let calibration = match crate::exec::calibrate::calibrate(plan, view, &bound.facts, settings.seed, jit) {
+        Some((calibrated, c)) => {
+            *plan = calibrated;
+            Some(c)
+        }
+        None => None,
+    };
+    let mut start = State::new(plan, &bound.facts, view.labels);
+    if let (Some(w), Some(id)) = (warm, plan.weights()) {
+        if start.vectors[id.0].len() == w.len() {
+            start.vectors[id.0].copy_from_slice(w);
+        }
+    }
+    let start_objective = evaluate(plan, &start, view).objective;
+    let mut selected = crate::exec::select_backend(plan, &bound.facts, jit);
+    let backend = selected.backend.name();
+    let outcome = driver::run(plan, selected.backend.as_mut(), view, &bound.facts, settings, Some(start))
+        .map_err(Unsolved::Fault)?;
+    let objective = outcome.eval.objective;
+    if !objective.is_finite() || objective > start_objective + 1e-9 * start_objective.abs() + 1e-12 {
+        return Err(Unsolved::Worse { epochs: outcome.epochs, objective, start_objective });
+    }
+    Ok(Solved { outcome, calibration, backend, fallback: selected.fallback.take(), jit_seconds: selected.jit_seconds })
+}
