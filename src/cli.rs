@@ -1,6 +1,7 @@
 //! The command line (LANGUAGE.md): `check`, `plan`, `run`, `predict`. Exit codes: 0 success,
 //! 1 the model or the data is wrong, 2 bad usage, 3 the solver diverged.
 
+mod init;
 mod predict;
 mod run;
 mod session;

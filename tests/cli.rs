@@ -671,3 +671,57 @@ fn dc_runs_say_what_they_stopped_on() {
     assert!(r["gap"].is_null(), "{r}");
     assert!(r["stopped_by"].as_str().unwrap().contains("the reweighting settled"), "{r}");
 }
+
+/// `--init` from the optimum (saved by `--save`) is done after one epoch, for the default
+/// solver and for proxgrad; the same model written with LIBLINEAR's other label order (the
+/// weights negated) is the same start. A file with a bias term, or other labels, is refused
+/// with the file named.
+#[test]
+fn init_from_the_optimum_converges_in_one_epoch() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let m = write(dir.path(), "m.opt", L1_LOGISTIC);
+    let data = fixture("binary.svm");
+    let saved = dir.path().join("opt.model");
+    let cold = run_json(&m, &data, &["--tol", "1e-9", "--save", saved.to_str().unwrap()]);
+    assert_eq!(cold["status"], "converged", "{cold}");
+    assert!(cold["epochs"].as_u64().unwrap() > 1, "{cold}");
+    for solver in ["scd", "proxgrad"] {
+        let warm = run_json(&m, &data, &["--tol", "1e-6", "--init", saved.to_str().unwrap(), "--solver", solver]);
+        assert_eq!(warm["status"], "converged", "{solver}: {warm}");
+        assert_eq!(warm["epochs"], 1, "{solver}: {warm}");
+        assert!((warm["objective"].as_f64().unwrap() - cold["objective"].as_f64().unwrap()).abs() <= 1e-8);
+    }
+    // The other label order: `label -1 1` and −w.
+    let text_of = std::fs::read_to_string(&saved).expect("saved model");
+    let mut flipped = String::new();
+    let mut in_w = false;
+    for line in text_of.lines() {
+        if line.starts_with("label ") {
+            let labels: Vec<&str> = line.split_whitespace().skip(1).collect();
+            flipped.push_str(&format!("label {} {}\n", labels[1], labels[0]));
+        } else if in_w {
+            let v: f64 = line.trim().parse().expect("a weight");
+            flipped.push_str(&format!("{}\n", -v));
+        } else {
+            flipped.push_str(line);
+            flipped.push('\n');
+        }
+        in_w |= line == "w";
+    }
+    let other = write(dir.path(), "flipped.model", &flipped);
+    let warm = run_json(&m, &data, &["--tol", "1e-6", "--init", other.to_str().unwrap()]);
+    assert_eq!(warm["epochs"], 1, "{warm}");
+    // A bias term: this model has no intercept.
+    let biased = write(dir.path(), "bias.model", &text_of.replace("bias -1", "bias 1").replace("\nw\n", "\nw\n0\n"));
+    let out = optc(&["run", m.to_str().unwrap(), data.to_str().unwrap(), "--init", biased.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("bias.model") && text(&out.stderr).contains("intercept"),
+        "{}",
+        text(&out.stderr)
+    );
+    let relabelled = write(dir.path(), "labels.model", &text_of.replace("label 1 -1", "label 3 4"));
+    let out = optc(&["run", m.to_str().unwrap(), data.to_str().unwrap(), "--init", relabelled.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains("labels (3 4)"), "{}", text(&out.stderr));
+}

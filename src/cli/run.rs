@@ -1,5 +1,6 @@
 //! `optc run MODEL DATA`: compile, read the data, solve, report, save.
 
+use super::init;
 use super::session::{self, Bound, Unsolved};
 use super::{compile, model_dir, parse_sets, read_model, report_compile_error, Failure};
 use crate::data::DataFacts;
@@ -43,6 +44,9 @@ pub struct RunArgs {
     /// Seed of the row order and of the η₀ calibration sample (default 1).
     #[arg(long)]
     pub seed: Option<u64>,
+    /// Start from the weights of a saved model (optc's or LIBLINEAR's) instead of 0.
+    #[arg(long, value_name = "SAVED_MODEL")]
+    pub init: Option<PathBuf>,
     /// Write the weights in LIBLINEAR's model format (`-` for stdout).
     #[arg(long)]
     pub save: Option<PathBuf>,
@@ -147,6 +151,7 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
     let bound = Bound::new(&compiled, &plan, &train, &model_dir(&args.model))?;
     let (features, facts) = (bound.features, bound.facts);
     let view = bound.view(&train);
+    let warm = args.init.as_deref().map(|p| init::initial_weights(p, &bound, kind)).transpose()?;
 
     let human = !args.quiet;
     let say = |s: String| {
@@ -171,7 +176,7 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
         trace: args.trace.is_some(),
         progress: human,
     };
-    let solved = match session::solve(&mut plan, &bound, &view, &run_settings, !args.no_jit, None) {
+    let solved = match session::solve(&mut plan, &bound, &view, &run_settings, !args.no_jit, warm.as_deref()) {
         Ok(s) => s,
         Err(Unsolved::Fault(f)) => return Err(diverged(&f, &train, plan.info.solver)),
         Err(Unsolved::Worse { epochs, objective, start_objective }) => {
@@ -199,6 +204,9 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
     };
     if let Some(why) = &solved.fallback {
         say(format!("note: {why}"));
+    }
+    if let Some(p) = &args.init {
+        say(format!("note: started from the weights of {}", p.display()));
     }
     let step = StepShown::of(&plan, &settings, &facts);
     let (eta0, n0) = (step.eta0, step.n0);
@@ -283,6 +291,7 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
             "check_seconds": outcome.check_seconds,
             "working_set": outcome.working_set,
             "seed": settings.seed,
+            "init": args.init.as_ref().map(|p| p.display().to_string()),
             "eta0": if settings.step_text.is_some() { None } else { eta0 },
             "step": step.json(),
             "eta0_calibration": calibration.as_ref().filter(|c| c.param == "η0").map(|c| serde_json::json!({

@@ -129,7 +129,7 @@ pub(crate) fn solve(
     let start_objective = evaluate(plan, &start, view).objective;
     let mut selected = crate::exec::select_backend(plan, &bound.facts, jit);
     let backend = selected.backend.name();
-    let outcome = driver::run(plan, selected.backend.as_mut(), view, &bound.facts, settings, Some(start))
+    let outcome = driver::run(plan, selected.backend.as_mut(), view, &bound.facts, settings, warm.map(|_| start))
         .map_err(Unsolved::Fault)?;
     let objective = outcome.eval.objective;
     if !objective.is_finite() || objective > start_objective + 1e-9 * start_objective.abs() + 1e-12 {

@@ -182,6 +182,9 @@ pub fn run(
     settings: &RunSettings,
     start: Option<State>,
 ) -> Result<Outcome, Fault> {
+    // A warm start is checked after its first epoch whatever `check_every` says: it is often
+    // done by then, and a batch solver would otherwise run `check_every` iterations to say so.
+    let warm = start.is_some();
     let mut state = match start {
         Some(s) => s,
         None => State::new(plan, facts, data.labels),
@@ -228,7 +231,7 @@ pub fn run(
     while epochs < settings.max_epochs {
         backend.epoch(&mut state, data, &order.next_orders())?;
         epochs += 1;
-        let due = epochs % check_every == 0;
+        let due = epochs % check_every == 0 || (warm && epochs == 1);
         if (settings.tol.is_some() && due) || settings.trace {
             let checking = Instant::now();
             let mut flushed = state.clone();
