@@ -1,7 +1,8 @@
-//! The command line (LANGUAGE.md): `check`, `plan`, `run`, `predict`. Exit codes: 0 success,
+//! The command line (LANGUAGE.md): `check`, `plan`, `run`, `predict`, `path`. Exit codes: 0 success,
 //! 1 the model or the data is wrong, 2 bad usage, 3 the solver diverged.
 
 mod init;
+mod path;
 mod predict;
 mod run;
 mod session;
@@ -50,6 +51,8 @@ enum Command {
     Run(run::RunArgs),
     /// Score data with a saved model (optc's or LIBLINEAR's).
     Predict(predict::PredictArgs),
+    /// Solve along a log-spaced grid of one parameter, each point warm-started from the last.
+    Path(path::PathArgs),
 }
 
 /// Why a command failed; each maps to an exit code.
@@ -80,6 +83,7 @@ pub fn main() -> i32 {
         }
         Command::Run(args) => run::run(&args),
         Command::Predict(args) => predict::predict(&args),
+        Command::Path(args) => path::path(&args),
     };
     match result {
         Ok(()) => 0,

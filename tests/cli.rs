@@ -725,3 +725,75 @@ fn init_from_the_optimum_converges_in_one_epoch() {
     assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
     assert!(text(&out.stderr).contains("labels (3 4)"), "{}", text(&out.stderr));
 }
+
+/// The rows of `optc path`'s CSV: (λ, nnz, epochs, status).
+fn path_rows(csv: &str) -> Vec<(f64, usize, usize, String)> {
+    let mut lines = csv.lines();
+    let header: Vec<&str> = lines.next().expect("a header").split(',').collect();
+    let col = |name: &str| header.iter().position(|h| *h == name).unwrap_or_else(|| panic!("no {name} in {header:?}"));
+    let (nnz, epochs, status) = (col("nnz"), col("epochs"), col("status"));
+    lines
+        .map(|l| {
+            let f: Vec<&str> = l.split(',').collect();
+            (f[0].parse().unwrap(), f[nnz].parse().unwrap(), f[epochs].parse().unwrap(), f[status].to_string())
+        })
+        .collect()
+}
+
+/// `optc path`: one row per grid point, λ decreasing from λ_max (w = 0 there, not just below),
+/// every point certified, the support growing, and warm starts cheaper in epochs than solving
+/// each point from 0 (`--cold`).
+#[test]
+fn path_is_a_warm_started_grid_from_lambda_max() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let m = write(dir.path(), "m.opt", L1_LOGISTIC);
+    let data = fixture("binary.svm");
+    let csv_path = dir.path().join("path.csv");
+    let path_of = |extra: &[&str]| {
+        let mut args = vec!["path", m.to_str().unwrap(), data.to_str().unwrap(), "--param", "lambda", "--quiet"];
+        args.extend_from_slice(extra);
+        let out = optc(&args);
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        text(&out.stdout)
+    };
+    let warm = path_rows(&path_of(&["--steps", "12", "--test", data.to_str().unwrap()]));
+    assert_eq!(warm.len(), 12);
+    assert!(warm.windows(2).all(|p| p[1].0 < p[0].0), "λ decreases: {warm:?}");
+    assert!(warm.iter().all(|p| p.3 == "converged"), "{warm:?}");
+    assert_eq!(warm[0].1, 0, "w = 0 at λ_max");
+    assert!(warm[11].1 >= warm[0].1 && warm[11].1 > 0, "{warm:?}");
+    let cold = path_rows(&path_of(&["--steps", "12", "--cold"]));
+    let total = |rows: &[(f64, usize, usize, String)]| rows.iter().map(|r| r.2).sum::<usize>();
+    assert!(total(&warm) < total(&cold), "warm {} epochs, cold {}", total(&warm), total(&cold));
+    // Just below λ_max some weight is non-zero; --out writes the same CSV to a file.
+    let lmax = warm[0].0;
+    let below = format!("{}", lmax * 0.98);
+    let out = optc(&[
+        "path",
+        m.to_str().unwrap(),
+        data.to_str().unwrap(),
+        "--param",
+        "λ",
+        "--from",
+        &below,
+        "--steps",
+        "1",
+        "--out",
+        csv_path.to_str().unwrap(),
+        "--quiet",
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let rows = path_rows(&std::fs::read_to_string(&csv_path).expect("the CSV"));
+    assert!(rows[0].1 > 0, "{rows:?}");
+    // No closed-form λ_max for an ℓ2 ball: --from is asked for; an unknown parameter is usage.
+    let ball = write(
+        dir.path(),
+        "ball.opt",
+        "data x: sparse, y: labels\nvar w: vec[dim(x)]\nparam r = 1\nminimize E[logistic(y, <x, w>)] st w ∈ L2Ball(r)\n",
+    );
+    let out = optc(&["path", ball.to_str().unwrap(), data.to_str().unwrap(), "--param", "r"]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains("--from"), "{}", text(&out.stderr));
+    let out = optc(&["path", m.to_str().unwrap(), data.to_str().unwrap(), "--param", "mu"]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+}

@@ -425,7 +425,7 @@ fn sig4(v: f64) -> String {
 }
 
 /// The relative duality gap a run stops at when neither the model nor the command line says.
-const DEFAULT_TOL: f64 = 1e-4;
+pub(super) const DEFAULT_TOL: f64 = 1e-4;
 
 /// The step schedule a run used, as the report shows it.
 enum StepShown {

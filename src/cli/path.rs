@@ -1,0 +1,286 @@
+//! `optc path MODEL DATA --param λ`: the model solved along a log-spaced grid of one parameter,
+//! from the largest value down, each point warm-started from the last (glmnet's pathwise
+//! strategy, for any model optc solves). The data is read and bound once; each value is a
+//! new plan, because parameters are folded into the code.
+
+use super::run::{load_data, prepare_output, DEFAULT_TOL};
+use super::session::{self, Bound, Unsolved};
+use super::{compile, model_dir, parse_sets, read_model, report_compile_error, Failure};
+use crate::exec::driver::RunSettings;
+use crate::exec::evaluate::evaluate;
+use crate::exec::State;
+use crate::pipeline::{self, CompileOptions};
+use crate::symbolic::fmt_num;
+use std::path::PathBuf;
+use std::time::Instant;
+
+#[derive(clap::Args, Debug)]
+pub struct PathArgs {
+    /// The model file (.opt).
+    pub model: PathBuf,
+    /// Training data, LIBSVM/svmlight text (plain or compressed).
+    pub data: PathBuf,
+    /// The parameter to vary (ASCII names allowed: lambda for λ).
+    #[arg(long)]
+    pub param: String,
+    /// The first (largest) value; default λ_max, the smallest value with w = 0 optimal, where
+    /// the model has it in closed form (an ℓ1 term scaled by the parameter).
+    #[arg(long, value_name = "A")]
+    pub from: Option<f64>,
+    /// The last (smallest) value; default from·1e-4 when rows > features, else from·1e-2 (glmnet's).
+    #[arg(long, value_name = "B")]
+    pub to: Option<f64>,
+    /// Grid points, log-spaced from --from to --to.
+    #[arg(long, default_value_t = 20)]
+    pub steps: usize,
+    /// Held-out data: each point's test error (or MSE) and loss.
+    #[arg(long)]
+    pub test: Option<PathBuf>,
+    /// The CSV, one row per point (default: standard output).
+    #[arg(long, value_name = "path.csv")]
+    pub out: Option<PathBuf>,
+    /// Override another parameter (repeatable).
+    #[arg(long = "set", value_name = "NAME=VALUE")]
+    pub set: Vec<String>,
+    /// Force a solver (same as `solve with NAME`).
+    #[arg(long)]
+    pub solver: Option<String>,
+    /// Each point's relative duality gap target (default 1e-4).
+    #[arg(long, value_name = "T")]
+    pub tol: Option<f64>,
+    /// Each point's epoch cap (default: the solver's).
+    #[arg(long)]
+    pub epochs: Option<usize>,
+    /// Seed of the row order.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Solve every point from w = 0 (to measure what warm starts save).
+    #[arg(long)]
+    pub cold: bool,
+    /// Run the reference interpreter.
+    #[arg(long)]
+    pub no_jit: bool,
+    /// No per-point lines on standard error.
+    #[arg(long)]
+    pub quiet: bool,
+}
+
+/// One solved point of the path.
+pub(crate) struct Point {
+    pub value: f64,
+    pub objective: f64,
+    pub gap: Option<f64>,
+    pub status: &'static str,
+    pub nnz: usize,
+    pub train_error: Option<f64>,
+    pub test_error: Option<f64>,
+    pub test_loss: Option<f64>,
+    pub seconds: f64,
+    pub epochs: usize,
+    pub weights: Vec<f64>,
+}
+
+pub fn path(args: &PathArgs) -> Result<(), Failure> {
+    if args.steps == 0 {
+        return Err(Failure::Usage("--steps must be at least 1".into()));
+    }
+    for (flag, v) in [("--from", args.from), ("--to", args.to), ("--tol", args.tol)] {
+        if let Some(v) = v.filter(|v| !(*v > 0.0 && v.is_finite())) {
+            return Err(Failure::Usage(format!("{flag} {v}: give a positive number")));
+        }
+    }
+    let file = read_model(&args.model)?;
+    let sets = parse_sets(&args.set)?;
+    let opts_at = |value: f64| {
+        let mut overrides = sets.clone();
+        overrides.push((args.param.clone(), value));
+        CompileOptions {
+            overrides,
+            solver: args.solver.clone(),
+            eager: false,
+            epochs: args.epochs,
+            files: Some(model_dir(&args.model)),
+        }
+    };
+    let compiled_at = |value: f64| compile(&file, &opts_at(value));
+    let first = compiled_at(1.0)?;
+    let plan_at = |c: &pipeline::Compiled, value: f64| {
+        pipeline::plan(c, &opts_at(value)).map_err(|e| report_compile_error(e, &file))
+    };
+    let out = prepare_output(args.out.as_ref())?;
+    let (train, _) = load_data(&args.data, false)?;
+    let plan = plan_at(&first, 1.0)?;
+    let bound = Bound::new(&first, &plan, &train, &model_dir(&args.model))?;
+    let view = bound.view(&train);
+    let from = match args.from {
+        Some(v) => v,
+        None => lambda_max(&first, &compiled_at(2.0)?, &plan, &bound, &view).ok_or_else(|| {
+            Failure::Usage(format!(
+                "--param {}: no closed-form λ_max for this model (the parameter does not scale an ℓ1 term alone); give --from",
+                args.param
+            ))
+        })?,
+    };
+    let ratio = if train.rows() > bound.features { 1e-4 } else { 1e-2 };
+    let to = args.to.unwrap_or(from * ratio);
+    if to > from {
+        return Err(Failure::Usage(format!("--to {to} is above --from {from}: a path goes from large to small")));
+    }
+    let test = match &args.test {
+        Some(p) => Some(load_data(p, false)?.0),
+        None => None,
+    };
+    let test_labels = test.as_ref().map(|t| bound.labels_of(t)).transpose()?;
+    let solver = first.structure.chosen.as_ref().map(|c| c.solver).unwrap_or(crate::analysis::SolverKind::Fobos);
+    let settings = RunSettings {
+        max_epochs: args.epochs.unwrap_or_else(|| solver.default_max_epochs()),
+        tol: Some(args.tol.unwrap_or(DEFAULT_TOL)),
+        time_limit: None,
+        check_every: solver.check_every(),
+        seed: args.seed,
+        trace: false,
+        progress: false,
+    };
+    let mut points: Vec<Point> = vec![];
+    let started = Instant::now();
+    for value in grid(from, to, args.steps) {
+        let compiled = compiled_at(value)?;
+        let mut plan = plan_at(&compiled, value)?;
+        let warm = points.last().filter(|_| !args.cold).map(|p| p.weights.as_slice());
+        let solved = session::solve(&mut plan, &bound, &view, &settings, !args.no_jit, warm).map_err(|e| match e {
+            Unsolved::Fault(f) => Failure::Diverged(format!(
+                "the solver diverged at {} = {}: {} is {}",
+                args.param,
+                fmt_num(value),
+                f.what,
+                f.value
+            )),
+            Unsolved::Worse { objective, start_objective, .. } => Failure::Diverged(format!(
+                "the solver diverged at {} = {}: F = {} is worse than at its start ({})",
+                args.param,
+                fmt_num(value),
+                fmt_num(objective),
+                fmt_num(start_objective)
+            )),
+        })?;
+        let o = &solved.outcome;
+        let held = match (&test, &test_labels) {
+            (Some(t), Some(ty)) => Some(evaluate(&plan, &o.state, &bound.test_view(t, ty))),
+            _ => None,
+        };
+        let point = Point {
+            value,
+            objective: o.eval.objective,
+            gap: o.gap,
+            status: o.status.name(),
+            nnz: o.eval.nnz,
+            train_error: o.eval.error.or(o.eval.mse),
+            test_error: held.as_ref().and_then(|h| h.error.or(h.mse)),
+            test_loss: held.as_ref().map(|h| h.loss),
+            seconds: o.seconds,
+            epochs: o.epochs,
+            weights: o.state.weights(&plan).to_vec(),
+        };
+        if !args.quiet {
+            eprintln!(
+                "{} = {:<10} F = {:.6}  gap {}  nnz {:>6}  {} epochs  {:.2} s  {}",
+                args.param,
+                format!("{value:.3e}"),
+                point.objective,
+                point.gap.map_or("none".into(), |g| format!("{g:.1e}")),
+                point.nnz,
+                point.epochs,
+                point.seconds,
+                point.status
+            );
+        }
+        points.push(point);
+    }
+    if !args.quiet {
+        let epochs: usize = points.iter().map(|p| p.epochs).sum();
+        eprintln!(
+            "path: {} points from {from:.4e} to {to:.4e} in {:.2} s, {epochs} epochs in all ({})",
+            points.len(),
+            started.elapsed().as_secs_f64(),
+            if args.cold { "each from w = 0" } else { "each warm-started from the last" }
+        );
+    }
+    let csv = to_csv(&args.param, &points, bound.label_map.kind == crate::stdlib::LabelKind::Real);
+    match out {
+        Some(o) => o.commit(csv.as_bytes()).map_err(|e| Failure::Input(e.to_string())),
+        None => {
+            print!("{csv}");
+            Ok(())
+        }
+    }
+}
+
+/// `steps` values from `from` down to `to`, evenly spaced in log scale.
+pub(crate) fn grid(from: f64, to: f64, steps: usize) -> Vec<f64> {
+    if steps == 1 {
+        return vec![from];
+    }
+    let (a, b) = (from.ln(), to.ln());
+    (0..steps).map(|k| (a + (b - a) * k as f64 / (steps - 1) as f64).exp()).collect()
+}
+
+/// The smallest value of the parameter with w = 0 optimal: ‖∇f(0)‖∞ over the ℓ1 weight per
+/// unit of the parameter, when the parameter scales the ℓ1 term linearly (checked by compiling
+/// at 1 and at 2) and nothing else about the model moves. None otherwise.
+fn lambda_max(
+    at_one: &pipeline::Compiled,
+    at_two: &pipeline::Compiled,
+    plan: &crate::plan::Plan,
+    bound: &Bound,
+    view: &crate::exec::DataView,
+) -> Option<f64> {
+    let (one, two) = (at_one.structure.coordinate?, at_two.structure.coordinate?);
+    let linear = one.l1 > 0.0 && (two.l1 - 2.0 * one.l1).abs() <= 1e-12 * one.l1;
+    // Only ℓ1 moves with the parameter; ½‖·‖² and boxes do not change the optimality of 0.
+    if !linear || one.l2 != two.l2 || at_one.structure.vector.is_some() || plan.certificate.is_none() {
+        return None;
+    }
+    let zero = State::new(plan, &bound.facts, view.labels);
+    let (eval, margins) = crate::exec::evaluate::evaluate_with_margins(plan, &zero, view);
+    let a = crate::exec::certificate::assess(plan, &zero, view, eval.objective, &margins, None, f64::INFINITY)?;
+    let g = a.gradient.iter().fold(0.0_f64, |m, v| m.max(v.abs()));
+    (g > 0.0).then_some(g / one.l1)
+}
+
+fn to_csv(param: &str, points: &[Point], regression: bool) -> String {
+    let metric = if regression { "mse" } else { "error" };
+    let mut csv = format!("{param},objective,gap,status,nnz,train_{metric},test_{metric},test_loss,seconds,epochs\n");
+    let opt = |v: Option<f64>| v.map_or(String::new(), |v| format!("{v:.6e}"));
+    for p in points {
+        csv.push_str(&format!(
+            "{:.6e},{:.17e},{},{},{},{},{},{},{:.6},{}\n",
+            p.value,
+            p.objective,
+            opt(p.gap),
+            p.status,
+            p.nnz,
+            opt(p.train_error),
+            opt(p.test_error),
+            opt(p.test_loss),
+            p.seconds,
+            p.epochs
+        ));
+    }
+    csv
+}
+
+#[cfg(test)]
+mod tests {
+    use super::grid;
+
+    #[test]
+    fn the_grid_is_log_spaced_from_large_to_small() {
+        let g = grid(1.0, 1e-4, 5);
+        let want = [1.0, 0.1, 0.01, 1e-3, 1e-4];
+        assert_eq!(g.len(), 5);
+        for (a, b) in g.iter().zip(want) {
+            assert!((a - b).abs() <= 1e-12 * b, "{a} vs {b}");
+        }
+        assert_eq!(grid(0.5, 0.1, 1), vec![0.5]);
+    }
+}
