@@ -53,6 +53,11 @@ enum Command {
     Predict(predict::PredictArgs),
     /// Solve along a log-spaced grid of one parameter, each point warm-started from the last.
     Path(path::PathArgs),
+    /// Print a shell completion script: `optc completions bash > ~/.local/share/bash-completion/completions/optc`.
+    Completions {
+        /// The shell.
+        shell: clap_complete::Shell,
+    },
 }
 
 /// Why a command failed; each maps to an exit code.
@@ -84,6 +89,11 @@ pub fn main() -> i32 {
         Command::Run(args) => run::run(&args),
         Command::Predict(args) => predict::predict(&args),
         Command::Path(args) => path::path(&args),
+        Command::Completions { shell } => {
+            use clap::CommandFactory;
+            clap_complete::generate(shell, &mut Cli::command(), "optc", &mut std::io::stdout());
+            Ok(())
+        }
     };
     match result {
         Ok(()) => 0,

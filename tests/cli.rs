@@ -797,3 +797,24 @@ fn path_is_a_warm_started_grid_from_lambda_max() {
     let out = optc(&["path", m.to_str().unwrap(), data.to_str().unwrap(), "--param", "mu"]);
     assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
 }
+
+/// `optc completions SHELL` prints a script that names the subcommands and their options; the
+/// bash one is valid bash. An unknown shell is a usage error.
+#[test]
+fn completions_for_each_shell() {
+    for shell in ["bash", "zsh", "fish"] {
+        let out = optc(&["completions", shell]);
+        assert!(out.status.success(), "{shell}: {}", text(&out.stderr));
+        let script = text(&out.stdout);
+        // fish spells `--init` as `-l init`.
+        for word in ["run", "path", "predict", "init", "param"] {
+            assert!(script.contains(word), "{shell}: no {word}");
+        }
+    }
+    let dir = tempfile::tempdir().expect("tmp");
+    let bash = write(dir.path(), "optc.bash", &text(&optc(&["completions", "bash"]).stdout));
+    if let Ok(check) = std::process::Command::new("bash").arg("-n").arg(&bash).output() {
+        assert!(check.status.success(), "bash -n: {}", text(&check.stderr));
+    }
+    assert_eq!(optc(&["completions", "tcsh"]).status.code(), Some(2));
+}

@@ -243,8 +243,8 @@ pub fn run(
             }
             check_seconds += checking.elapsed().as_secs_f64();
             bar.set_message(match gap {
-                Some(g) => format!("F = {:.6}  gap {:.1e}", eval.objective, g),
-                None => format!("F = {:.6}", eval.objective),
+                Some(g) => format!("F = {:.6}  gap {:.1e}  nnz {}", eval.objective, g, eval.nnz),
+                None => format!("F = {:.6}  nnz {}", eval.objective, eval.nnz),
             });
             let f = eval.objective;
             if settings.trace {
