@@ -74,6 +74,44 @@ impl Dataset {
         }
     }
 
+    /// A seeded random `fraction` of the rows held out (at least one row each side when there
+    /// are two), in file order: (the rest, the held-out rows). Both keep the feature count.
+    pub fn split(&self, fraction: f64, seed: u64) -> (Dataset, Dataset) {
+        use rand::seq::SliceRandom;
+        use rand::SeedableRng;
+        let m = self.rows();
+        let held = if m < 2 { 0 } else { ((fraction * m as f64).round() as usize).clamp(1, m - 1) };
+        let mut order: Vec<usize> = (0..m).collect();
+        // A stream apart from the epochs' row orders, which start from the same seed.
+        order.shuffle(&mut rand_chacha::ChaCha8Rng::seed_from_u64(seed ^ 0x5eed_401d_0u64));
+        let mut out = vec![false; m];
+        for &i in &order[..held] {
+            out[i] = true;
+        }
+        (self.rows_where(|i| !out[i], "training part"), self.rows_where(|i| out[i], "held-out part"))
+    }
+
+    fn rows_where(&self, keep: impl Fn(usize) -> bool, part: &str) -> Dataset {
+        let (indptr, indices, values) = self.csr();
+        let (mut ptr, mut idx, mut val, mut labels, mut lines) = (vec![0], vec![], vec![], vec![], vec![]);
+        for i in (0..self.rows()).filter(|&i| keep(i)) {
+            idx.extend_from_slice(&indices[indptr[i]..indptr[i + 1]]);
+            val.extend_from_slice(&values[indptr[i]..indptr[i + 1]]);
+            ptr.push(idx.len());
+            labels.push(self.labels[i]);
+            lines.push(self.lines[i]);
+        }
+        let x = sprs::CsMatI::new((labels.len(), self.features()), ptr, idx, val);
+        Dataset {
+            x,
+            labels,
+            lines,
+            name: format!("{} ({part})", self.name),
+            bytes: self.bytes,
+            max_index_line: self.max_index_line,
+        }
+    }
+
     pub fn facts(&self) -> DataFacts {
         DataFacts {
             rows: self.rows(),

@@ -61,3 +61,29 @@ fn a_truncated_archive_is_an_error_not_a_panic() {
     let err = read_libsvm(&p).expect_err("truncated");
     assert!(err.to_string().contains("cut.svm.gz"), "{err}");
 }
+
+/// `--holdout`'s split: the parts partition the rows (each row once, in file order, with its
+/// label and line), the held-out size is the fraction rounded and never empties a side, the
+/// feature count is kept, and the seed picks the rows.
+#[test]
+fn a_split_partitions_the_rows() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/binary.svm");
+    let d = read_libsvm(&path).expect("fixture");
+    let (rest, held) = d.split(0.2, 1);
+    assert_eq!((rest.rows(), held.rows()), (160, 40));
+    assert_eq!((rest.features(), held.features()), (d.features(), d.features()));
+    let mut lines: Vec<u32> = rest.lines.iter().chain(&held.lines).copied().collect();
+    lines.sort_unstable();
+    assert_eq!(lines, d.lines);
+    for part in [&rest, &held] {
+        assert!(part.lines.windows(2).all(|w| w[0] < w[1]), "file order");
+        for (i, line) in part.lines.iter().enumerate() {
+            let k = d.lines.iter().position(|l| l == line).expect("a row of the file");
+            assert_eq!(part.labels[i], d.labels[k]);
+            assert_eq!(part.x.outer_view(i).expect("row").data(), d.x.outer_view(k).expect("row").data());
+        }
+    }
+    assert_ne!(d.split(0.2, 2).1.lines, held.lines, "another seed, other rows");
+    assert_eq!(d.split(0.0, 1).1.rows(), 1);
+    assert_eq!(d.split(1.0, 1).0.rows(), 1);
+}
