@@ -83,7 +83,7 @@ impl Dataset {
         let held = if m < 2 { 0 } else { ((fraction * m as f64).round() as usize).clamp(1, m - 1) };
         let mut order: Vec<usize> = (0..m).collect();
         // A stream apart from the epochs' row orders, which start from the same seed.
-        order.shuffle(&mut rand_chacha::ChaCha8Rng::seed_from_u64(seed ^ 0x5eed_401d_0u64));
+        order.shuffle(&mut rand_chacha::ChaCha8Rng::seed_from_u64(seed ^ 0x5eed_401d_u64));
         let mut out = vec![false; m];
         for &i in &order[..held] {
             out[i] = true;
