@@ -25,6 +25,7 @@ pub mod model_file;
 pub mod output;
 pub mod pipeline;
 pub mod plan;
+pub mod plot;
 pub mod runtime;
 pub mod solvers;
 pub mod source;

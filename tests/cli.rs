@@ -430,11 +430,101 @@ fn trace_writes_one_line_per_epoch() {
     assert!(out.status.success(), "{}", text(&out.stderr));
     let t = std::fs::read_to_string(csv).expect("trace");
     let lines: Vec<&str> = t.lines().collect();
-    assert_eq!(lines[0], "epoch,seconds,objective,loss,nnz,gap");
+    assert_eq!(lines[0], "epoch,seconds,objective,loss,nnz,gap,test_error,test_loss");
     assert_eq!(lines.len(), 5, "--epochs 4 without --tol is exactly 4 epochs: {t}");
     let f = |l: &str, k: usize| l.split(',').nth(k).unwrap().parse::<f64>().unwrap();
     assert!(f(lines[4], 2) < f(lines[1], 2), "the objective goes down over epochs: {t}");
     assert!(f(lines[4], 5) < f(lines[1], 5), "and so does the certified gap: {t}");
+    assert!(lines[1..].iter().all(|l| l.ends_with(",,")), "no --test, empty test cells: {t}");
+}
+
+#[test]
+fn trace_follows_the_test_set_epoch_by_epoch() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let m = write(dir.path(), "m.opt", L1_LOGISTIC);
+    let data = fixture("binary.svm");
+    let csv = dir.path().join("t.csv");
+    let svg = dir.path().join("t.svg");
+    let r = run_json(
+        &m,
+        &data,
+        &[
+            "--solver",
+            "fobos",
+            "--epochs",
+            "6",
+            "--test",
+            data.to_str().unwrap(),
+            "--trace",
+            csv.to_str().unwrap(),
+            "--plot",
+            svg.to_str().unwrap(),
+        ],
+    );
+    let t = std::fs::read_to_string(&csv).expect("trace");
+    let lines: Vec<&str> = t.lines().collect();
+    assert_eq!(lines[0], "epoch,seconds,objective,loss,nnz,gap,test_error,test_loss");
+    assert_eq!(lines.len(), 7, "one line per epoch: {t}");
+    let cells = |l: &str| l.split(',').map(str::to_string).collect::<Vec<_>>();
+    for (k, l) in lines[1..].iter().enumerate() {
+        let c = cells(l);
+        assert_eq!(c.len(), 8, "{l}");
+        assert_eq!(c[0], (k + 1).to_string());
+        let error: f64 = c[6].parse().expect("a test error");
+        let loss: f64 = c[7].parse().expect("a test loss");
+        assert!((0.0..=1.0).contains(&error) && loss > 0.0, "{l}");
+        // The test set is the training set: its loss is the training loss.
+        let train_loss: f64 = c[3].parse().unwrap();
+        assert!((loss - train_loss).abs() <= 1e-12 * train_loss, "{l}");
+    }
+    let last = cells(lines[6]);
+    let (traced, reported) = (last[6].parse::<f64>().unwrap(), r["test_error"].as_f64().unwrap());
+    assert!((traced - reported).abs() <= 1e-6 * reported, "the last epoch is the report's: {traced} vs {reported}");
+    let svg = std::fs::read_to_string(&svg).expect("plot");
+    let s = svg.trim();
+    assert!(s.starts_with("<svg") && s.ends_with("</svg>"), "{}", &s[..s.len().min(300)]);
+    assert!(s.contains("<polyline") || s.contains("<path"), "no lines drawn");
+    for label in ["against epochs", "time (s)", "test error (%)", "relative suboptimality"] {
+        assert!(s.contains(label), "missing {label:?}");
+    }
+    assert_eq!(s.matches("<text").count(), s.matches("</text>").count());
+}
+
+#[test]
+fn regression_traces_the_test_mse() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let m = write(
+        dir.path(),
+        "lasso.opt",
+        "data x: sparse, y: real\nvar w: vec[dim(x)]\nparam λ = 1e-3\nminimize E[squared(y, <x, w>)] + λ·l1(w)\n",
+    );
+    let data = fixture("regression.svm");
+    let csv = dir.path().join("t.csv");
+    run_json(&m, &data, &["--epochs", "3", "--test", data.to_str().unwrap(), "--trace", csv.to_str().unwrap()]);
+    let t = std::fs::read_to_string(&csv).expect("trace");
+    assert!(t.starts_with("epoch,seconds,objective,loss,nnz,gap,test_mse,test_loss\n"), "{t}");
+    assert_eq!(t.lines().count(), 4, "{t}");
+    assert!(t.lines().skip(1).all(|l| !l.split(',').nth(6).unwrap().is_empty()), "{t}");
+}
+
+#[test]
+fn plot_needs_a_writable_path_and_shares_standard_output() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let m = write(dir.path(), "m.opt", L1_LOGISTIC);
+    let data = fixture("binary.svm");
+    let (m, data) = (m.to_str().unwrap(), data.to_str().unwrap());
+    for bad in ["/nonexistent-folder/p.svg", dir.path().to_str().unwrap()] {
+        let out = optc(&["run", m, data, "--plot", bad]);
+        assert_eq!(out.status.code(), Some(2), "{bad}: {}", text(&out.stderr));
+        assert!(text(&out.stderr).contains(&format!("cannot write {bad}")), "{}", text(&out.stderr));
+    }
+    let out = optc(&["run", m, data, "--plot", "-", "--json"]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains("--plot -"), "{}", text(&out.stderr));
+    let out = optc(&["run", m, data, "--epochs", "2", "--quiet", "--plot", "-"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let s = text(&out.stdout);
+    assert!(s.trim_start().starts_with("<svg") && s.trim_end().ends_with("</svg>"), "{s}");
 }
 
 #[test]

@@ -1,4 +1,4 @@
-//! Output files (`--save`, `--trace`, `predict --out`) as an administrator would check them:
+//! Output files (`--save`, `--trace`, `--plot`, `predict --out`) as an administrator would check them:
 //! links survive, devices and pipes are written through, modes are what a shell would give, and
 //! a bad path fails before any work.
 
@@ -124,7 +124,7 @@ fn bad_output_paths_fail_before_the_data_is_read() {
     let m = write(dir.path(), "m.opt", L1_LOGISTIC);
     // The data does not exist: had optc read it first, it would complain about the data (exit 1).
     let missing_data = dir.path().join("never-read.svm");
-    for flag in ["--save", "--trace"] {
+    for flag in ["--save", "--trace", "--plot"] {
         for bad in ["/nonexistent-folder/out", dir.path().to_str().unwrap()] {
             let out = optc(&["run", m.to_str().unwrap(), missing_data.to_str().unwrap(), flag, bad]);
             let err = text(&out.stderr);

@@ -147,22 +147,23 @@ pub fn path(args: &PathArgs) -> Result<(), Failure> {
         let compiled = compiled_at(value)?;
         let mut plan = plan_at(&compiled, value)?;
         let warm = points.last().filter(|_| !args.cold).map(|p| p.weights.as_slice());
-        let solved = session::solve(&mut plan, &bound, &view, &settings, !args.no_jit, warm).map_err(|e| match e {
-            Unsolved::Fault(f) => Failure::Diverged(format!(
-                "the solver diverged at {} = {}: {} is {}",
-                args.param,
-                fmt_num(value),
-                f.what,
-                f.value
-            )),
-            Unsolved::Worse { objective, start_objective, .. } => Failure::Diverged(format!(
-                "the solver diverged at {} = {}: F = {} is worse than at its start ({})",
-                args.param,
-                fmt_num(value),
-                fmt_num(objective),
-                fmt_num(start_objective)
-            )),
-        })?;
+        let solved =
+            session::solve(&mut plan, &bound, &view, None, &settings, !args.no_jit, warm).map_err(|e| match e {
+                Unsolved::Fault(f) => Failure::Diverged(format!(
+                    "the solver diverged at {} = {}: {} is {}",
+                    args.param,
+                    fmt_num(value),
+                    f.what,
+                    f.value
+                )),
+                Unsolved::Worse { objective, start_objective, .. } => Failure::Diverged(format!(
+                    "the solver diverged at {} = {}: F = {} is worse than at its start ({})",
+                    args.param,
+                    fmt_num(value),
+                    fmt_num(objective),
+                    fmt_num(start_objective)
+                )),
+            })?;
         let o = &solved.outcome;
         let held = match (&test, &test_labels) {
             (Some(t), Some(ty)) => Some(evaluate(&plan, &o.state, &bound.test_view(t, ty))),

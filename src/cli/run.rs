@@ -50,9 +50,14 @@ pub struct RunArgs {
     /// Write the weights in LIBLINEAR's model format (`-` for stdout).
     #[arg(long)]
     pub save: Option<PathBuf>,
-    /// Write the objective after every epoch as CSV (`-` for stdout).
+    /// Write the objective after every epoch as CSV (`-` for stdout); with --test, the test
+    /// error (or MSE) and loss too.
     #[arg(long, value_name = "FILE.csv")]
     pub trace: Option<PathBuf>,
+    /// Draw the trace as an SVG figure (`-` for stdout): suboptimality against epochs and
+    /// seconds, and the test error with --test.
+    #[arg(long, value_name = "FILE.svg")]
+    pub plot: Option<PathBuf>,
     /// Print the report as JSON on stdout (human output goes to stderr).
     #[arg(long)]
     pub json: bool,
@@ -142,9 +147,13 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
     let front_seconds = compile_start.elapsed().as_secs_f64();
     let save_out = prepare_output(args.save.as_ref())?;
     let trace_out = prepare_output(args.trace.as_ref())?;
-    let to_stdout = [&save_out, &trace_out].iter().filter(|o| o.as_ref().is_some_and(|o| o.is_stdout())).count();
+    let plot_out = prepare_output(args.plot.as_ref())?;
+    let to_stdout =
+        [&save_out, &trace_out, &plot_out].iter().filter(|o| o.as_ref().is_some_and(|o| o.is_stdout())).count();
     if to_stdout + usize::from(args.json) > 1 {
-        return Err(Failure::Usage("only one of --json, --save - and --trace - can write to standard output".into()));
+        return Err(Failure::Usage(
+            "only one of --json, --save -, --trace - and --plot - can write to standard output".into(),
+        ));
     }
     let (train, parse_seconds) = load_data(&args.data, !args.quiet)?;
     let kind = compiled.model.label_kind;
@@ -173,10 +182,28 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
         time_limit: args.time_limit,
         check_every: solver.check_every(),
         seed: settings.seed,
-        trace: args.trace.is_some(),
+        trace: args.trace.is_some() || args.plot.is_some(),
         progress: human,
     };
-    let solved = match session::solve(&mut plan, &bound, &view, &run_settings, !args.no_jit, warm.as_deref()) {
+    // Read before the run, so that a trace can follow the test error epoch by epoch.
+    let test_data = match &args.test {
+        Some(p) => {
+            let (t, _) = load_data(p, !args.quiet)?;
+            let ty = bound.labels_of(&t)?;
+            Some((t, ty))
+        }
+        None => None,
+    };
+    let test_view = test_data.as_ref().map(|(t, ty)| bound.test_view(t, ty));
+    let solved = match session::solve(
+        &mut plan,
+        &bound,
+        &view,
+        test_view.as_ref(),
+        &run_settings,
+        !args.no_jit,
+        warm.as_deref(),
+    ) {
         Ok(s) => s,
         Err(Unsolved::Fault(f)) => return Err(diverged(&f, &train, plan.info.solver)),
         Err(Unsolved::Worse { epochs, objective, start_objective }) => {
@@ -237,27 +264,10 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
         );
     }
 
-    let test = match &args.test {
-        Some(p) => {
-            let (t, _) = load_data(p, !args.quiet)?;
-            let ty = bound.labels_of(&t)?;
-            let tv = bound.test_view(&t, &ty);
-            Some(evaluate(&plan, &outcome.state, &tv))
-        }
-        None => None,
-    };
+    let test = test_view.as_ref().map(|tv| evaluate(&plan, &outcome.state, tv));
 
-    commit_output(trace_out, || {
-        let mut csv = String::from("epoch,seconds,objective,loss,nnz,gap\n");
-        for p in &outcome.trace {
-            let gap = p.gap.map_or(String::new(), |g| format!("{g:.6e}"));
-            csv.push_str(&format!(
-                "{},{:.6},{:.17e},{:.17e},{},{gap}\n",
-                p.epoch, p.seconds, p.eval.objective, p.eval.loss, p.eval.nnz
-            ));
-        }
-        csv
-    })?;
+    commit_output(trace_out, || trace_csv(&outcome.trace, kind))?;
+    write_plot(plot_out, &file.name, &train.name, plan.info.solver, &outcome.trace, kind)?;
     commit_output(save_out, || {
         let saved = saved_model(&compiled.model, &bound.label_map, features, &w);
         // optc's own predict reads any label, so the file is still worth writing.
@@ -345,6 +355,51 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
         say(format!("  backend      {backend_name} (model text → kernel in {:.1} ms)", 1e3 * compile_seconds));
     }
     Ok(())
+}
+
+/// The trace as CSV: one row per epoch; the test columns are empty without --test.
+fn trace_csv(trace: &[driver::TracePoint], kind: LabelKind) -> String {
+    let test_metric = if kind == LabelKind::Real { "test_mse" } else { "test_error" };
+    let mut csv = format!("epoch,seconds,objective,loss,nnz,gap,{test_metric},test_loss\n");
+    for p in trace {
+        let gap = p.gap.map_or(String::new(), |g| format!("{g:.6e}"));
+        let (metric, loss) = match &p.test {
+            Some(t) => (t.error.or(t.mse).map_or(String::new(), |v| format!("{v:.6e}")), format!("{:.17e}", t.loss)),
+            None => (String::new(), String::new()),
+        };
+        csv.push_str(&format!(
+            "{},{:.6},{:.17e},{:.17e},{},{gap},{metric},{loss}\n",
+            p.epoch, p.seconds, p.eval.objective, p.eval.loss, p.eval.nnz
+        ));
+    }
+    csv
+}
+
+/// Draws the trace for `--plot`, titled by the files' own names (folders would crowd the title).
+fn write_plot(
+    out: Option<OutputFile>,
+    model: &str,
+    data: &str,
+    solver: &str,
+    trace: &[driver::TracePoint],
+    kind: LabelKind,
+) -> Result<(), Failure> {
+    let Some(out) = out else { return Ok(()) };
+    let base = |p: &str| Path::new(p).file_name().map_or(p.to_string(), |n| n.to_string_lossy().into_owned());
+    let title = format!("{} on {}: {solver}, {} epochs", base(model), base(data), trace.len());
+    let rows: Vec<crate::plot::TraceRow> = trace
+        .iter()
+        .map(|p| crate::plot::TraceRow {
+            epoch: p.epoch,
+            seconds: p.seconds,
+            objective: p.eval.objective,
+            gap: p.gap,
+            test: p.test.as_ref().and_then(|t| t.error.or(t.mse)),
+        })
+        .collect();
+    let svg = crate::plot::plot_trace(&title, &rows, kind == LabelKind::Real)
+        .map_err(|e| Failure::Input(format!("{}: {e}", out.name())))?;
+    commit_output(Some(out), || svg)
 }
 
 #[allow(clippy::too_many_arguments)]

@@ -2,7 +2,7 @@
 //! and the flush at the end. A back end only ever runs one epoch or the finish.
 
 use super::certificate::{assess, violation, Assessment, DualHistory};
-use super::evaluate::{evaluate_with_margins, Evaluation};
+use super::evaluate::{evaluate, evaluate_with_margins, Evaluation};
 use super::{Backend, DataView, Fault, State};
 use crate::data::DataFacts;
 use crate::plan::{Plan, Uncertified};
@@ -79,6 +79,9 @@ pub struct TracePoint {
     pub seconds: f64,
     pub eval: Evaluation,
     pub gap: Option<f64>,
+    /// The same weights on the held-out rows, when the run was given them: a trace then shows
+    /// when more epochs stop paying off on unseen data, not only on F.
+    pub test: Option<Evaluation>,
 }
 
 #[derive(Clone, Debug)]
@@ -182,6 +185,21 @@ pub fn run(
     settings: &RunSettings,
     start: Option<State>,
 ) -> Result<Outcome, Fault> {
+    run_with_test(plan, backend, data, facts, settings, start, None)
+}
+
+/// As [`run`]; with `test` and `settings.trace`, every trace point also evaluates the flushed
+/// weights on those held-out rows. That time is left out of every `seconds` (and of the time
+/// limit): no solver needs it, so a trace against time reads the same with or without `--test`.
+pub fn run_with_test(
+    plan: &Plan,
+    backend: &mut dyn Backend,
+    data: &DataView,
+    facts: &DataFacts,
+    settings: &RunSettings,
+    start: Option<State>,
+    test: Option<&DataView>,
+) -> Result<Outcome, Fault> {
     // A warm start is checked after its first epoch whatever `check_every` says: it is often
     // done by then, and a batch solver would otherwise run `check_every` iterations to say so.
     let warm = start.is_some();
@@ -204,6 +222,7 @@ pub fn run(
     let start = Instant::now();
     let mut trace = vec![];
     let mut check_seconds = 0.0;
+    let mut test_seconds = 0.0;
     backend.init(&mut state, data)?;
     let ws_cert = plan.certificate.filter(|_| settings.tol.is_some() && cols > 2 * WS_MIN);
     let mut working: Option<usize> = None;
@@ -242,6 +261,9 @@ pub fn run(
                 working = Some(repick(&mut order, cert, flushed.weights(plan), &a.gradient));
             }
             check_seconds += checking.elapsed().as_secs_f64();
+            let testing = Instant::now();
+            let held_out = test.filter(|_| settings.trace).map(|t| evaluate(plan, &flushed, t));
+            test_seconds += testing.elapsed().as_secs_f64();
             bar.set_message(match gap {
                 Some(g) => format!("F = {:.6}  gap {:.1e}  nnz {}", eval.objective, g, eval.nnz),
                 None => format!("F = {:.6}  nnz {}", eval.objective, eval.nnz),
@@ -250,9 +272,10 @@ pub fn run(
             if settings.trace {
                 trace.push(TracePoint {
                     epoch: epochs,
-                    seconds: start.elapsed().as_secs_f64(),
+                    seconds: start.elapsed().as_secs_f64() - test_seconds,
                     eval: eval.clone(),
                     gap,
+                    test: held_out,
                 });
             }
             last_check = Some((epochs, eval, gap));
@@ -297,7 +320,7 @@ pub fn run(
         }
         bar.inc(1);
         if let Some(limit) = settings.time_limit {
-            if start.elapsed().as_secs_f64() >= limit && epochs < settings.max_epochs {
+            if start.elapsed().as_secs_f64() - test_seconds >= limit && epochs < settings.max_epochs {
                 status = Status::TimeLimit;
                 rule = format!("the time limit ({limit} s)");
                 break;
@@ -319,7 +342,7 @@ pub fn run(
     Ok(Outcome {
         state,
         epochs,
-        seconds: start.elapsed().as_secs_f64(),
+        seconds: start.elapsed().as_secs_f64() - test_seconds,
         trace,
         status,
         rule,
