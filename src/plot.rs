@@ -532,15 +532,15 @@ pub fn plot_path(title: &str, param: &str, points: &[PathPoint], regression: boo
         });
     }
     // The features whose weight gets largest anywhere on the path.
-    let mut largest: Vec<(usize, f64)> = vec![];
+    // A map: a dense path has every feature non-zero at its small end.
+    let mut biggest = std::collections::HashMap::<usize, f64>::new();
     for p in points {
         for &(j, v) in &p.weights {
-            match largest.iter_mut().find(|(k, _)| *k == j) {
-                Some(e) => e.1 = e.1.max(v.abs()),
-                None => largest.push((j, v.abs())),
-            }
+            let e = biggest.entry(j).or_insert(0.0);
+            *e = e.max(v.abs());
         }
     }
+    let mut largest: Vec<(usize, f64)> = biggest.into_iter().collect();
     largest.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
     largest.truncate(COEFFICIENT_PATHS);
     if !largest.is_empty() {

@@ -908,3 +908,25 @@ fn completions_for_each_shell() {
     }
     assert_eq!(optc(&["completions", "tcsh"]).status.code(), Some(2));
 }
+
+/// `optc path --plot` writes an SVG of the path (sparsity, test error, the largest weights);
+/// `--plot -` needs the CSV sent elsewhere.
+#[test]
+fn path_plot_is_an_svg() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let m = write(dir.path(), "m.opt", L1_LOGISTIC);
+    let data = fixture("binary.svm");
+    let svg = dir.path().join("path.svg");
+    let (m, d) = (m.to_str().unwrap(), data.to_str().unwrap());
+    let out =
+        optc(&["path", m, d, "--param", "λ", "--steps", "6", "--test", d, "--plot", svg.to_str().unwrap(), "--quiet"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let s = std::fs::read_to_string(&svg).expect("the SVG");
+    assert!(s.trim_start().starts_with("<svg") && s.trim_end().ends_with("</svg>"), "{}", &s[..200.min(s.len())]);
+    for label in ["non-zero weights", "test error", "largest weights", "w"] {
+        assert!(s.contains(label), "no {label}");
+    }
+    assert_eq!(s.matches("<text").count(), s.matches("</text>").count());
+    let out = optc(&["path", m, d, "--param", "λ", "--plot", "-"]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+}

@@ -39,6 +39,9 @@ pub struct PathArgs {
     /// The CSV, one row per point (default: standard output).
     #[arg(long, value_name = "path.csv")]
     pub out: Option<PathBuf>,
+    /// The path as a picture: non-zeros, test error and the largest weights against the parameter.
+    #[arg(long, value_name = "path.svg")]
+    pub plot: Option<PathBuf>,
     /// Override another parameter (repeatable).
     #[arg(long = "set", value_name = "NAME=VALUE")]
     pub set: Vec<String>,
@@ -108,6 +111,10 @@ pub fn path(args: &PathArgs) -> Result<(), Failure> {
         pipeline::plan(c, &opts_at(value)).map_err(|e| report_compile_error(e, &file))
     };
     let out = prepare_output(args.out.as_ref())?;
+    let plot_out = prepare_output(args.plot.as_ref())?;
+    if out.is_none() && plot_out.as_ref().is_some_and(|o| o.is_stdout()) {
+        return Err(Failure::Usage("--plot -: the CSV goes to standard output; give --out FILE for it".into()));
+    }
     let (train, _) = load_data(&args.data, false)?;
     let plan = plan_at(&first, 1.0)?;
     let bound = Bound::new(&first, &plan, &train, &model_dir(&args.model))?;
@@ -206,7 +213,24 @@ pub fn path(args: &PathArgs) -> Result<(), Failure> {
             if args.cold { "each from w = 0" } else { "each warm-started from the last" }
         );
     }
-    let csv = to_csv(&args.param, &points, bound.label_map.kind == crate::stdlib::LabelKind::Real);
+    let regression = bound.label_map.kind == crate::stdlib::LabelKind::Real;
+    if let Some(o) = plot_out {
+        let shown: Vec<crate::plot::PathPoint> = points
+            .iter()
+            .map(|p| crate::plot::PathPoint {
+                lambda: p.value,
+                nnz: p.nnz,
+                test: p.test_error,
+                weights: p.weights.iter().enumerate().filter(|(_, v)| **v != 0.0).map(|(j, v)| (j, *v)).collect(),
+            })
+            .collect();
+        let name = |p: &std::path::Path| p.file_name().map_or(String::new(), |n| n.to_string_lossy().into_owned());
+        let title = format!("{} on {}: regularization path", name(&args.model), name(&args.data));
+        let svg = crate::plot::plot_path(&title, &args.param, &shown, regression)
+            .map_err(|e| Failure::Input(format!("{}: {e}", o.name())))?;
+        o.commit(svg.as_bytes()).map_err(|e| Failure::Input(e.to_string()))?;
+    }
+    let csv = to_csv(&args.param, &points, regression);
     match out {
         Some(o) => o.commit(csv.as_bytes()).map_err(|e| Failure::Input(e.to_string())),
         None => {
