@@ -897,7 +897,7 @@ fn completions_for_each_shell() {
         assert!(out.status.success(), "{shell}: {}", text(&out.stderr));
         let script = text(&out.stdout);
         // fish spells `--init` as `-l init`.
-        for word in ["run", "path", "predict", "init", "param"] {
+        for word in ["run", "path", "predict", "init", "param", "holdout"] {
             assert!(script.contains(word), "{shell}: no {word}");
         }
     }
@@ -929,4 +929,25 @@ fn path_plot_is_an_svg() {
     assert_eq!(s.matches("<text").count(), s.matches("</text>").count());
     let out = optc(&["path", m, d, "--param", "λ", "--plot", "-"]);
     assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+}
+
+/// `--holdout FRACTION`: the run trains on the rest, stops when the held-out loss has not
+/// improved for `--patience` epochs, says so in its status, and reports the best epoch.
+#[test]
+fn holdout_stops_early_and_says_why() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let m =
+        write(dir.path(), "m.opt", "data x: sparse, y: labels\nvar w: vec[dim(x)]\nminimize E[logistic(y, <x, w>)]\n");
+    let data = fixture("binary.svm");
+    let r = run_json(&m, &data, &["--solver", "fobos", "--epochs", "300", "--holdout", "0.3", "--patience", "3"]);
+    assert_eq!(r["status"], "early_stopped", "{r}");
+    assert!(r["stopped_by"].as_str().unwrap().contains("held-out loss"), "{r}");
+    assert_eq!(r["rows"], 140, "{r}");
+    assert_eq!(r["holdout"]["rows"], 60, "{r}");
+    let best = r["holdout"]["best_epoch"].as_u64().unwrap();
+    assert_eq!(r["epochs"].as_u64().unwrap(), best + 3, "{r}");
+    for bad in ["0", "1", "-0.2", "nan"] {
+        let out = optc(&["run", m.to_str().unwrap(), data.to_str().unwrap(), "--holdout", bad]);
+        assert_eq!(out.status.code(), Some(2), "--holdout {bad}: {}", text(&out.stderr));
+    }
 }

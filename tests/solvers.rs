@@ -547,3 +547,38 @@ fn online_dc_ends_below_batch_dc() {
         batch.eval.nnz
     );
 }
+
+/// Early stopping (`--holdout`): with no penalty, FOBOS overfits the 140 training rows, the
+/// held-out loss turns up, and the run stops `patience` epochs after its best epoch. The
+/// weights it returns are that epoch's: a run of exactly that many epochs (same seed, same
+/// rows) ends with the same bits.
+#[test]
+fn holdout_returns_the_best_epoch_and_stops_after_patience() {
+    use optc::exec::driver::{run_watched, Watch};
+    use optc::exec::interp::Interpreter;
+    let model =
+        "data x: sparse, y: labels\nvar w: vec[dim(x)]\nminimize E[logistic(y, <x, w>)]\nsolve with fobos(eta0 = 16)\n";
+    let plan = compile(model, &CompileOptions::default());
+    let d = read_libsvm(&fixture("binary.svm")).expect("fixture");
+    let (rest, held) = d.split(0.3, 1);
+    let map = optc::data::LabelMap::fit(optc::stdlib::LabelKind::Labels, &rest).expect("labels");
+    let (y, hy) = (map.apply(&rest).expect("labels"), map.apply(&held).expect("labels"));
+    let view = rest.view(&y, rest.features());
+    let held_view = held.view(&hy, rest.features());
+    let facts = rest.complete_facts(&plan, rest.facts());
+    let patience = 3;
+    let watch = Watch { test: None, holdout: Some((&held_view, patience)) };
+    let settings = RunSettings::fixed(300, 1);
+    let stopped = run_watched(&plan, &mut Interpreter { plan: &plan }, &view, &facts, &settings, None, watch)
+        .expect("no divergence");
+    assert_eq!(stopped.status, Status::EarlyStopped, "{}", stopped.rule);
+    let h = stopped.holdout.clone().expect("a holdout record");
+    assert!(h.stopped && h.best_epoch >= 1);
+    assert_eq!(stopped.epochs, h.best_epoch + patience);
+    let fixed = RunSettings::fixed(h.best_epoch, 1);
+    let again = run_watched(&plan, &mut Interpreter { plan: &plan }, &view, &facts, &fixed, None, Watch::default())
+        .expect("no divergence");
+    assert_eq!(stopped.state.weights(&plan), again.state.weights(&plan), "the best epoch's weights");
+    let loss = optc::exec::evaluate::evaluate(&plan, &stopped.state, &held_view).loss;
+    assert_eq!(loss.to_bits(), h.best_loss.to_bits());
+}

@@ -154,8 +154,8 @@ pub fn path(args: &PathArgs) -> Result<(), Failure> {
         let compiled = compiled_at(value)?;
         let mut plan = plan_at(&compiled, value)?;
         let warm = points.last().filter(|_| !args.cold).map(|p| p.weights.as_slice());
-        let solved =
-            session::solve(&mut plan, &bound, &view, None, &settings, !args.no_jit, warm).map_err(|e| match e {
+        let solved = session::solve(&mut plan, &bound, &view, Default::default(), &settings, !args.no_jit, warm)
+            .map_err(|e| match e {
                 Unsolved::Fault(f) => Failure::Diverged(format!(
                     "the solver diverged at {} = {}: {} is {}",
                     args.param,

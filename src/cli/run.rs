@@ -44,6 +44,13 @@ pub struct RunArgs {
     /// Seed of the row order and of the η₀ calibration sample (default 1).
     #[arg(long)]
     pub seed: Option<u64>,
+    /// Hold out this fraction of the rows (seeded) and stop when their loss has not improved
+    /// for --patience epochs, returning the best epoch's weights.
+    #[arg(long, value_name = "FRACTION")]
+    pub holdout: Option<f64>,
+    /// Epochs without a better held-out loss before --holdout stops the run.
+    #[arg(long, value_name = "N", default_value_t = 5)]
+    pub patience: usize,
     /// Start from the weights of a saved model (optc's or LIBLINEAR's) instead of 0.
     #[arg(long, value_name = "SAVED_MODEL")]
     pub init: Option<PathBuf>,
@@ -132,6 +139,16 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
             return Err(Failure::Usage(format!("--time-limit {t}: give a positive number of seconds")));
         }
     }
+    if let Some(f) = args.holdout {
+        if !(f > 0.0 && f < 1.0) {
+            return Err(Failure::Usage(format!(
+                "--holdout {f}: give the fraction of rows to hold out, between 0 and 1"
+            )));
+        }
+    }
+    if args.patience == 0 {
+        return Err(Failure::Usage("--patience must be at least 1".into()));
+    }
     if let Some(s) = args.seed {
         settings.seed = s;
     }
@@ -156,6 +173,15 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
         ));
     }
     let (train, parse_seconds) = load_data(&args.data, !args.quiet)?;
+    // With --holdout the model never sees the held-out rows: F, the gap and the train error are
+    // of the rest.
+    let (train, held) = match args.holdout {
+        Some(f) => {
+            let (rest, held) = train.split(f, settings.seed);
+            (rest, Some(held))
+        }
+        None => (train, None),
+    };
     let kind = compiled.model.label_kind;
     let bound = Bound::new(&compiled, &plan, &train, &model_dir(&args.model))?;
     let (features, facts) = (bound.features, bound.facts);
@@ -195,15 +221,10 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
         None => None,
     };
     let test_view = test_data.as_ref().map(|(t, ty)| bound.test_view(t, ty));
-    let solved = match session::solve(
-        &mut plan,
-        &bound,
-        &view,
-        test_view.as_ref(),
-        &run_settings,
-        !args.no_jit,
-        warm.as_deref(),
-    ) {
+    let held_labels = held.as_ref().map(|h| bound.labels_of(h)).transpose()?;
+    let held_view = held.as_ref().zip(held_labels.as_ref()).map(|(h, hy)| bound.test_view(h, hy));
+    let watch = driver::Watch { test: test_view.as_ref(), holdout: held_view.as_ref().map(|v| (v, args.patience)) };
+    let solved = match session::solve(&mut plan, &bound, &view, watch, &run_settings, !args.no_jit, warm.as_deref()) {
         Ok(s) => s,
         Err(Unsolved::Fault(f)) => return Err(diverged(&f, &train, plan.info.solver)),
         Err(Unsolved::Worse { epochs, objective, start_objective }) => {
@@ -247,7 +268,9 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
     // Online DC always ends at its cap: its status line says so, and a warning each run would
     // be noise.
     let caps_only = plan.certificate.is_none() && plan.uncertified == crate::plan::Uncertified::Caps;
-    if outcome.status != driver::Status::Converged && tol.is_some() && !args.quiet && !caps_only {
+    // Early stopping is what the user asked for; the status line says it.
+    let early = outcome.status == driver::Status::EarlyStopped;
+    if outcome.status != driver::Status::Converged && tol.is_some() && !args.quiet && !caps_only && !early {
         eprintln!(
             "warning: not converged: stopped by {} with {}; the answer may be far from the optimum\n  hint: {}",
             outcome.rule,
@@ -302,6 +325,13 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
             "working_set": outcome.working_set,
             "seed": settings.seed,
             "init": args.init.as_ref().map(|p| p.display().to_string()),
+            "holdout": outcome.holdout.as_ref().map(|h| serde_json::json!({
+                "fraction": args.holdout,
+                "rows": held.as_ref().map(|d| d.rows()),
+                "best_epoch": h.best_epoch,
+                "best_loss": h.best_loss,
+                "stopped": h.stopped,
+            })),
             "eta0": if settings.step_text.is_some() { None } else { eta0 },
             "step": step.json(),
             "eta0_calibration": calibration.as_ref().filter(|c| c.param == "η0").map(|c| serde_json::json!({
@@ -447,6 +477,9 @@ fn summary(
         None => s += &format!("  gap          none: {}\n", plan.uncertified.reason()),
     }
     s += &format!("  status       {}: {}\n", outcome.status.name(), outcome.rule);
+    if let Some(h) = &outcome.holdout {
+        s += &format!("  holdout      best held-out loss {:.6} at epoch {}\n", h.best_loss, h.best_epoch);
+    }
     match ev.nnz_rows {
         Some(rows) => {
             s += &format!(

@@ -104,13 +104,13 @@ pub(crate) enum Unsolved {
 
 /// Runs `plan` on the bound data: calibrates its tuned parameter, picks the back end, and
 /// solves from `warm` weights if given (the derived state is rebuilt from them by the plan's
-/// init). With `test` and a trace, every trace point also has the held-out evaluation. `plan`
-/// comes back with the calibrated value bound.
+/// init), looking at held-out rows as `watch` says. `plan` comes back with the calibrated value
+/// bound.
 pub(crate) fn solve(
     plan: &mut Plan,
     bound: &Bound,
     view: &DataView,
-    test: Option<&DataView>,
+    watch: driver::Watch,
     settings: &RunSettings,
     jit: bool,
     warm: Option<&[f64]>,
@@ -132,7 +132,7 @@ pub(crate) fn solve(
     let mut selected = crate::exec::select_backend(plan, &bound.facts, jit);
     let backend = selected.backend.name();
     let outcome =
-        driver::run_with_test(plan, selected.backend.as_mut(), view, &bound.facts, settings, warm.map(|_| start), test)
+        driver::run_watched(plan, selected.backend.as_mut(), view, &bound.facts, settings, warm.map(|_| start), watch)
             .map_err(Unsolved::Fault)?;
     let objective = outcome.eval.objective;
     if !objective.is_finite() || objective > start_objective + 1e-9 * start_objective.abs() + 1e-12 {

@@ -61,6 +61,8 @@ pub enum Status {
     Converged,
     MaxEpochs,
     TimeLimit,
+    /// The held-out loss stopped improving (`--holdout`).
+    EarlyStopped,
 }
 
 impl Status {
@@ -69,6 +71,7 @@ impl Status {
             Status::Converged => "converged",
             Status::MaxEpochs => "max_epochs",
             Status::TimeLimit => "time_limit",
+            Status::EarlyStopped => "early_stopped",
         }
     }
 }
@@ -101,6 +104,8 @@ pub struct Outcome {
     pub check_seconds: f64,
     /// The columns the last epochs walked, when the run used working sets.
     pub working_set: Option<usize>,
+    /// The held-out loss's best epoch, when the run was watched with a holdout.
+    pub holdout: Option<Holdout>,
 }
 
 /// Working sets for column solvers (skglm's and celer's strategy): epochs walk only the
@@ -185,20 +190,39 @@ pub fn run(
     settings: &RunSettings,
     start: Option<State>,
 ) -> Result<Outcome, Fault> {
-    run_with_test(plan, backend, data, facts, settings, start, None)
+    run_watched(plan, backend, data, facts, settings, start, Watch::default())
 }
 
-/// As [`run`]; with `test` and `settings.trace`, every trace point also evaluates the flushed
-/// weights on those held-out rows. That time is left out of every `seconds` (and of the time
-/// limit): no solver needs it, so a trace against time reads the same with or without `--test`.
-pub fn run_with_test(
+/// Held-out rows a run looks at besides its training data.
+#[derive(Clone, Copy, Default)]
+pub struct Watch<'a> {
+    /// Evaluated at every trace point (`--test` with `--trace`/`--plot`); no rule reads it.
+    pub test: Option<&'a DataView<'a>>,
+    /// Early stopping (`--holdout`): evaluated after every epoch, the run stops when its loss
+    /// has not improved for `patience` epochs and returns the weights of its best epoch.
+    pub holdout: Option<(&'a DataView<'a>, usize)>,
+}
+
+/// The held-out loss of a run watched with [`Watch::holdout`].
+#[derive(Clone, Debug)]
+pub struct Holdout {
+    pub best_epoch: usize,
+    pub best_loss: f64,
+    /// The run stopped on it, and the weights are those of `best_epoch`.
+    pub stopped: bool,
+}
+
+/// As [`run`], looking at held-out rows as `watch` says. The test set's evaluation is left out
+/// of every `seconds` (and of the time limit): no rule needs it, so a trace against time reads
+/// the same with or without `--test`. The holdout's is counted: early stopping is a rule.
+pub fn run_watched(
     plan: &Plan,
     backend: &mut dyn Backend,
     data: &DataView,
     facts: &DataFacts,
     settings: &RunSettings,
     start: Option<State>,
-    test: Option<&DataView>,
+    watch: Watch,
 ) -> Result<Outcome, Fault> {
     // A warm start is checked after its first epoch whatever `check_every` says: it is often
     // done by then, and a batch solver would otherwise run `check_every` iterations to say so.
@@ -247,11 +271,12 @@ pub fn run_with_test(
     };
     let mut epochs = 0;
     let mut previous: Option<f64> = None;
+    let mut best: Option<Best> = None;
     while epochs < settings.max_epochs {
         backend.epoch(&mut state, data, &order.next_orders())?;
         epochs += 1;
         let due = epochs % check_every == 0 || (warm && epochs == 1);
-        if (settings.tol.is_some() && due) || settings.trace {
+        if (settings.tol.is_some() && due) || settings.trace || watch.holdout.is_some() {
             let checking = Instant::now();
             let mut flushed = state.clone();
             backend.finish(&mut flushed, data)?;
@@ -262,7 +287,7 @@ pub fn run_with_test(
             }
             check_seconds += checking.elapsed().as_secs_f64();
             let testing = Instant::now();
-            let held_out = test.filter(|_| settings.trace).map(|t| evaluate(plan, &flushed, t));
+            let held_out = watch.test.filter(|_| settings.trace).map(|t| evaluate(plan, &flushed, t));
             test_seconds += testing.elapsed().as_secs_f64();
             bar.set_message(match gap {
                 Some(g) => format!("F = {:.6}  gap {:.1e}  nnz {}", eval.objective, g, eval.nnz),
@@ -316,6 +341,26 @@ pub fn run_with_test(
                     _ => {}
                 }
             }
+            if let Some((held, patience)) = watch.holdout {
+                let loss = evaluate(plan, &flushed, held).loss;
+                match &best {
+                    Some(b) if loss >= b.loss => {
+                        if epochs - b.epoch >= patience {
+                            status = Status::EarlyStopped;
+                            rule = format!(
+                                "the held-out loss has not improved for {patience} epochs (best {loss:.6} at epoch {}, whose weights are returned)",
+                                b.epoch,
+                                loss = b.loss
+                            );
+                            break;
+                        }
+                    }
+                    _ => {
+                        let (eval, gap) = last_check.clone().map(|(_, e, g)| (e, g)).expect("set just above");
+                        best = Some(Best { loss, epoch: epochs, state: flushed.clone(), eval, gap });
+                    }
+                }
+            }
             previous = Some(f);
         }
         bar.inc(1);
@@ -327,8 +372,19 @@ pub fn run_with_test(
             }
         }
     }
-    backend.finish(&mut state, data)?;
     bar.finish_and_clear();
+    let holdout = best.as_ref().map(|b| Holdout {
+        best_epoch: b.epoch,
+        best_loss: b.loss,
+        stopped: status == Status::EarlyStopped,
+    });
+    if let (Status::EarlyStopped, Some(b)) = (status, best) {
+        // Flushed when it was checked.
+        state = b.state;
+        last_check = Some((epochs, b.eval, b.gap));
+    } else {
+        backend.finish(&mut state, data)?;
+    }
     let checking = Instant::now();
     let (eval, gap) = match last_check {
         // The state was flushed for that check exactly as `finish` has just flushed it.
@@ -350,7 +406,17 @@ pub fn run_with_test(
         gap,
         check_seconds,
         working_set: working,
+        holdout,
     })
+}
+
+/// The epoch with the lowest held-out loss so far, flushed, with what its check found.
+struct Best {
+    loss: f64,
+    epoch: usize,
+    state: State,
+    eval: Evaluation,
+    gap: Option<f64>,
 }
 
 /// F of flushed weights and, from the same margins, the certificate (one pass fewer than
