@@ -259,6 +259,7 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
         )));
     }
     let w = outcome.state.weights(&plan).to_vec();
+    let intercept = plan.objective.intercept.map(|_| outcome.state.intercept(&plan));
     // Online DC always ends at its cap: its status line says so, and a warning each run would
     // be noise.
     let caps_only = plan.certificate.is_none() && plan.uncertified == crate::plan::Uncertified::Caps;
@@ -302,7 +303,7 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
         csv
     })?;
     commit_output(save_out, || {
-        let saved = saved_model(&compiled.model, &label_map, features, &w);
+        let saved = saved_model(&compiled.model, &label_map, features, &w, intercept);
         // optc's own predict reads any label, so the file is still worth writing.
         if let Some(why) = saved.liblinear_cannot_read().filter(|_| !args.quiet) {
             eprintln!("warning: --save: {why} (`optc predict` reads it)");
@@ -322,6 +323,7 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
             "loss": train_eval.loss,
             "nnz": train_eval.nnz,
             "nnz_rows": train_eval.nnz_rows,
+            "intercept": intercept,
             "features": features,
             "rows": train.rows(),
             "data_nnz": train.nnz(),
@@ -443,6 +445,9 @@ fn summary(
             )
         }
         None => s += &format!("  nnz          {} of {} weights\n", ev.nnz, features),
+    }
+    if plan.objective.intercept.is_some() {
+        s += &format!("  intercept    b = {}  (unregularized)\n", sig4(outcome.state.intercept(plan)));
     }
     if let Some(e) = ev.error {
         s += &format!("  train error  {:.2}%\n", 100.0 * e);
@@ -575,8 +580,15 @@ fn diverged(f: &Fault, data: &Dataset, solver: &str) -> Failure {
     ))
 }
 
-/// The weights as a LIBLINEAR model file.
-fn saved_model(model: &crate::check::Model, labels: &LabelMap, features: usize, w: &[f64]) -> SavedModel {
+/// The weights as a LIBLINEAR model file; an intercept b is LIBLINEAR's bias feature of value 1,
+/// its weight (b) the last row, so LIBLINEAR's `predict` adds it as optc's does.
+fn saved_model(
+    model: &crate::check::Model,
+    labels: &LabelMap,
+    features: usize,
+    w: &[f64],
+    intercept: Option<f64>,
+) -> SavedModel {
     let has_l1 = model.regs.iter().any(|r| r.def.name == "l1" || r.def.name == "elastic");
     let has_l1 = has_l1 || model.regs.iter().any(|r| matches!(r.def.name.as_str(), "l1l2" | "l1inf"));
     let mut w = w.to_vec();
@@ -607,5 +619,13 @@ fn saved_model(model: &crate::check::Model, labels: &LabelMap, features: usize, 
             vec![labels.originals[1], labels.originals[0]],
         ),
     };
-    SavedModel { solver_type: solver_type.into(), nr_class, labels: label_line, nr_feature: features, bias: -1.0, w }
+    // The checker allows an intercept on a vector model only: one weight column.
+    let bias = match intercept {
+        Some(b) => {
+            w.push(b);
+            1.0
+        }
+        None => -1.0,
+    };
+    SavedModel { solver_type: solver_type.into(), nr_class, labels: label_line, nr_feature: features, bias, w }
 }

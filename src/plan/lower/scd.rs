@@ -45,9 +45,10 @@ pub(super) fn lower(model: &Model, st: &Structure, prox: CoordinateProx) -> Plan
     let a = b.local("a");
     let (i, j) = (super::super::Index::Row, super::super::Index::Feature);
 
-    // init: z = Xw and βj, in one pass over the columns.
+    // init: z = Xw (+ b) and βj, in one pass over the columns.
+    let z0 = b.intercept().map_or(k(0.0), s);
     b.plan.init = vec![
-        each(Range::Upto(Len::Rows), vec![Stmt::Store(z, i, k(0.0))]),
+        each(Range::Upto(Len::Rows), vec![Stmt::Store(z, i, z0)]),
         each(
             Range::Upto(Len::Features),
             vec![
@@ -77,6 +78,26 @@ pub(super) fn lower(model: &Model, st: &Structure, prox: CoordinateProx) -> Plan
     ];
     // A column with no non-zeros has βj = 0 and no gradient: it keeps its weight.
     b.plan.epoch = vec![each(Range::Perm(Len::Features), vec![Stmt::If(Cmp::Gt, at(betaj, j), k(0.0), step)])];
+    if let Some(intercept) = b.intercept() {
+        // The intercept is one more coordinate, its column all ones: curvature bound c·β, no
+        // prox. O(m) per epoch, next to the epoch's O(nnz).
+        let beta_b = b.param("βb", c * beta, "c·β: the curvature bound along the intercept");
+        let dloss = b.dloss(model, st, y, at(z, i));
+        b.plan.epoch.extend([
+            Stmt::Set(g, k(0.0)),
+            each(Range::Upto(Len::Rows), vec![Stmt::Set(g, add(s(g), dloss))]),
+            Stmt::Set(g, mul(s(g), s(mean))),
+            Stmt::Guard(s(g), "the derivative along the intercept".into()),
+            Stmt::Set(delta, Expr::Neg(Box::new(div(s(g), s(beta_b))))),
+            if_moved(
+                delta,
+                vec![
+                    Stmt::Set(intercept, add(s(intercept), s(delta))),
+                    each(Range::Upto(Len::Rows), vec![Stmt::Store(z, i, add(at(z, i), s(delta)))]),
+                ],
+            ),
+        ]);
+    }
     b.report(model, st, w, y, a);
     b.plan
 }
