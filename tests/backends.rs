@@ -470,6 +470,7 @@ fn rank_two_buffers_and_row_calls_run_the_same_and_right() {
             loss: k(0.0),
             dloss: k(0.0),
             margin: ScalarId(3),
+            intercept: None,
             loss_weight: 1.0,
             penalty: k(0.0),
             vector: None,
