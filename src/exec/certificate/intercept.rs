@@ -100,7 +100,7 @@ pub(super) fn balance(kind: LossConjugate, labels: &[f64], u: &mut [f64]) {
             })
             .collect();
         let total = sum(&room);
-        if !(total > 0.0) {
+        if total.is_nan() || total <= 0.0 {
             return;
         }
         let f = (r.abs() / total).min(1.0);
