@@ -820,6 +820,9 @@ pub fn report(model: &Model, st: &Structure, file_name: &str) -> String {
         label_text(model)
     );
     let _ = writeln!(o, "variable    {}: {shape}", model.var.name);
+    if let Some(b) = &model.intercept {
+        let _ = writeln!(o, "intercept   {}: scalar, added to every margin, unregularized", b.name);
+    }
     if !model.params.is_empty() {
         let ps: Vec<String> = model
             .params
