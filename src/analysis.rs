@@ -243,7 +243,7 @@ pub fn analyse(model: &Model, files: &FileFacts, budget: Option<usize>) -> Resul
             solver: SolverKind::Proxgrad,
             reason: "multiclass: the softmax couples the classes and row penalties tie W's rows; batch proximal gradient with FISTA on W, certified each iteration".into(),
         }
-    } else if is_svm(model) {
+    } else if is_svm(model) && model.intercept.is_none() {
         Choice {
             solver: SolverKind::Picard,
             reason: "the linear SVM (hinge + ½‖·‖²) as the prox of hinge∘B at 0, by the Picard iteration with FISTA momentum: a subgradient method alone stalls near 1e-3".into(),
@@ -390,6 +390,18 @@ pub fn analyse(model: &Model, files: &FileFacts, budget: Option<usize>) -> Resul
         };
         if let Some(why) = blocker {
             unavailable = Some(why);
+            chosen = None;
+        }
+    }
+    // The intercept is one more unpenalized coordinate in SCD, proxgrad and the stochastic
+    // plans; Picard's dual (the SVM as a prox at 0) and DC's reweighting have no place for it.
+    if let (Some(c), Some(b)) = (&chosen, &model.intercept) {
+        if matches!(c.solver, SolverKind::Picard | SolverKind::Dc) {
+            unavailable = Some(format!(
+                "`{}` does not fit the intercept `{}` in this build (scd, proxgrad, fobos, adagrad, smm, smidas and truncated do)",
+                c.solver.name(),
+                b.name
+            ));
             chosen = None;
         }
     }
@@ -808,6 +820,9 @@ pub fn report(model: &Model, st: &Structure, file_name: &str) -> String {
         label_text(model)
     );
     let _ = writeln!(o, "variable    {}: {shape}", model.var.name);
+    if let Some(b) = &model.intercept {
+        let _ = writeln!(o, "intercept   {}: scalar, added to every margin, unregularized", b.name);
+    }
     if !model.params.is_empty() {
         let ps: Vec<String> = model
             .params

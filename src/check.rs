@@ -85,6 +85,7 @@ impl Checker<'_> {
         let mut features: Option<Named> = None;
         let mut label: Option<(Named, LabelKind)> = None;
         let mut var: Option<(Named, Shape)> = None;
+        let mut intercept: Option<Named> = None;
         let mut objective: Option<&ast::Objective> = None;
         let mut solve: Option<&ast::SolveStmt> = None;
 
@@ -92,6 +93,7 @@ impl Checker<'_> {
             match item {
                 ast::Item::Data(d) => self.data(d, &mut features, &mut label),
                 ast::Item::Param(p) => self.param(p, overrides),
+                ast::Item::Var(v) if self.is_intercept(v, var.as_ref()) => self.intercept(v, &mut intercept),
                 ast::Item::Var(v) => {
                     if let Some((prev, _)) = &var {
                         self.err(CheckError::SecondVariable { span: v.name.span, first: prev.span });
@@ -129,7 +131,18 @@ impl Checker<'_> {
             return None;
         };
 
-        let cx = TermContext { features: &features, label: &label, label_kind, var: &var, shape: &shape };
+        if let (Some(b), Shape::Mat(..)) = (&intercept, &shape) {
+            self.err(CheckError::InterceptOnMatrix { span: b.span, var: var.name.clone(), var_span: var.span });
+            return None;
+        }
+        let cx = TermContext {
+            features: &features,
+            label: &label,
+            label_kind,
+            var: &var,
+            shape: &shape,
+            intercept: intercept.as_ref(),
+        };
         let (loss, regs) = self.terms(&objective.sum, &cx)?;
         let constraints = objective.constraints.iter().filter_map(|c| self.constraint(c, &cx)).collect();
         let solver = solve.and_then(|s| self.solver(s));
@@ -139,6 +152,7 @@ impl Checker<'_> {
             label_kind,
             var,
             shape,
+            intercept,
             params: std::mem::take(&mut self.params),
             loss,
             regs,

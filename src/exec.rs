@@ -39,6 +39,11 @@ impl State {
     pub fn weights<'a>(&'a self, plan: &Plan) -> &'a [f64] {
         plan.weights().map_or(&[], |w| &self.vectors[w.0])
     }
+
+    /// The intercept b (0 for a model without one).
+    pub fn intercept(&self, plan: &Plan) -> f64 {
+        plan.objective.intercept.map_or(0.0, |b| self.scalars[b.0])
+    }
 }
 
 /// The back end a run uses: compiled code when asked for and possible, else the interpreter

@@ -464,6 +464,9 @@ pub struct Objective {
     /// ℓ′(y[i], a), unweighted: the dual point of the certificate.
     pub dloss: Expr,
     pub margin: ScalarId,
+    /// The intercept b (`var b: scalar`), a state scalar added to every margin; unregularized,
+    /// so the certificate's dual point must also satisfy Σᵢ uᵢ = 0.
+    pub intercept: Option<ScalarId>,
     pub loss_weight: f64,
     /// Σ of the coordinate-wise regularizers at w[j] (constraints hold by construction).
     pub penalty: Expr,
@@ -509,6 +512,8 @@ pub struct Certificate {
     /// γ of γ·Σ_g ‖w_g‖₂ over the disjoint groups of the operator bound with the data (no
     /// ℓ1, box or vector term beside it), whose conjugate is closed-form too.
     pub groups: Option<f64>,
+    /// An unregularized intercept: the dual point must also satisfy Σᵢ uᵢ = 0.
+    pub intercept: bool,
 }
 
 #[derive(Clone, Debug, PartialEq)]

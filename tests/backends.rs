@@ -470,6 +470,7 @@ fn rank_two_buffers_and_row_calls_run_the_same_and_right() {
             loss: k(0.0),
             dloss: k(0.0),
             margin: ScalarId(3),
+            intercept: None,
             loss_weight: 1.0,
             penalty: k(0.0),
             vector: None,
@@ -574,6 +575,36 @@ fn dc_runs_the_same_under_both_back_ends() {
                     assert!(a.scalars[rounds.0] >= 1.0, "{objective}: 12 epochs reweight at least once");
                 }
             }
+        }
+    }
+}
+
+/// The intercept's plans on a logistic model (examples/intercept_regression.opt covers the
+/// squared loss): SCD's Newton-type steps with the intercept's row of the quadratic model,
+/// proxgrad's momentum on b, and each stochastic step on b, lazy and eager: same bits.
+#[test]
+fn intercept_plans_run_the_same_under_both_back_ends() {
+    let base = "data x: sparse, y: labels\nvar w: vec[dim(x)]\nvar b: scalar\nminimize E[logistic(y, <x, w> + b)] + 0.01·l1(w)\n";
+    for (solve, eager) in [
+        ("scd", false),
+        ("scd(newton = 0)", false),
+        ("proxgrad", false),
+        ("fobos", false),
+        ("fobos", true),
+        ("adagrad", false),
+        ("adagrad(rda = 1)", false),
+        ("smm(n0 = 10)", false),
+        ("smm(n0 = 10, average = 1)", false),
+        ("smidas", false),
+        ("truncated", false),
+    ] {
+        let text = format!("{base}solve with {solve}\n");
+        let plan = plan_with(&text, eager, None);
+        assert!(plan.objective.intercept.is_some(), "{solve}: the plan fits b");
+        for seed in [1, 2] {
+            let (a, b) = both(&plan, 4, seed);
+            assert_bitwise(&plan, &format!("intercept, {solve} (eager: {eager}, seed {seed})"), &a, &b);
+            assert!(a.intercept(&plan) != 0.0, "{solve}: the intercept moved");
         }
     }
 }

@@ -284,6 +284,36 @@ fn liblinear_predicts_optc_models_of_awkward_shapes_as_optc_does() {
     liblinear_reads_what_optc_saves(&liblinear, lasso, &data, &[&data]);
 }
 
+/// An intercept is saved as LIBLINEAR's bias: `bias 1`, `nr_feature` still d, b the last
+/// weight line; LIBLINEAR's predict and optc's add it alike (regression and binary models), and
+/// the JSON report carries it.
+#[test]
+fn liblinear_predicts_optc_models_with_an_intercept_as_optc_does() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let lasso = "data x: sparse, y: real\nvar w: vec[dim(x)]\nvar b: scalar\nparam λ = 0.01\nminimize E[squared(y, <x, w> + b)] + λ·l1(w)\n";
+    let m = write(dir.path(), "m.opt", lasso);
+    let data = fixture("offset_regression.svm");
+    let out = optc(&["run", m.to_str().unwrap(), data.to_str().unwrap(), "--json", "--quiet"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    let b = report["intercept"].as_f64().expect("the intercept in the report");
+    assert!((b - 2.498).abs() < 1e-2, "b = {b}");
+
+    let Some(liblinear) = liblinear_predict("liblinear_predicts_optc_models_with_an_intercept_as_optc_does") else {
+        return;
+    };
+    let saved = liblinear_reads_what_optc_saves(&liblinear, lasso, &data, &[&data]);
+    assert!(saved.contains("\nnr_feature 30\nbias 1\nw\n"), "{saved}");
+    assert_eq!(saved.lines().count(), 5 + 31, "{saved}"); // no `label` line for a regression
+    let last: f64 = saved.lines().last().and_then(|l| l.trim().parse().ok()).expect("b on the last line");
+    assert!((last - b).abs() < 1e-12, "the last weight line is b: {last} vs {b}");
+    let logistic = "data x: sparse, y: labels\nvar w: vec[dim(x)]\nvar b: scalar\nparam λ = 0.01\nminimize E[logistic(y, b + <x, w>)] + λ·l1(w)\n";
+    let data = fixture("offset_binary.svm");
+    let saved = liblinear_reads_what_optc_saves(&liblinear, logistic, &data, &[&data]);
+    assert!(saved.starts_with("solver_type L1R_LR\nnr_class 2\n"), "{saved}");
+    assert!(saved.contains("\nnr_feature 30\nbias 1\nw\n"), "{saved}");
+}
+
 /// `load("...")` files are read relative to the model when the data is bound; one that does
 /// not fit the data names the file (and the line, for a malformed one), exit 1.
 #[test]
@@ -950,4 +980,48 @@ fn holdout_stops_early_and_says_why() {
         let out = optc(&["run", m.to_str().unwrap(), data.to_str().unwrap(), "--holdout", bad]);
         assert_eq!(out.status.code(), Some(2), "--holdout {bad}: {}", text(&out.stderr));
     }
+}
+
+/// `--init` with an intercept: the saved `bias 1` row becomes b, so a start from the optimum
+/// is done after one epoch (regression and logistic); a file with a bias needs a model with one.
+#[test]
+fn init_restores_the_intercept() {
+    let dir = tempfile::tempdir().expect("tmp");
+    for (kind, loss, data) in
+        [("real", "squared", "offset_regression.svm"), ("labels", "logistic", "offset_binary.svm")]
+    {
+        let m = write(
+            dir.path(),
+            "b.opt",
+            &format!("data x: sparse, y: {kind}\nvar w: vec[dim(x)]\nvar b: scalar\nparam λ = 0.01\nminimize E[{loss}(y, <x, w> + b)] + λ·l1(w)\n"),
+        );
+        let data = fixture(data);
+        let saved = dir.path().join("b.model");
+        let cold = run_json(&m, &data, &["--tol", "1e-9", "--save", saved.to_str().unwrap()]);
+        assert!(cold["epochs"].as_u64().unwrap() > 1, "{cold}");
+        let warm = run_json(&m, &data, &["--tol", "1e-6", "--init", saved.to_str().unwrap()]);
+        assert_eq!(warm["epochs"], 1, "{loss}: {warm}");
+        assert!((warm["intercept"].as_f64().unwrap() - cold["intercept"].as_f64().unwrap()).abs() <= 1e-6, "{warm}");
+    }
+}
+
+/// λ_max with an intercept is taken where b is optimal for w = 0 (as glmnet's): w = 0 there,
+/// and some weight enters just below it.
+#[test]
+fn path_lambda_max_with_an_intercept() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let m = write(
+        dir.path(),
+        "b.opt",
+        "data x: sparse, y: labels\nvar w: vec[dim(x)]\nvar b: scalar\nparam λ = 0.01\nminimize E[logistic(y, <x, w> + b)] + λ·l1(w)\n",
+    );
+    let data = fixture("offset_binary.svm");
+    let (m, d) = (m.to_str().unwrap(), data.to_str().unwrap());
+    let out = optc(&["path", m, d, "--param", "λ", "--steps", "1", "--quiet"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let top = path_rows(&text(&out.stdout));
+    assert_eq!(top[0].1, 0, "{top:?}");
+    let below = format!("{}", top[0].0 * 0.97);
+    let out = optc(&["path", m, d, "--param", "λ", "--steps", "1", "--quiet", "--from", &below]);
+    assert!(path_rows(&text(&out.stdout))[0].1 > 0);
 }

@@ -183,6 +183,23 @@ fn plans_of_dc() {
     }
 }
 
+/// An intercept in each kind of plan: SCD's Newton-type steps (the intercept's row of the
+/// quadratic model), proxgrad (its gradient step and momentum), FOBOS (lazy: b's step is O(1)),
+/// AdaGrad (b's own accumulator) and SMM (b's surrogate average without a prox).
+#[test]
+fn plans_with_an_intercept() {
+    let head = "data x: sparse, y: labels\nvar w: vec[dim(x)]\nvar b: scalar\nparam λ = 1e-4\nminimize E[logistic(y, <x, w> + b)] + λ·l1(w)\n";
+    for (name, solve) in [
+        ("scd_newton", ""),
+        ("proxgrad", "solve with proxgrad"),
+        ("fobos", "solve with fobos"),
+        ("adagrad", "solve with adagrad"),
+        ("smm", "solve with smm(n0 = 10)"),
+    ] {
+        snapshot_plan("plans_with_an_intercept", name, format!("{head}{solve}\n"), &CompileOptions::default());
+    }
+}
+
 /// The dump of the plan `text` compiles to, pinned as `test@name` (the snapshot files keep the
 /// calling test's name), the model text as description.
 fn snapshot_plan(test: &str, name: &str, text: String, opts: &CompileOptions) {

@@ -4,6 +4,11 @@ use super::*;
 
 impl Checker<'_> {
     pub(super) fn constraint(&mut self, c: &ast::Constraint, cx: &TermContext) -> Option<ConstraintTerm> {
+        if let Some(b) = cx.intercept.filter(|b| c.lhs.name() == Some(b.name.as_str())) {
+            let (intercept, declared) = (b.name.clone(), b.span);
+            self.err(CheckError::InterceptRegularized { intercept, span: c.lhs.span, declared });
+            return None;
+        }
         if c.lhs.name() != Some(cx.var.name.as_str()) {
             self.err(CheckError::ConstrainsOther { var: cx.var.name.clone(), span: c.lhs.span });
             return None;

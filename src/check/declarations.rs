@@ -120,6 +120,27 @@ impl Checker<'_> {
         }))
     }
 
+    /// Whether a `var` declares an intercept rather than the weights: `scalar`, or — beside a
+    /// matrix W — a `vec` over the classes (a per-class intercept, refused by [`Self::intercept`]).
+    pub(super) fn is_intercept(&self, v: &ast::VarDecl, var: Option<&(Named, Shape)>) -> bool {
+        let per_class = matches!(var, Some((_, Shape::Mat(..))))
+            && v.kind.name == "vec"
+            && matches!(v.dims.as_slice(), [d] if matches!(&d.kind, ExprKind::Call { func, .. } if func.name == "classes"));
+        (v.kind.name == "scalar" && v.dims.is_empty()) || per_class
+    }
+
+    pub(super) fn intercept(&mut self, v: &ast::VarDecl, intercept: &mut Option<Named>) {
+        if v.kind.name != "scalar" {
+            self.err(CheckError::InterceptPerClass { span: v.span });
+            // Its uses in the margin are covered by this report.
+            self.failed.push(v.name.name.clone());
+        } else if let Some(first) = intercept {
+            self.err(CheckError::SecondIntercept { span: v.name.span, first: first.span });
+        } else {
+            *intercept = Some(Named { name: v.name.name.clone(), span: v.name.span });
+        }
+    }
+
     pub(super) fn var_shape(
         &mut self,
         v: &ast::VarDecl,

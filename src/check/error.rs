@@ -118,6 +118,41 @@ pub enum CheckError {
         span: Span,
     },
 
+    // The intercept
+    SecondIntercept {
+        span: Span,
+        first: Span,
+    },
+    /// `var b: vec[classes(y)]` beside W: one intercept per class, not compiled.
+    InterceptPerClass {
+        span: Span,
+    },
+    /// `var b: scalar` beside a matrix W.
+    InterceptOnMatrix {
+        span: Span,
+        var: String,
+        var_span: Span,
+    },
+    /// Declared, but the margin does not add it.
+    InterceptUnused {
+        span: Span,
+        margin: Span,
+        names: Names,
+        intercept: String,
+    },
+    /// `<x, w> + c` with `c` not a declared intercept.
+    NotAnIntercept {
+        name: String,
+        span: Span,
+        intercept: Option<String>,
+    },
+    /// A regularizer or constraint names the intercept.
+    InterceptRegularized {
+        intercept: String,
+        span: Span,
+        declared: Span,
+    },
+
     // The loss
     NotALoss {
         span: Span,
@@ -156,6 +191,8 @@ pub enum CheckError {
         span: Span,
         features: String,
         var: String,
+        /// The intercept's name, when one is declared: the help then adds it.
+        intercept: Option<String>,
     },
     MulticlassOnVector {
         loss: String,

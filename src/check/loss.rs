@@ -49,18 +49,7 @@ impl Checker<'_> {
             return None;
         }
         let margin = &args[1].value;
-        let inner_ok = match &margin.kind {
-            ExprKind::Inner(a, b) => {
-                (a.name == cx.features.name && b.name == cx.var.name)
-                    || (b.name == cx.features.name && a.name == cx.var.name)
-            }
-            _ => false,
-        };
-        if !inner_ok {
-            let (features, var) = (cx.features.name.clone(), cx.var.name.clone());
-            self.err(CheckError::NotAMargin { span: margin.span, features, var });
-            return None;
-        }
+        self.margin(margin, cx)?;
         match (def.multiclass, cx.shape) {
             (true, Shape::Vec(_)) => {
                 let loss = def.name.clone();
@@ -82,6 +71,48 @@ impl Checker<'_> {
                 None
             }
             _ => Some(def),
+        }
+    }
+
+    /// `<x, w>`, or `<x, w> + b` / `b + <x, w>` with `b` the declared intercept (which must then
+    /// be there: a declared unknown that nothing reads would be reported as fitted).
+    fn margin(&mut self, margin: &ast::Expr, cx: &TermContext) -> Option<()> {
+        let inner_ok = |e: &ast::Expr| match &e.kind {
+            ExprKind::Inner(a, b) => {
+                (a.name == cx.features.name && b.name == cx.var.name)
+                    || (b.name == cx.features.name && a.name == cx.var.name)
+            }
+            _ => false,
+        };
+        let intercept = cx.intercept.map(|b| b.name.clone());
+        let added = match &margin.kind {
+            ExprKind::Binary(BinOp::Add, l, r) if inner_ok(l) && r.name().is_some() => Some(r),
+            ExprKind::Binary(BinOp::Add, l, r) if inner_ok(r) && l.name().is_some() => Some(l),
+            _ if inner_ok(margin) => None,
+            _ => {
+                let (features, var) = (cx.features.name.clone(), cx.var.name.clone());
+                self.err(CheckError::NotAMargin { span: margin.span, features, var, intercept });
+                return None;
+            }
+        };
+        match (added, cx.intercept) {
+            (Some(e), Some(b)) if e.name() == Some(b.name.as_str()) => Some(()),
+            (Some(e), _) if e.name().is_some_and(|n| self.failed.iter().any(|f| f == n)) => None,
+            (Some(e), _) => {
+                let name = e.name().unwrap_or_default().to_string();
+                self.err(CheckError::NotAnIntercept { name, span: e.span, intercept });
+                None
+            }
+            (None, Some(b)) => {
+                self.err(CheckError::InterceptUnused {
+                    span: b.span,
+                    margin: margin.span,
+                    names: cx.names(),
+                    intercept: b.name.clone(),
+                });
+                None
+            }
+            (None, None) => Some(()),
         }
     }
 }

@@ -109,6 +109,9 @@ pub struct Model {
     pub label_kind: LabelKind,
     pub var: Named,
     pub shape: Shape,
+    /// `var b: scalar`, added to every margin (`<x, w> + b`) and left unregularized: a
+    /// penalty on it would make predictions depend on where the data's origin sits.
+    pub intercept: Option<Named>,
     pub params: Vec<Param>,
     pub loss: LossTerm,
     pub regs: Vec<RegTerm>,

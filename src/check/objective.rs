@@ -163,6 +163,7 @@ pub(super) struct TermContext<'a> {
     pub label_kind: LabelKind,
     pub var: &'a Named,
     pub shape: &'a Shape,
+    pub intercept: Option<&'a Named>,
 }
 
 impl TermContext<'_> {

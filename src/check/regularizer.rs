@@ -38,6 +38,11 @@ impl Checker<'_> {
             match ptype {
                 ParamType::Variable => match &a.kind {
                     ExprKind::Name(n) if *n == cx.var.name => {}
+                    ExprKind::Name(n) if cx.intercept.is_some_and(|b| b.name == *n) => {
+                        let declared = cx.intercept.map_or(a.span, |b| b.span);
+                        self.err(CheckError::InterceptRegularized { intercept: n.clone(), span: a.span, declared });
+                        return None;
+                    }
                     ExprKind::ApplyT(m, v) if v.name == cx.var.name => {
                         let centered = def.prox == crate::stdlib::ProxKind::Svt
                             && matches!(&m.kind, ExprKind::Call { func, .. } if func.name == "center");

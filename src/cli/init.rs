@@ -8,17 +8,44 @@ use crate::model_file::SavedModel;
 use crate::stdlib::LabelKind;
 use std::path::Path;
 
-/// Weights laid out as the plan's `w` (d, or d × k row-major) from `path`.
-pub(crate) fn initial_weights(path: &Path, bound: &Bound, kind: LabelKind) -> Result<Vec<f64>, Failure> {
+/// Weights laid out as the plan's `w` (d, or d × k row-major) from `path`, and the intercept:
+/// LIBLINEAR's bias B times the weight of its constant feature (0 when the file has none).
+pub(crate) fn initial_weights(
+    path: &Path,
+    bound: &Bound,
+    kind: LabelKind,
+    intercept: bool,
+) -> Result<(Vec<f64>, f64), Failure> {
     let saved = SavedModel::read(path).map_err(|e| Failure::Input(e.to_string()))?;
     let file = path.display();
     let wrong = |what: String| Failure::Input(format!("--init {file}: {what}"));
-    if saved.bias >= 0.0 {
+    let has_bias = saved.bias >= 0.0;
+    if has_bias && !intercept {
         return Err(wrong(format!(
-            "the model file has a bias term (bias {}) and this model has no intercept\n  hint: train it without -B, or give the model an intercept",
+            "the model file has a bias term (bias {}) and this model has no intercept\n  hint: train it without -B, or give the model one: `var b: scalar` and `<x, w> + b`",
             saved.bias
         )));
     }
+    let nr_w = saved.nr_w();
+    if has_bias && nr_w != 1 {
+        return Err(wrong(
+            "per-class bias terms; this build fits one intercept, for binary and regression models".into(),
+        ));
+    }
+    let b = if has_bias { saved.bias * saved.w[saved.nr_feature * nr_w] } else { 0.0 };
+    let w = weights(&saved, bound, kind, &wrong)?;
+    // The intercept follows the weight column's orientation (see `weights`).
+    let flipped =
+        kind == LabelKind::Labels && bound.label_map.originals.iter().position(|&o| o == saved.labels[0]) == Some(0);
+    Ok((w, if flipped { -b } else { b }))
+}
+
+fn weights(
+    saved: &SavedModel,
+    bound: &Bound,
+    kind: LabelKind,
+    wrong: &impl Fn(String) -> Failure,
+) -> Result<Vec<f64>, Failure> {
     let nr_w = saved.nr_w();
     let d = bound.features;
     // Columns of a feature this data does not have must be 0: a non-zero one would be dropped.
@@ -50,7 +77,7 @@ pub(crate) fn initial_weights(path: &Path, bound: &Bound, kind: LabelKind) -> Re
             let sign = match (position(saved.labels[0]), position(saved.labels[1])) {
                 (Some(1), Some(0)) => 1.0,
                 (Some(0), Some(1)) => -1.0,
-                _ => return Err(labels_differ(&wrong, &saved.labels, originals)),
+                _ => return Err(labels_differ(wrong, &saved.labels, originals)),
             };
             Ok(column(0).map(|v| sign * v).collect())
         }
@@ -59,7 +86,7 @@ pub(crate) fn initial_weights(path: &Path, bound: &Bound, kind: LabelKind) -> Re
             let mut w = vec![0.0; d * k];
             if nr_w == 1 && saved.labels.len() == 2 && k == 2 {
                 // One column: the difference of the two classes' scores, for the first label.
-                let first = position(saved.labels[0]).ok_or_else(|| labels_differ(&wrong, &saved.labels, originals))?;
+                let first = position(saved.labels[0]).ok_or_else(|| labels_differ(wrong, &saved.labels, originals))?;
                 for (j, v) in column(0).enumerate() {
                     w[j * k + first] = v;
                 }
@@ -69,7 +96,7 @@ pub(crate) fn initial_weights(path: &Path, bound: &Bound, kind: LabelKind) -> Re
                 return Err(wrong(format!("it has {} classes; the data has {k}", saved.nr_class)));
             }
             for (c, &label) in saved.labels.iter().enumerate() {
-                let ours = position(label).ok_or_else(|| labels_differ(&wrong, &saved.labels, originals))?;
+                let ours = position(label).ok_or_else(|| labels_differ(wrong, &saved.labels, originals))?;
                 for (j, v) in column(c).enumerate() {
                     w[j * k + ours] = v;
                 }

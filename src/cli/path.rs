@@ -81,6 +81,8 @@ pub(crate) struct Point {
     pub seconds: f64,
     pub epochs: usize,
     pub weights: Vec<f64>,
+    /// b, with `var b: scalar` (0 without).
+    pub intercept: f64,
 }
 
 pub fn path(args: &PathArgs) -> Result<(), Failure> {
@@ -153,7 +155,7 @@ pub fn path(args: &PathArgs) -> Result<(), Failure> {
     for value in grid(from, to, args.steps) {
         let compiled = compiled_at(value)?;
         let mut plan = plan_at(&compiled, value)?;
-        let warm = points.last().filter(|_| !args.cold).map(|p| p.weights.as_slice());
+        let warm = points.last().filter(|_| !args.cold).map(|p| (p.weights.as_slice(), p.intercept));
         let solved = session::solve(&mut plan, &bound, &view, Default::default(), &settings, !args.no_jit, warm)
             .map_err(|e| match e {
                 Unsolved::Fault(f) => Failure::Diverged(format!(
@@ -188,6 +190,7 @@ pub fn path(args: &PathArgs) -> Result<(), Failure> {
             seconds: o.seconds,
             epochs: o.epochs,
             weights: o.state.weights(&plan).to_vec(),
+            intercept: o.state.intercept(&plan),
         };
         if !args.quiet {
             eprintln!(

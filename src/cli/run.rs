@@ -186,7 +186,11 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
     let bound = Bound::new(&compiled, &plan, &train, &model_dir(&args.model))?;
     let (features, facts) = (bound.features, bound.facts);
     let view = bound.view(&train);
-    let warm = args.init.as_deref().map(|p| init::initial_weights(p, &bound, kind)).transpose()?;
+    let warm = args
+        .init
+        .as_deref()
+        .map(|p| init::initial_weights(p, &bound, kind, plan.objective.intercept.is_some()))
+        .transpose()?;
 
     let human = !args.quiet;
     let say = |s: String| {
@@ -224,7 +228,15 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
     let held_labels = held.as_ref().map(|h| bound.labels_of(h)).transpose()?;
     let held_view = held.as_ref().zip(held_labels.as_ref()).map(|(h, hy)| bound.test_view(h, hy));
     let watch = driver::Watch { test: test_view.as_ref(), holdout: held_view.as_ref().map(|v| (v, args.patience)) };
-    let solved = match session::solve(&mut plan, &bound, &view, watch, &run_settings, !args.no_jit, warm.as_deref()) {
+    let solved = match session::solve(
+        &mut plan,
+        &bound,
+        &view,
+        watch,
+        &run_settings,
+        !args.no_jit,
+        warm.as_ref().map(|(w, b)| (w.as_slice(), *b)),
+    ) {
         Ok(s) => s,
         Err(Unsolved::Fault(f)) => return Err(diverged(&f, &train, plan.info.solver)),
         Err(Unsolved::Worse { epochs, objective, start_objective }) => {
@@ -265,6 +277,7 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
     let outcome = solved.outcome;
     let train_eval = outcome.eval.clone();
     let w = outcome.state.weights(&plan).to_vec();
+    let intercept = plan.objective.intercept.map(|_| outcome.state.intercept(&plan));
     // Online DC always ends at its cap: its status line says so, and a warning each run would
     // be noise.
     let caps_only = plan.certificate.is_none() && plan.uncertified == crate::plan::Uncertified::Caps;
@@ -292,7 +305,7 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
     commit_output(trace_out, || trace_csv(&outcome.trace, kind))?;
     write_plot(plot_out, &file.name, &train.name, plan.info.solver, &outcome.trace, kind)?;
     commit_output(save_out, || {
-        let saved = saved_model(&compiled.model, &bound.label_map, features, &w);
+        let saved = saved_model(&compiled.model, &bound.label_map, features, &w, intercept);
         // optc's own predict reads any label, so the file is still worth writing.
         if let Some(why) = saved.liblinear_cannot_read().filter(|_| !args.quiet) {
             eprintln!("warning: --save: {why} (`optc predict` reads it)");
@@ -312,6 +325,7 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
             "loss": train_eval.loss,
             "nnz": train_eval.nnz,
             "nnz_rows": train_eval.nnz_rows,
+            "intercept": intercept,
             "features": features,
             "rows": train.rows(),
             "data_nnz": train.nnz(),
@@ -490,6 +504,9 @@ fn summary(
         }
         None => s += &format!("  nnz          {} of {} weights\n", ev.nnz, features),
     }
+    if plan.objective.intercept.is_some() {
+        s += &format!("  intercept    b = {}  (unregularized)\n", sig4(outcome.state.intercept(plan)));
+    }
     if let Some(e) = ev.error {
         s += &format!("  train error  {:.2}%\n", 100.0 * e);
     }
@@ -646,8 +663,15 @@ fn diverged(f: &Fault, data: &Dataset, solver: &str) -> Failure {
     ))
 }
 
-/// The weights as a LIBLINEAR model file.
-fn saved_model(model: &crate::check::Model, labels: &LabelMap, features: usize, w: &[f64]) -> SavedModel {
+/// The weights as a LIBLINEAR model file; an intercept b is LIBLINEAR's bias feature of value 1,
+/// its weight (b) the last row, so LIBLINEAR's `predict` adds it as optc's does.
+fn saved_model(
+    model: &crate::check::Model,
+    labels: &LabelMap,
+    features: usize,
+    w: &[f64],
+    intercept: Option<f64>,
+) -> SavedModel {
     let has_l1 = model.regs.iter().any(|r| r.def.name == "l1" || r.def.name == "elastic");
     let has_l1 = has_l1 || model.regs.iter().any(|r| matches!(r.def.name.as_str(), "l1l2" | "l1inf"));
     let mut w = w.to_vec();
@@ -678,5 +702,13 @@ fn saved_model(model: &crate::check::Model, labels: &LabelMap, features: usize, 
             vec![labels.originals[1], labels.originals[0]],
         ),
     };
-    SavedModel { solver_type: solver_type.into(), nr_class, labels: label_line, nr_feature: features, bias: -1.0, w }
+    // The checker allows an intercept on a vector model only: one weight column.
+    let bias = match intercept {
+        Some(b) => {
+            w.push(b);
+            1.0
+        }
+        None => -1.0,
+    };
+    SavedModel { solver_type: solver_type.into(), nr_class, labels: label_line, nr_feature: features, bias, w }
 }

@@ -103,7 +103,7 @@ pub(crate) enum Unsolved {
 }
 
 /// Runs `plan` on the bound data: calibrates its tuned parameter, picks the back end, and
-/// solves from `warm` weights if given (the derived state is rebuilt from them by the plan's
+/// solves from `warm` weights and intercept if given (the derived state is rebuilt from them by the plan's
 /// init), looking at held-out rows as `watch` says. `plan` comes back with the calibrated value
 /// bound.
 pub(crate) fn solve(
@@ -113,7 +113,7 @@ pub(crate) fn solve(
     watch: driver::Watch,
     settings: &RunSettings,
     jit: bool,
-    warm: Option<&[f64]>,
+    warm: Option<(&[f64], f64)>,
 ) -> Result<Solved, Unsolved> {
     let calibration = match crate::exec::calibrate::calibrate(plan, view, &bound.facts, settings.seed, jit) {
         Some((calibrated, c)) => {
@@ -123,10 +123,13 @@ pub(crate) fn solve(
         None => None,
     };
     let mut start = State::new(plan, &bound.facts, view.labels);
-    if let (Some(w), Some(id)) = (warm, plan.weights()) {
+    if let (Some((w, _)), Some(id)) = (warm, plan.weights()) {
         if start.vectors[id.0].len() == w.len() {
             start.vectors[id.0].copy_from_slice(w);
         }
+    }
+    if let (Some((_, b)), Some(id)) = (warm, plan.objective.intercept) {
+        start.scalars[id.0] = b;
     }
     let start_objective = evaluate(plan, &start, view).objective;
     let mut selected = crate::exec::select_backend(plan, &bound.facts, jit);

@@ -13,6 +13,7 @@
 //! of the run (D(u) ≤ F* does not expire when w moves on).
 
 mod groups;
+mod intercept;
 
 use super::interp::{eval_at, Env};
 use super::{DataView, State};
@@ -283,6 +284,7 @@ pub fn assess(
             })
             .collect()
     };
+    let u = if cert.intercept { feasible_for_intercept(&cert, data.labels, margins, u) } else { u };
     let (mut dual, z) = dual_at(&cert, data, c, features, width, &u);
     // A dual point the plan keeps itself (the Picard SVM's): any point in the domain bounds F*.
     if let (Some(e), false) = (&obj.dual, obj.softmax) {
@@ -308,6 +310,9 @@ pub fn assess(
             } else {
                 for (ui, &y) in extrapolated.iter_mut().zip(data.labels) {
                     *ui = into_loss_domain(cert.conjugate, y, *ui);
+                }
+                if cert.intercept {
+                    intercept::balance(cert.conjugate, data.labels, &mut extrapolated);
                 }
             }
             let (d, _) = dual_at(&cert, data, c, features, width, &extrapolated);
@@ -335,6 +340,25 @@ pub fn assess(
     let gap = objective - dual.max(earlier);
     let gap = if gap.is_nan() { f64::INFINITY } else { gap.max(0.0) };
     Some(Assessment { gap, gradient })
+}
+
+/// With an intercept, the dual point of the margins `a`: ℓ′ where b is optimal for this w (for
+/// the losses with ℓ″; hinge keeps the plan's subgradient `u`), balanced to Σᵢ uᵢ = 0 inside the
+/// domain (see [`intercept`]).
+fn feasible_for_intercept(cert: &Certificate, labels: &[f64], a: &[f64], u: Vec<f64>) -> Vec<f64> {
+    let mut u: Vec<f64> = if matches!(cert.conjugate, LossConjugate::Logistic | LossConjugate::Squared) {
+        let mut shifted = a.to_vec();
+        intercept::shift_to_optimal_offset(cert.conjugate, labels, &mut shifted);
+        shifted
+            .iter()
+            .zip(labels)
+            .map(|(&ai, &y)| into_loss_domain(cert.conjugate, y, loss_derivatives(cert.conjugate, y, ai).0))
+            .collect()
+    } else {
+        u.iter().zip(labels).map(|(&ui, &y)| into_loss_domain(cert.conjugate, y, ui)).collect()
+    };
+    intercept::balance(cert.conjugate, labels, &mut u);
+    u
 }
 
 /// In a run, the refinement is tried when F went down by less than this fraction of the gap
@@ -422,11 +446,18 @@ fn refined_dual(
         for (&j, &x) in round.cols.iter().zip(&round.v) {
             v[j] = x;
         }
-        let u: Vec<f64> = a
+        let mut at = a.clone();
+        if cert.intercept {
+            intercept::shift_to_optimal_offset(cert.conjugate, data.labels, &mut at);
+        }
+        let mut u: Vec<f64> = at
             .iter()
             .zip(data.labels)
             .map(|(&ai, &y)| into_loss_domain(cert.conjugate, y, loss_derivatives(cert.conjugate, y, ai).0))
             .collect();
+        if cert.intercept {
+            intercept::balance(cert.conjugate, data.labels, &mut u);
+        }
         let (d, z) = dual_at(cert, data, c, w.len(), 1, &u);
         if d.is_finite() {
             best = best.max(d);
@@ -891,7 +922,7 @@ mod tests {
     use super::*;
 
     fn cert(l1: f64, l2: f64, lo: f64, hi: f64) -> Certificate {
-        Certificate { conjugate: LossConjugate::Squared, l1, l2, lo, hi, vector: None, groups: None }
+        Certificate { conjugate: LossConjugate::Squared, l1, l2, lo, hi, vector: None, groups: None, intercept: false }
     }
 
     /// r* by brute force over a fine grid of w.

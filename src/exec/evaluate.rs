@@ -20,7 +20,7 @@ pub struct Evaluation {
     pub mse: Option<f64>,
 }
 
-/// ⟨xᵢ, w⟩, ignoring features beyond the weights (test data may have more).
+/// ⟨xᵢ, w⟩ (without the intercept), ignoring features beyond the weights (test data may have more).
 pub fn margin(data: &DataView, w: &[f64], i: usize) -> f64 {
     let mut a = 0.0;
     for k in data.indptr[i]..data.indptr[i + 1] {
@@ -69,6 +69,7 @@ fn evaluate_impl(
         return evaluate_softmax(plan, state, data, rows, margins);
     }
     let w = state.weights(plan);
+    let intercept = state.intercept(plan);
     let obj = &plan.objective;
     // A scratch state whose labels are this data's and whose margin slot we set per row.
     let env = Env::new(plan, data.dims());
@@ -82,7 +83,7 @@ fn evaluate_impl(
     let (mut loss, mut wrong, mut sq) = (0.0, 0usize, 0.0);
     for &i in rows {
         let i = i as usize;
-        let a = margin(data, w, i);
+        let a = margin(data, w, i) + intercept;
         if let Some(out) = margins.as_deref_mut() {
             out.push(a);
         }

@@ -102,7 +102,11 @@ pub fn dump(plan: &Plan, facts: Option<&DataFacts>) -> String {
         let _ = writeln!(o, "  T = {}", obj.vector.map_or("0".into(), |t| t.describe()));
     } else {
         let _ = writeln!(o, "report  F(w) = {weight}(1/m)·Σᵢ ℓ + Σⱼ R(w[j]), after finish");
-        let _ = writeln!(o, "  ℓ = {}  # with {} = ⟨x[i], w⟩", expr(plan, &obj.loss, 0), plan.scalar(obj.margin).name);
+        let margin = match obj.intercept {
+            Some(b) => format!("⟨x[i], w⟩ + {} (unregularized)", plan.scalar(b).name),
+            None => "⟨x[i], w⟩".into(),
+        };
+        let _ = writeln!(o, "  ℓ = {}  # with {} = {margin}", expr(plan, &obj.loss, 0), plan.scalar(obj.margin).name);
         let _ = writeln!(o, "  R = {}", expr(plan, &obj.penalty, 0));
         if let Some(t) = obj.vector {
             let _ = writeln!(o, "    + {} of the whole vector", t.describe());
@@ -128,6 +132,11 @@ pub fn dump(plan: &Plan, facts: Option<&DataFacts>) -> String {
             };
             let point = if obj.softmax { "u[i] = softmax(a[i]) - e(y[i])" } else { "u[i] = ℓ′(y[i], a[i])" };
             let rows = if obj.softmax && c.vector.is_some() { " (T on each row)" } else { "" };
+            let point = if c.intercept {
+                format!("{point} at the intercept optimal for w, balanced to Σᵢ u[i] = 0")
+            } else {
+                point.to_string()
+            };
             let _ = writeln!(
                 o,
                 "check   duality gap (ALGORITHMS.md §10): {point}, ℓ* of {conj}, R* of {}{rows}",

@@ -90,6 +90,9 @@ pub(super) struct Builder {
     pub composite: Option<super::Composite>,
     /// The weights ηⱼ of the tangent of a `logeps` term (the DC solvers), declared with w.
     tangent: Option<VecId>,
+    /// Whether the model adds an intercept to its margins, and its slot once declared with w.
+    wants_intercept: bool,
+    intercept: Option<ScalarId>,
 }
 
 impl Builder {
@@ -143,6 +146,7 @@ impl Builder {
                 loss: Expr::Const(0.0),
                 dloss: Expr::Const(0.0),
                 margin: ScalarId(0),
+                intercept: None,
                 loss_weight: 1.0,
                 penalty: Expr::Const(0.0),
                 vector,
@@ -153,7 +157,8 @@ impl Builder {
             certificate: None,
             uncertified: super::Uncertified::Progress,
         };
-        Builder { plan, prox, vector, composite: None, tangent: None }
+        let wants_intercept = model.intercept.is_some();
+        Builder { plan, prox, vector, composite: None, tangent: None, wants_intercept, intercept: None }
     }
 
     pub fn scalar(&mut self, name: &str, role: ScalarRole, init: ParamInit, note: &str) -> ScalarId {
@@ -219,7 +224,26 @@ impl Builder {
         if let Some(t) = self.prox.tangent {
             self.tangent = Some(self.vector("η", Len::Features, VecRole::State, 1.0 / t.eps));
         }
+        if self.wants_intercept {
+            self.intercept = Some(self.state("b", "the intercept, added to every margin, unregularized"));
+        }
         (y, w)
+    }
+
+    /// Whether the model has an intercept (declared or not yet).
+    pub fn wants_intercept(&self) -> bool {
+        self.wants_intercept
+    }
+
+    /// The intercept's slot, when the model has one (declared by [`Builder::labels_and_weights`]).
+    pub fn intercept(&self) -> Option<ScalarId> {
+        self.intercept
+    }
+
+    /// The unregularized stochastic step on the intercept, b ← b − η·g with ηg = η·c·ℓ′ the
+    /// step the weights take per unit of feature value (the intercept's feature is 1).
+    pub fn intercept_step(&self, eta_g: Expr) -> Vec<super::Stmt> {
+        self.intercept.map(|b| super::Stmt::Set(b, sub(s(b), eta_g))).into_iter().collect()
     }
 
     /// The tangent weights η of a `logeps` term and the term, once declared.
@@ -325,6 +349,7 @@ impl Builder {
             loss: loss_expr,
             dloss,
             margin,
+            intercept: self.intercept,
             loss_weight: model.loss.coef.value,
             penalty,
             vector: self.vector,
@@ -359,6 +384,7 @@ impl Builder {
             hi: p.hi,
             vector,
             groups,
+            intercept: self.intercept.is_some(),
         });
     }
 
@@ -370,6 +396,7 @@ impl Builder {
             loss: k(0.0),
             dloss: k(0.0),
             margin: unused_margin,
+            intercept: None,
             loss_weight: model.loss.coef.value,
             penalty,
             vector: self.vector,
@@ -386,6 +413,7 @@ impl Builder {
             hi: p.hi,
             vector: self.vector,
             groups: None,
+            intercept: false,
         });
     }
 }

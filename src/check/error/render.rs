@@ -162,13 +162,16 @@ pub(super) fn render(e: &CheckError) -> Problem {
             .with_label(*label_span, "declared here")
             .with_help(help)
         }
-        NotAMargin { span, features, var } => Problem::error(
+        NotAMargin { span, features, var, intercept } => Problem::error(
             "optc::loss",
             "the second argument of a loss is the margin ⟨x, w⟩",
             *span,
             "not ⟨features, variable⟩",
         )
-        .with_help(format!("write `<{features}, {var}>`")),
+        .with_help(match intercept {
+            Some(b) => format!("write `<{features}, {var}> + {b}`"),
+            None => format!("write `<{features}, {var}>`"),
+        }),
         MulticlassOnVector { loss, span, var_span, names: Names { features, label, var } } => Problem::error(
             "optc::shape",
             format!("`{loss}` scores every class: it needs a matrix variable"),
@@ -185,6 +188,57 @@ pub(super) fn render(e: &CheckError) -> Problem {
         )
         .with_label(*var_span, "declared as a matrix")
         .with_help("use `softmax` for a matrix of class scores, or declare a `vec`"),
+
+        SecondIntercept { span, first } => {
+            Problem::error("optc::var", "a model has one intercept", *span, "second scalar")
+                .with_label(*first, "first intercept declared here")
+                .with_help("a scalar unknown is the intercept added to every margin; declare one")
+        }
+        InterceptPerClass { span } => Problem::error(
+            "optc::var",
+            "per-class intercepts are not compiled by this build",
+            *span,
+            "one intercept per class",
+        )
+        .with_help("drop it (or add a constant feature to the data, which the penalty then covers)"),
+        InterceptOnMatrix { span, var, var_span } => Problem::error(
+            "optc::var",
+            format!("a scalar intercept does not fit the matrix `{var}`: a softmax model needs one per class"),
+            *span,
+            "one scalar",
+        )
+        .with_label(*var_span, "declared as a matrix")
+        .with_help("per-class intercepts are not compiled by this build: drop the intercept, or add a constant feature to the data"),
+        InterceptUnused { span, margin, names: Names { features, var, .. }, intercept } => Problem::error(
+            "optc::var",
+            format!("the intercept `{intercept}` is declared but not added to the margin"),
+            *span,
+            "declared here",
+        )
+        .with_label(*margin, "the margin")
+        .with_help(format!("write `<{features}, {var}> + {intercept}`, or drop `var {intercept}: scalar`")),
+        NotAnIntercept { name, span, intercept } => {
+            let p = Problem::error(
+                "optc::loss",
+                format!("`{name}` is added to the margin but is not the intercept"),
+                *span,
+                "not a declared scalar",
+            );
+            match intercept {
+                Some(b) => p.with_help(format!("the intercept is `{b}`")),
+                None => p.with_help(format!("declare it with `var {name}: scalar` to fit an intercept")),
+            }
+        }
+        InterceptRegularized { intercept, span, declared } => Problem::error(
+            "optc::var",
+            format!("the intercept `{intercept}` is left unregularized and unconstrained in this build"),
+            *span,
+            "names the intercept",
+        )
+        .with_label(*declared, "declared here")
+        .with_help(format!(
+            "drop this term: `{intercept}` is fitted freely (to penalise an offset, add a constant feature to the data)"
+        )),
 
         NegativeWeight { span, weight } => {
             let label = match weight {

@@ -132,14 +132,33 @@ impl<'a> Adagrad<'a> {
         per_entry.extend(write);
         let mut step = vec![
             Stmt::Set(t, add(s(t), k(1.0))),
-            Stmt::Set(a, k(0.0)),
+            Stmt::Set(a, self.b.intercept().map_or(k(0.0), s)),
             each(Range::RowNonZeros, margin),
             Stmt::Set(g, self.weight.map_or(dloss.clone(), |c| mul(s(c), dloss))),
             Stmt::Guard(s(g), "the loss derivative ℓ′".into()),
             each(Range::RowNonZeros, per_entry),
         ];
+        step.extend(self.intercept_step());
         step.extend(after);
         vec![each(Range::Perm(Len::Rows), step)]
+    }
+
+    /// The intercept as one more AdaGrad coordinate whose feature is 1 and whose r is 0: its
+    /// own Gb += g², then b −= η·g/(δ + √Gb) (the composite step), or, for dual averaging,
+    /// b = −η·Σg/(δ + √Gb) (its closed form with r = 0).
+    fn intercept_step(&mut self) -> Vec<Stmt> {
+        let Some(intercept) = self.b.intercept() else { return vec![] };
+        let sum_sq = self.b.state("Gb", "Σ g² of the intercept");
+        let scaled = |ada: &Self| div(s(ada.eta), add(s(ada.delta), call(Func::Sqrt, vec![s(sum_sq)])));
+        let mut out = vec![Stmt::Set(sum_sq, add(s(sum_sq), mul(s(self.g), s(self.g))))];
+        if self.st.settings.rda {
+            let sum = self.b.state("Σgb", "Σ g of the intercept");
+            out.push(Stmt::Set(sum, add(s(sum), s(self.g))));
+            out.push(Stmt::Set(intercept, Expr::Neg(Box::new(mul(scaled(self), s(sum))))));
+        } else {
+            out.push(Stmt::Set(intercept, sub(s(intercept), mul(scaled(self), s(self.g)))));
+        }
+        out
     }
 
     /// The slides' update: wⱼ ← prox_{τ·r}(wⱼ − τ·gⱼ), τ = η/sⱼ, with the closed-form catch-up

@@ -154,10 +154,15 @@ impl Fobos<'_> {
         if let Stamps::Scaled { scale } = stamps {
             step.push(Stmt::Set(a, mul(s(scale), s(a)))); // ⟨x, s·u⟩
         }
+        if let Some(intercept) = self.b.intercept() {
+            step.push(Stmt::Set(a, add(s(a), s(intercept))));
+        }
         // c·ℓ′(yᵢ, a), inlined from the stdlib formula.
         step.push(Stmt::Set(g, self.b.weighted_dloss(self.model, self.st, y, s(a))));
         step.push(Stmt::Guard(s(g), "the loss derivative ℓ′".into()));
         step.push(Stmt::Set(eta_g, mul(s(eta), s(g))));
+        // The intercept's plain gradient step (no prox, nothing to catch up: O(1)).
+        step.extend(self.b.intercept_step(s(eta_g)));
         let half = sub(at(w, Index::Feature), mul(s(eta_g), Expr::Value));
         if let Stamps::Scaled { scale } = stamps {
             // w = s·u. Every coordinate decays by 1/(1 + τ2): s does, u does not. A touched

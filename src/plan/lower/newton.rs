@@ -95,9 +95,11 @@ pub(super) fn iteration(
     let (descent, lambda, change, ok, a) = (b.local("Δ"), b.local("λ"), b.local("ΔF"), b.local("ok"), b.local("a"));
     let inner_tol = b.scalar("τin", ScalarRole::State, ParamInit::Value(INNER_TOL_START), "inner tolerance");
 
+    let intercept = b.intercept().map(|slot| InterceptModel::declare(&mut b, slot));
+    let z0 = b.intercept().map_or(k(0.0), s);
     b.plan.init = vec![
         Stmt::Set(inner_tol, k(INNER_TOL_START)),
-        each(Range::Upto(Len::Rows), vec![Stmt::Store(z, i, k(0.0))]),
+        each(Range::Upto(Len::Rows), vec![Stmt::Store(z, i, z0)]),
         each(
             Range::Upto(Len::Features),
             vec![each(Range::ColNonZeros, vec![Stmt::Store(z, i, add(at(z, i), mul(Expr::Value, at(w, j))))])],
@@ -118,42 +120,74 @@ pub(super) fn iteration(
         Stmt::Store(lz, i, loss_now),
         Stmt::Store(xd, i, k(0.0)),
     ]);
-    let gradients = each(
-        Range::Perm(Len::Features),
-        vec![
-            Stmt::Set(g, k(0.0)),
-            Stmt::Set(h, k(0.0)),
-            each(
-                Range::ColNonZeros,
-                vec![
-                    Stmt::Set(g, add(s(g), mul(Expr::Value, at(q, i)))),
-                    Stmt::Set(h, add(s(h), mul(mul(Expr::Value, Expr::Value), at(dd, i)))),
-                ],
-            ),
-            Stmt::Store(gv, j, s(g)),
-            Stmt::Store(hv, j, add(s(h), k(NU))),
-            Stmt::Store(dir, j, k(0.0)),
-        ],
-    );
+    if let Some(m) = &intercept {
+        per_row.extend([Stmt::Set(m.g, add(s(m.g), at(q, i))), Stmt::Set(m.h, add(s(m.h), at(dd, i)))]);
+    }
+    let mut per_entry = vec![
+        Stmt::Set(g, add(s(g), mul(Expr::Value, at(q, i)))),
+        Stmt::Set(h, add(s(h), mul(mul(Expr::Value, Expr::Value), at(dd, i)))),
+    ];
+    let mut per_column = vec![Stmt::Set(g, k(0.0)), Stmt::Set(h, k(0.0))];
+    if intercept.is_some() {
+        per_entry.push(Stmt::Set(gq, add(s(gq), mul(Expr::Value, at(dd, i)))));
+        per_column.push(Stmt::Set(gq, k(0.0)));
+    }
+    per_column.extend([
+        each(Range::ColNonZeros, per_entry),
+        Stmt::Store(gv, j, s(g)),
+        Stmt::Store(hv, j, add(s(h), k(NU))),
+        Stmt::Store(dir, j, k(0.0)),
+    ]);
+    if let Some(m) = &intercept {
+        per_column.push(Stmt::Store(m.dx, j, s(gq)));
+    }
+    let gradients = each(Range::Perm(Len::Features), per_column);
 
     // 2. Coordinate descent on the quadratic model; the prox acts on w + d.
     let target = b.coordinate_prox(sub(add(at(w, j), at(dir, j)), div(s(gq), at(hv, j))), div(k(1.0), at(hv, j)));
-    let inner_pass = vec![
+    // With an intercept, (X d)ᵢ + d_b is the model's direction in the margins: the column
+    // sums DXⱼ = Σᵢ xᵢⱼDᵢ and S = Σᵢ Dᵢ(Xd)ᵢ, kept as d moves, make the intercept's
+    // coordinate step O(1) and add one product per column step.
+    let gq_start = match &intercept {
+        Some(m) => add(at(gv, j), mul(s(m.dir), at(m.dx, j))),
+        None => at(gv, j),
+    };
+    let mut moved = vec![Stmt::Store(dir, j, s(nw)), col_axpy(xd, delta)];
+    if let Some(m) = &intercept {
+        moved.push(Stmt::Set(m.cross, add(s(m.cross), mul(s(delta), at(m.dx, j)))));
+    }
+    let mut inner_pass = vec![
         Stmt::Set(mx, k(0.0)),
         Stmt::Set(md, k(0.0)),
         each(
             Range::Perm(Len::Features),
             vec![
-                Stmt::Set(gq, at(gv, j)),
+                Stmt::Set(gq, gq_start),
                 each(Range::ColNonZeros, vec![Stmt::Set(gq, add(s(gq), mul(mul(Expr::Value, at(dd, i)), at(xd, i))))]),
                 Stmt::Set(nw, sub(target, at(w, j))),
                 Stmt::Set(delta, sub(s(nw), at(dir, j))),
-                if_moved(delta, vec![Stmt::Store(dir, j, s(nw)), col_axpy(xd, delta)]),
+                if_moved(delta, moved),
                 Stmt::Set(mx, call(Func::Max, vec![s(mx), call(Func::Abs, vec![s(delta)])])),
                 Stmt::Set(md, call(Func::Max, vec![s(md), call(Func::Abs, vec![at(dir, j)])])),
             ],
         ),
     ];
+    if let Some(m) = &intercept {
+        // The intercept's exact minimiser of the quadratic model along it (no prox).
+        let nb = add(s(m.h), k(NU));
+        inner_pass.extend([
+            Stmt::Set(gq, add(add(s(m.g), s(m.cross)), mul(s(m.dir), s(m.h)))),
+            Stmt::Set(delta, Expr::Neg(Box::new(div(s(gq), nb)))),
+            Stmt::Set(m.dir, add(s(m.dir), s(delta))),
+            Stmt::Set(mx, call(Func::Max, vec![s(mx), call(Func::Abs, vec![s(delta)])])),
+            Stmt::Set(md, call(Func::Max, vec![s(md), call(Func::Abs, vec![s(m.dir)])])),
+        ]);
+    }
+    // The direction in the margins: Xd, plus d_b with an intercept.
+    let xd_at = match &intercept {
+        Some(m) => add(at(xd, i), s(m.dir)),
+        None => at(xd, i),
+    };
 
     // 3. Line search on F along d.
     let r_now = b.coordinate_penalty(at(w, j));
@@ -165,7 +199,7 @@ pub(super) fn iteration(
             Range::Upto(Len::Rows),
             vec![Stmt::Set(
                 change,
-                add(s(change), sub(b.loss_at(model, y, add(at(z, i), mul(s(lambda), at(xd, i)))), at(lz, i))),
+                add(s(change), sub(b.loss_at(model, y, add(at(z, i), mul(s(lambda), xd_at.clone()))), at(lz, i))),
             )],
         ),
         Stmt::Set(change, mul(s(change), s(mean))),
@@ -192,11 +226,11 @@ pub(super) fn iteration(
         ),
     ];
 
-    let measure = vec![each(Range::Upto(Len::Rows), per_row), gradients];
-    let step = vec![
+    let mut measure = vec![each(Range::Upto(Len::Rows), per_row), gradients];
+    let mut step = vec![
         Stmt::Repeat(MAX_INNER, Cmp::Lt, s(mx), add(mul(s(inner_tol), s(md)), k(1e-300)), inner_pass),
         Stmt::Set(inner_tol, call(Func::Max, vec![mul(s(inner_tol), k(0.5)), k(INNER_TOL_FLOOR)])),
-        Stmt::Set(descent, k(0.0)),
+        Stmt::Set(descent, intercept.as_ref().map_or(k(0.0), |m| mul(s(m.g), s(m.dir)))),
         each(
             Range::Perm(Len::Features),
             vec![Stmt::Set(descent, add(s(descent), add(mul(at(gv, j), at(dir, j)), sub(full, r_now))))],
@@ -218,11 +252,44 @@ pub(super) fn iteration(
                             Range::Perm(Len::Features),
                             vec![Stmt::Store(w, j, add(at(w, j), mul(s(lambda), at(dir, j))))],
                         ),
-                        each(Range::Upto(Len::Rows), vec![Stmt::Store(z, i, add(at(z, i), mul(s(lambda), at(xd, i))))]),
-                    ],
+                        each(Range::Upto(Len::Rows), vec![Stmt::Store(z, i, add(at(z, i), mul(s(lambda), xd_at)))]),
+                    ]
+                    .into_iter()
+                    .chain(intercept.as_ref().map(|m| Stmt::Set(m.slot, add(s(m.slot), mul(s(lambda), s(m.dir))))))
+                    .collect(),
                 ),
             ],
         ),
     ];
+    if let Some(m) = &intercept {
+        measure.insert(0, Stmt::Set(m.g, k(0.0)));
+        measure.insert(1, Stmt::Set(m.h, k(0.0)));
+        step.insert(0, Stmt::Set(m.dir, k(0.0)));
+        step.insert(1, Stmt::Set(m.cross, k(0.0)));
+    }
     Iteration { b, y, w, q, gradient: gv, mean, measure, step, margin: a }
+}
+
+/// The intercept's part of the quadratic model: G_b = Σᵢ qᵢ, H_b = Σᵢ Dᵢ, its direction d_b,
+/// the column sums DXⱼ = Σᵢ xᵢⱼDᵢ and S = Σᵢ Dᵢ(Xd)ᵢ.
+struct InterceptModel {
+    slot: ScalarId,
+    g: ScalarId,
+    h: ScalarId,
+    dir: ScalarId,
+    cross: ScalarId,
+    dx: VecId,
+}
+
+impl InterceptModel {
+    fn declare(b: &mut Builder, slot: ScalarId) -> InterceptModel {
+        InterceptModel {
+            slot,
+            g: b.local("Gb"),
+            h: b.local("Hb"),
+            dir: b.local("db"),
+            cross: b.local("S"),
+            dx: b.vector("DX", Len::Features, VecRole::State, 0.0),
+        }
+    }
 }

@@ -72,6 +72,26 @@ fn build(
     let u = b.local("u");
     let r = b.local("r");
 
+    // The intercept: its own gradient Σ c/m·ℓ′, its extrapolated point b̂ and previous value,
+    // and a step bound that covers its column of ones (‖[X 1]‖² ≤ ‖X‖² + m, so L + c·β).
+    let intercept = b.intercept().map(|slot| {
+        let lb = b.param("Lb", model.loss.coef.value * beta, "c·β: the intercept's column of ones adds ≤ c·β to L");
+        Intercept {
+            slot,
+            hat: b.state("b̂", "the intercept's extrapolated point"),
+            prev: b.local("bprev"),
+            grad: b.local("gb"),
+            lb,
+        }
+    });
+    let lip = match &intercept {
+        Some(m) => {
+            let total = b.state("L′", "L + c·β, the step bound with the intercept");
+            b.plan.init.push(Stmt::Set(total, add(s(lip), s(m.lb))));
+            total
+        }
+        None => lip,
+    };
     // The vector routine's argument: τ′λ for a norm, with τ′ = 1/(L + l2) the step left after
     // the per-coordinate ½‖·‖² scaling; the radius for a set.
     let step = b.scaled_inverse_step(lip);
@@ -79,7 +99,12 @@ fn build(
         let arg = if term.is_norm() { div(k(term.arg(1.0)), step.clone()) } else { k(term.arg(1.0)) };
         Stmt::Call(term.routine(), Slice { buf: w, row: None }, arg)
     };
-    b.plan.init = vec![each(Range::Upto(Len::Features), vec![Stmt::Store(v, j, at(w, j))]), Stmt::Set(theta, k(1.0))];
+    let mut init = std::mem::take(&mut b.plan.init);
+    init.extend([each(Range::Upto(Len::Features), vec![Stmt::Store(v, j, at(w, j))]), Stmt::Set(theta, k(1.0))]);
+    if let Some(m) = &intercept {
+        init.push(Stmt::Set(m.hat, s(m.slot)));
+    }
+    b.plan.init = init;
     if let Some(term) = vector.filter(|t| !t.is_norm()) {
         b.plan.init.insert(0, routine_call(term));
     }
@@ -90,16 +115,29 @@ fn build(
         each(Range::Upto(Len::Features), vec![Stmt::Store(g, j, k(0.0))]),
         each(
             Range::Upto(Len::Rows),
-            vec![
-                Stmt::Set(a, k(0.0)),
-                each(Range::RowNonZeros, vec![Stmt::Set(a, add(s(a), mul(Expr::Value, at(v, j))))]),
-                Stmt::Set(u, mul(s(mean), dloss)),
-                Stmt::Guard(s(u), "the loss derivative ℓ′".into()),
-                each(Range::RowNonZeros, vec![Stmt::Store(g, j, add(at(g, j), mul(s(u), Expr::Value)))]),
-            ],
+            [
+                vec![
+                    Stmt::Set(a, intercept.as_ref().map_or(k(0.0), |m| s(m.hat))),
+                    each(Range::RowNonZeros, vec![Stmt::Set(a, add(s(a), mul(Expr::Value, at(v, j))))]),
+                    Stmt::Set(u, mul(s(mean), dloss)),
+                    Stmt::Guard(s(u), "the loss derivative ℓ′".into()),
+                    each(Range::RowNonZeros, vec![Stmt::Store(g, j, add(at(g, j), mul(s(u), Expr::Value)))]),
+                ],
+                intercept.as_ref().map_or(vec![], |m| vec![Stmt::Set(m.grad, add(s(m.grad), s(u)))]),
+            ]
+            .concat(),
         ),
         Stmt::Set(r, k(0.0)),
     ];
+    if let Some(m) = &intercept {
+        b.plan.epoch.insert(0, Stmt::Set(m.grad, k(0.0)));
+        // The intercept's gradient step (no prox), and its share of the restart test.
+        b.plan.epoch.extend([
+            Stmt::Set(m.prev, s(m.slot)),
+            Stmt::Set(m.slot, sub(s(m.hat), div(s(m.grad), s(lip)))),
+            Stmt::Set(r, mul(sub(s(m.hat), s(m.slot)), sub(s(m.slot), s(m.prev)))),
+        ]);
+    }
     let restart_test = Stmt::Set(r, add(s(r), mul(sub(at(v, j), at(w, j)), sub(at(w, j), at(wp, j)))));
     let coordinate_step =
         each(Range::Upto(Len::Features), vec![Stmt::Store(wp, j, at(w, j)), Stmt::Store(w, j, prox_step.clone())]);
@@ -136,12 +174,25 @@ fn build(
     }
     let momentum = super::fista_momentum(&mut b, theta, r, "μ");
     let mu = momentum.beta;
-    b.plan.epoch.extend(momentum.around(vec![each(
+    let mut extrapolate = vec![each(
         Range::Upto(Len::Features),
         vec![Stmt::Store(v, j, add(at(w, j), mul(s(mu), sub(at(w, j), at(wp, j)))))],
-    )]));
+    )];
+    if let Some(m) = &intercept {
+        extrapolate.push(Stmt::Set(m.hat, add(s(m.slot), mul(s(mu), sub(s(m.slot), s(m.prev))))));
+    }
+    b.plan.epoch.extend(momentum.around(extrapolate));
     b.report(model, st, w, y, a);
     b.plan
+}
+
+/// The intercept's slots in the FISTA plan.
+struct Intercept {
+    slot: super::super::ScalarId,
+    hat: super::super::ScalarId,
+    prev: super::super::ScalarId,
+    grad: super::super::ScalarId,
+    lb: super::super::ScalarId,
 }
 
 /// B as the dump names it.

@@ -16,7 +16,7 @@ use super::super::{Len, ParamInit, Plan, Range, ScalarRole, Stmt, VecRole};
 use super::Builder;
 use crate::analysis::{CoordinateProx, Structure};
 use crate::check::Model;
-use crate::symbolic::Cmp;
+use crate::symbolic::{Cmp, Func};
 
 pub(super) fn lower(model: &Model, st: &Structure, prox: CoordinateProx) -> Plan {
     let probe = Builder::new(model, "scd", false, prox, None);
@@ -25,6 +25,9 @@ pub(super) fn lower(model: &Model, st: &Structure, prox: CoordinateProx) -> Plan
             return super::newton::lower(model, st, prox, &d2);
         }
     }
+    // ℓ′ affine in the margin (a quadratic loss): the intercept optimal for w follows each
+    // column step in closed form, below.
+    let quadratic = probe.second_derivative(model, st).is_none();
     let mut b = probe;
     let (y, w) = b.labels_and_weights();
     let c = model.loss.coef.value;
@@ -45,27 +48,44 @@ pub(super) fn lower(model: &Model, st: &Structure, prox: CoordinateProx) -> Plan
     let a = b.local("a");
     let (i, j) = (super::super::Index::Row, super::super::Index::Feature);
 
-    // init: z = Xw and βj, in one pass over the columns.
-    b.plan.init = vec![
-        each(Range::Upto(Len::Rows), vec![Stmt::Store(z, i, k(0.0))]),
-        each(
-            Range::Upto(Len::Features),
-            vec![
-                Stmt::Set(q, k(0.0)),
-                each(
-                    Range::ColNonZeros,
-                    vec![
-                        Stmt::Set(q, add(s(q), mul(Expr::Value, Expr::Value))),
-                        Stmt::Store(z, i, add(at(z, i), mul(Expr::Value, at(w, j)))),
-                    ],
-                ),
-                Stmt::Store(betaj, j, mul(s(curv), s(q))),
-            ],
-        ),
+    // With a quadratic loss and an intercept, z = Xw and the margin is z + b: b then moves
+    // after every column step at O(1) (the means x̄ⱼ), never touching z. Otherwise z = Xw + b.
+    let follow = b.intercept().filter(|_| quadratic).map(|slot| {
+        let inv_m = b.scalar("1/m", ScalarRole::Param, ParamInit::PerRow { scale: 1.0 }, "for the column means");
+        (slot, b.vector("x̄", Len::Features, VecRole::State, 0.0), inv_m, b.local("p"))
+    });
+    let margin = match follow {
+        Some((slot, ..)) => add(at(z, i), s(slot)),
+        None => at(z, i),
+    };
+
+    // init: z = Xw (+ b) and βj, in one pass over the columns.
+    let z0 = b.intercept().filter(|_| follow.is_none()).map_or(k(0.0), s);
+    let mut per_entry = vec![
+        Stmt::Set(q, add(s(q), mul(Expr::Value, Expr::Value))),
+        Stmt::Store(z, i, add(at(z, i), mul(Expr::Value, at(w, j)))),
     ];
+    let mut per_column = vec![Stmt::Set(q, k(0.0))];
+    if let Some((.., p)) = follow {
+        per_entry.push(Stmt::Set(p, add(s(p), Expr::Value)));
+        per_column.push(Stmt::Set(p, k(0.0)));
+    }
+    per_column.extend([each(Range::ColNonZeros, per_entry), Stmt::Store(betaj, j, mul(s(curv), s(q)))]);
+    if let Some((_, means, inv_m, p)) = follow {
+        // Along wⱼ with b following, F's curvature is that of the centred column:
+        // κ·(Σᵢ xᵢⱼ² − m·x̄ⱼ²), the exact coordinate minimiser of the profiled quadratic (the
+        // uncentred bound steps short and zigzags with b). Kept ≥ 1e-12 of the uncentred one:
+        // a constant column has none, and rounding must not make it a huge step.
+        per_column.push(Stmt::Store(means, j, mul(s(p), s(inv_m))));
+        let centred = sub(s(q), mul(s(p), at(means, j)));
+        let floor = mul(k(1e-12), s(q));
+        per_column.push(Stmt::Store(betaj, j, mul(s(curv), call(Func::Max, vec![centred, floor]))));
+    }
+    b.plan.init =
+        vec![each(Range::Upto(Len::Rows), vec![Stmt::Store(z, i, z0)]), each(Range::Upto(Len::Features), per_column)];
 
     // epoch: one coordinate step per column, in this epoch's order.
-    let dloss = b.dloss(model, st, y, at(z, i));
+    let dloss = b.dloss(model, st, y, margin.clone());
     let step = vec![
         Stmt::Set(g, k(0.0)),
         each(Range::ColNonZeros, vec![Stmt::Set(g, add(s(g), mul(Expr::Value, dloss)))]),
@@ -73,10 +93,42 @@ pub(super) fn lower(model: &Model, st: &Structure, prox: CoordinateProx) -> Plan
         Stmt::Guard(s(g), "the partial derivative gⱼ".into()),
         Stmt::Set(wn, b.coordinate_prox(sub(at(w, j), div(s(g), at(betaj, j))), div(k(1.0), at(betaj, j)))),
         Stmt::Set(delta, sub(s(wn), at(w, j))),
-        if_moved(delta, vec![Stmt::Store(w, j, s(wn)), col_axpy(z, delta)]),
+        if_moved(
+            delta,
+            [Stmt::Store(w, j, s(wn)), col_axpy(z, delta)]
+                .into_iter()
+                // b = argmin F(w, ·) moves by −δ·x̄ⱼ when wⱼ moves by δ (ℓ′ is affine).
+                .chain(follow.map(|(slot, means, ..)| Stmt::Set(slot, sub(s(slot), mul(s(delta), at(means, j))))))
+                .collect(),
+        ),
     ];
     // A column with no non-zeros has βj = 0 and no gradient: it keeps its weight.
     b.plan.epoch = vec![each(Range::Perm(Len::Features), vec![Stmt::If(Cmp::Gt, at(betaj, j), k(0.0), step)])];
+    if let Some(intercept) = b.intercept() {
+        // The intercept is one more coordinate, its column all ones: curvature bound c·β, no
+        // prox. O(m) per epoch, next to the epoch's O(nnz).
+        let beta_b = b.param("βb", c * beta, "c·β: the curvature bound along the intercept");
+        let dloss = b.dloss(model, st, y, margin);
+        let mut moved = vec![Stmt::Set(intercept, add(s(intercept), s(delta)))];
+        if follow.is_none() {
+            moved.push(each(Range::Upto(Len::Rows), vec![Stmt::Store(z, i, add(at(z, i), s(delta)))]));
+        }
+        let exact_step = vec![
+            Stmt::Set(g, k(0.0)),
+            each(Range::Upto(Len::Rows), vec![Stmt::Set(g, add(s(g), dloss))]),
+            Stmt::Set(g, mul(s(g), s(mean))),
+            Stmt::Guard(s(g), "the derivative along the intercept".into()),
+            Stmt::Set(delta, Expr::Neg(Box::new(div(s(g), s(beta_b))))),
+            if_moved(delta, moved),
+        ];
+        // Following b column by column starts from b optimal for the weights (a warm start's
+        // too); the step at the end of each epoch also clears the rounding the following
+        // accumulates.
+        if follow.is_some() {
+            b.plan.init.extend(exact_step.clone());
+        }
+        b.plan.epoch.extend(exact_step);
+    }
     b.report(model, st, w, y, a);
     b.plan
 }

@@ -117,9 +117,15 @@ pub(super) fn lower(model: &Model, st: &Structure, prox: CoordinateProx) -> Plan
             vec![Stmt::Set(a, add(s(a), mul(Expr::Value, primal(theta, p, log_norm))))],
         )],
     ));
+    if let Some(intercept) = b.intercept() {
+        step.push(Stmt::Set(a, add(s(a), s(intercept))));
+    }
     step.push(Stmt::Set(g, b.weighted_dloss(model, st, y, s(a))));
     step.push(Stmt::Guard(s(g), "the loss derivative ℓ′".into()));
     step.push(Stmt::Set(eta_g, mul(s(eta), s(g))));
+    // The intercept is outside the p-norm link (its own Euclidean coordinate, unpenalized):
+    // a plain gradient step.
+    step.extend(b.intercept_step(s(eta_g)));
     // θ̃ = θ − η·ℓ′·xᵢ on the row; the scale of this step's sum covers the moved coordinates.
     step.push(Stmt::Set(scale, s(top)));
     step.push(each(

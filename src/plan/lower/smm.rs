@@ -79,6 +79,15 @@ pub(super) fn lower_as(
         ParamInit::MaxRowNormSq { scale: c * beta },
         "c·β·max‖xᵢ‖²: every example's surrogate has this curvature",
     );
+    // With an intercept a row is [xᵢ, 1]: its surrogate's curvature grows by c·β.
+    let lip = if b.wants_intercept() {
+        let lb = b.param("Lb", c * beta, "c·β: the intercept's feature of 1 adds c·β to L");
+        let total = b.state("L′", "L + c·β, every example's curvature with the intercept");
+        b.plan.init.push(Stmt::Set(total, add(s(lip), s(lb))));
+        total
+    } else {
+        lip
+    };
     let n0 = match st.settings.n0 {
         Some(v) => b.param("n0", v, &format!("from `solve with {solver}(n0 = ...)`")),
         None => b.scalar(
@@ -123,10 +132,23 @@ pub(super) fn lower_as(
     }
     read.push(Stmt::Set(a, add(s(a), mul(Expr::Value, at(theta, j)))));
     body.push(each(Range::RowNonZeros, read));
+    // The intercept's iterate (b itself, or beside its average b̄ when w is averaged) and its
+    // surrogate average z̄b: the same recursion with no prox, O(1) per step.
+    let intercept = b.intercept().map(|slot| {
+        let iterate = if average { b.state("bθ", "the intercept's iterate; b is its average") } else { slot };
+        (slot, iterate, b.state("z̄b", "the intercept's averaged surrogate minimiser"))
+    });
+    if let Some((_, iterate, _)) = intercept {
+        body.push(Stmt::Set(a, add(s(a), s(iterate))));
+    }
     body.push(Stmt::Set(g, b.weighted_dloss(model, st, y, s(a))));
     body.push(Stmt::Guard(s(g), "the loss derivative ℓ′".into()));
     // ω·g/L, the weight of this example's gradient in z̄.
     body.push(Stmt::Set(step, div(mul(s(omega), s(g)), s(lip))));
+    if let Some((_, iterate, zb)) = intercept {
+        let mixed = add(mul(sub(k(1.0), s(omega)), s(zb)), mul(s(omega), s(iterate)));
+        body.extend([Stmt::Set(zb, sub(mixed, s(step))), Stmt::Set(iterate, s(zb))]);
+    }
     let mix = |e: Expr| add(mul(sub(k(1.0), s(omega)), at(zbar, j)), mul(s(omega), e));
     match &history {
         Some(h) => {
@@ -157,6 +179,10 @@ pub(super) fn lower_as(
                 body.push(Stmt::Set(next, weight_at(add(s(t), k(1.0)))));
                 let mean = add(mul(sub(k(1.0), s(next)), at(w, j)), mul(s(next), at(theta, j)));
                 body.push(each(Range::Upto(Len::Features), vec![Stmt::Store(w, j, mean)]));
+                if let Some((slot, iterate, _)) = intercept {
+                    let mean = add(mul(sub(k(1.0), s(next)), s(slot)), mul(s(next), s(iterate)));
+                    body.push(Stmt::Set(slot, mean));
+                }
             }
         }
     }

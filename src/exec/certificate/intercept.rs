@@ -1,0 +1,156 @@
+//! The dual with an unregularized intercept b. F(w, b) = (c/m)·Σᵢ ℓ(yᵢ, ⟨xᵢ, w⟩ + b) + R(w)
+//! has R's conjugate in w and, in b, the conjugate of 0: the indicator of {0}. So a dual point
+//! bounds F* only if Σᵢ uᵢ = 0 exactly; any other u has D(u) = −∞. (Lagrange's view: the
+//! bound D₀(u) + (c/m)·b*·Σᵢ uᵢ holds for the unknown optimal b*, so without the constraint no
+//! finite bound follows.)
+//!
+//! ℓ′ at the run's margins has Σᵢ uᵢ = 0 only when b is optimal for the current w. Two steps
+//! make every dual point feasible without touching the iterate:
+//! 1. [`shift_to_optimal_offset`]: the margins are moved by the t that minimises Σᵢ ℓ(yᵢ, aᵢ + t)
+//!    (a safeguarded 1-D Newton; one step for the squared loss), so ℓ′ there sums to ≈ 0 and
+//!    the point is the one the optimal b for this w would give;
+//! 2. [`balance`]: the rounding left over (or an extrapolated point's drift) is removed by
+//!    moving each uᵢ toward the end of dom ℓ*(yᵢ, ·) in proportion to its room there, so
+//!    Σᵢ uᵢ = 0 up to rounding and u stays in the domain. Scaling by s afterwards keeps the sum 0.
+
+use crate::plan::LossConjugate;
+
+/// Newton iterations on the offset, at most.
+const OFFSET_STEPS: usize = 100;
+
+/// Moves every margin by the minimiser t of Σᵢ ℓ(yᵢ, aᵢ + t) (or as close as the iterations
+/// get: a logistic loss on one class has none, t → ±∞, and [`balance`] makes up the rest).
+pub(super) fn shift_to_optimal_offset(kind: LossConjugate, labels: &[f64], a: &mut [f64]) {
+    if !matches!(kind, LossConjugate::Logistic | LossConjugate::Squared) || a.is_empty() {
+        return;
+    }
+    let (mut t, mut lo, mut hi) = (0.0_f64, f64::NEG_INFINITY, f64::INFINITY);
+    for _ in 0..OFFSET_STEPS {
+        let (mut g, mut h) = (0.0, 0.0);
+        for (&ai, &y) in a.iter().zip(labels) {
+            let (d1, d2) = super::loss_derivatives(kind, y, ai + t);
+            g += d1;
+            h += d2;
+        }
+        if g == 0.0 || !g.is_finite() {
+            break;
+        }
+        if g > 0.0 {
+            hi = t;
+        } else {
+            lo = t;
+        }
+        let mut next = t - g / h;
+        if !(next > lo && next < hi) {
+            // Outside the bracket (or h ≈ 0): bisect, or widen toward the root.
+            next = match (lo.is_finite(), hi.is_finite()) {
+                (true, true) => 0.5 * (lo + hi),
+                _ if g > 0.0 => t - t.abs().max(1.0),
+                _ => t + t.abs().max(1.0),
+            };
+        }
+        let done = (next - t).abs() <= 1e-15 * (1.0 + t.abs());
+        t = next;
+        if done {
+            break;
+        }
+    }
+    if t.is_finite() {
+        a.iter_mut().for_each(|ai| *ai += t);
+    }
+}
+
+/// The interval dom ℓ*(y, ·): [lo, hi], holding 0.
+fn domain(kind: LossConjugate, y: f64) -> (f64, f64) {
+    match kind {
+        // logistic: p = −y·u ∈ [0, 1]; hinge: y·u ∈ [−1, 0]: u between 0 and −y.
+        LossConjugate::Logistic | LossConjugate::Hinge => ((-y).min(0.0), (-y).max(0.0)),
+        LossConjugate::Squared | LossConjugate::Softmax => (f64::NEG_INFINITY, f64::INFINITY),
+    }
+}
+
+/// Makes Σᵢ uᵢ = 0 (up to rounding) with every uᵢ kept in dom ℓ*(yᵢ, ·): the excess r = Σ uᵢ
+/// is taken from each uᵢ in proportion to its room toward the domain's end in the direction
+/// of −r (the whole domain's end is reachable: 0 is in every domain, so the room is ≥ |r|).
+/// A squared loss's domain is the line: the mean is subtracted.
+pub(super) fn balance(kind: LossConjugate, labels: &[f64], u: &mut [f64]) {
+    if u.is_empty() {
+        return;
+    }
+    for _ in 0..2 {
+        let r = sum(u);
+        if r == 0.0 {
+            return;
+        }
+        if matches!(kind, LossConjugate::Squared) {
+            let mean = r / u.len() as f64;
+            u.iter_mut().for_each(|ui| *ui -= mean);
+            continue;
+        }
+        let room: Vec<f64> = u
+            .iter()
+            .zip(labels)
+            .map(|(&ui, &y)| {
+                let (lo, hi) = domain(kind, y);
+                if r > 0.0 {
+                    ui - lo
+                } else {
+                    hi - ui
+                }
+            })
+            .collect();
+        let total = sum(&room);
+        if total.is_nan() || total <= 0.0 {
+            return;
+        }
+        let f = (r.abs() / total).min(1.0);
+        for ((ui, &y), room) in u.iter_mut().zip(labels).zip(room) {
+            let (lo, hi) = domain(kind, y);
+            *ui = (*ui - r.signum() * f * room).clamp(lo, hi);
+        }
+    }
+}
+
+/// Σ by Neumaier's compensated summation: the sum the constraint is about must not lose the
+/// small terms to rounding.
+fn sum(v: &[f64]) -> f64 {
+    let (mut s, mut c) = (0.0_f64, 0.0_f64);
+    for &x in v {
+        let t = s + x;
+        c += if s.abs() >= x.abs() { (s - t) + x } else { (x - t) + s };
+        s = t;
+    }
+    s + c
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn balanced_points_sum_to_zero_inside_the_domain() {
+        let labels = [1.0, -1.0, 1.0, 1.0, -1.0];
+        for kind in [LossConjugate::Logistic, LossConjugate::Hinge, LossConjugate::Squared] {
+            for u0 in [[-0.9, 0.2, -0.1, -0.7, 0.05], [-0.01, 0.9, -0.02, 0.0, 0.99]] {
+                let mut u = u0.to_vec();
+                balance(kind, &labels, &mut u);
+                assert!(sum(&u).abs() <= 1e-15, "{kind:?}: {}", sum(&u));
+                for (&ui, &y) in u.iter().zip(&labels) {
+                    let (lo, hi) = domain(kind, y);
+                    assert!(lo <= ui && ui <= hi, "{kind:?}: {ui} outside [{lo}, {hi}]");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_optimal_offset_zeroes_the_sum_of_derivatives() {
+        let labels = [1.0, -1.0, 1.0, 1.0, -1.0, 1.0];
+        for kind in [LossConjugate::Logistic, LossConjugate::Squared] {
+            let mut a = vec![0.3, -2.0, 5.0, 0.1, 0.7, -1.0];
+            shift_to_optimal_offset(kind, &labels, &mut a);
+            let g: f64 = a.iter().zip(&labels).map(|(&ai, &y)| super::super::loss_derivatives(kind, y, ai).0).sum();
+            assert!(g.abs() < 1e-12, "{kind:?}: Σℓ′ = {g}");
+        }
+    }
+}
