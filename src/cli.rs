@@ -1,7 +1,8 @@
-//! The command line (LANGUAGE.md): `check`, `plan`, `run`, `predict`. Exit codes: 0 success,
+//! The command line (LANGUAGE.md): `check`, `plan`, `run`, `predict`, `repl`. Exit codes: 0 success,
 //! 1 the model or the data is wrong, 2 bad usage, 3 the solver diverged.
 
 mod predict;
+mod repl;
 mod run;
 mod session;
 
@@ -49,6 +50,13 @@ enum Command {
     Run(run::RunArgs),
     /// Score data with a saved model (optc's or LIBLINEAR's).
     Predict(predict::PredictArgs),
+    /// Interactive exploration: edit the model a line at a time, solve again on data read once.
+    Repl {
+        /// A model file (.opt) to start from.
+        model: Option<PathBuf>,
+        /// Training data to read at the start.
+        data: Option<PathBuf>,
+    },
 }
 
 /// Why a command failed; each maps to an exit code.
@@ -79,6 +87,7 @@ pub fn main() -> i32 {
         }
         Command::Run(args) => run::run(&args),
         Command::Predict(args) => predict::predict(&args),
+        Command::Repl { model, data } => repl::repl(model.as_deref(), data.as_deref()),
     };
     match result {
         Ok(()) => 0,

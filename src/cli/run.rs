@@ -416,7 +416,7 @@ fn sig4(v: f64) -> String {
 }
 
 /// The relative duality gap a run stops at when neither the model nor the command line says.
-const DEFAULT_TOL: f64 = 1e-4;
+pub(super) const DEFAULT_TOL: f64 = 1e-4;
 
 /// The step schedule a run used, as the report shows it.
 enum StepShown {
@@ -532,7 +532,7 @@ pub(super) fn ensure_memory(
     )))
 }
 
-fn diverged(f: &Fault, data: &Dataset, solver: &str) -> Failure {
+pub(super) fn diverged(f: &Fault, data: &Dataset, solver: &str) -> Failure {
     let line = data.lines.get(f.row).copied().unwrap_or(0);
     let steps = crate::analysis::SolverKind::from_name(solver).is_some_and(|k| k.option("eta0").is_some());
     let hint = if steps {
@@ -550,7 +550,7 @@ fn diverged(f: &Fault, data: &Dataset, solver: &str) -> Failure {
 }
 
 /// The weights as a LIBLINEAR model file.
-fn saved_model(model: &crate::check::Model, labels: &LabelMap, features: usize, w: &[f64]) -> SavedModel {
+pub(super) fn saved_model(model: &crate::check::Model, labels: &LabelMap, features: usize, w: &[f64]) -> SavedModel {
     let has_l1 = model.regs.iter().any(|r| r.def.name == "l1" || r.def.name == "elastic");
     let has_l1 = has_l1 || model.regs.iter().any(|r| matches!(r.def.name.as_str(), "l1l2" | "l1inf"));
     let mut w = w.to_vec();
