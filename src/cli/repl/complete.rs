@@ -125,13 +125,13 @@ mod tests {
         let mut h = ReplHelper::new();
         h.model_names = vec!["λ".into(), "lam2".into(), "w".into()];
         assert_eq!(complete(&h, ":sh"), (0, vec![":show".to_string()]));
-        assert_eq!(complete(&h, ":p").1, vec![":path", ":plan"]);
+        assert_eq!(complete(&h, ":p").1, vec![":plan", ":path"]);
         assert_eq!(
             complete(&h, ":run --epochs 3 --t"),
             (16, vec!["--test".into(), "--time-limit".into(), "--tol".into()])
         );
         assert_eq!(complete(&h, "minimize E[logis"), (11, vec!["logistic".to_string()]));
-        assert_eq!(complete(&h, "solve with sc").1, vec!["scd"]);
+        assert_eq!(complete(&h, "solve with sc").1, vec!["scalar", "scd"]);
         assert!(complete(&h, "minimize E[logistic(y, <x, w>)] + la").1.contains(&"lam2".to_string()));
         assert_eq!(complete(&h, "param λ").1, vec!["λ"]);
         assert!(complete(&h, "minimize E[logistic(y, <x, w>)] + λ·l").1.contains(&"l1".to_string()));
