@@ -111,8 +111,8 @@ fn scripted(repl: &mut Repl) -> bool {
     }
 }
 
-/// The line editor; returns whether the session could not start it and fell back to reading
-/// plain lines (not a failure).
+/// The line editor. A failed line is not the session's failure here (the user saw it and went
+/// on), so this returns false unless the editor could not start and plain lines were read.
 fn interactive(repl: &mut Repl) -> bool {
     let config =
         rustyline::Config::builder().auto_add_history(true).completion_type(rustyline::CompletionType::List).build();
@@ -383,7 +383,7 @@ impl Repl {
             solved.backend
         );
         println!("  epochs       {}", outcome.epochs);
-        print!("{}", facts(&ev, outcome.gap, &outcome.status.name(), &outcome.rule, w.len(), &plan));
+        print!("{}", facts(&ev, outcome.gap, outcome.status.name(), &outcome.rule, w.len(), &plan));
         if let Some(e) = ev.error {
             println!("  train error  {:.2}%", 100.0 * e);
         }

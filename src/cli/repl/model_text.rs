@@ -198,7 +198,10 @@ fn clashes(new: &Statement, old: &Statement) -> bool {
             old.place == Place::Declaration
                 && old.names.iter().any(|o| {
                     new.names.iter().any(|n| {
-                        o == n || (new.param && old.param && crate::check::resolve_param(&[o.clone()], n).is_some())
+                        o == n
+                            || (new.param
+                                && old.param
+                                && crate::check::resolve_param(std::slice::from_ref(o), n).is_some())
                     })
                 })
         }
