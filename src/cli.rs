@@ -1,9 +1,10 @@
-//! The command line (LANGUAGE.md): `check`, `plan`, `run`, `predict`, `path`. Exit codes: 0 success,
+//! The command line (LANGUAGE.md): `check`, `plan`, `run`, `predict`, `path`, `repl`. Exit codes: 0 success,
 //! 1 the model or the data is wrong, 2 bad usage, 3 the solver diverged.
 
 mod init;
-mod path;
+pub(crate) mod path;
 mod predict;
+mod repl;
 mod run;
 mod session;
 
@@ -58,6 +59,13 @@ enum Command {
         /// The shell.
         shell: clap_complete::Shell,
     },
+    /// Interactive exploration: edit the model a line at a time, solve again on data read once.
+    Repl {
+        /// A model file (.opt) to start from.
+        model: Option<PathBuf>,
+        /// Training data to read at the start.
+        data: Option<PathBuf>,
+    },
 }
 
 /// Why a command failed; each maps to an exit code.
@@ -94,6 +102,7 @@ pub fn main() -> i32 {
             clap_complete::generate(shell, &mut Cli::command(), "optc", &mut std::io::stdout());
             Ok(())
         }
+        Command::Repl { model, data } => repl::repl(model.as_deref(), data.as_deref()),
     };
     match result {
         Ok(()) => 0,

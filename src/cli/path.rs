@@ -3,15 +3,17 @@
 //! strategy, for any model optc solves). The data is read and bound once; each value is a
 //! new plan, because parameters are folded into the code.
 
-use super::run::{load_data, prepare_output, DEFAULT_TOL};
+use super::run::{load_data, prepare_output};
 use super::session::{self, Bound, Unsolved};
 use super::{compile, model_dir, parse_sets, read_model, report_compile_error, Failure};
-use crate::exec::driver::RunSettings;
+use crate::data::Dataset;
 use crate::exec::evaluate::evaluate;
 use crate::exec::State;
+use crate::output::OutputFile;
 use crate::pipeline::{self, CompileOptions};
+use crate::source::SourceFile;
 use crate::symbolic::fmt_num;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 #[derive(clap::Args, Debug)]
@@ -20,6 +22,13 @@ pub struct PathArgs {
     pub model: PathBuf,
     /// Training data, LIBSVM/svmlight text (plain or compressed).
     pub data: PathBuf,
+    #[command(flatten)]
+    pub options: PathOptions,
+}
+
+/// Everything of `optc path` but the model and the data (the REPL's `:path` takes these).
+#[derive(clap::Args, Debug, Clone, PartialEq)]
+pub struct PathOptions {
     /// The parameter to vary (ASCII names allowed: lambda for λ).
     #[arg(long)]
     pub param: String,
@@ -68,6 +77,23 @@ pub struct PathArgs {
     pub quiet: bool,
 }
 
+/// Where a path's CSV and picture go, opened before any data is read.
+pub(crate) struct Outputs {
+    csv: Option<OutputFile>,
+    plot: Option<OutputFile>,
+}
+
+impl Outputs {
+    pub fn prepare(options: &PathOptions) -> Result<Outputs, Failure> {
+        let csv = prepare_output(options.out.as_ref())?;
+        let plot = prepare_output(options.plot.as_ref())?;
+        if csv.is_none() && plot.as_ref().is_some_and(|o| o.is_stdout()) {
+            return Err(Failure::Usage("--plot -: the CSV goes to standard output; give --out FILE for it".into()));
+        }
+        Ok(Outputs { csv, plot })
+    }
+}
+
 /// One solved point of the path.
 pub(crate) struct Point {
     pub value: f64,
@@ -86,6 +112,26 @@ pub(crate) struct Point {
 }
 
 pub fn path(args: &PathArgs) -> Result<(), Failure> {
+    let file = read_model(&args.model)?;
+    let outputs = Outputs::prepare(&args.options)?;
+    let (train, _) = load_data(&args.data, false)?;
+    let test = match &args.options.test {
+        Some(p) => Some(load_data(p, false)?.0),
+        None => None,
+    };
+    trace_path(&file, &model_dir(&args.model), &train, test.as_ref(), &args.options, outputs)
+}
+
+/// Solves the path of `file`'s model on `train` (the model's `load` files relative to `dir`)
+/// and writes what `options` asks for.
+pub(crate) fn trace_path(
+    file: &SourceFile,
+    dir: &Path,
+    train: &Dataset,
+    test: Option<&Dataset>,
+    args: &PathOptions,
+    outputs: Outputs,
+) -> Result<(), Failure> {
     if args.steps == 0 {
         return Err(Failure::Usage("--steps must be at least 1".into()));
     }
@@ -94,7 +140,6 @@ pub fn path(args: &PathArgs) -> Result<(), Failure> {
             return Err(Failure::Usage(format!("{flag} {v}: give a positive number")));
         }
     }
-    let file = read_model(&args.model)?;
     let sets = parse_sets(&args.set)?;
     let opts_at = |value: f64| {
         let mut overrides = sets.clone();
@@ -104,23 +149,17 @@ pub fn path(args: &PathArgs) -> Result<(), Failure> {
             solver: args.solver.clone(),
             eager: false,
             epochs: args.epochs,
-            files: Some(model_dir(&args.model)),
+            files: Some(dir.to_path_buf()),
         }
     };
-    let compiled_at = |value: f64| compile(&file, &opts_at(value));
+    let compiled_at = |value: f64| compile(file, &opts_at(value));
     let first = compiled_at(1.0)?;
     let plan_at = |c: &pipeline::Compiled, value: f64| {
-        pipeline::plan(c, &opts_at(value)).map_err(|e| report_compile_error(e, &file))
+        pipeline::plan(c, &opts_at(value)).map_err(|e| report_compile_error(e, file))
     };
-    let out = prepare_output(args.out.as_ref())?;
-    let plot_out = prepare_output(args.plot.as_ref())?;
-    if out.is_none() && plot_out.as_ref().is_some_and(|o| o.is_stdout()) {
-        return Err(Failure::Usage("--plot -: the CSV goes to standard output; give --out FILE for it".into()));
-    }
-    let (train, _) = load_data(&args.data, false)?;
     let plan = plan_at(&first, 1.0)?;
-    let bound = Bound::new(&first, &plan, &train, &model_dir(&args.model))?;
-    let view = bound.view(&train);
+    let bound = Bound::new(&first, &plan, train, dir)?;
+    let view = bound.view(train);
     let from = match args.from {
         Some(v) => v,
         None => lambda_max(&first, &compiled_at(2.0)?, &plan, &bound, &view).ok_or_else(|| {
@@ -135,21 +174,15 @@ pub fn path(args: &PathArgs) -> Result<(), Failure> {
     if to > from {
         return Err(Failure::Usage(format!("--to {to} is above --from {from}: a path goes from large to small")));
     }
-    let test = match &args.test {
-        Some(p) => Some(load_data(p, false)?.0),
-        None => None,
-    };
-    let test_labels = test.as_ref().map(|t| bound.labels_of(t)).transpose()?;
-    let solver = first.structure.chosen.as_ref().map(|c| c.solver).unwrap_or(crate::analysis::SolverKind::Fobos);
-    let settings = RunSettings {
-        max_epochs: args.epochs.unwrap_or_else(|| solver.default_max_epochs()),
-        tol: Some(args.tol.unwrap_or(DEFAULT_TOL)),
+    let test_labels = test.map(|t| bound.labels_of(t)).transpose()?;
+    // Every point stops on the certificate (or the cap), never after exactly N epochs.
+    let stop = session::Stopping {
+        epochs: args.epochs,
+        tol: Some(args.tol.unwrap_or(session::DEFAULT_TOL)),
         time_limit: None,
-        check_every: solver.check_every(),
-        seed: args.seed,
-        trace: false,
-        progress: false,
+        seed: Some(args.seed),
     };
+    let (_, settings) = session::run_settings(&first, &stop)?;
     let mut points: Vec<Point> = vec![];
     let started = Instant::now();
     for value in grid(from, to, args.steps) {
@@ -174,7 +207,7 @@ pub fn path(args: &PathArgs) -> Result<(), Failure> {
                 )),
             })?;
         let o = &solved.outcome;
-        let held = match (&test, &test_labels) {
+        let held = match (test, &test_labels) {
             (Some(t), Some(ty)) => Some(evaluate(&plan, &o.state, &bound.test_view(t, ty))),
             _ => None,
         };
@@ -217,7 +250,7 @@ pub fn path(args: &PathArgs) -> Result<(), Failure> {
         );
     }
     let regression = bound.label_map.kind == crate::stdlib::LabelKind::Real;
-    if let Some(o) = plot_out {
+    if let Some(o) = outputs.plot {
         let shown: Vec<crate::plot::PathPoint> = points
             .iter()
             .map(|p| crate::plot::PathPoint {
@@ -228,13 +261,13 @@ pub fn path(args: &PathArgs) -> Result<(), Failure> {
             })
             .collect();
         let name = |p: &std::path::Path| p.file_name().map_or(String::new(), |n| n.to_string_lossy().into_owned());
-        let title = format!("{} on {}: regularization path", name(&args.model), name(&args.data));
+        let title = format!("{} on {}: regularization path", name(Path::new(&file.name)), name(Path::new(&train.name)));
         let svg = crate::plot::plot_path(&title, &args.param, &shown, regression)
             .map_err(|e| Failure::Input(format!("{}: {e}", o.name())))?;
         o.commit(svg.as_bytes()).map_err(|e| Failure::Input(e.to_string()))?;
     }
     let csv = to_csv(&args.param, &points, regression);
-    match out {
+    match outputs.csv {
         Some(o) => o.commit(csv.as_bytes()).map_err(|e| Failure::Input(e.to_string())),
         None => {
             print!("{csv}");

@@ -1,11 +1,11 @@
 //! `optc run MODEL DATA`: compile, read the data, solve, report, save.
 
 use super::init;
-use super::session::{self, Bound, Unsolved};
+use super::session::{self, Bound, Stopping, Unsolved};
 use super::{compile, model_dir, parse_sets, read_model, report_compile_error, Failure};
 use crate::data::DataFacts;
 use crate::data::{read_libsvm_shown, DataError, Dataset, LabelMap};
-use crate::exec::driver::{self, RunSettings};
+use crate::exec::driver;
 use crate::exec::evaluate::{evaluate, Evaluation};
 use crate::exec::Fault;
 use crate::memory::{available_bytes, bytes_text};
@@ -121,24 +121,9 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
     };
     let compiled = compile(&file, &opts)?;
     let mut plan = pipeline::plan(&compiled, &opts).map_err(|e| report_compile_error(e, &file))?;
-    let mut settings = compiled.structure.settings.clone();
-    if let Some(e) = args.epochs {
-        if e == 0 {
-            return Err(Failure::Usage("--epochs must be at least 1".into()));
-        }
-        settings.epochs = Some(e);
-    }
-    if let Some(t) = args.tol {
-        if !(t > 0.0 && t.is_finite()) {
-            return Err(Failure::Usage(format!("--tol {t}: the tolerance must be a positive number")));
-        }
-        settings.tol = Some(t);
-    }
-    if let Some(t) = args.time_limit {
-        if t.is_nan() || t <= 0.0 {
-            return Err(Failure::Usage(format!("--time-limit {t}: give a positive number of seconds")));
-        }
-    }
+    let stop = Stopping { epochs: args.epochs, tol: args.tol, time_limit: args.time_limit, seed: args.seed };
+    let (settings, mut run_settings) = session::run_settings(&compiled, &stop)?;
+    let tol = run_settings.tol;
     if let Some(f) = args.holdout {
         if !(f > 0.0 && f < 1.0) {
             return Err(Failure::Usage(format!(
@@ -149,17 +134,6 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
     if args.patience == 0 {
         return Err(Failure::Usage("--patience must be at least 1".into()));
     }
-    if let Some(s) = args.seed {
-        settings.seed = s;
-    }
-    let solver = compiled.structure.chosen.as_ref().map(|c| c.solver).unwrap_or(crate::analysis::SolverKind::Fobos);
-    // `--epochs N` alone means exactly N epochs; otherwise stop on the certificate.
-    let tol = match (settings.tol, settings.epochs) {
-        (Some(t), _) => Some(t),
-        (None, Some(_)) => None,
-        (None, None) => Some(DEFAULT_TOL),
-    };
-    let max_epochs = settings.epochs.unwrap_or_else(|| solver.default_max_epochs());
 
     let front_seconds = compile_start.elapsed().as_secs_f64();
     let save_out = prepare_output(args.save.as_ref())?;
@@ -206,15 +180,8 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
         say(format!("note: {m}"));
     }
 
-    let run_settings = RunSettings {
-        max_epochs,
-        tol,
-        time_limit: args.time_limit,
-        check_every: solver.check_every(),
-        seed: settings.seed,
-        trace: args.trace.is_some() || args.plot.is_some(),
-        progress: human,
-    };
+    run_settings.trace = args.trace.is_some() || args.plot.is_some();
+    run_settings.progress = human;
     // Read before the run, so that a trace can follow the test error epoch by epoch.
     let test_data = match &args.test {
         Some(p) => {
@@ -529,9 +496,6 @@ fn sig4(v: f64) -> String {
     format!("{v:.3e}").parse::<f64>().map_or_else(|_| fmt_num(v), fmt_num)
 }
 
-/// The relative duality gap a run stops at when neither the model nor the command line says.
-pub(super) const DEFAULT_TOL: f64 = 1e-4;
-
 /// The step schedule a run used, as the report shows it.
 enum StepShown {
     /// The user's `step = ...` formula in t.
@@ -646,7 +610,7 @@ pub(super) fn ensure_memory(
     )))
 }
 
-fn diverged(f: &Fault, data: &Dataset, solver: &str) -> Failure {
+pub(super) fn diverged(f: &Fault, data: &Dataset, solver: &str) -> Failure {
     let line = data.lines.get(f.row).copied().unwrap_or(0);
     let steps = crate::analysis::SolverKind::from_name(solver).is_some_and(|k| k.option("eta0").is_some());
     let hint = if steps {
@@ -665,7 +629,7 @@ fn diverged(f: &Fault, data: &Dataset, solver: &str) -> Failure {
 
 /// The weights as a LIBLINEAR model file; an intercept b is LIBLINEAR's bias feature of value 1,
 /// its weight (b) the last row, so LIBLINEAR's `predict` adds it as optc's does.
-fn saved_model(
+pub(super) fn saved_model(
     model: &crate::check::Model,
     labels: &LabelMap,
     features: usize,

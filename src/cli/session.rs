@@ -4,6 +4,7 @@
 
 use super::run::ensure_memory;
 use super::Failure;
+use crate::analysis::{Settings, SolverKind};
 use crate::data::{Columns, DataFacts, Dataset, LabelMap};
 use crate::exec::calibrate::Calibration;
 use crate::exec::driver::{self, Outcome, RunSettings};
@@ -82,6 +83,61 @@ impl Bound {
         test.view(labels, self.features).with_classes(self.classes).with_operator(self.operator.as_ref())
     }
 }
+
+/// How long a solve may go, as the command line (or `:run`) gives it.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Stopping {
+    pub epochs: Option<usize>,
+    pub tol: Option<f64>,
+    pub time_limit: Option<f64>,
+    pub seed: Option<u64>,
+}
+
+/// The model's `solve with` settings overridden by `stop`, and the driver's settings from
+/// them: `--epochs N` alone means exactly N epochs; otherwise the run stops on the certificate
+/// (at `tol`, default 1e-4) or the cap. Nothing is traced or shown; callers say if it is.
+pub(crate) fn run_settings(compiled: &Compiled, stop: &Stopping) -> Result<(Settings, RunSettings), Failure> {
+    let mut settings = compiled.structure.settings.clone();
+    if let Some(e) = stop.epochs {
+        if e == 0 {
+            return Err(Failure::Usage("--epochs must be at least 1".into()));
+        }
+        settings.epochs = Some(e);
+    }
+    if let Some(t) = stop.tol {
+        if !(t > 0.0 && t.is_finite()) {
+            return Err(Failure::Usage(format!("--tol {t}: the tolerance must be a positive number")));
+        }
+        settings.tol = Some(t);
+    }
+    if let Some(t) = stop.time_limit {
+        if t.is_nan() || t <= 0.0 {
+            return Err(Failure::Usage(format!("--time-limit {t}: give a positive number of seconds")));
+        }
+    }
+    if let Some(s) = stop.seed {
+        settings.seed = s;
+    }
+    let solver = compiled.structure.chosen.as_ref().map_or(SolverKind::Fobos, |c| c.solver);
+    let tol = match (settings.tol, settings.epochs) {
+        (Some(t), _) => Some(t),
+        (None, Some(_)) => None,
+        (None, None) => Some(DEFAULT_TOL),
+    };
+    let run = RunSettings {
+        max_epochs: settings.epochs.unwrap_or_else(|| solver.default_max_epochs()),
+        tol,
+        time_limit: stop.time_limit,
+        check_every: solver.check_every(),
+        seed: settings.seed,
+        trace: false,
+        progress: false,
+    };
+    Ok((settings, run))
+}
+
+/// The relative duality gap a run stops at when neither the model nor the command line says.
+pub(crate) const DEFAULT_TOL: f64 = 1e-4;
 
 /// A finished solve.
 pub(crate) struct Solved {
