@@ -1025,3 +1025,26 @@ fn path_lambda_max_with_an_intercept() {
     let out = optc(&["path", m, d, "--param", "λ", "--steps", "1", "--quiet", "--from", &below]);
     assert!(path_rows(&text(&out.stdout))[0].1 > 0);
 }
+
+/// `--init` from a model Debian's `liblinear-train` wrote (L1R_LR at C = 1/(λ·m), tight
+/// tolerance): optc certifies it after one epoch.
+#[test]
+fn init_from_a_model_liblinear_trained() {
+    let Some(predict) = liblinear_predict("init_from_a_model_liblinear_trained") else { return };
+    let train_tool = predict.with_file_name("liblinear-train");
+    let dir = tempfile::tempdir().expect("tmp");
+    let m = write(dir.path(), "m.opt", L1_LOGISTIC);
+    let data = fixture("binary.svm");
+    let saved = dir.path().join("ll.model");
+    // λ = 0.01 and m = 200 rows: C = 1/(λ·m) = 0.5.
+    let out = std::process::Command::new(&train_tool)
+        .args(["-s", "6", "-c", "0.5", "-e", "1e-8", "-q"])
+        .arg(&data)
+        .arg(&saved)
+        .output()
+        .expect("liblinear-train runs");
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let warm = run_json(&m, &data, &["--tol", "1e-6", "--init", saved.to_str().unwrap()]);
+    assert_eq!(warm["status"], "converged", "{warm}");
+    assert_eq!(warm["epochs"], 1, "{warm}");
+}
