@@ -6,7 +6,7 @@ pub(crate) mod path;
 mod predict;
 mod repl;
 mod run;
-mod session;
+pub(crate) mod session;
 
 use crate::diagnostics::render_terminal;
 use crate::pipeline::{self, CompileError, CompileOptions, Compiled};

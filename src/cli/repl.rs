@@ -318,10 +318,10 @@ impl Repl {
 
     fn options(&self, opts: &RunOpts) -> Result<CompileOptions, Failure> {
         Ok(CompileOptions {
-            overrides: parse_sets(&opts.set)?,
-            solver: opts.solver.clone(),
-            eager: opts.eager,
-            epochs: opts.epochs,
+            overrides: parse_sets(&opts.solve.set)?,
+            solver: opts.solve.solver.clone(),
+            eager: opts.solve.eager,
+            epochs: opts.solve.epochs,
             files: Some(self.model.dir.clone()),
         })
     }
@@ -349,7 +349,7 @@ impl Repl {
         let compiled = compile(&file, &copts)?;
         let mut plan = pipeline::plan(&compiled, &copts).map_err(|e| report_compile_error(e, &file))?;
         let settings = run_settings(&compiled, opts, self.terminal)?;
-        let shape = format!("{}solver {:?}\neager {}\n", self.model.shape(), opts.solver, opts.eager);
+        let shape = format!("{}solver {:?}\neager {}\n", self.model.shape(), opts.solve.solver, opts.solve.eager);
         let bound = Bound::new(&compiled, &plan, train, &self.model.dir)?;
         let view = bound.view(train);
         if let Some(m) = bound.label_map.describe() {
@@ -370,7 +370,7 @@ impl Repl {
                 Some((l.w.as_slice(), l.intercept.unwrap_or(0.0)))
             }
         };
-        let solved = match session::solve(&mut plan, &bound, &view, Default::default(), &settings, !opts.no_jit, warm) {
+        let solved = match session::solve(&mut plan, &bound, &view, Default::default(), &settings, !opts.solve.no_jit, warm) {
             Ok(s) => s,
             Err(Unsolved::Fault(f)) => return Err(diverged(&f, train, plan.info.solver)),
             Err(Unsolved::Worse { epochs, objective, start_objective }) => {
@@ -408,7 +408,7 @@ impl Repl {
         if let Some(e) = ev.mse {
             println!("  train mse    {e:.6}");
         }
-        let test = match &opts.test {
+        let test = match &opts.solve.test {
             Some(p) => Some(load_data(p, self.terminal)?.0),
             None => None,
         };
@@ -497,7 +497,7 @@ fn facts(ev: &Evaluation, gap: Option<f64>, status: &str, rule: &str, weights: u
 
 /// The stopping rules of a run, as `optc run` derives them from the model and the options.
 fn run_settings(compiled: &Compiled, opts: &RunOpts, terminal: bool) -> Result<RunSettings, Failure> {
-    let stop = session::Stopping { epochs: opts.epochs, tol: opts.tol, time_limit: opts.time_limit, seed: opts.seed };
+    let stop = opts.solve.stopping();
     let (_, settings) = session::run_settings(compiled, &stop)?;
     Ok(RunSettings { progress: terminal, ..settings })
 }

@@ -1,7 +1,7 @@
 //! `optc run MODEL DATA`: compile, read the data, solve, report, save.
 
 use super::init;
-use super::session::{self, Bound, Stopping, Unsolved};
+use super::session::{self, Bound, SolveOptions, Unsolved};
 use super::{compile, model_dir, parse_sets, read_model, report_compile_error, Failure};
 use crate::data::DataFacts;
 use crate::data::{read_libsvm_shown, DataError, Dataset, LabelMap};
@@ -23,27 +23,8 @@ pub struct RunArgs {
     pub model: PathBuf,
     /// Training data, LIBSVM/svmlight text (plain, .gz, .bz2, .xz or .zst); `-` for stdin.
     pub data: PathBuf,
-    /// Held-out data: report its error and loss.
-    #[arg(long)]
-    pub test: Option<PathBuf>,
-    /// Override a parameter (repeatable): --set lambda=1e-3
-    #[arg(long = "set", value_name = "NAME=VALUE")]
-    pub set: Vec<String>,
-    /// Force a solver (same as `solve with NAME`).
-    #[arg(long)]
-    pub solver: Option<String>,
-    /// Exactly N epochs (batch solvers: iterations), unless --tol is also given; then a cap.
-    #[arg(long)]
-    pub epochs: Option<usize>,
-    /// Stop when the certified relative duality gap is at most T (default 1e-4).
-    #[arg(long, value_name = "T")]
-    pub tol: Option<f64>,
-    /// Stop after the epoch during which this many seconds passed.
-    #[arg(long, value_name = "SECONDS")]
-    pub time_limit: Option<f64>,
-    /// Seed of the row order and of the η₀ calibration sample (default 1).
-    #[arg(long)]
-    pub seed: Option<u64>,
+    #[command(flatten)]
+    pub solve: SolveOptions,
     /// Hold out this fraction of the rows (seeded) and stop when their loss has not improved
     /// for --patience epochs, returning the best epoch's weights.
     #[arg(long, value_name = "FRACTION")]
@@ -68,12 +49,6 @@ pub struct RunArgs {
     /// Print the report as JSON on stdout (human output goes to stderr).
     #[arg(long)]
     pub json: bool,
-    /// Run the reference interpreter.
-    #[arg(long)]
-    pub no_jit: bool,
-    /// Run the eager reference plan (prox on every coordinate each step).
-    #[arg(long)]
-    pub eager: bool,
     /// No progress bar and no summary.
     #[arg(long)]
     pub quiet: bool,
@@ -113,15 +88,15 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
     let compile_start = Instant::now();
     let file = read_model(&args.model)?;
     let opts = CompileOptions {
-        overrides: parse_sets(&args.set)?,
-        solver: args.solver.clone(),
-        eager: args.eager,
-        epochs: args.epochs,
+        overrides: parse_sets(&args.solve.set)?,
+        solver: args.solve.solver.clone(),
+        eager: args.solve.eager,
+        epochs: args.solve.epochs,
         files: Some(model_dir(&args.model)),
     };
     let compiled = compile(&file, &opts)?;
     let mut plan = pipeline::plan(&compiled, &opts).map_err(|e| report_compile_error(e, &file))?;
-    let stop = Stopping { epochs: args.epochs, tol: args.tol, time_limit: args.time_limit, seed: args.seed };
+    let stop = args.solve.stopping();
     let (settings, mut run_settings) = session::run_settings(&compiled, &stop)?;
     let tol = run_settings.tol;
     if let Some(f) = args.holdout {
@@ -183,7 +158,7 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
     run_settings.trace = args.trace.is_some() || args.plot.is_some();
     run_settings.progress = human;
     // Read before the run, so that a trace can follow the test error epoch by epoch.
-    let test_data = match &args.test {
+    let test_data = match &args.solve.test {
         Some(p) => {
             let (t, _) = load_data(p, !args.quiet)?;
             let ty = bound.labels_of(&t)?;
@@ -201,7 +176,7 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
         &view,
         watch,
         &run_settings,
-        !args.no_jit,
+        !args.solve.no_jit,
         warm.as_ref().map(|(w, b)| (w.as_slice(), *b)),
     ) {
         Ok(s) => s,

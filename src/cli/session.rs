@@ -14,7 +14,7 @@ use crate::pipeline::Compiled;
 use crate::plan::Plan;
 use crate::runtime::picard::Operator;
 use crate::stdlib::LabelKind;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// Training data bound to a plan: labels mapped, the feature count the model sees, the
 /// columns when the plan walks them, the operator B of a composite term.
@@ -81,6 +81,44 @@ impl Bound {
     /// Held-out data as the report reads it (labels from [`Bound::labels_of`]).
     pub fn test_view<'a>(&'a self, test: &'a Dataset, labels: &'a [f64]) -> DataView<'a> {
         test.view(labels, self.features).with_classes(self.classes).with_operator(self.operator.as_ref())
+    }
+}
+
+/// The options of one solve, shared by `optc run` and the REPL's `:run`.
+#[derive(clap::Args, Debug, Default, Clone, PartialEq)]
+pub(crate) struct SolveOptions {
+    /// Held-out data: report its error and loss.
+    #[arg(long)]
+    pub test: Option<PathBuf>,
+    /// Override a parameter (repeatable): --set lambda=1e-3
+    #[arg(long = "set", value_name = "NAME=VALUE")]
+    pub set: Vec<String>,
+    /// Force a solver (same as `solve with NAME`).
+    #[arg(long)]
+    pub solver: Option<String>,
+    /// Exactly N epochs (batch solvers: iterations), unless --tol is also given; then a cap.
+    #[arg(long)]
+    pub epochs: Option<usize>,
+    /// Stop when the certified relative duality gap is at most T (default 1e-4).
+    #[arg(long, value_name = "T")]
+    pub tol: Option<f64>,
+    /// Stop after the epoch during which this many seconds passed.
+    #[arg(long, value_name = "SECONDS")]
+    pub time_limit: Option<f64>,
+    /// Seed of the row order and of the η₀ calibration sample (default 1).
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Run the reference interpreter.
+    #[arg(long)]
+    pub no_jit: bool,
+    /// Run the eager reference plan (prox on every coordinate each step).
+    #[arg(long)]
+    pub eager: bool,
+}
+
+impl SolveOptions {
+    pub fn stopping(&self) -> Stopping {
+        Stopping { epochs: self.epochs, tol: self.tol, time_limit: self.time_limit, seed: self.seed }
     }
 }
 

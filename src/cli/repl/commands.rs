@@ -1,6 +1,7 @@
 //! The `:` commands of the REPL, parsed from one line.
 
 use crate::cli::path::PathOptions;
+use crate::cli::session::SolveOptions;
 use clap::Parser;
 use std::path::PathBuf;
 
@@ -8,33 +9,8 @@ use std::path::PathBuf;
 #[derive(Parser, Debug, Default, Clone, PartialEq)]
 #[command(name = ":run", disable_version_flag = true, no_binary_name = true)]
 pub(crate) struct RunOpts {
-    /// Held-out data for this run (instead of the one `:test` loaded).
-    #[arg(long)]
-    pub test: Option<PathBuf>,
-    /// Override a parameter for this run (repeatable): --set lambda=1e-3
-    #[arg(long = "set", value_name = "NAME=VALUE")]
-    pub set: Vec<String>,
-    /// Force a solver (same as `solve with NAME`).
-    #[arg(long)]
-    pub solver: Option<String>,
-    /// Exactly N epochs, unless --tol is also given; then a cap.
-    #[arg(long)]
-    pub epochs: Option<usize>,
-    /// Stop when the certified relative duality gap is at most T (default 1e-4).
-    #[arg(long, value_name = "T")]
-    pub tol: Option<f64>,
-    /// Stop after the epoch during which this many seconds passed.
-    #[arg(long, value_name = "SECONDS")]
-    pub time_limit: Option<f64>,
-    /// Seed of the row order and of the step calibration (default 1).
-    #[arg(long)]
-    pub seed: Option<u64>,
-    /// Run the reference interpreter.
-    #[arg(long)]
-    pub no_jit: bool,
-    /// Run the eager reference plan.
-    #[arg(long)]
-    pub eager: bool,
+    #[command(flatten)]
+    pub solve: SolveOptions,
 }
 
 /// The options of `:path`: those of `optc path` after the model and the data.
@@ -180,7 +156,7 @@ mod tests {
         assert_eq!(parse(":show 3"), Ok(Command::Show(3)));
         assert!(parse(":show many").is_err());
         let Ok(Command::Run(o)) = parse(":run --epochs 5 --set lambda=1e-3 --no-jit") else { panic!() };
-        assert_eq!((o.epochs, o.set, o.no_jit), (Some(5), vec!["lambda=1e-3".to_string()], true));
+        assert_eq!((o.solve.epochs, o.solve.set, o.solve.no_jit), (Some(5), vec!["lambda=1e-3".to_string()], true));
         assert!(parse(":run --bogus").unwrap_err().contains("--bogus"));
         assert!(parse(":shwo").unwrap_err().contains("did you mean `:show`?"));
         assert!(parse(":load").is_err());
