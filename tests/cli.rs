@@ -1048,3 +1048,24 @@ fn init_from_a_model_liblinear_trained() {
     assert_eq!(warm["status"], "converged", "{warm}");
     assert_eq!(warm["epochs"], 1, "{warm}");
 }
+
+/// A stochastic run started at the optimum ends a little above it: that is not divergence
+/// (which is measured against w = 0), and SMM's surrogates start at the given weights.
+#[test]
+fn a_stochastic_warm_start_at_the_optimum_is_not_divergence() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let m = write(dir.path(), "m.opt", L1_LOGISTIC);
+    let data = fixture("binary.svm");
+    let saved = dir.path().join("opt.model");
+    let best = run_json(&m, &data, &["--tol", "1e-10", "--save", saved.to_str().unwrap()]);
+    let f_star = best["objective"].as_f64().unwrap();
+    let cold = run_json(&m, &data, &["--solver", "smm", "--epochs", "1"]);
+    for solver in ["smm", "fobos"] {
+        let warm = run_json(&m, &data, &["--solver", solver, "--epochs", "1", "--init", saved.to_str().unwrap()]);
+        assert_eq!(warm["status"], "max_epochs", "{solver}: {warm}");
+        assert!(warm["objective"].as_f64().unwrap() >= f_star - 1e-12);
+        if solver == "smm" {
+            assert!(warm["objective"].as_f64() < cold["objective"].as_f64(), "{warm} vs cold {cold}");
+        }
+    }
+}

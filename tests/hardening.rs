@@ -53,7 +53,7 @@ fn a_run_that_ends_worse_than_it_started_is_diverged_exit_3() {
         let out = run_model(&format!("{MODEL_HEAD}{solve}\n"), &[]);
         let err = text(&out.stderr);
         assert_eq!(out.status.code(), Some(3), "{solve}: {err}");
-        assert!(err.contains("diverged") && err.contains("starting point"), "{err}");
+        assert!(err.contains("diverged") && err.contains("cold start"), "{err}");
         assert!(err.contains(step_shown) && err.contains("hint:"), "{solve}: {err}");
         let out = run_model(&format!("{MODEL_HEAD}{solve}\n"), &["--json", "--quiet"]);
         assert_eq!(out.status.code(), Some(3));

@@ -375,7 +375,7 @@ impl Repl {
             Err(Unsolved::Fault(f)) => return Err(diverged(&f, train, plan.info.solver)),
             Err(Unsolved::Worse { epochs, objective, start_objective }) => {
                 return Err(Failure::Diverged(format!(
-                    "the solver diverged: after {epochs} epochs F = {} is worse than F = {} at the starting point\n  hint: give the solver a smaller step (`solve with {}(eta0 = ...)`), or choose another solver",
+                    "the solver diverged: after {epochs} epochs F = {} is worse than F = {} at the cold start (w = 0)\n  hint: give the solver a smaller step (`solve with {}(eta0 = ...)`), or choose another solver",
                     fmt_num(objective),
                     fmt_num(start_objective),
                     plan.info.solver

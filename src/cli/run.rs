@@ -196,7 +196,7 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
                 println!("{}", serde_json::to_string_pretty(&r).unwrap_or_default());
             }
             return Err(Failure::Diverged(format!(
-                "the solver diverged: after {epochs} epochs F = {} is worse than F = {} at the starting point (step {})\n  hint: {}",
+                "the solver diverged: after {epochs} epochs F = {} is worse than F = {} at the cold start (w = 0) (step {})\n  hint: {}",
                 fmt_num(objective),
                 fmt_num(start_objective),
                 step.text(),

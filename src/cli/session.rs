@@ -191,8 +191,8 @@ pub(crate) struct Solved {
 pub(crate) enum Unsolved {
     /// A guarded value went NaN or infinite.
     Fault(Fault),
-    /// It ended worse than it started: with a convex F the start was a valid answer, so the
-    /// step overshot. (F may be negative: a `logeps` term is, near 0.)
+    /// It ended worse than w = 0: with a convex F that was a valid answer, so the step
+    /// overshot. (F may be negative: a `logeps` term is, near 0.)
     Worse { epochs: usize, objective: f64, start_objective: f64 },
 }
 
@@ -225,7 +225,9 @@ pub(crate) fn solve(
     if let (Some((_, b)), Some(id)) = (warm, plan.objective.intercept) {
         start.scalars[id.0] = b;
     }
-    let start_objective = evaluate(plan, &start, view).objective;
+    // Measured at the cold start w = 0 even when warm: a stochastic method started at (or near)
+    // the optimum ends a little above it, which is noise, not divergence.
+    let start_objective = evaluate(plan, &State::new(plan, &bound.facts, view.labels), view).objective;
     let mut selected = crate::exec::select_backend(plan, &bound.facts, jit);
     let backend = selected.backend.name();
     let outcome =

@@ -202,6 +202,23 @@ pub(super) fn lower_as(
             ],
         ));
     }
+    // A warm start (--init, a path's next point, the REPL) hands over w: the surrogates' average
+    // starts there (and the iterate beside an average, and a `logeps` tangent's weights), as at
+    // w = 0 cold. Without it θ = prox(z̄ = 0) would throw the start away at the first read.
+    let mut start = vec![Stmt::Store(zbar, j, at(w, j))];
+    if average {
+        start.push(Stmt::Store(theta, j, at(w, j)));
+    }
+    if let Some((eta, t)) = b.tangent() {
+        start.push(Stmt::Store(eta, j, div(k(1.0), add(call(Func::Abs, vec![at(w, j)]), k(t.eps)))));
+    }
+    b.plan.init.push(each(Range::Upto(Len::Features), start));
+    if let Some((slot, iterate, zb)) = intercept {
+        b.plan.init.push(Stmt::Set(zb, s(slot)));
+        if average {
+            b.plan.init.push(Stmt::Set(iterate, s(slot)));
+        }
+    }
     b.report(model, st, w, y, a);
     b.plan
 }
