@@ -4,7 +4,7 @@
 //! new plan, because parameters are folded into the code.
 
 use super::run::{load_data, prepare_output};
-use super::session::{self, Bound, Unsolved};
+use super::session::{self, Bound};
 use super::{compile, model_dir, parse_sets, read_model, report_compile_error, Failure};
 use crate::data::Dataset;
 use crate::exec::evaluate::evaluate;
@@ -190,21 +190,13 @@ pub(crate) fn trace_path(
         let mut plan = plan_at(&compiled, value)?;
         let warm = points.last().filter(|_| !args.cold).map(|p| (p.weights.as_slice(), p.intercept));
         let solved = session::solve(&mut plan, &bound, &view, Default::default(), &settings, !args.no_jit, warm)
-            .map_err(|e| match e {
-                Unsolved::Fault(f) => Failure::Diverged(format!(
-                    "the solver diverged at {} = {}: {} is {}",
-                    args.param,
-                    fmt_num(value),
-                    f.what,
-                    f.value
-                )),
-                Unsolved::Worse { objective, start_objective, .. } => Failure::Diverged(format!(
-                    "the solver diverged at {} = {}: F = {} is worse than at its start ({})",
-                    args.param,
-                    fmt_num(value),
-                    fmt_num(objective),
-                    fmt_num(start_objective)
-                )),
+            .map_err(|e| {
+                // The point the path had reached, before the message of the failure itself.
+                let at = format!("at {} = {}: ", args.param, fmt_num(value));
+                match e.failure(train, plan.info.solver, None, None) {
+                    Failure::Diverged(m) => Failure::Diverged(format!("{at}{m}")),
+                    other => other,
+                }
             })?;
         let o = &solved.outcome;
         let held = match (test, &test_labels) {

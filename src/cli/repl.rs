@@ -11,8 +11,8 @@ mod complete;
 mod model_text;
 
 use super::path::PathOptions;
-use super::run::{commit_output, diverged, load_data, prepare_output, saved_model};
-use super::session::{self, Bound, Unsolved};
+use super::run::{commit_output, load_data, prepare_output, saved_model};
+use super::session::{self, Bound};
 use super::{compile, model_dir, parse_sets, read_model, report_compile_error, Failure};
 use crate::data::Dataset;
 use crate::exec::driver::RunSettings;
@@ -370,18 +370,11 @@ impl Repl {
                 Some((l.w.as_slice(), l.intercept.unwrap_or(0.0)))
             }
         };
-        let solved = match session::solve(&mut plan, &bound, &view, Default::default(), &settings, !opts.solve.no_jit, warm) {
-            Ok(s) => s,
-            Err(Unsolved::Fault(f)) => return Err(diverged(&f, train, plan.info.solver)),
-            Err(Unsolved::Worse { epochs, objective, start_objective }) => {
-                return Err(Failure::Diverged(format!(
-                    "the solver diverged: after {epochs} epochs F = {} is worse than F = {} at the cold start (w = 0)\n  hint: give the solver a smaller step (`solve with {}(eta0 = ...)`), or choose another solver",
-                    fmt_num(objective),
-                    fmt_num(start_objective),
-                    plan.info.solver
-                )))
-            }
-        };
+        let solved =
+            match session::solve(&mut plan, &bound, &view, Default::default(), &settings, !opts.solve.no_jit, warm) {
+                Ok(s) => s,
+                Err(e) => return Err(e.failure(train, plan.info.solver, None, None)),
+            };
         if let Some(why) = &solved.fallback {
             println!("note: {why}");
         }

@@ -180,8 +180,8 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
         warm.as_ref().map(|(w, b)| (w.as_slice(), *b)),
     ) {
         Ok(s) => s,
-        Err(Unsolved::Fault(f)) => return Err(diverged(&f, &train, plan.info.solver)),
-        Err(Unsolved::Worse { epochs, objective, start_objective }) => {
+        Err(e @ Unsolved::Fault(_)) => return Err(e.failure(&train, plan.info.solver, None, None)),
+        Err(e @ Unsolved::Worse { epochs, objective, start_objective }) => {
             let step = StepShown::of(&plan, &settings, &facts).shown;
             if args.json {
                 let r = serde_json::json!({
@@ -195,13 +195,7 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
                 });
                 println!("{}", serde_json::to_string_pretty(&r).unwrap_or_default());
             }
-            return Err(Failure::Diverged(format!(
-                "the solver diverged: after {epochs} epochs F = {} is worse than F = {} at the cold start (w = 0) (step {})\n  hint: {}",
-                fmt_num(objective),
-                fmt_num(start_objective),
-                step.text(),
-                step.hint(plan.info.solver)
-            )));
+            return Err(e.failure(&train, plan.info.solver, Some(&step.text()), Some(&step.hint(plan.info.solver))));
         }
     };
     if let Some(why) = &solved.fallback {

@@ -196,6 +196,27 @@ pub(crate) enum Unsolved {
     Worse { epochs: usize, objective: f64, start_objective: f64 },
 }
 
+impl Unsolved {
+    /// The message of exit 3: a fault names the row of `train` it happened at; an ending worse
+    /// than w = 0 says so, with `step` (the schedule, when the caller knows it) and `hint` (by
+    /// default: a smaller step, or another solver).
+    pub fn failure(self, train: &Dataset, solver: &str, step: Option<&str>, hint: Option<&str>) -> Failure {
+        let hint = hint.map_or_else(
+            || format!("give the solver a smaller step (`solve with {solver}(eta0 = ...)`), or choose another solver"),
+            str::to_string,
+        );
+        match self {
+            Unsolved::Fault(f) => super::run::diverged(&f, train, solver),
+            Unsolved::Worse { epochs, objective, start_objective } => Failure::Diverged(format!(
+                "the solver diverged: after {epochs} epochs F = {} is worse than F = {} at the cold start (w = 0){}\n  hint: {hint}",
+                crate::symbolic::fmt_num(objective),
+                crate::symbolic::fmt_num(start_objective),
+                step.map_or(String::new(), |s| format!(" (step {s})"))
+            )),
+        }
+    }
+}
+
 /// Runs `plan` on the bound data: calibrates its tuned parameter, picks the back end, and
 /// solves from `warm` weights and intercept if given (the derived state is rebuilt from them by the plan's
 /// init), looking at held-out rows as `watch` says. `plan` comes back with the calibrated value

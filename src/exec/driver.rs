@@ -357,7 +357,7 @@ pub fn run_watched(
                     }
                     _ => {
                         let (eval, gap) = last_check.clone().map(|(_, e, g)| (e, g)).expect("set just above");
-                        best = Some(Best { loss, epoch: epochs, state: flushed.clone(), eval, gap });
+                        best = Some(Best { loss, epoch: epochs, state: flushed, eval, gap });
                     }
                 }
             }
