@@ -32,11 +32,22 @@ pub struct DualHistory {
     best: f64,
     /// F at the last check.
     objective: Option<f64>,
+    /// Refine at every check, not only once F stalls: a column solver continues from the
+    /// refined point ([`Assessment::polished`]), so the refinement is a step of the solver too.
+    eager: bool,
 }
 
 impl Default for DualHistory {
     fn default() -> Self {
-        DualHistory { points: Default::default(), best: f64::NEG_INFINITY, objective: None }
+        DualHistory { points: Default::default(), best: f64::NEG_INFINITY, objective: None, eager: false }
+    }
+}
+
+impl DualHistory {
+    /// Whether the next checks refine eagerly: a run that polishes its iterate with the
+    /// refinement does at the checks that pick its working set.
+    pub fn set_eager(&mut self, eager: bool) {
+        self.eager = eager;
     }
 }
 
@@ -236,6 +247,9 @@ fn softmax_dual_point(labels: &[f64], scores: &[f64], k: usize) -> Vec<f64> {
 pub struct Assessment {
     pub gap: f64,
     pub gradient: Vec<f64>,
+    /// The weights the Newton refinement moved w to, when it ran and moved, and ∇f there: F is
+    /// no higher at them (its steps descend F), so a column solver may continue from them.
+    pub polished: Option<(Vec<f64>, Vec<f64>)>,
 }
 
 /// The certified bound on F(w) − F* at flushed weights, given F(w) (None when the plan has no
@@ -261,7 +275,7 @@ pub fn assess(
     }
     let m = data.rows();
     if m == 0 {
-        return Some(Assessment { gap: 0.0, gradient: vec![0.0; w.len()] });
+        return Some(Assessment { gap: 0.0, gradient: vec![0.0; w.len()], polished: None });
     }
     let obj = &plan.objective;
     let c = obj.loss_weight;
@@ -324,13 +338,20 @@ pub fn assess(
     let earlier = history.as_ref().map_or(f64::NEG_INFINITY, |h| h.best);
     let gap = objective - dual.max(earlier);
     // Without a history (a one-off gap), always; in a run, once F has stalled against the gap.
-    let stalled = history.as_ref().is_none_or(|h| match h.objective {
-        Some(f) => f - objective < REFINE_STALL * gap,
-        None => gap <= REFINE_FIRST * objective.abs(),
+    let stalled = history.as_ref().is_none_or(|h| {
+        h.eager
+            || match h.objective {
+                Some(f) => f - objective < REFINE_STALL * gap,
+                None => gap <= REFINE_FIRST * objective.abs(),
+            }
     });
+    let mut polished = None;
     if gap > target && stalled {
-        if let Some(d) = refined_dual(&cert, data, c, w, margins, &gradient, objective - target) {
-            dual = dual.max(d);
+        let eager = history.as_ref().is_some_and(|h| h.eager);
+        let rounds = if eager { REFINE_ROUNDS_EAGER } else { REFINE_ROUNDS };
+        if let Some(refined) = refined_dual(&cert, data, c, w, margins, &gradient, objective - target, rounds) {
+            dual = dual.max(refined.dual);
+            polished = refined.moved;
         }
     }
     if let Some(h) = history {
@@ -339,7 +360,7 @@ pub fn assess(
     }
     let gap = objective - dual.max(earlier);
     let gap = if gap.is_nan() { f64::INFINITY } else { gap.max(0.0) };
-    Some(Assessment { gap, gradient })
+    Some(Assessment { gap, gradient, polished })
 }
 
 /// With an intercept, the dual point of the margins `a`: ℓ′ where b is optimal for this w (for
@@ -375,6 +396,9 @@ const REFINE_MAX: usize = 1500;
 /// Rounds of a refinement, at most: each picks V again (the non-zero coordinates of its point
 /// and the zero ones that violate optimality there) and factorises the Hessian on it.
 const REFINE_ROUNDS: usize = 5;
+/// Rounds of a refinement at a check whose point the solver continues from: each round adds
+/// only a few entering coordinates, and the epochs that follow add the rest more cheaply.
+const REFINE_ROUNDS_EAGER: usize = 2;
 /// Newton steps per round, at most (each a pass over the rows of X_V and two over the rows).
 const REFINE_STEPS: usize = 20;
 /// Coordinates a round holds at zero, at most (each costs a solve with the factor; the next
@@ -412,7 +436,8 @@ fn refined_dual(
     margins: &[f64],
     gradient: &[f64],
     enough: f64,
-) -> Option<f64> {
+    rounds: usize,
+) -> Option<Refined> {
     let twice_differentiable = matches!(cert.conjugate, LossConjugate::Logistic | LossConjugate::Squared);
     if cert.vector.is_some() || cert.groups.is_some() || !twice_differentiable {
         return None;
@@ -422,17 +447,34 @@ fn refined_dual(
     let mut a = margins.to_vec();
     let mut gradient = gradient.to_vec();
     let mut best = f64::NEG_INFINITY;
-    for _ in 0..REFINE_ROUNDS {
+    let mut moved_any = false;
+    let mut last_gradient = None;
+    for _ in 0..rounds {
         let mut round = Round { cols: vec![], sign: vec![], v: vec![] };
+        let mut entering = vec![];
         for (j, (&vj, &gj)) in v.iter().zip(&gradient).enumerate() {
             if vj != 0.0 && cert.lo < vj && vj < cert.hi {
                 round.push(j, vj.signum(), vj);
             } else if vj == 0.0 && violation(cert, vj, gj) > 0.0 {
-                round.push(j, -gj.signum(), 0.0);
+                entering.push((violation(cert, vj, gj), j));
             }
         }
+        // The zero coordinates that violate optimality most, as many as a round can hold at zero
+        // again if the direction would move them the wrong way: the next round looks at the
+        // violations again.
+        let room = REFINE_MAX.saturating_sub(round.cols.len()).min(REFINE_HELD / 2);
+        if entering.len() > room {
+            if room == 0 {
+                break;
+            }
+            entering.select_nth_unstable_by(room - 1, |a, b| b.0.total_cmp(&a.0));
+            entering.truncate(room);
+        }
+        for (_, j) in entering {
+            round.push(j, -gradient[j].signum(), 0.0);
+        }
         let n = round.cols.len();
-        if n == 0 || n > REFINE_MAX {
+        if n == 0 {
             break;
         }
         let curvature: Vec<f64> =
@@ -443,6 +485,7 @@ fn refined_dual(
             break;
         }
         let moved = round.newton(cert, scale, &sub, &h, data.labels, &mut a);
+        moved_any |= moved;
         for (&j, &x) in round.cols.iter().zip(&round.v) {
             v[j] = x;
         }
@@ -466,8 +509,20 @@ fn refined_dual(
             break;
         }
         gradient = z.iter().map(|x| -x).collect();
+        last_gradient = Some(gradient.clone());
     }
-    best.is_finite().then_some(best)
+    let moved = match (moved_any, last_gradient) {
+        (true, Some(g)) => Some((v, g)),
+        _ => None,
+    };
+    best.is_finite().then_some(Refined { dual: best, moved })
+}
+
+/// What a refinement found: the best dual value, and the primal point its steps reached with
+/// ∇f there (from the pass that gave its dual point).
+struct Refined {
+    dual: f64,
+    moved: Option<(Vec<f64>, Vec<f64>)>,
 }
 
 /// The coordinates V of a refinement round, their signs σ and values v.
