@@ -349,7 +349,9 @@ pub fn assess(
     if gap > target && stalled {
         let eager = history.as_ref().is_some_and(|h| h.eager);
         let rounds = if eager { REFINE_ROUNDS_EAGER } else { REFINE_ROUNDS };
-        if let Some(refined) = refined_dual(&cert, data, c, w, margins, &gradient, objective - target, rounds) {
+        if let Some(refined) =
+            refined_dual(&cert, data, c, w, margins, &gradient, Budget { enough: objective - target, rounds })
+        {
             dual = dual.max(refined.dual);
             polished = refined.moved;
         }
@@ -435,8 +437,7 @@ fn refined_dual(
     w: &[f64],
     margins: &[f64],
     gradient: &[f64],
-    enough: f64,
-    rounds: usize,
+    Budget { enough, rounds }: Budget,
 ) -> Option<Refined> {
     let twice_differentiable = matches!(cert.conjugate, LossConjugate::Logistic | LossConjugate::Squared);
     if cert.vector.is_some() || cert.groups.is_some() || !twice_differentiable {
@@ -516,6 +517,12 @@ fn refined_dual(
         _ => None,
     };
     best.is_finite().then_some(Refined { dual: best, moved })
+}
+
+/// When a refinement stops: once its dual value reaches `enough`, or after `rounds` rounds.
+struct Budget {
+    enough: f64,
+    rounds: usize,
 }
 
 /// What a refinement found: the best dual value, and the primal point its steps reached with

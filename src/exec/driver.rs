@@ -459,7 +459,7 @@ fn polish(
     candidate.vectors[slot.0] = v;
     backend.init(&mut candidate, data)?;
     let better = evaluate(plan, &candidate, data);
-    if !(better.objective < eval.objective) {
+    if better.objective.partial_cmp(&eval.objective) != Some(std::cmp::Ordering::Less) {
         return Ok(None);
     }
     let dual = eval.objective - a.gap;
