@@ -26,16 +26,29 @@ fn median(mut v: Vec<f64>) -> f64 {
     v[v.len() / 2]
 }
 
-fn timed<T>(mut f: impl FnMut() -> T) -> f64 {
-    median(
-        (0..RUNS)
-            .map(|_| {
-                let t = Instant::now();
-                std::hint::black_box(f());
-                t.elapsed().as_secs_f64()
-            })
-            .collect(),
-    )
+fn timed<T>(f: impl FnMut() -> T) -> f64 {
+    timed_cpu(f).0
+}
+
+/// Median wall and CPU seconds (CPU: this process's user + system time, all threads).
+fn timed_cpu<T>(mut f: impl FnMut() -> T) -> (f64, f64) {
+    let runs: Vec<(f64, f64)> = (0..RUNS)
+        .map(|_| {
+            let (t, c) = (Instant::now(), cpu_seconds());
+            std::hint::black_box(f());
+            (t.elapsed().as_secs_f64(), cpu_seconds() - c)
+        })
+        .collect();
+    (median(runs.iter().map(|r| r.0).collect()), median(runs.iter().map(|r| r.1).collect()))
+}
+
+/// utime + stime of this process from /proc/self/stat, in seconds (clock ticks of 1/100 s).
+fn cpu_seconds() -> f64 {
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    let after = stat.rsplit_once(')').map_or("", |(_, rest)| rest);
+    let f: Vec<&str> = after.split_whitespace().collect();
+    let tick = |k: usize| f.get(k).and_then(|v| v.parse::<f64>().ok()).unwrap_or(0.0);
+    (tick(11) + tick(12)) / 100.0
 }
 
 fn load() -> String {
@@ -57,19 +70,28 @@ fn compile_reference(dir: &Path) -> Option<PathBuf> {
     }
 }
 
-/// The reference's own time (open to last row), median of 3, and its rows and value sum.
-fn reference(exe: &Path, file: &Path) -> Option<(f64, usize, f64)> {
-    let mut times = vec![];
+/// What the reference measured: wall and CPU seconds (medians), rows, the sum of the values.
+struct Reference {
+    wall: f64,
+    cpu: f64,
+    rows: usize,
+    sum: f64,
+}
+
+/// The reference's own times (open to last row), median of 3.
+fn reference(exe: &Path, file: &Path) -> Option<Reference> {
+    let (mut wall, mut cpu) = (vec![], vec![]);
     let mut seen = None;
     for _ in 0..RUNS {
         let out = Command::new(exe).arg(file).output().ok()?;
         let text = String::from_utf8_lossy(&out.stdout).to_string();
         let f: Vec<&str> = text.split_whitespace().collect();
-        times.push(f.first()?.parse().ok()?);
+        wall.push(f.first()?.parse().ok()?);
+        cpu.push(f.get(5)?.parse().ok()?);
         seen = Some((f.get(1)?.parse().ok()?, f.get(4)?.parse().ok()?));
     }
     let (rows, sum) = seen?;
-    Some((median(times), rows, sum))
+    Some(Reference { wall: median(wall), cpu: median(cpu), rows, sum })
 }
 
 /// The inputs: the arguments, else the /tmp copies, else copies decompressed from ../shared/data.
@@ -110,42 +132,46 @@ fn main() {
         read_libsvm_with(p, &ReadOptions { threads, progress: false }).unwrap_or_else(|e| panic!("{e}"))
     };
 
-    println!("Plain text, MB/s (median of {RUNS}; {cores} cores; load average {})\n", load());
+    let more = cores > 2;
+    println!("Plain text: MB/s of wall time, and in brackets MB per CPU second (median of {RUNS}; {cores} cores; load average {})\n", load());
     println!(
-        "| file | MB | rows | nnz | C strtod | optc 1 thread | optc 2 threads | optc {cores} threads | 2 threads / C |"
+        "| file | MB | rows | nnz | C strtod | optc 1 thread | optc 2 threads |{} 2 threads / C (wall) | 1 thread / C (CPU) |",
+        if more { format!(" optc {cores} threads |") } else { String::new() }
     );
-    println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|");
+    println!("|---|---:|---:|---:|---:|---:|---:|{}---:|---:|", if more { "---:|" } else { "" });
     for (file, _) in &files {
         let mb = std::fs::metadata(file).map(|m| m.len()).unwrap_or(0) as f64 / 1e6;
         let d = read(file, 1);
         let c = reference_exe.as_deref().and_then(|exe| reference(exe, file));
-        if let Some((_, rows, sum)) = c {
+        if let Some(r) = &c {
             let ours: f64 = d.csr().2.iter().sum();
-            assert_eq!(rows, d.rows(), "the C reference read other rows");
-            assert!((ours - sum).abs() <= 1e-9 * sum.abs().max(1.0), "the C reference read other values");
+            assert_eq!(r.rows, d.rows(), "the C reference read other rows");
+            assert!((ours - r.sum).abs() <= 1e-9 * r.sum.abs().max(1.0), "the C reference read other values");
         }
-        let t1 = timed(|| read(file, 1));
-        let t2 = timed(|| read(file, 2));
-        let tn = timed(|| read(file, cores));
-        let rate = |t: f64| format!("{:.0}", mb / t);
-        let (c_rate, ratio) = match c {
-            Some((tc, _, _)) => (rate(tc), format!("{:.2}", tc / t2)),
-            None => ("–".into(), "–".into()),
+        let t1 = timed_cpu(|| read(file, 1));
+        let t2 = timed_cpu(|| read(file, 2));
+        let cell = |(wall, cpu): (f64, f64)| format!("{:.0} ({:.0})", mb / wall, mb / cpu);
+        let (c_cell, ratios) = match &c {
+            Some(r) => (cell((r.wall, r.cpu)), format!("{:.2} | {:.2}", r.wall / t2.0, r.cpu / t1.1)),
+            None => ("–".into(), "– | –".into()),
         };
+        let n_cell = if more { format!(" {} |", cell(timed_cpu(|| read(file, cores)))) } else { String::new() };
         println!(
-            "| {} | {mb:.1} | {} | {} | {c_rate} | {} | {} | {} | {ratio} |",
+            "| {} | {mb:.1} | {} | {} | {c_cell} | {} | {} |{n_cell} {ratios} |",
             file.display(),
             d.rows(),
             d.nnz(),
-            rate(t1),
-            rate(t2),
-            rate(tn)
+            cell(t1),
+            cell(t2),
         );
+    }
+    if std::env::var_os("PARSE_BENCH_PLAIN_ONLY").is_some() {
+        return;
     }
 
     println!("\nCompressed input, MB/s of decompressed text (median of {RUNS}; load average {})\n", load());
-    println!("| file | decompress only | parse, 1 thread | parse, 2 threads | parse, {cores} threads |");
-    println!("|---|---:|---:|---:|---:|");
+    println!("| file | decompress only | parse, 1 thread | parse, 2 threads |");
+    println!("|---|---:|---:|---:|");
     for (file, xz) in &files {
         let text = std::fs::read(file).expect("read");
         let mb = text.len() as f64 / 1e6;
@@ -172,12 +198,11 @@ fn main() {
             });
             let rate = |t: f64| format!("{:.0}", mb / t);
             println!(
-                "| {} | {} | {} | {} | {} |",
+                "| {} | {} | {} | {} |",
                 compressed.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default(),
                 rate(decompress),
                 rate(timed(|| read(compressed, 1))),
                 rate(timed(|| read(compressed, 2))),
-                rate(timed(|| read(compressed, cores)))
             );
         }
         let _ = std::fs::remove_file(&gz);
@@ -186,7 +211,11 @@ fn main() {
 
     let model = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/l1_logistic.opt");
     let optc = env!("CARGO_BIN_EXE_optc");
-    println!("\nEnd to end, `optc run {} FILE --epochs 1 --json`, wall seconds (the report's parse_seconds) (median of {RUNS}; load average {})\n", "examples/l1_logistic.opt", load());
+    println!(
+        "\nEnd to end, `optc run examples/l1_logistic.opt FILE --epochs 1 --json`, wall seconds and the \
+         report's parse_seconds (median of {RUNS}; load average {})\n",
+        load()
+    );
     println!("| file | no cache | --cache, cold (parse + write) | --cache, warm (mapped) | warm / no cache |");
     println!("|---|---:|---:|---:|---:|");
     let cache_dir = tmp.path().join("cache");

@@ -52,10 +52,12 @@ pub enum CacheNote {
 impl std::fmt::Display for CacheNote {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            CacheNote::Hit(p) => write!(f, "from the cache {}", p.display()),
-            CacheNote::Written { path, why: None } => write!(f, "cache written to {}", path.display()),
-            CacheNote::Written { path, why: Some(w) } => write!(f, "cache {w}, rewritten: {}", path.display()),
-            CacheNote::Unwritten(why) => write!(f, "no cache written: {why}"),
+            CacheNote::Hit(p) => write!(f, "data read from the cache {}", p.display()),
+            CacheNote::Written { path, why: None } => write!(f, "data cache written to {}", path.display()),
+            CacheNote::Written { path, why: Some(w) } => {
+                write!(f, "the data cache was {w}; rewritten: {}", path.display())
+            }
+            CacheNote::Unwritten(why) => write!(f, "no data cache written: {why}"),
         }
     }
 }

@@ -118,6 +118,16 @@ pub fn read_text(reader: Box<dyn BufRead + Send>, name: &str, threads: usize) ->
     read_text_in(reader, name, threads, BLOCK_BYTES, MAX_LINE_BYTES)
 }
 
+/// The parallel reader with blocks of `block` bytes (tests and the fuzz harness use tiny ones).
+pub fn read_in_blocks(
+    reader: Box<dyn BufRead + Send>,
+    name: &str,
+    threads: usize,
+    block: usize,
+) -> Result<Dataset, DataError> {
+    read_text_in(reader, name, threads.max(2), block, MAX_LINE_BYTES)
+}
+
 fn read_text_in(
     reader: Box<dyn BufRead + Send>,
     name: &str,

@@ -40,7 +40,7 @@ struct Slot {
 
 /// What reaches the stitcher, numbered by block.
 enum Done {
-    Parsed(Slot),
+    Parsed(Box<Slot>),
     Io(io::Error),
     /// No block has this number or a later one.
     End,
@@ -49,12 +49,12 @@ enum Done {
 pub(crate) fn read_blocks(reader: Box<dyn Read + Send>, name: &str, cfg: Blocks) -> Result<Dataset, DataError> {
     let threads = cfg.threads.max(1);
     let slots = 2 * threads + 2;
-    let (work_tx, work_rx) = sync_channel::<(usize, Slot)>(slots);
+    let (work_tx, work_rx) = sync_channel::<(usize, Box<Slot>)>(slots);
     let work_rx = Mutex::new(work_rx);
     std::thread::scope(|scope| {
-        let (free_tx, free_rx) = sync_channel::<Slot>(slots);
+        let (free_tx, free_rx) = sync_channel::<Box<Slot>>(slots);
         for _ in 0..slots {
-            let _ = free_tx.send(Slot::default());
+            let _ = free_tx.send(Box::default());
         }
         let (done_tx, done_rx) = channel::<(usize, Done)>();
         let done_reader = done_tx.clone();
@@ -74,8 +74,8 @@ pub(crate) fn read_blocks(reader: Box<dyn Read + Send>, name: &str, cfg: Blocks)
 fn produce(
     mut reader: Box<dyn Read + Send>,
     cfg: Blocks,
-    free: Receiver<Slot>,
-    work: SyncSender<(usize, Slot)>,
+    free: Receiver<Box<Slot>>,
+    work: SyncSender<(usize, Box<Slot>)>,
     done: Sender<(usize, Done)>,
 ) {
     let mut carry: Vec<u8> = vec![];
@@ -137,7 +137,7 @@ fn produce(
 }
 
 /// A parser thread: parses the blocks it is handed until there are no more.
-fn parse_blocks(work: &Mutex<Receiver<(usize, Slot)>>, done: Sender<(usize, Done)>, name: &str, max_line: u64) {
+fn parse_blocks(work: &Mutex<Receiver<(usize, Box<Slot>)>>, done: Sender<(usize, Done)>, name: &str, max_line: u64) {
     loop {
         let job = match work.lock() {
             Ok(rx) => rx.recv(),
@@ -175,7 +175,7 @@ fn parse_block(slot: &mut Slot, name: &str, max_line: u64) {
 }
 
 /// The calling thread: puts the parsed blocks together in file order.
-fn stitch(done: Receiver<(usize, Done)>, free: SyncSender<Slot>, name: &str) -> Result<Dataset, DataError> {
+fn stitch(done: Receiver<(usize, Done)>, free: SyncSender<Box<Slot>>, name: &str) -> Result<Dataset, DataError> {
     let mut out = Rows::default();
     let (mut next, mut lines, mut bytes) = (0usize, 0usize, 0u64);
     let mut pending: BTreeMap<usize, Done> = BTreeMap::new();
