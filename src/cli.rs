@@ -65,6 +65,8 @@ enum Command {
         model: Option<PathBuf>,
         /// Training data to read at the start.
         data: Option<PathBuf>,
+        #[command(flatten)]
+        options: session::DataOptions,
     },
 }
 
@@ -102,7 +104,7 @@ pub fn main() -> i32 {
             clap_complete::generate(shell, &mut Cli::command(), "optc", &mut std::io::stdout());
             Ok(())
         }
-        Command::Repl { model, data } => repl::repl(model.as_deref(), data.as_deref()),
+        Command::Repl { model, data, options } => repl::repl(model.as_deref(), data.as_deref(), options),
     };
     match result {
         Ok(()) => 0,
@@ -196,7 +198,7 @@ fn plan(
     let plan = pipeline::plan(&c, &opts).map_err(|e| report_compile_error(e, &file))?;
     let facts = match data {
         Some(d) => {
-            let data = run::load_data(d, false)?.0;
+            let data = run::load_data(d, false, &Default::default())?.0;
             Some(data.facts_for(&plan, data.features()))
         }
         None => None,

@@ -2,11 +2,13 @@
 //! raw labels to what a loss reads (±1, class indices, reals).
 
 mod bind;
+pub mod cache;
 mod columns;
 mod labels;
 mod libsvm;
 pub mod operator;
 mod progress;
+pub mod store;
 pub mod structure_files;
 pub mod synthetic;
 mod view;
@@ -14,14 +16,18 @@ mod view;
 pub use bind::{bound_scalars, DataFacts};
 pub use columns::Columns;
 pub use labels::{LabelError, LabelMap};
-pub use libsvm::{display_name, open_text, read_libsvm, read_libsvm_from, read_libsvm_shown, sniff, DataError};
+pub use libsvm::{
+    available_threads, display_name, open_text, read_in_blocks, read_libsvm, read_libsvm_from, read_libsvm_shown,
+    read_libsvm_with, read_text, sniff, DataError, ReadOptions,
+};
+pub use store::Matrix;
 pub use view::DataView;
 
 /// The rows of a data file: features as CSR (0-based feature indices) and the raw labels.
 #[derive(Clone, Debug)]
 pub struct Dataset {
     /// m × d, d = the largest feature index seen (indices are 1-based in the file).
-    pub x: sprs::CsMatI<f64, u32, usize>,
+    pub x: Matrix,
     pub labels: Vec<f64>,
     /// The file line of each row, for messages about a label.
     pub lines: Vec<u32>,
@@ -101,7 +107,8 @@ impl Dataset {
             labels.push(self.labels[i]);
             lines.push(self.lines[i]);
         }
-        let x = sprs::CsMatI::new((labels.len(), self.features()), ptr, idx, val);
+        let x = store::csr((labels.len(), self.features()), ptr, idx, val)
+            .unwrap_or_else(|e| unreachable!("rows of a checked matrix stay sorted and in range: {e}"));
         Dataset {
             x,
             labels,

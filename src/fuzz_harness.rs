@@ -38,7 +38,22 @@ pub fn model(data: &[u8]) {
 /// or a located error.
 pub fn libsvm(data: &[u8]) {
     let Ok(reader) = sniff(std::io::Cursor::new(data.to_vec())) else { return };
-    match read_libsvm_from(reader, "fuzz.svm") {
+    let read = read_libsvm_from(reader, "fuzz.svm");
+    // The parallel reader, in blocks of a few bytes, reads the same rows or the same error.
+    if let Ok(reader) = sniff(std::io::Cursor::new(data.to_vec())) {
+        let blocks = crate::data::read_in_blocks(reader, "fuzz.svm", 2, 7);
+        match (&read, &blocks) {
+            (Ok(a), Ok(b)) => {
+                assert!(a.x == b.x && a.lines == b.lines && a.bytes == b.bytes, "the readers differ");
+                let bits = |d: &crate::data::Dataset| d.labels.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+                assert_eq!(bits(a), bits(b));
+                assert_eq!(a.max_index_line, b.max_index_line);
+            }
+            (Err(a), Err(b)) => assert_eq!((a.to_string(), a.context()), (b.to_string(), b.context())),
+            _ => panic!("one reader failed, the other did not"),
+        }
+    }
+    match read {
         Ok(d) => {
             let _ = d.facts();
             for kind in [LabelKind::Labels, LabelKind::Classes, LabelKind::Real] {

@@ -75,6 +75,8 @@ pub struct PathOptions {
     /// No per-point lines on standard error.
     #[arg(long)]
     pub quiet: bool,
+    #[command(flatten)]
+    pub data: super::session::DataOptions,
 }
 
 /// Where a path's CSV and picture go, opened before any data is read.
@@ -114,9 +116,9 @@ pub(crate) struct Point {
 pub fn path(args: &PathArgs) -> Result<(), Failure> {
     let file = read_model(&args.model)?;
     let outputs = Outputs::prepare(&args.options)?;
-    let (train, _) = load_data(&args.data, false)?;
+    let (train, _, _) = load_data(&args.data, false, &args.options.data)?;
     let test = match &args.options.test {
-        Some(p) => Some(load_data(p, false)?.0),
+        Some(p) => Some(load_data(p, false, &args.options.data)?.0),
         None => None,
     };
     trace_path(&file, &model_dir(&args.model), &train, test.as_ref(), &args.options, outputs)

@@ -25,7 +25,7 @@ pub struct PredictArgs {
 pub fn predict(args: &PredictArgs) -> Result<(), Failure> {
     let model = SavedModel::read(&args.saved_model).map_err(|e| Failure::Input(e.to_string()))?;
     let out_file = prepare_output(args.out.as_ref())?;
-    let (data, _) = load_data(&args.data, !args.quiet)?;
+    let (data, _, _) = load_data(&args.data, !args.quiet, &Default::default())?;
     if !args.quiet {
         for w in warnings(&model, &data) {
             eprintln!("warning: {w}");

@@ -12,7 +12,7 @@ mod model_text;
 
 use super::path::PathOptions;
 use super::run::{commit_output, load_data, prepare_output, saved_model};
-use super::session::{self, Bound};
+use super::session::{self, Bound, DataOptions};
 use super::{compile, model_dir, parse_sets, read_model, report_compile_error, Failure};
 use crate::data::Dataset;
 use crate::exec::driver::RunSettings;
@@ -53,6 +53,8 @@ struct Repl {
     last: Option<Solution>,
     /// Progress bars and colour: only on a terminal.
     terminal: bool,
+    /// `--threads` and `--cache` of `optc repl`, for every file it reads.
+    reading: DataOptions,
 }
 
 /// What a line asks of the loop.
@@ -61,10 +63,10 @@ enum Next {
     Quit,
 }
 
-pub(super) fn repl(model: Option<&Path>, data: Option<&Path>) -> Result<(), Failure> {
+pub(super) fn repl(model: Option<&Path>, data: Option<&Path>, reading: DataOptions) -> Result<(), Failure> {
     let terminal = std::io::stdin().is_terminal() && std::io::stdout().is_terminal();
     let mut repl =
-        Repl { model: ModelText::empty(), train: None, data_generation: 0, test: None, last: None, terminal };
+        Repl { model: ModelText::empty(), train: None, data_generation: 0, test: None, last: None, terminal, reading };
     let mut failed = false;
     if let Some(m) = model {
         failed |= repl.command(Command::Load(m.to_path_buf())).is_err();
@@ -207,7 +209,10 @@ impl Repl {
         match command {
             Command::Load(path) => self.load(&path),
             Command::Data(path) => {
-                let (d, seconds) = load_data(&path, self.terminal)?;
+                let (d, seconds, note) = load_data(&path, self.terminal, &self.reading)?;
+                if let Some(n) = note {
+                    println!("note: {n}");
+                }
                 println!(
                     "data: {} — {} rows × {} features, {} non-zeros (read in {seconds:.2} s)",
                     d.name,
@@ -220,7 +225,7 @@ impl Repl {
                 Ok(())
             }
             Command::Test(path) => {
-                let (d, _) = load_data(&path, self.terminal)?;
+                let (d, _, _) = load_data(&path, self.terminal, &self.reading)?;
                 println!("test data: {} — {} rows × {} features", d.name, d.rows(), d.features());
                 self.test = Some(d);
                 Ok(())
@@ -334,7 +339,7 @@ impl Repl {
         };
         let outputs = super::path::Outputs::prepare(opts)?;
         let test = match &opts.test {
-            Some(p) => Some(load_data(p, self.terminal)?.0),
+            Some(p) => Some(load_data(p, self.terminal, &opts.data.or(&self.reading))?.0),
             None => None,
         };
         super::path::trace_path(&file, &self.model.dir, train, test.as_ref().or(self.test.as_ref()), opts, outputs)
@@ -402,7 +407,7 @@ impl Repl {
             println!("  train mse    {e:.6}");
         }
         let test = match &opts.solve.test {
-            Some(p) => Some(load_data(p, self.terminal)?.0),
+            Some(p) => Some(load_data(p, self.terminal, &opts.solve.data.or(&self.reading))?.0),
             None => None,
         };
         if let Some(t) = test.as_ref().or(self.test.as_ref()) {

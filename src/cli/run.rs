@@ -1,10 +1,11 @@
 //! `optc run MODEL DATA`: compile, read the data, solve, report, save.
 
 use super::init;
-use super::session::{self, Bound, SolveOptions, Unsolved};
+use super::session::{self, Bound, DataOptions, SolveOptions, Unsolved};
 use super::{compile, model_dir, parse_sets, read_model, report_compile_error, Failure};
+use crate::data::cache::CacheNote;
 use crate::data::DataFacts;
-use crate::data::{read_libsvm_shown, DataError, Dataset, LabelMap};
+use crate::data::{read_libsvm_with, DataError, Dataset, LabelMap, ReadOptions};
 use crate::exec::driver;
 use crate::exec::evaluate::{evaluate, Evaluation};
 use crate::exec::Fault;
@@ -54,12 +55,24 @@ pub struct RunArgs {
     pub quiet: bool,
 }
 
-/// Reads a data file (`-`: standard input), with the time it took; with `progress`, the bytes
-/// read are shown on a terminal.
-pub(crate) fn load_data(path: &Path, progress: bool) -> Result<(Dataset, f64), Failure> {
+/// Reads a data file (`-`: standard input), with the time it took and, with `--cache`, what
+/// the cache did; with `progress`, the bytes read are shown on a terminal.
+pub(crate) fn load_data(
+    path: &Path,
+    progress: bool,
+    opts: &DataOptions,
+) -> Result<(Dataset, f64, Option<CacheNote>), Failure> {
     let start = Instant::now();
-    let d = read_libsvm_shown(path, progress).map_err(data_failure)?;
-    Ok((d, start.elapsed().as_secs_f64()))
+    let read = ReadOptions { threads: opts.threads(), progress };
+    let parse = || read_libsvm_with(path, &read);
+    let (d, note) = match opts.cache_dir() {
+        Some(dir) => {
+            let (d, note) = crate::data::cache::load(path, &dir, parse).map_err(data_failure)?;
+            (d, Some(note))
+        }
+        None => (parse().map_err(data_failure)?, None),
+    };
+    Ok((d, start.elapsed().as_secs_f64(), note))
 }
 
 /// Opens every output file before any work, so a bad path costs nothing (exit 2).
@@ -121,7 +134,7 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
             "only one of --json, --save -, --trace - and --plot - can write to standard output".into(),
         ));
     }
-    let (train, parse_seconds) = load_data(&args.data, !args.quiet)?;
+    let (train, parse_seconds, cache_note) = load_data(&args.data, !args.quiet, &args.solve.data)?;
     // With --holdout the model never sees the held-out rows: F, the gap and the train error are
     // of the rest.
     let (train, held) = match args.holdout {
@@ -154,13 +167,16 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
     if let Some(m) = bound.label_map.describe() {
         say(format!("note: {m}"));
     }
+    if let Some(n) = &cache_note {
+        say(format!("note: {n}"));
+    }
 
     run_settings.trace = args.trace.is_some() || args.plot.is_some();
     run_settings.progress = human;
     // Read before the run, so that a trace can follow the test error epoch by epoch.
     let test_data = match &args.solve.test {
         Some(p) => {
-            let (t, _) = load_data(p, !args.quiet)?;
+            let (t, _, _) = load_data(p, !args.quiet, &args.solve.data)?;
             let ty = bound.labels_of(&t)?;
             Some((t, ty))
         }

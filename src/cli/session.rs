@@ -114,6 +114,51 @@ pub(crate) struct SolveOptions {
     /// Run the eager reference plan (prox on every coordinate each step).
     #[arg(long)]
     pub eager: bool,
+    #[command(flatten)]
+    pub data: DataOptions,
+}
+
+/// How data files are read (`--threads`, `--cache`), shared by `run`, `path` and the REPL.
+#[derive(clap::Args, Debug, Default, Clone, PartialEq)]
+pub(crate) struct DataOptions {
+    /// Threads to use (default: the cores available). Reading the data: N parser threads and
+    /// one that reads and decompresses; --threads 1 reads line by line on one thread.
+    #[arg(long, value_name = "N", value_parser = parse_threads)]
+    pub threads: Option<usize>,
+    /// Keep the parsed data in a binary cache, memory-mapped by the next run instead of parsing
+    /// the text: FILE.optc-cache next to the data (or in ~/.cache/optc when that directory is
+    /// not writable), or in DIR with --cache=DIR. Rebuilt when the data file changes.
+    #[arg(long, value_name = "DIR", num_args = 0..=1, require_equals = true)]
+    pub cache: Option<Option<PathBuf>>,
+}
+
+fn parse_threads(s: &str) -> Result<usize, String> {
+    match s.parse::<usize>() {
+        Ok(n) if n >= 1 => Ok(n),
+        _ => Err(format!("`{s}`: give a whole number of threads, at least 1")),
+    }
+}
+
+impl DataOptions {
+    /// The thread count: the flag's, else the cores available. Reading uses it now; whatever
+    /// else parallelises a run (gradient passes) should read it from here too.
+    pub fn threads(&self) -> usize {
+        self.threads.unwrap_or_else(crate::data::available_threads)
+    }
+
+    /// Where `--cache` puts caches, or None without it.
+    pub fn cache_dir(&self) -> Option<crate::data::cache::CacheDir> {
+        use crate::data::cache::CacheDir;
+        self.cache.as_ref().map(|d| d.as_ref().map_or(CacheDir::Beside, |d| CacheDir::In(d.clone())))
+    }
+
+    /// These options, with `fallback`'s where these give none (a `:run` flag over the REPL's).
+    pub fn or(&self, fallback: &DataOptions) -> DataOptions {
+        DataOptions {
+            threads: self.threads.or(fallback.threads),
+            cache: self.cache.clone().or_else(|| fallback.cache.clone()),
+        }
+    }
 }
 
 impl SolveOptions {

@@ -4,7 +4,11 @@
 //! stops at the first bad token with the file, line and column and what was wrong, because a
 //! silently skipped line (VW's old behaviour) trains on data the user never meant.
 
+mod line;
+mod parallel;
+
 use super::Dataset;
+use line::{parse_line, LineError, Rows};
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read};
 use std::path::Path;
@@ -34,19 +38,19 @@ impl DataError {
 
 /// Opens a data file (`-` is standard input), transparently decompressing gzip, bzip2, xz or
 /// zstd. With `progress`, a spinner on a terminal shows the bytes read.
-pub fn open_text(path: &Path, progress: bool) -> Result<Box<dyn BufRead>, DataError> {
+pub fn open_text(path: &Path, progress: bool) -> Result<Box<dyn BufRead + Send>, DataError> {
     let name = display_name(path);
     let io_err = |e| DataError::Io { file: name.clone(), source: e };
-    let raw: Box<dyn Read> =
+    let raw: Box<dyn Read + Send> =
         if path == Path::new("-") { Box::new(io::stdin()) } else { Box::new(File::open(path).map_err(io_err)?) };
     let raw = super::progress::ReadProgress::new(raw, &name, progress);
     sniff(BufReader::with_capacity(1 << 20, raw)).map_err(io_err)
 }
 
 /// Wraps a reader in the decompressor its first bytes call for (or none).
-pub fn sniff<R: BufRead + 'static>(mut raw: R) -> io::Result<Box<dyn BufRead>> {
+pub fn sniff<R: BufRead + Send + 'static>(mut raw: R) -> io::Result<Box<dyn BufRead + Send>> {
     let magic = raw.fill_buf()?.to_vec();
-    let inner: Box<dyn Read> = if magic.starts_with(&[0x1f, 0x8b]) {
+    let inner: Box<dyn Read + Send> = if magic.starts_with(&[0x1f, 0x8b]) {
         Box::new(flate2::bufread::MultiGzDecoder::new(raw))
     } else if magic.starts_with(b"BZh") {
         Box::new(bzip2::bufread::MultiBzDecoder::new(raw))
@@ -69,24 +73,83 @@ pub fn display_name(path: &Path) -> String {
     }
 }
 
+/// How a data file is read.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ReadOptions {
+    /// Parser threads; 1 reads line by line on the calling thread, more add a reading thread
+    /// that decompresses while they parse.
+    pub threads: usize,
+    /// Show the bytes read on a terminal.
+    pub progress: bool,
+}
+
+impl Default for ReadOptions {
+    fn default() -> Self {
+        ReadOptions { threads: available_threads(), progress: false }
+    }
+}
+
+/// The cores this process may use (1 when unknown).
+pub fn available_threads() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+/// Bytes of text per block of the parallel reader: large enough that a block's hand-overs
+/// cost nothing next to its parse, small enough that a few in flight stay in the caches' reach.
+const BLOCK_BYTES: usize = 4 << 20;
+
 pub fn read_libsvm(path: &Path) -> Result<Dataset, DataError> {
-    read_libsvm_shown(path, false)
+    read_libsvm_with(path, &ReadOptions::default())
 }
 
 /// As [`read_libsvm`], with the bytes read shown on a terminal when `progress` is on.
 pub fn read_libsvm_shown(path: &Path, progress: bool) -> Result<Dataset, DataError> {
-    let reader = open_text(path, progress)?;
-    read_libsvm_from(reader, &display_name(path))
+    read_libsvm_with(path, &ReadOptions { progress, ..ReadOptions::default() })
 }
 
-pub fn read_libsvm_from(mut reader: impl BufRead, name: &str) -> Result<Dataset, DataError> {
-    let mut indptr: Vec<usize> = vec![0];
-    let mut indices: Vec<u32> = vec![];
-    let mut values: Vec<f64> = vec![];
-    let mut labels: Vec<f64> = vec![];
-    let mut lines: Vec<u32> = vec![];
-    let mut max_index: u32 = 0;
-    let mut max_index_line: u32 = 0;
+pub fn read_libsvm_with(path: &Path, opts: &ReadOptions) -> Result<Dataset, DataError> {
+    let reader = open_text(path, opts.progress)?;
+    read_text(reader, &display_name(path), opts.threads)
+}
+
+/// Reads LIBSVM text, sequentially (`threads` ≤ 1) or in parallel blocks: the same Dataset and
+/// the same messages either way.
+pub fn read_text(reader: Box<dyn BufRead + Send>, name: &str, threads: usize) -> Result<Dataset, DataError> {
+    read_text_in(reader, name, threads, BLOCK_BYTES, MAX_LINE_BYTES)
+}
+
+/// The parallel reader with blocks of `block` bytes (tests and the fuzz harness use tiny ones).
+pub fn read_in_blocks(
+    reader: Box<dyn BufRead + Send>,
+    name: &str,
+    threads: usize,
+    block: usize,
+) -> Result<Dataset, DataError> {
+    read_text_in(reader, name, threads.max(2), block, MAX_LINE_BYTES)
+}
+
+fn read_text_in(
+    reader: Box<dyn BufRead + Send>,
+    name: &str,
+    threads: usize,
+    block: usize,
+    max_line: u64,
+) -> Result<Dataset, DataError> {
+    if threads <= 1 {
+        read_lines(reader, name, max_line)
+    } else {
+        parallel::read_blocks(Box::new(reader), name, parallel::Blocks { threads, block, max_line })
+    }
+}
+
+/// The sequential reader on any buffered text.
+pub fn read_libsvm_from(reader: impl BufRead, name: &str) -> Result<Dataset, DataError> {
+    read_lines(reader, name, MAX_LINE_BYTES)
+}
+
+/// The sequential reader: one line buffer, reused. `max_line` is [`MAX_LINE_BYTES`] but for tests.
+fn read_lines(mut reader: impl BufRead, name: &str, max_line: u64) -> Result<Dataset, DataError> {
+    let mut rows = Rows::default();
     let mut buf: Vec<u8> = Vec::with_capacity(1 << 16);
     let mut line_no = 0usize;
     let mut bytes = 0u64;
@@ -94,7 +157,7 @@ pub fn read_libsvm_from(mut reader: impl BufRead, name: &str) -> Result<Dataset,
     loop {
         buf.clear();
         let n = (&mut reader)
-            .take(MAX_LINE_BYTES)
+            .take(max_line)
             .read_until(b'\n', &mut buf)
             .map_err(|e| DataError::Io { file: name.into(), source: e })?;
         if n == 0 {
@@ -102,94 +165,45 @@ pub fn read_libsvm_from(mut reader: impl BufRead, name: &str) -> Result<Dataset,
         }
         bytes += n as u64;
         line_no += 1;
-        let bad = |col: usize, message: String| DataError::Bad {
-            file: name.into(),
-            line: line_no,
-            col,
-            message,
-            text: super::escape_for_message(buf.trim_ascii_end(), 100),
-        };
-        if n as u64 == MAX_LINE_BYTES && buf.last() != Some(&b'\n') {
-            return Err(bad(
-                1,
-                format!("the line is longer than {} MiB: is this a LIBSVM text file?", MAX_LINE_BYTES >> 20),
-            ));
+        if n as u64 == max_line && buf.last() != Some(&b'\n') {
+            return Err(too_long(name, line_no, &buf, max_line));
         }
-        // Cut the comment and the line end.
-        let end = buf.iter().position(|&b| b == b'#' || b == b'\n' || b == b'\r').unwrap_or(buf.len());
-        let line = &buf[..end];
-        let mut tokens = Tokens { line, pos: 0 };
-        let Some((col, label_tok)) = tokens.next() else {
-            continue;
-        };
-        if label_tok.contains(&b':') {
-            return Err(bad(col, format!("missing label: the line starts with the feature `{}`", show(label_tok))));
-        }
-        let label =
-            parse_f64(label_tok).ok_or_else(|| bad(col, format!("label `{}` is not a number", show(label_tok))))?;
-        if !label.is_finite() {
-            return Err(bad(col, format!("label `{}` is not a finite number", show(label_tok))));
-        }
-        let mut prev: u64 = 0;
-        for (col, tok) in tokens {
-            let Some(colon) = tok.iter().position(|&b| b == b':') else {
-                return Err(bad(col, format!("expected `index:value`, found `{}`", show(tok))));
-            };
-            let (idx_tok, val_tok) = (&tok[..colon], &tok[colon + 1..]);
-            if idx_tok == b"qid" {
-                continue; // svmlight query ids carry no feature
-            }
-            let idx = parse_index(idx_tok)
-                .ok_or_else(|| bad(col, format!("feature index `{}` is not a whole number", show(idx_tok))))?;
-            if idx == 0 {
-                return Err(bad(col, "feature index 0: indices are 1-based".into()));
-            }
-            if idx <= prev {
-                let what = if idx == prev { "repeats" } else { "comes after" };
-                return Err(bad(col, format!("feature indices must increase: {idx} {what} {prev}")));
-            }
-            if idx > u32::MAX as u64 {
-                return Err(bad(col, format!("feature index {idx} is larger than {}", u32::MAX)));
-            }
-            prev = idx;
-            let vcol = col + colon + 1;
-            let v =
-                parse_f64(val_tok).ok_or_else(|| bad(vcol, format!("value `{}` is not a number", show(val_tok))))?;
-            if !v.is_finite() {
-                return Err(bad(vcol, format!("value `{}` of feature {idx} is not finite", show(val_tok))));
-            }
-            if v != 0.0 {
-                if indices.len() == indices.capacity() {
-                    grow(&mut indices, &mut values).map_err(|need| {
-                        bad(col, format!("out of memory: holding the data read so far needs {need} more"))
-                    })?;
-                }
-                indices.push((idx - 1) as u32);
-                values.push(v);
-                if idx as u32 > max_index {
-                    max_index = idx as u32;
-                    max_index_line = line_no.min(u32::MAX as usize) as u32;
-                }
-            }
-        }
-        if labels.len() == labels.capacity() {
-            let extra = labels.len().max(1024);
-            let need = crate::memory::bytes_text((extra * 16) as u64);
-            let no_room = || bad(1, format!("out of memory: holding the rows read so far needs {need} more"));
-            indptr.try_reserve(extra).map_err(|_| no_room())?;
-            labels.try_reserve(extra).map_err(|_| no_room())?;
-            lines.try_reserve(extra).map_err(|_| no_room())?;
-        }
-        indptr.push(indices.len());
-        labels.push(label);
-        lines.push(line_no.min(u32::MAX as usize) as u32);
+        let text = buf.strip_suffix(b"\n").unwrap_or(&buf);
+        parse_line(text, saturate(line_no), &mut rows).map_err(|e| bad_line(name, line_no, text, e))?;
     }
-    if labels.is_empty() {
+    finish(rows, name, line_no, bytes)
+}
+
+/// A line number as a row records it (saturating: a file of 4 G lines is beyond any message).
+fn saturate(line: usize) -> u32 {
+    line.min(u32::MAX as usize) as u32
+}
+
+/// A bad line as the user sees it: file, line, column, what was wrong, and the line itself.
+fn bad_line(name: &str, line: usize, text: &[u8], e: LineError) -> DataError {
+    DataError::Bad {
+        file: name.into(),
+        line,
+        col: e.col,
+        message: e.message,
+        text: super::escape_for_message(text.trim_ascii_end(), 100),
+    }
+}
+
+/// A line of `max_line` bytes or more without its end (`head` is its start).
+fn too_long(name: &str, line: usize, head: &[u8], max_line: u64) -> DataError {
+    let message = format!("the line is longer than {} MiB: is this a LIBSVM text file?", max_line >> 20);
+    bad_line(name, line, head, LineError { col: 1, message })
+}
+
+/// The rows read from a whole file (`lines` lines, `bytes` bytes of text) as a Dataset.
+fn finish(rows: Rows, name: &str, lines: usize, bytes: u64) -> Result<Dataset, DataError> {
+    if rows.labels.is_empty() {
         return Err(DataError::Bad {
             file: name.into(),
-            line: line_no.max(1),
+            line: lines.max(1),
             col: 1,
-            message: if line_no == 0 {
+            message: if lines == 0 {
                 "the file is empty: no examples".into()
             } else {
                 "no examples: only blank lines and comments".into()
@@ -197,79 +211,20 @@ pub fn read_libsvm_from(mut reader: impl BufRead, name: &str) -> Result<Dataset,
             text: String::new(),
         });
     }
+    let Rows { indptr, indices, values, labels, lines, max_index, max_index_line } = rows;
     let m = labels.len();
-    let x = sprs::CsMatI::try_new((m, max_index as usize), indptr, indices, values).map_err(|(_, _, _, e)| {
-        DataError::Bad {
-            file: name.into(),
-            line: 1,
-            col: 1,
-            message: format!("inconsistent matrix: {e}"),
-            text: String::new(),
-        }
+    let x = super::store::csr((m, max_index as usize), indptr, indices, values).map_err(|e| DataError::Bad {
+        file: name.into(),
+        line: 1,
+        col: 1,
+        message: format!("inconsistent matrix: {e}"),
+        text: String::new(),
     })?;
     Ok(Dataset { x, labels, lines, name: name.into(), bytes, max_index_line })
 }
 
 /// A line longer than this is not LIBSVM text (a binary file, or one without line ends).
 const MAX_LINE_BYTES: u64 = 1 << 30;
-
-/// Doubles the non-zero arrays without aborting when memory runs out; Err holds what it asked for.
-fn grow(indices: &mut Vec<u32>, values: &mut Vec<f64>) -> Result<(), String> {
-    let extra = indices.len().max(1 << 16);
-    let need = || crate::memory::bytes_text((extra * 12) as u64);
-    indices.try_reserve_exact(extra).map_err(|_| need())?;
-    values.try_reserve_exact(extra).map_err(|_| need())?;
-    Ok(())
-}
-
-/// Whitespace-separated tokens with their 1-based columns.
-struct Tokens<'a> {
-    line: &'a [u8],
-    pos: usize,
-}
-
-impl<'a> Iterator for Tokens<'a> {
-    type Item = (usize, &'a [u8]);
-    fn next(&mut self) -> Option<Self::Item> {
-        let l = self.line;
-        while self.pos < l.len() && (l[self.pos] == b' ' || l[self.pos] == b'\t') {
-            self.pos += 1;
-        }
-        if self.pos >= l.len() {
-            return None;
-        }
-        let start = self.pos;
-        while self.pos < l.len() && l[self.pos] != b' ' && l[self.pos] != b'\t' {
-            self.pos += 1;
-        }
-        Some((start + 1, &l[start..self.pos]))
-    }
-}
-
-fn parse_index(t: &[u8]) -> Option<u64> {
-    if t.is_empty() || t.len() > 19 {
-        return None;
-    }
-    let mut v: u64 = 0;
-    for &b in t {
-        if !b.is_ascii_digit() {
-            return None;
-        }
-        v = v * 10 + (b - b'0') as u64;
-    }
-    Some(v)
-}
-
-fn parse_f64(t: &[u8]) -> Option<f64> {
-    let s = std::str::from_utf8(t).ok()?;
-    let v: f64 = s.parse().ok()?;
-    // Rust accepts "inf"/"NaN" spelled out; callers reject non-finite values with a message.
-    Some(v)
-}
-
-fn show(t: &[u8]) -> String {
-    super::escape_for_message(t, 40)
-}
 
 #[cfg(test)]
 mod tests {
@@ -279,8 +234,154 @@ mod tests {
         read_libsvm_from(text.as_bytes(), "t.svm")
     }
 
+    /// The message, checked to be the parallel reader's too (with blocks of a few bytes).
     fn err(text: &str) -> String {
-        read(text).expect_err("should fail").to_string()
+        let e = read(text).expect_err("should fail");
+        for block in [1, 5, 64] {
+            let p = in_blocks(text.as_bytes(), 2, block, MAX_LINE_BYTES).expect_err("parallel too");
+            assert_eq!((p.to_string(), p.context()), (e.to_string(), e.context()), "block {block}");
+        }
+        e.to_string()
+    }
+
+    fn in_blocks(text: &[u8], threads: usize, block: usize, max_line: u64) -> Result<Dataset, DataError> {
+        read_text_in(Box::new(io::Cursor::new(text.to_vec())), "t.svm", threads, block, max_line)
+    }
+
+    fn same(a: &Dataset, b: &Dataset) {
+        assert_eq!(a.x.shape(), b.x.shape());
+        assert_eq!(a.csr().0, b.csr().0);
+        assert_eq!(a.csr().1, b.csr().1);
+        let bits = |d: &Dataset| d.csr().2.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+        assert_eq!(bits(a), bits(b));
+        assert_eq!(
+            a.labels.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
+            b.labels.iter().map(|v| v.to_bits()).collect::<Vec<_>>()
+        );
+        assert_eq!((&a.lines, a.bytes, a.max_index_line), (&b.lines, b.bytes, b.max_index_line));
+    }
+
+    /// Generated text with everything a file may hold: comments, blank lines, CRLF and lone CR,
+    /// tabs, qid, numbers the fast path hands over, long lines, and no final line end.
+    fn messy_text(seed: u64, lines: usize) -> Vec<u8> {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+        let mut out = String::new();
+        for _ in 0..lines {
+            match rng.gen_range(0..20) {
+                0 => out.push_str("# a comment 1:2\n"),
+                1 => out.push('\n'),
+                2 => out.push_str("   \t \r\n"),
+                _ => {
+                    let label = ["+1", "-1", "1", "0", "2.5", "-0", "1e1"][rng.gen_range(0..7)];
+                    out.push_str(label);
+                    if rng.gen_bool(0.1) {
+                        out.push_str(" qid:7");
+                    }
+                    let mut j = 0u64;
+                    let most = if rng.gen_bool(0.05) { 400 } else { 12 };
+                    for _ in 0..rng.gen_range(0..most) {
+                        j += rng.gen_range(1..50);
+                        let sep = if rng.gen_bool(0.1) { "\t" } else { " " };
+                        let v = match rng.gen_range(0..6) {
+                            0 => format!("{}", rng.gen_range(-5..5)),
+                            1 => format!("{:.6}", rng.gen_range(-1.0..1.0)),
+                            2 => format!("{:e}", rng.gen_range(-1e-3..1e-3)),
+                            3 => format!("{}", rng.gen::<f64>()),
+                            4 => "0.1234567890123456789012".into(),
+                            _ => format!("{:.3}", rng.gen_range(0.0..2.0)),
+                        };
+                        out.push_str(&format!("{sep}{j}:{v}"));
+                    }
+                    out.push_str(["\n", "\n", "\n", "\r\n", " # c\n", "\r\n", "\t\n"][rng.gen_range(0..7)]);
+                }
+            }
+        }
+        if seed % 2 == 1 {
+            out.push_str("-1 3:1"); // no line end
+        }
+        out.into_bytes()
+    }
+
+    #[test]
+    fn the_parallel_reader_gives_the_sequential_readers_dataset() {
+        for seed in 0..6 {
+            let text = messy_text(seed, 3000);
+            let want = read_lines(io::Cursor::new(&text), "t.svm", MAX_LINE_BYTES).expect("valid");
+            assert!(want.rows() > 2000);
+            for (threads, block) in [(2, 1), (2, 7), (3, 100), (2, 4096), (4, 1 << 20), (1, 0)] {
+                let got = in_blocks(&text, threads, block, MAX_LINE_BYTES).expect("valid");
+                same(&got, &want);
+            }
+        }
+    }
+
+    #[test]
+    fn the_parallel_reader_names_the_first_bad_line_of_the_file() {
+        let text = messy_text(3, 3000);
+        let lines: Vec<&[u8]> = text.split(|&b| b == b'\n').collect();
+        for (at, wrong) in
+            [(1, "1 2:x"), (1500, "1 3:1 2:1"), (2999, "1:1"), (2000, "1 4294967296:1"), (10, "1 1:1e999")]
+        {
+            let mut t = lines.clone();
+            t[at - 1] = wrong.as_bytes();
+            if at + 5 < t.len() {
+                t[at + 5] = b"q"; // a later bad line must not be the one reported
+            }
+            let t = t.join(&b'\n');
+            let want = read_lines(io::Cursor::new(&t), "t.svm", MAX_LINE_BYTES).expect_err("bad");
+            assert!(want.to_string().starts_with(&format!("t.svm:{at}:")), "{want}");
+            for (threads, block) in [(2, 1), (2, 333), (3, 1 << 16)] {
+                let got = in_blocks(&t, threads, block, MAX_LINE_BYTES).expect_err("bad");
+                assert_eq!((got.to_string(), got.context()), (want.to_string(), want.context()));
+            }
+        }
+    }
+
+    #[test]
+    fn a_line_too_long_is_refused_alike() {
+        let max = 3 << 20;
+        let ok_len = "1 1:2 ".repeat(600_000);
+        for text in [
+            format!("1 1:1\n{}\n1 2:1\n", "1 1:2 ".repeat(600_000)),
+            format!("1 1:1\n{}", "x".repeat(max as usize)),
+            format!("1 1:1\n{}", "x".repeat(max as usize - 1)),
+            format!("{}\n", &ok_len[..max as usize - 1]),
+            format!("{}\n", &ok_len[..max as usize]),
+        ] {
+            let want = read_lines(io::Cursor::new(text.as_bytes()), "t.svm", max);
+            for block in [1000, 1 << 20, 8 << 20] {
+                let got = in_blocks(text.as_bytes(), 2, block, max);
+                match (&got, &want) {
+                    (Ok(a), Ok(b)) => same(a, b),
+                    (Err(a), Err(b)) => assert_eq!((a.to_string(), a.context()), (b.to_string(), b.context())),
+                    _ => panic!("{:?} vs {:?}", got.as_ref().map(|d| d.rows()), want.as_ref().map(|d| d.rows())),
+                }
+            }
+        }
+    }
+
+    /// A read error after some lines: the lines before it are checked first, then the error.
+    #[test]
+    fn a_read_error_comes_after_the_lines_read_whole() {
+        struct Failing(io::Cursor<Vec<u8>>);
+        impl Read for Failing {
+            fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+                let k = buf.len().min(10);
+                let n = self.0.read(&mut buf[..k])?;
+                if n == 0 {
+                    Err(io::Error::other("disk on fire"))
+                } else {
+                    Ok(n)
+                }
+            }
+        }
+        for text in ["1 1:1\n2 2:2\n3 3", "1 1:1\nx\n2 2:2"] {
+            let open = || io::BufReader::with_capacity(16, Failing(io::Cursor::new(text.as_bytes().to_vec())));
+            let want = read_lines(open(), "t.svm", MAX_LINE_BYTES).expect_err("fails").to_string();
+            let got = read_text_in(Box::new(open()), "t.svm", 2, 4, MAX_LINE_BYTES).expect_err("fails").to_string();
+            assert_eq!(got, want);
+        }
     }
 
     #[test]

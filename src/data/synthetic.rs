@@ -65,8 +65,8 @@ pub fn generate(spec: &SyntheticSpec) -> Dataset {
         indptr.push(values.len());
     }
     let lines = (1..=spec.rows as u32).collect();
-    let x = sprs::CsMatI::try_new((spec.rows, spec.features), indptr, indices, values)
-        .unwrap_or_else(|(_, _, _, e)| unreachable!("rows are built sorted and in range: {e}"));
+    let x = super::store::csr((spec.rows, spec.features), indptr, indices, values)
+        .unwrap_or_else(|e| unreachable!("rows are built sorted and in range: {e}"));
     Dataset {
         x,
         labels,

@@ -22,8 +22,19 @@ struct PathCmd {
 }
 
 /// The flags `:run` takes, for completion.
-pub(crate) const RUN_FLAGS: [&str; 9] =
-    ["--test", "--set", "--solver", "--epochs", "--tol", "--time-limit", "--seed", "--no-jit", "--eager"];
+pub(crate) const RUN_FLAGS: [&str; 11] = [
+    "--test",
+    "--set",
+    "--solver",
+    "--epochs",
+    "--tol",
+    "--time-limit",
+    "--seed",
+    "--no-jit",
+    "--eager",
+    "--threads",
+    "--cache",
+];
 
 #[derive(Debug, PartialEq)]
 pub(crate) enum Command {

@@ -1,0 +1,82 @@
+//! The arrays behind a Dataset's matrix: owned (parsed or generated) or a section of a
+//! memory-mapped cache file, so a cache hit costs no copy and no parse. Both deref to slices;
+//! nothing downstream knows which it reads.
+
+use std::fmt;
+use std::ops::Deref;
+use std::sync::Arc;
+
+/// The CSR matrix of a Dataset: m × d, 0-based u32 column indices, usize row pointers.
+pub type Matrix = sprs::CsMatBase<f64, u32, Store<usize>, Store<u32>, Store<f64>, usize>;
+
+/// Builds a [`Matrix`] from owned arrays, checking its structure (sorted, in-range indices).
+pub fn csr(
+    shape: (usize, usize),
+    indptr: Vec<usize>,
+    indices: Vec<u32>,
+    values: Vec<f64>,
+) -> Result<Matrix, sprs::errors::StructureError> {
+    Matrix::try_new(shape, Store::Owned(indptr), Store::Owned(indices), Store::Owned(values)).map_err(|(_, _, _, e)| e)
+}
+
+/// An array, owned or mapped.
+#[derive(Clone)]
+pub enum Store<T> {
+    Owned(Vec<T>),
+    Mapped(Section),
+}
+
+/// `len` elements at byte `start` of a mapped file, checked aligned and in bounds when made.
+#[derive(Clone)]
+pub struct Section {
+    map: Arc<memmap2::Mmap>,
+    start: usize,
+    len: usize,
+}
+
+impl<T: bytemuck::Pod> Store<T> {
+    /// The section of `map` at byte `start` holding `len` values of T, or None when it is out
+    /// of bounds or misaligned for T (a damaged file: it is then not used).
+    pub fn mapped(map: &Arc<memmap2::Mmap>, start: usize, len: usize) -> Option<Store<T>> {
+        let bytes = len.checked_mul(std::mem::size_of::<T>())?;
+        let end = start.checked_add(bytes)?;
+        bytemuck::try_cast_slice::<u8, T>(map.get(start..end)?).ok()?;
+        Some(Store::Mapped(Section { map: Arc::clone(map), start, len }))
+    }
+}
+
+impl<T: bytemuck::Pod> Deref for Store<T> {
+    type Target = [T];
+    fn deref(&self) -> &[T] {
+        match self {
+            Store::Owned(v) => v,
+            // In bounds and aligned: `mapped` checked it, and a mapping never moves.
+            Store::Mapped(s) => bytemuck::cast_slice(&s.map[s.start..s.start + s.len * std::mem::size_of::<T>()]),
+        }
+    }
+}
+
+impl<T: bytemuck::Pod + PartialEq> PartialEq for Store<T> {
+    fn eq(&self, other: &Self) -> bool {
+        **self == **other
+    }
+}
+
+impl<T: bytemuck::Pod + fmt::Debug> fmt::Debug for Store<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        (**self).fmt(f)
+    }
+}
+
+/// Maps a whole file read-only, its pages read in up front (a cache is read in full anyway).
+///
+/// Mapping is `unsafe` because the memory changes if another process writes the file while it
+/// is mapped. optc never writes a cache in place: it writes a new file and renames it over the
+/// old, which leaves a mapped file's pages as they were; and every mapped cache is
+/// checksummed in full before its arrays are used.
+#[allow(unsafe_code)]
+pub fn map_file(file: &std::fs::File) -> std::io::Result<memmap2::Mmap> {
+    // SAFETY: see above; the mapping is read-only and outlives every slice made from it
+    // (each Section holds an Arc of it).
+    unsafe { memmap2::MmapOptions::new().populate().map(file) }
+}
