@@ -7,6 +7,7 @@ mod labels;
 mod libsvm;
 pub mod operator;
 mod progress;
+pub mod stream;
 pub mod structure_files;
 pub mod synthetic;
 mod view;
