@@ -56,7 +56,7 @@ pub struct RunArgs {
     /// rows (stochastic solvers, rows in file order).
     #[arg(long)]
     pub stream: bool,
-    /// Rows per block with --stream (default 65536).
+    /// Rows per block with --stream (default 16384).
     #[arg(long, value_name = "N", requires = "stream")]
     pub block_rows: Option<usize>,
 }

@@ -9,7 +9,9 @@
 //! once (SCD walks columns, FISTA keeps per-row margins) runs FOBOS instead and says so; a
 //! solver the user named that cannot stream is refused, never silently replaced.
 
-use super::run::{commit_output, ensure_memory, prepare_output, saved_model, trace_csv, write_plot, RunArgs, StepShown};
+use super::run::{
+    commit_output, ensure_memory, prepare_output, saved_model, trace_csv, write_plot, RunArgs, StepShown,
+};
 use super::session;
 use super::{compile, model_dir, parse_sets, read_model, report_compile_error, Failure};
 use crate::data::stream::{scan, StreamSource, Streamed, DEFAULT_BLOCK_ROWS};
@@ -28,7 +30,9 @@ const FALLBACK: &str = "fobos";
 pub(super) fn run(args: &RunArgs) -> Result<(), Failure> {
     let compile_start = Instant::now();
     if args.holdout.is_some() {
-        return Err(Failure::Usage("--holdout with --stream: the held-out rows would have to be kept in memory".into()));
+        return Err(Failure::Usage(
+            "--holdout with --stream: the held-out rows would have to be kept in memory".into(),
+        ));
     }
     if args.solve.test.is_some() {
         return Err(Failure::Usage(
@@ -68,7 +72,8 @@ pub(super) fn run(args: &RunArgs) -> Result<(), Failure> {
                 "--stream has no solver for this model: its default `{default}` cannot stream ({why}), nor can {FALLBACK} ({also})"
             )));
         }
-        switched = Some(format!("`{default}`, the default for this model, cannot stream ({why}); --stream runs {FALLBACK}"));
+        switched =
+            Some(format!("`{default}`, the default for this model, cannot stream ({why}); --stream runs {FALLBACK}"));
     }
     let (settings, mut run_settings) = session::run_settings(&compiled, &args.solve.stopping())?;
     let tol = run_settings.tol;
@@ -296,7 +301,10 @@ pub(super) fn run(args: &RunArgs) -> Result<(), Failure> {
         s += &format!("  objective    F = {:.6}  (mean loss {:.6})\n", ev.objective, ev.loss);
         match (outcome.gap, no_gap) {
             (Some(g), _) => {
-                s += &format!("  gap          {g:.2e}  (relative {:.2e}: F − F* ≤ gap, certified)\n", g / ev.objective.abs())
+                s += &format!(
+                    "  gap          {g:.2e}  (relative {:.2e}: F − F* ≤ gap, certified)\n",
+                    g / ev.objective.abs()
+                )
             }
             (None, why) => s += &format!("  gap          none: {}\n", why.unwrap_or("not computed")),
         }
@@ -328,7 +336,11 @@ pub(super) fn run(args: &RunArgs) -> Result<(), Failure> {
                 c.param, c.rows, c.seconds, c.default
             ));
         }
-        say(format!("  backend      {} (model text → kernel in {:.1} ms)", selected.backend.name(), 1e3 * compile_seconds));
+        say(format!(
+            "  backend      {} (model text → kernel in {:.1} ms)",
+            selected.backend.name(),
+            1e3 * compile_seconds
+        ));
     }
     Ok(())
 }

@@ -15,10 +15,10 @@ use std::path::{Path, PathBuf};
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 
 /// The rows of one block when `--block-rows` is not given: large enough that the per-block
-/// costs (a channel hand-off, a label mapping, the solver's entry) vanish against the rows'
-/// own work, small enough that a few blocks in flight are a few hundred MB at most on text
-/// data (debian-files: 64k rows ≈ 11M non-zeros ≈ 140 MB parsed).
-pub const DEFAULT_BLOCK_ROWS: usize = 1 << 16;
+/// costs (a channel hand-off, a label mapping, SMM's O(d) catch-up) are small against the
+/// rows' own work, small enough that the blocks in flight stay a few hundred MB on wide text
+/// rows (debian-files: 16k rows ≈ 50 MB of text, 35 MB parsed).
+pub const DEFAULT_BLOCK_ROWS: usize = 1 << 14;
 
 /// A line longer than this is not LIBSVM text (the in-memory reader's bound).
 const MAX_LINE_BYTES: u64 = 1 << 30;
@@ -38,7 +38,9 @@ impl StreamSource {
     /// `-` (standard input) cannot be streamed: a run reads the data more than once.
     pub fn new(path: &Path, block_rows: usize, workers: usize) -> Result<StreamSource, String> {
         if path == Path::new("-") {
-            return Err("--stream reads the data once per pass, and standard input can be read only once: give a file".into());
+            return Err(
+                "--stream reads the data once per pass, and standard input can be read only once: give a file".into()
+            );
         }
         if block_rows == 0 {
             return Err("--block-rows must be at least 1".into());
@@ -80,7 +82,12 @@ struct Chunk {
 /// The reading thread: cuts the text into chunks, dealt to the workers in turn (so reading
 /// them back in turn restores the file order). Stops at the end, at the first read error
 /// (passed on in its place), or when the consumer has gone.
-fn cut_chunks(mut reader: Box<dyn BufRead>, name: &str, rows: usize, workers: Vec<SyncSender<Result<Chunk, DataError>>>) {
+fn cut_chunks(
+    mut reader: Box<dyn BufRead>,
+    name: &str,
+    rows: usize,
+    workers: Vec<SyncSender<Result<Chunk, DataError>>>,
+) {
     let mut line_no = 0usize;
     for turn in (0..workers.len()).cycle() {
         let mut chunk = Chunk { text: Vec::with_capacity(1 << 20), line_offset: line_no, examples: 0 };
@@ -144,7 +151,9 @@ fn parse_chunk(name: &str, chunk: Chunk) -> Result<Option<Dataset>, DataError> {
     }
     let offset = chunk.line_offset;
     let mut block = read_libsvm_from(chunk.text.as_slice(), name).map_err(|e| match e {
-        DataError::Bad { file, line, col, message, text } => DataError::Bad { file, line: line + offset, col, message, text },
+        DataError::Bad { file, line, col, message, text } => {
+            DataError::Bad { file, line: line + offset, col, message, text }
+        }
         other => other,
     })?;
     let shift = |l: u32| (l as usize + offset).min(u32::MAX as usize) as u32;

@@ -74,10 +74,8 @@ pub fn calibrate_on(
             .init(&mut state, data)
             .and_then(|_| selected.backend.epoch(&mut state, data, &orders))
             .and_then(|_| selected.backend.finish(&mut state, data));
-        let f = ran
-            .ok()
-            .map(|_| evaluate_rows(&candidate, &state, data, Some(sample)).objective)
-            .filter(|f| f.is_finite());
+        let f =
+            ran.ok().map(|_| evaluate_rows(&candidate, &state, data, Some(sample)).objective).filter(|f| f.is_finite());
         tried.push((value, f));
     }
     let best = tried

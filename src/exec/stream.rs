@@ -50,8 +50,12 @@ pub fn streamable(plan: &Plan) -> Result<(), String> {
             if solver == "smidas" { "its step η₀/√e counts epochs" } else { "before or after the loop over the rows" }
         ));
     }
-    if let Some(v) = plan.vectors.iter().find(|v| v.len == Len::Rows && v.role != VecRole::Labels && !restarts_history) {
-        return Err(format!("`{solver}` keeps per-row state (`{}`) across epochs, which needs every row in memory", v.name));
+    if let Some(v) = plan.vectors.iter().find(|v| v.len == Len::Rows && v.role != VecRole::Labels && !restarts_history)
+    {
+        return Err(format!(
+            "`{solver}` keeps per-row state (`{}`) across epochs, which needs every row in memory",
+            v.name
+        ));
     }
     Ok(())
 }
@@ -276,7 +280,12 @@ fn with_labels(plan: &Plan, mut state: State, view: &DataView) -> State {
 /// ALGORITHMS.md §10 at the dual point uᵢ = ℓ′(yᵢ, aᵢ) scaled into the domain (the best dual
 /// value of the run's checks kept in `best_dual`), and the passes it took: one for F and Xᵀu,
 /// one for Σᵢ ℓ*(yᵢ, s·uᵢ) once the scale s is known.
-fn check(plan: &Plan, state: &State, data: &Streamed, best_dual: &mut f64) -> Result<(Evaluation, Option<f64>, usize), StreamStop> {
+fn check(
+    plan: &Plan,
+    state: &State,
+    data: &Streamed,
+    best_dual: &mut f64,
+) -> Result<(Evaluation, Option<f64>, usize), StreamStop> {
     let obj = &plan.objective;
     let nothing = DataView::new(&[0], &[], &[], &[], data.features).with_classes(data.classes);
     let at_zero_rows = evaluate(plan, state, &nothing);
@@ -296,7 +305,11 @@ fn check(plan: &Plan, state: &State, data: &Streamed, best_dual: &mut f64) -> Re
             return Ok(());
         }
         let env = Env::new(plan, view.dims());
-        let mut scratch = with_labels(plan, State { scalars: state.scalars.clone(), vectors: vec![vec![]; state.vectors.len()] }, view);
+        let mut scratch = with_labels(
+            plan,
+            State { scalars: state.scalars.clone(), vectors: vec![vec![]; state.vectors.len()] },
+            view,
+        );
         for i in 0..rows {
             let a = margin(view, w, i) + b;
             scratch.scalars[obj.margin.0] = a;
@@ -334,8 +347,11 @@ fn check(plan: &Plan, state: &State, data: &Streamed, best_dual: &mut f64) -> Re
     if reg.is_finite() {
         data.pass(|view, _| {
             let env = Env::new(plan, view.dims());
-            let mut scratch =
-                with_labels(plan, State { scalars: state.scalars.clone(), vectors: vec![vec![]; state.vectors.len()] }, view);
+            let mut scratch = with_labels(
+                plan,
+                State { scalars: state.scalars.clone(), vectors: vec![vec![]; state.vectors.len()] },
+                view,
+            );
             for i in 0..view.rows() {
                 scratch.scalars[obj.margin.0] = margin(view, w, i) + b;
                 let u = eval_at(&env, &obj.dloss, &scratch, i, 0);
