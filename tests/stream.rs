@@ -130,7 +130,7 @@ fn intercepts_regression_and_classes_stream_too() {
     let intercept = "data x: sparse, y: real\nvar w: vec[dim(x)]\nvar b: scalar\nparam λ = 0.01\nminimize E[squared(y, <x, w> + b)] + λ·l1(w)\nsolve with fobos\n";
     let run = assert_same(intercept, &fixture("offset_regression.svm"), LabelKind::Real, 2, true);
     assert!(run.gap.is_none(), "no streamed certificate with an intercept");
-    let softmax = "data x: sparse, y: classes\nvar W: mat[dim(x), classes(y)]\nparam λ = 0.01\nminimize E[softmax(y, W x)] + λ·l1(W)\nsolve with fobos\n";
+    let softmax = "data x: sparse, y: classes\nvar W: mat[dim(x), classes(y)]\nparam λ = 0.01\nminimize E[softmax(y, <x, W>)] + λ·l1(W)\nsolve with fobos\n";
     assert_same(softmax, &fixture("multiclass.svm"), LabelKind::Classes, 2, true);
 }
 
@@ -206,7 +206,8 @@ fn the_cli_says_which_solver_it_streamed_and_why() {
     let out = optc(&["predict", saved.to_str().expect("utf-8"), data]);
     assert!(out.status.success(), "{}", text(&out.stderr));
     let wrong = (r["train_error"].as_f64().expect("error") * 90.0).round() as usize;
-    assert!(text(&out.stdout).contains(&format!("({}/90)", 90 - wrong)), "{}", text(&out.stdout));
+    let said = text(&out.stdout) + &text(&out.stderr);
+    assert!(said.contains(&format!("({}/90)", 90 - wrong)), "{said}");
 
     let forced = optc(&["run", m, data, "--stream", "--solver", "scd"]);
     assert_eq!(forced.status.code(), Some(2));

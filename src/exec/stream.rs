@@ -114,8 +114,10 @@ pub fn run(
     facts: &DataFacts,
     settings: &RunSettings,
 ) -> Result<StreamOutcome, StreamStop> {
-    let mut state = State::new(plan, facts, &[]);
     let nothing = DataView::new(&[0], &[], &[], &[], data.features).with_classes(data.classes);
+    // Per-row buffers get a block's length, never the file's.
+    let mut state = State::new(plan, &DataFacts { rows: 0, ..*facts }, &[]);
+    state.scalars = super::bound_scalars(plan, facts);
     let bad_param = plan
         .scalars
         .iter()
