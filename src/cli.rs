@@ -7,6 +7,7 @@ mod predict;
 mod repl;
 mod run;
 pub(crate) mod session;
+mod stream;
 
 use crate::diagnostics::render_terminal;
 use crate::pipeline::{self, CompileError, CompileOptions, Compiled};

@@ -9,6 +9,7 @@ mod libsvm;
 pub mod operator;
 mod progress;
 pub mod store;
+pub mod stream;
 pub mod structure_files;
 pub mod synthetic;
 mod view;

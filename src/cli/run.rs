@@ -53,6 +53,13 @@ pub struct RunArgs {
     /// No progress bar and no summary.
     #[arg(long)]
     pub quiet: bool,
+    /// Make passes over DATA without loading it: memory is the weights plus a few blocks of
+    /// rows (stochastic solvers, rows in file order).
+    #[arg(long)]
+    pub stream: bool,
+    /// Rows per block with --stream (default 16384).
+    #[arg(long, value_name = "N", requires = "stream")]
+    pub block_rows: Option<usize>,
 }
 
 /// Reads a data file (`-`: standard input), with the time it took and, with `--cache`, what
@@ -98,6 +105,9 @@ fn data_failure(e: DataError) -> Failure {
 }
 
 pub fn run(args: &RunArgs) -> Result<(), Failure> {
+    if args.stream {
+        return super::stream::run(args);
+    }
     let compile_start = Instant::now();
     let file = read_model(&args.model)?;
     let opts = CompileOptions {
@@ -354,7 +364,7 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
 }
 
 /// The trace as CSV: one row per epoch; the test columns are empty without --test.
-fn trace_csv(trace: &[driver::TracePoint], kind: LabelKind) -> String {
+pub(super) fn trace_csv(trace: &[driver::TracePoint], kind: LabelKind) -> String {
     let test_metric = if kind == LabelKind::Real { "test_mse" } else { "test_error" };
     let mut csv = format!("epoch,seconds,objective,loss,nnz,gap,{test_metric},test_loss\n");
     for p in trace {
@@ -372,7 +382,7 @@ fn trace_csv(trace: &[driver::TracePoint], kind: LabelKind) -> String {
 }
 
 /// Draws the trace for `--plot`, titled by the files' own names (folders would crowd the title).
-fn write_plot(
+pub(super) fn write_plot(
     out: Option<OutputFile>,
     model: &str,
     data: &str,
@@ -482,7 +492,7 @@ fn sig4(v: f64) -> String {
 }
 
 /// The step schedule a run used, as the report shows it.
-enum StepShown {
+pub(super) enum StepShown {
     /// The user's `step = ...` formula in t.
     Schedule(String),
     /// η₀/√t with this η₀ (None: the plan has no step, e.g. a batch solver).
@@ -496,14 +506,14 @@ enum StepShown {
 }
 
 /// The step a run used and the values it came from (after calibration).
-struct StepOf {
-    eta0: Option<f64>,
-    n0: Option<f64>,
-    shown: StepShown,
+pub(super) struct StepOf {
+    pub eta0: Option<f64>,
+    pub n0: Option<f64>,
+    pub shown: StepShown,
 }
 
 impl StepShown {
-    fn of(plan: &crate::plan::Plan, settings: &crate::analysis::Settings, facts: &DataFacts) -> StepOf {
+    pub(super) fn of(plan: &crate::plan::Plan, settings: &crate::analysis::Settings, facts: &DataFacts) -> StepOf {
         let eta0 = plan.scalars.iter().find(|s| s.name == "η0").and_then(|s| s.init.value(Some(facts)));
         let n0 = plan.scalars.iter().find(|s| s.name == "n0").and_then(|s| s.init.value(Some(facts)));
         let shown = match (&settings.step_text, n0, eta0) {
@@ -516,7 +526,7 @@ impl StepShown {
         StepOf { eta0, n0, shown }
     }
 
-    fn text(&self) -> String {
+    pub(super) fn text(&self) -> String {
         match self {
             StepShown::Schedule(f) => format!("η_t = {f}"),
             StepShown::Eta0(Some(v)) => format!("η_t = {}/√t", sig4(*v)),
@@ -527,7 +537,7 @@ impl StepShown {
         }
     }
 
-    fn json(&self) -> serde_json::Value {
+    pub(super) fn json(&self) -> serde_json::Value {
         match self {
             StepShown::Schedule(f) => f.clone().into(),
             StepShown::Eta0(Some(v)) => format!("{}/sqrt(t)", fmt_num(*v)).into(),
@@ -538,7 +548,7 @@ impl StepShown {
         }
     }
 
-    fn hint(&self, solver: &str) -> String {
+    pub(super) fn hint(&self, solver: &str) -> String {
         match self {
             StepShown::Schedule(f) => format!("the step `{f}` is too large for this data; make it smaller, e.g. divide it by 10"),
             StepShown::Eta0(Some(v)) | StepShown::PerEpoch(v) => format!(

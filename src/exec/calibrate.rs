@@ -29,6 +29,22 @@ pub struct Calibration {
 /// The plan with its tunable parameter fixed to the best candidate, or None when it has none
 /// in use (the user gave `eta0`, `n0` or a `step` schedule).
 pub fn calibrate(plan: &Plan, data: &DataView, facts: &DataFacts, seed: u64, jit: bool) -> Option<(Plan, Calibration)> {
+    let m = data.rows();
+    let n = m.min(1000.max(m / 20));
+    let mut order = RowOrder::new(m, seed ^ 0x5eed);
+    let mut sample: Vec<u32> = order.next_epoch()[..n].to_vec();
+    sample.sort_unstable();
+    calibrate_on(plan, data, facts, &sample, jit)
+}
+
+/// As [`calibrate`], on the given rows of `data` (a streamed run's sample is all it holds).
+pub fn calibrate_on(
+    plan: &Plan,
+    data: &DataView,
+    facts: &DataFacts,
+    sample: &[u32],
+    jit: bool,
+) -> Option<(Plan, Calibration)> {
     let start = std::time::Instant::now();
     let id = plan
         .scalars
@@ -46,27 +62,20 @@ pub fn calibrate(plan: &Plan, data: &DataView, facts: &DataFacts, seed: u64, jit
         ParamInit::Tuned { grid, .. } => grid.to_vec(),
         _ => FACTORS.iter().map(|f| default * f).collect(),
     };
-    let m = data.rows();
-    let n = m.min(1000.max(m / 20));
-    let mut order = RowOrder::new(m, seed ^ 0x5eed);
-    let mut sample: Vec<u32> = order.next_epoch()[..n].to_vec();
-    sample.sort_unstable();
-
+    let n = sample.len();
     let mut tried = vec![];
     for value in candidates {
         let candidate = with_value(plan, id, value, "");
         let mut selected = select_backend(&candidate, facts, jit);
         let mut state = State::new(&candidate, facts, data.labels);
-        let orders = Orders { rows: &sample, cols: &[] };
+        let orders = Orders { rows: sample, cols: &[] };
         let ran = selected
             .backend
             .init(&mut state, data)
             .and_then(|_| selected.backend.epoch(&mut state, data, &orders))
             .and_then(|_| selected.backend.finish(&mut state, data));
-        let f = ran
-            .ok()
-            .map(|_| evaluate_rows(&candidate, &state, data, Some(&sample)).objective)
-            .filter(|f| f.is_finite());
+        let f =
+            ran.ok().map(|_| evaluate_rows(&candidate, &state, data, Some(sample)).objective).filter(|f| f.is_finite());
         tried.push((value, f));
     }
     let best = tried

@@ -846,7 +846,7 @@ pub fn violation(c: &Certificate, w: f64, grad: f64) -> f64 {
 }
 
 /// The largest s ≤ 1 that puts every s·zⱼ where r* is finite.
-fn domain_scale(cert: &Certificate, z: &[f64]) -> f64 {
+pub(crate) fn domain_scale(cert: &Certificate, z: &[f64]) -> f64 {
     if cert.l2 > 0.0 {
         return 1.0;
     }

@@ -1,0 +1,347 @@
+//! `optc run --stream MODEL DATA`: the data is never loaded. A first pass learns its size,
+//! labels and max‖xᵢ‖² and keeps a one-block sample for calibrating the step; every epoch is
+//! then one more pass in file order (no global shuffle: that would need the file in memory or
+//! rewritten), and F and the gap take passes of their own. Memory is the solver's state plus a
+//! few blocks of rows, whatever the file's size.
+//!
+//! Only plans that run a block at a time are the same algorithm streamed (the stochastic
+//! family; see `exec::stream::streamable`). A model whose default solver needs all the data at
+//! once (SCD walks columns, FISTA keeps per-row margins) runs FOBOS instead and says so; a
+//! solver the user named that cannot stream is refused, never silently replaced.
+
+use super::run::{
+    commit_output, ensure_memory, prepare_output, saved_model, trace_csv, write_plot, RunArgs, StepShown,
+};
+use super::session;
+use super::{compile, model_dir, parse_sets, read_model, report_compile_error, Failure};
+use crate::data::store::{Matrix, Store};
+use crate::data::stream::{scan, StreamSource, Streamed, DEFAULT_BLOCK_ROWS};
+use crate::data::Dataset;
+use crate::exec::stream::{no_streamed_gap, streamable, StreamStop};
+use crate::pipeline::{self, CompileOptions};
+use crate::stdlib::LabelKind;
+use crate::symbolic::fmt_num;
+use rand::SeedableRng;
+use std::time::Instant;
+
+/// The solver `--stream` runs when the model's default cannot stream: FOBOS takes every
+/// per-coordinate regularizer and constraint lazily, O(nnz) a step.
+const FALLBACK: &str = "fobos";
+
+pub(super) fn run(args: &RunArgs) -> Result<(), Failure> {
+    let compile_start = Instant::now();
+    if args.holdout.is_some() {
+        return Err(Failure::Usage(
+            "--holdout with --stream: the held-out rows would have to be kept in memory".into(),
+        ));
+    }
+    if args.solve.test.is_some() {
+        return Err(Failure::Usage(
+            "--test with --stream is not supported: save the model (--save) and score the test file with `optc predict`".into(),
+        ));
+    }
+    if args.init.is_some() {
+        return Err(Failure::Usage("--init with --stream is not supported: streamed runs start from w = 0".into()));
+    }
+    let workers = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let source = StreamSource::new(&args.data, args.block_rows.unwrap_or(DEFAULT_BLOCK_ROWS), workers)
+        .map_err(Failure::Usage)?;
+    let file = read_model(&args.model)?;
+    let mut opts = CompileOptions {
+        overrides: parse_sets(&args.solve.set)?,
+        solver: args.solve.solver.clone(),
+        eager: args.solve.eager,
+        epochs: args.solve.epochs,
+        files: Some(model_dir(&args.model)),
+    };
+    let mut compiled = compile(&file, &opts)?;
+    let mut plan = pipeline::plan(&compiled, &opts).map_err(|e| report_compile_error(e, &file))?;
+    let mut switched = None;
+    if let Err(why) = streamable(&plan) {
+        if let Some(req) = &compiled.model.solver {
+            return Err(Failure::Usage(format!(
+                "--stream cannot run `{}`: {why}\n  hint: choose a stochastic solver (fobos, adagrad, smm, truncated), or run without --stream",
+                req.name
+            )));
+        }
+        let default = plan.info.solver;
+        opts.solver = Some(FALLBACK.into());
+        compiled = compile(&file, &opts)?;
+        plan = pipeline::plan(&compiled, &opts).map_err(|e| report_compile_error(e, &file))?;
+        if let Err(also) = streamable(&plan) {
+            return Err(Failure::Usage(format!(
+                "--stream has no solver for this model: its default `{default}` cannot stream ({why}), nor can {FALLBACK} ({also})"
+            )));
+        }
+        switched =
+            Some(format!("`{default}`, the default for this model, cannot stream ({why}); --stream runs {FALLBACK}"));
+    }
+    let (settings, mut run_settings) = session::run_settings(&compiled, &args.solve.stopping())?;
+    let tol = run_settings.tol;
+    let front_seconds = compile_start.elapsed().as_secs_f64();
+    let save_out = prepare_output(args.save.as_ref())?;
+    let trace_out = prepare_output(args.trace.as_ref())?;
+    let plot_out = prepare_output(args.plot.as_ref())?;
+    let to_stdout =
+        [&save_out, &trace_out, &plot_out].iter().filter(|o| o.as_ref().is_some_and(|o| o.is_stdout())).count();
+    if to_stdout + usize::from(args.json) > 1 {
+        return Err(Failure::Usage(
+            "only one of --json, --save -, --trace - and --plot - can write to standard output".into(),
+        ));
+    }
+
+    let human = !args.quiet;
+    let say = |s: String| {
+        if human {
+            if args.json {
+                eprintln!("{s}");
+            } else {
+                println!("{s}");
+            }
+        }
+    };
+    let scanning = Instant::now();
+    let scanned = scan(&source, settings.seed).map_err(|e| {
+        let ctx = e.context();
+        Failure::Input(if ctx.is_empty() { e.to_string() } else { format!("{e}\n{ctx}") })
+    })?;
+    let scan_seconds = scanning.elapsed().as_secs_f64();
+    let kind = compiled.model.label_kind;
+    let label_map = scanned.label_map(kind).map_err(|e| Failure::Input(e.to_string()))?;
+    let features = match &compiled.model.shape {
+        crate::check::Shape::Vec(crate::check::Dim::Fixed(n)) if *n < scanned.features => {
+            return Err(Failure::Input(format!(
+                "{}: the data has {} features but the model declares `{}: vec[{n}]`",
+                source.name, scanned.features, compiled.model.var.name
+            )))
+        }
+        crate::check::Shape::Vec(crate::check::Dim::Fixed(n)) => *n,
+        _ => scanned.features,
+    };
+    let classes = if kind == LabelKind::Classes { label_map.originals.len() } else { 0 };
+    let facts = scanned.facts(features, classes);
+    let shape_only = Dataset {
+        x: Matrix::new((0, scanned.features), Store::Owned(vec![0]), Store::Owned(vec![]), Store::Owned(vec![])),
+        labels: vec![],
+        lines: vec![],
+        name: source.name.clone(),
+        bytes: 0,
+        max_index_line: scanned.max_index_line,
+    };
+    ensure_memory(&plan, &facts, &shape_only, &compiled.model.var.name)?;
+    if let Some(m) = label_map.describe() {
+        say(format!("note: {m}"));
+    }
+    if let Some(why) = &switched {
+        say(format!("note: {why}"));
+    }
+
+    let jit = !args.solve.no_jit;
+    let sample_y = label_map.apply(&scanned.sample).map_err(|e| Failure::Input(e.to_string()))?;
+    let sample_view = scanned.sample.view(&sample_y, features).with_classes(classes);
+    // As the in-memory run: ~5% of the rows (at least 1,000), here drawn from the one-block
+    // reservoir the scan kept.
+    let n = scanned.sample.rows().min(1000.max(scanned.rows / 20));
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(settings.seed ^ 0x5eed);
+    let mut rows: Vec<u32> =
+        rand::seq::index::sample(&mut rng, scanned.sample.rows(), n).into_iter().map(|i| i as u32).collect();
+    rows.sort_unstable();
+    let calibration = match crate::exec::calibrate::calibrate_on(&plan, &sample_view, &facts, &rows, jit) {
+        Some((calibrated, c)) => {
+            plan = calibrated;
+            Some(c)
+        }
+        None => None,
+    };
+
+    run_settings.trace = args.trace.is_some() || args.plot.is_some();
+    let streamed = Streamed { source: source.clone(), label_map, features, classes };
+    let mut selected = crate::exec::select_backend(&plan, &facts, jit);
+    if let Some(why) = &selected.fallback {
+        say(format!("note: {why}"));
+    }
+    let solver = plan.info.solver;
+    let step = StepShown::of(&plan, &settings, &facts);
+    let ran = crate::exec::stream::run(&plan, selected.backend.as_mut(), &streamed, &facts, &run_settings);
+    let done = match ran {
+        Ok(done) => done,
+        Err(StreamStop::Data(m)) => return Err(Failure::Input(m)),
+        Err(StreamStop::Fault { fault, line }) => {
+            return Err(Failure::Diverged(format!(
+                "the solver diverged: at step t = {} (row at {}:{line}), {} is {}\n  hint: {}",
+                fmt_num(fault.step),
+                source.name,
+                fault.what,
+                fault.value,
+                step.shown.hint(solver)
+            )))
+        }
+    };
+    let outcome = &done.outcome;
+    let ev = &outcome.eval;
+    let start_objective = done.start_objective;
+    if !ev.objective.is_finite() || ev.objective > start_objective + 1e-9 * start_objective.abs() + 1e-12 {
+        if args.json {
+            let r = serde_json::json!({
+                "status": "diverged",
+                "objective": ev.objective,
+                "start_objective": start_objective,
+                "gap": null,
+                "solver": solver,
+                "epochs": outcome.epochs,
+                "step": step.shown.json(),
+                "stream": true,
+            });
+            println!("{}", serde_json::to_string_pretty(&r).unwrap_or_default());
+        }
+        return Err(Failure::Diverged(format!(
+            "the solver diverged: after {} epochs F = {} is worse than F = {} at the cold start (w = 0) (step {})\n  hint: {}",
+            outcome.epochs,
+            fmt_num(ev.objective),
+            fmt_num(start_objective),
+            step.shown.text(),
+            step.shown.hint(solver)
+        )));
+    }
+    if outcome.status != crate::exec::driver::Status::Converged && tol.is_some() && !args.quiet {
+        eprintln!(
+            "warning: not converged: stopped by {} with {}; the answer may be far from the optimum\n  hint: a stochastic method with decaying steps rarely certifies a tight gap; give a looser --tol or more --epochs",
+            outcome.rule,
+            match outcome.gap {
+                Some(g) => format!("relative gap {:.1e} > tol {:.0e}", g / ev.objective.abs(), tol.unwrap_or(0.0)),
+                None => "no certificate".into(),
+            },
+        );
+    }
+    let w = outcome.state.weights(&plan).to_vec();
+    let intercept = plan.objective.intercept.map(|_| outcome.state.intercept(&plan));
+    commit_output(trace_out, || trace_csv(&outcome.trace, kind))?;
+    write_plot(plot_out, &file.name, &source.name, solver, &outcome.trace, kind)?;
+    commit_output(save_out, || {
+        let saved = saved_model(&compiled.model, &streamed.label_map, features, &w, intercept);
+        if let Some(why) = saved.liblinear_cannot_read().filter(|_| !args.quiet) {
+            eprintln!("warning: --save: {why} (`optc predict` reads it)");
+        }
+        saved.to_text()
+    })?;
+    let epoch_nnz = scanned.nnz as f64 * outcome.epochs as f64;
+    let nnz_per_second = if done.epoch_seconds > 0.0 { epoch_nnz / done.epoch_seconds } else { 0.0 };
+    let no_gap = no_streamed_gap(&plan);
+    let compile_seconds = front_seconds + selected.jit_seconds;
+    if args.json {
+        let mut r = serde_json::json!({
+            "model": file.name,
+            "data": source.name,
+            "solver": solver,
+            "solver_note": switched,
+            "lazy": plan.info.lazy,
+            "backend": selected.backend.name(),
+            "compile_seconds": compile_seconds,
+            "objective": ev.objective,
+            "loss": ev.loss,
+            "nnz": ev.nnz,
+            "nnz_rows": ev.nnz_rows,
+            "intercept": intercept,
+            "features": features,
+            "rows": scanned.rows,
+            "data_nnz": scanned.nnz,
+            "epochs": outcome.epochs,
+            "status": outcome.status.name(),
+            "stopped_by": outcome.rule,
+            "gap": outcome.gap,
+            "relative_gap": outcome.gap.map(|g| g / ev.objective.abs().max(f64::MIN_POSITIVE)),
+            "no_gap_because": outcome.gap.is_none().then_some(no_gap).flatten(),
+            "tol": tol,
+            "check_seconds": outcome.check_seconds,
+            "seed": settings.seed,
+            "eta0": if settings.step_text.is_some() { None } else { step.eta0 },
+            "n0": step.n0,
+            "step": step.shown.json(),
+            "seconds": outcome.seconds,
+            "parse_seconds": scan_seconds,
+            "stream": {
+                "block_rows": source.block_rows,
+                "largest_block": scanned.largest_block,
+                "blocks": scanned.blocks,
+                "parse_threads": source.workers,
+                "bytes": scanned.bytes,
+                "passes": 1 + done.passes,
+                "scan_seconds": scan_seconds,
+                "epoch_seconds": done.epoch_seconds,
+                "epoch_nnz_per_second": nnz_per_second,
+                "order": "file",
+                "calibration_rows": calibration.as_ref().map(|c| c.rows),
+            },
+        });
+        let obj = r.as_object_mut().expect("json object");
+        match kind {
+            LabelKind::Real => _ = obj.insert("train_mse".into(), ev.mse.into()),
+            _ => _ = obj.insert("train_error".into(), ev.error.into()),
+        }
+        println!("{}", serde_json::to_string_pretty(&r).unwrap_or_default());
+    }
+    if human {
+        let mut s = format!(
+            "optc: {solver}{} on {} (streamed) — {} rows × {features} features, {} non-zeros (first pass {:.2} s, {} blocks of ≤ {} rows)\n",
+            if plan.info.lazy && matches!(solver, "fobos" | "adagrad" | "truncated") { " (lazy)" } else { "" },
+            source.name,
+            scanned.rows,
+            scanned.nnz,
+            scan_seconds,
+            scanned.blocks,
+            source.block_rows,
+        );
+        s += &format!(
+            "  epochs       {} (rows in file order; {})\n",
+            outcome.epochs,
+            match step.shown {
+                StepShown::Eta0(None) => format!("seed {}", settings.seed),
+                _ => format!("step {}", step.shown.text()),
+            }
+        );
+        s += &format!("  objective    F = {:.6}  (mean loss {:.6})\n", ev.objective, ev.loss);
+        match (outcome.gap, no_gap) {
+            (Some(g), _) => {
+                s += &format!(
+                    "  gap          {g:.2e}  (relative {:.2e}: F − F* ≤ gap, certified)\n",
+                    g / ev.objective.abs()
+                )
+            }
+            (None, why) => s += &format!("  gap          none: {}\n", why.unwrap_or("not computed")),
+        }
+        s += &format!("  status       {}: {}\n", outcome.status.name(), outcome.rule);
+        s += &format!("  nnz          {} of {} weights\n", ev.nnz, w.len());
+        if let Some(b) = intercept {
+            s += &format!("  intercept    b = {}  (unregularized)\n", fmt_num(b));
+        }
+        if let Some(e) = ev.error {
+            s += &format!("  train error  {:.2}%\n", 100.0 * e);
+        }
+        if let Some(e) = ev.mse {
+            s += &format!("  train mse    {e:.6}\n");
+        }
+        s += &format!(
+            "  time         {:.3} s to solve: {} passes over the file, epochs at {:.2e} non-zeros/s (reading included)\n",
+            outcome.seconds, done.passes, nnz_per_second
+        );
+        s += &format!(
+            "  memory       the state (d = {features}) and at most {} blocks of ≤ {} rows ({} parse threads)",
+            3 * source.workers + 2,
+            source.block_rows,
+            source.workers
+        );
+        say(s);
+        if let Some(c) = &calibration {
+            say(format!(
+                "  step         {} chosen on {} sample rows in {:.2} s (default would be {:.4})",
+                c.param, c.rows, c.seconds, c.default
+            ));
+        }
+        say(format!(
+            "  backend      {} (model text → kernel in {:.1} ms)",
+            selected.backend.name(),
+            1e3 * compile_seconds
+        ));
+    }
+    Ok(())
+}

@@ -1,0 +1,464 @@
+//! Data larger than memory (`optc run --stream`): a file read as a sequence of row blocks, each
+//! a small [`Dataset`] parsed on worker threads while the caller solves on the block before, so
+//! memory is the weights plus a few blocks, whatever the file's size.
+//!
+//! A pass reopens the file and cuts its (decompressed) text into chunks of at most
+//! `block_rows` lines on one thread; `workers` threads parse the chunks with the ordinary
+//! reader ([`super::read_libsvm_from`]) and hand them back in file order through bounded
+//! channels, so at most `3·workers + 2` blocks exist at once. Row line numbers and error
+//! positions are the file's, not the chunk's.
+
+use super::{display_name, open_text, read_libsvm_from, DataError, Dataset, LabelMap};
+use crate::data::store::{Matrix, Store};
+use rand::{Rng, SeedableRng};
+use std::io::BufRead;
+use std::path::{Path, PathBuf};
+use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
+
+/// The rows of one block when `--block-rows` is not given: large enough that the per-block
+/// costs (a channel hand-off, a label mapping, SMM's O(d) catch-up) are small against the
+/// rows' own work, small enough that the blocks in flight stay a few hundred MB on wide text
+/// rows (debian-files: 16k rows ≈ 50 MB of text, 35 MB parsed).
+pub const DEFAULT_BLOCK_ROWS: usize = 1 << 14;
+
+/// A line longer than this is not LIBSVM text (the in-memory reader's bound).
+const MAX_LINE_BYTES: u64 = 1 << 30;
+
+/// Where a streamed file is and how it is cut.
+#[derive(Clone, Debug)]
+pub struct StreamSource {
+    pub path: PathBuf,
+    pub name: String,
+    /// At most this many lines (so rows) per block.
+    pub block_rows: usize,
+    /// Threads that parse blocks besides the one that reads the file.
+    pub workers: usize,
+}
+
+impl StreamSource {
+    /// `-` (standard input) cannot be streamed: a run reads the data more than once.
+    pub fn new(path: &Path, block_rows: usize, workers: usize) -> Result<StreamSource, String> {
+        if path == Path::new("-") {
+            return Err(
+                "--stream reads the data once per pass, and standard input can be read only once: give a file".into()
+            );
+        }
+        if block_rows == 0 {
+            return Err("--block-rows must be at least 1".into());
+        }
+        Ok(StreamSource { path: path.to_path_buf(), name: display_name(path), block_rows, workers: workers.max(1) })
+    }
+
+    /// One pass over the file: its blocks in file order, each at most `block_rows` rows.
+    pub fn blocks(&self) -> Result<Blocks, DataError> {
+        // Opened here so a missing file is said at once; the reading thread opens its own.
+        std::fs::File::open(&self.path).map_err(|e| DataError::Io { file: self.name.clone(), source: e })?;
+        let mut inputs = vec![];
+        let mut outputs = vec![];
+        for _ in 0..self.workers {
+            let (chunk_tx, chunk_rx) = sync_channel::<Result<Chunk, DataError>>(1);
+            let (block_tx, block_rx) = sync_channel::<Result<Option<Dataset>, DataError>>(1);
+            let name = self.name.clone();
+            std::thread::spawn(move || parse_chunks(&name, chunk_rx, block_tx));
+            inputs.push(chunk_tx);
+            outputs.push(block_rx);
+        }
+        let (path, name, rows) = (self.path.clone(), self.name.clone(), self.block_rows);
+        std::thread::spawn(move || match open_text(&path, false) {
+            Ok(reader) => cut_chunks(reader, &name, rows, inputs),
+            Err(e) => _ = inputs[0].send(Err(e)),
+        });
+        Ok(Blocks { outputs, next: 0, done: false })
+    }
+}
+
+/// The text of up to `block_rows` lines and the file line before its first.
+struct Chunk {
+    text: Vec<u8>,
+    line_offset: usize,
+    /// Lines holding an example (neither blank nor a comment): 0 means nothing to parse.
+    examples: usize,
+}
+
+/// The reading thread: cuts the text into chunks, dealt to the workers in turn (so reading
+/// them back in turn restores the file order). Stops at the end, at the first read error
+/// (passed on in its place), or when the consumer has gone.
+fn cut_chunks(
+    mut reader: Box<dyn BufRead>,
+    name: &str,
+    rows: usize,
+    workers: Vec<SyncSender<Result<Chunk, DataError>>>,
+) {
+    let mut line_no = 0usize;
+    for turn in (0..workers.len()).cycle() {
+        let mut chunk = Chunk { text: Vec::with_capacity(1 << 20), line_offset: line_no, examples: 0 };
+        let mut lines = 0;
+        let mut failed = None;
+        while lines < rows {
+            let start = chunk.text.len();
+            match std::io::Read::take(&mut reader, MAX_LINE_BYTES).read_until(b'\n', &mut chunk.text) {
+                Ok(0) => break,
+                Ok(n) => {
+                    lines += 1;
+                    let line = &chunk.text[start..];
+                    if n as u64 == MAX_LINE_BYTES && line.last() != Some(&b'\n') {
+                        // Let the parser word it, at the right line: it sees the same bytes.
+                        chunk.examples += 1;
+                        break;
+                    }
+                    let first = line.iter().find(|b| !matches!(b, b' ' | b'\t'));
+                    chunk.examples += usize::from(!matches!(first, None | Some(b'#' | b'\n' | b'\r')));
+                }
+                Err(e) => {
+                    failed = Some(DataError::Io { file: name.into(), source: e });
+                    break;
+                }
+            }
+        }
+        line_no += lines;
+        let last = lines < rows || failed.is_some();
+        if lines > 0 && workers[turn].send(Ok(chunk)).is_err() {
+            return;
+        }
+        if let Some(e) = failed {
+            let next = if lines > 0 { (turn + 1) % workers.len() } else { turn };
+            let _ = workers[next].send(Err(e));
+            return;
+        }
+        if last {
+            return;
+        }
+    }
+}
+
+/// A parsing thread: chunk → Dataset with the file's line numbers (None for a chunk of blank
+/// lines and comments).
+fn parse_chunks(
+    name: &str,
+    chunks: Receiver<Result<Chunk, DataError>>,
+    blocks: SyncSender<Result<Option<Dataset>, DataError>>,
+) {
+    for chunk in chunks {
+        let parsed = chunk.and_then(|c| parse_chunk(name, c));
+        if blocks.send(parsed).is_err() {
+            return;
+        }
+    }
+}
+
+fn parse_chunk(name: &str, chunk: Chunk) -> Result<Option<Dataset>, DataError> {
+    if chunk.examples == 0 {
+        return Ok(None);
+    }
+    let offset = chunk.line_offset;
+    let mut block = read_libsvm_from(chunk.text.as_slice(), name).map_err(|e| match e {
+        DataError::Bad { file, line, col, message, text } => {
+            DataError::Bad { file, line: line + offset, col, message, text }
+        }
+        other => other,
+    })?;
+    let shift = |l: u32| (l as usize + offset).min(u32::MAX as usize) as u32;
+    block.lines.iter_mut().for_each(|l| *l = shift(*l));
+    if block.max_index_line > 0 {
+        block.max_index_line = shift(block.max_index_line);
+    }
+    Ok(Some(block))
+}
+
+/// The blocks of one pass, in file order. Dropping it mid-pass stops the threads (their next
+/// hand-off fails).
+pub struct Blocks {
+    outputs: Vec<Receiver<Result<Option<Dataset>, DataError>>>,
+    next: usize,
+    done: bool,
+}
+
+impl Iterator for Blocks {
+    type Item = Result<Dataset, DataError>;
+    fn next(&mut self) -> Option<Self::Item> {
+        while !self.done {
+            let got = self.outputs[self.next].recv();
+            self.next = (self.next + 1) % self.outputs.len();
+            match got {
+                Ok(Ok(Some(block))) => return Some(Ok(block)),
+                Ok(Ok(None)) => continue,
+                Ok(Err(e)) => {
+                    self.done = true;
+                    return Some(Err(e));
+                }
+                // The reader stopped here: every later chunk would have come after this one.
+                Err(_) => self.done = true,
+            }
+        }
+        None
+    }
+}
+
+/// What the first streamed pass learns: the facts a plan binds, the labels, and a uniform
+/// sample of rows for calibrating a step (at most max(block_rows, [`DEFAULT_BLOCK_ROWS`])).
+#[derive(Clone, Debug)]
+pub struct Scan {
+    pub rows: usize,
+    /// 1 + the largest feature index (0-based) seen.
+    pub features: usize,
+    pub nnz: usize,
+    pub max_row_norm_sq: f64,
+    pub bytes: u64,
+    pub blocks: usize,
+    /// The file line where the largest feature index first appears.
+    pub max_index_line: u32,
+    /// The largest block, in rows (≤ the source's `block_rows`).
+    pub largest_block: usize,
+    /// Distinct raw labels in first-seen order, with the line of each (a dataset of no columns,
+    /// for [`LabelMap::fit`]).
+    labels: Dataset,
+    /// A uniform sample of rows, in file order.
+    pub sample: Dataset,
+}
+
+/// At most this many distinct labels are kept by a scan (more is not a classification
+/// problem optc can hold: W would be d × k).
+const MAX_DISTINCT_LABELS: usize = 1 << 16;
+
+/// Reads the file once: sizes, max‖xᵢ‖², labels, and a seeded reservoir sample of rows
+/// (Vitter's algorithm R) of at most max(block_rows, [`DEFAULT_BLOCK_ROWS`]) rows: the in-memory
+/// run calibrates on 5% of the rows, which this caps so memory stays bounded.
+pub fn scan(source: &StreamSource, seed: u64) -> Result<Scan, DataError> {
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed ^ 0x5ca9_b10c);
+    let mut s = Scan {
+        rows: 0,
+        features: 0,
+        nnz: 0,
+        max_row_norm_sq: 0.0,
+        bytes: 0,
+        blocks: 0,
+        max_index_line: 0,
+        largest_block: 0,
+        labels: empty(&source.name),
+        sample: empty(&source.name),
+    };
+    let mut seen = std::collections::HashSet::new();
+    let (mut distinct, mut distinct_lines) = (vec![], vec![]);
+    let mut reservoir: Vec<SampleRow> = vec![];
+    let capacity = source.block_rows.max(DEFAULT_BLOCK_ROWS);
+    for block in source.blocks()? {
+        let block = block?;
+        s.blocks += 1;
+        s.bytes += block.bytes;
+        s.nnz += block.nnz();
+        s.largest_block = s.largest_block.max(block.rows());
+        s.max_row_norm_sq = s.max_row_norm_sq.max(block.max_row_norm_sq());
+        if block.features() > s.features {
+            s.features = block.features();
+            s.max_index_line = block.max_index_line;
+        }
+        let (indptr, indices, values) = block.csr();
+        for i in 0..block.rows() {
+            let y = block.labels[i];
+            if distinct.len() < MAX_DISTINCT_LABELS && seen.insert(y.to_bits()) {
+                distinct.push(y);
+                distinct_lines.push(block.lines[i]);
+            }
+            let row = || SampleRow {
+                label: y,
+                line: block.lines[i],
+                indices: indices[indptr[i]..indptr[i + 1]].to_vec(),
+                values: values[indptr[i]..indptr[i + 1]].to_vec(),
+            };
+            let n = s.rows + i;
+            if reservoir.len() < capacity {
+                reservoir.push(row());
+            } else {
+                let k = rng.gen_range(0..=n);
+                if k < reservoir.len() {
+                    reservoir[k] = row();
+                }
+            }
+        }
+        s.rows += block.rows();
+    }
+    if s.rows == 0 {
+        return Err(DataError::Bad {
+            file: source.name.clone(),
+            line: 1,
+            col: 1,
+            message: "no examples: the file is empty or holds only blank lines and comments".into(),
+            text: String::new(),
+        });
+    }
+    let n = distinct.len();
+    s.labels = Dataset {
+        x: Matrix::new((n, 0), Store::Owned(vec![0; n + 1]), Store::Owned(vec![]), Store::Owned(vec![])),
+        labels: distinct,
+        lines: distinct_lines,
+        name: source.name.clone(),
+        bytes: 0,
+        max_index_line: 0,
+    };
+    reservoir.sort_by_key(|r| r.line);
+    s.sample = sample_dataset(&source.name, reservoir, s.features);
+    Ok(s)
+}
+
+impl Scan {
+    /// The label mapping training fits, from the distinct labels (errors name their line).
+    pub fn label_map(&self, kind: crate::stdlib::LabelKind) -> Result<LabelMap, super::LabelError> {
+        LabelMap::fit(kind, &self.labels)
+    }
+
+    /// The facts a plan's parameters are bound from, with the weights `features` long.
+    pub fn facts(&self, features: usize, classes: usize) -> super::DataFacts {
+        super::DataFacts {
+            rows: self.rows,
+            features,
+            classes,
+            op_rows: 0,
+            nnz: self.nnz,
+            max_row_norm_sq: self.max_row_norm_sq,
+            gram_norm: None,
+        }
+    }
+}
+
+struct SampleRow {
+    label: f64,
+    line: u32,
+    indices: Vec<u32>,
+    values: Vec<f64>,
+}
+
+fn sample_dataset(name: &str, rows: Vec<SampleRow>, features: usize) -> Dataset {
+    let (mut ptr, mut idx, mut val, mut labels, mut lines) = (vec![0], vec![], vec![], vec![], vec![]);
+    for r in rows {
+        idx.extend_from_slice(&r.indices);
+        val.extend_from_slice(&r.values);
+        ptr.push(idx.len());
+        labels.push(r.label);
+        lines.push(r.line);
+    }
+    Dataset {
+        x: Matrix::new((labels.len(), features), Store::Owned(ptr), Store::Owned(idx), Store::Owned(val)),
+        labels,
+        lines,
+        name: format!("{name} (sample)"),
+        bytes: 0,
+        max_index_line: 0,
+    }
+}
+
+fn empty(name: &str) -> Dataset {
+    Dataset {
+        x: Matrix::new((0, 0), Store::Owned(vec![0]), Store::Owned(vec![]), Store::Owned(vec![])),
+        labels: vec![],
+        lines: vec![],
+        name: name.into(),
+        bytes: 0,
+        max_index_line: 0,
+    }
+}
+
+/// A streamed file bound to a model: each block's labels mapped, its view `features` wide.
+pub struct Streamed {
+    pub source: StreamSource,
+    pub label_map: LabelMap,
+    pub features: usize,
+    pub classes: usize,
+}
+
+/// Why a pass over streamed data stopped.
+#[derive(Debug)]
+pub enum PassError<E> {
+    /// The file: unreadable, a bad line, or changed since the scan (a label or feature it did
+    /// not have then).
+    Data(String),
+    /// What the caller's block function returned.
+    Stopped(E),
+}
+
+impl Streamed {
+    /// Calls `f` on every block of one pass in file order, with the block as a plan reads it
+    /// and the file line of each of its rows.
+    pub fn pass<E>(&self, mut f: impl FnMut(&super::DataView, &[u32]) -> Result<(), E>) -> Result<(), PassError<E>> {
+        let data = |e: DataError| {
+            let ctx = e.context();
+            PassError::Data(if ctx.is_empty() { e.to_string() } else { format!("{e}\n{ctx}") })
+        };
+        for block in self.source.blocks().map_err(data)? {
+            let block = block.map_err(data)?;
+            if block.features() > self.features {
+                return Err(PassError::Data(format!(
+                    "{}:{}: feature index {} is beyond the {} features the first pass found: did the file change during the run?",
+                    self.source.name,
+                    block.max_index_line,
+                    block.features(),
+                    self.features
+                )));
+            }
+            let y = self.label_map.apply(&block).map_err(|e| PassError::Data(e.to_string()))?;
+            let view = block.view(&y, self.features).with_classes(self.classes);
+            f(&view, &block.lines).map_err(PassError::Stopped)?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    fn source(text: &str, rows: usize, workers: usize) -> (tempfile::TempDir, StreamSource) {
+        let dir = tempfile::tempdir().expect("tmp");
+        let path = dir.path().join("d.svm");
+        std::fs::File::create(&path).and_then(|mut f| f.write_all(text.as_bytes())).expect("write");
+        let s = StreamSource::new(&path, rows, workers).expect("source");
+        (dir, s)
+    }
+
+    #[test]
+    fn blocks_keep_file_order_and_file_lines() {
+        let text = "# head\n1 1:1\n-1 2:2\n\n1 3:3\n# c\n# c\n-1 1:4 3:5\n1 2:6\n";
+        for workers in [1, 2, 3] {
+            let (_d, s) = source(text, 2, workers);
+            let blocks: Vec<Dataset> = s.blocks().expect("open").map(|b| b.expect("block")).collect();
+            assert!(blocks.iter().all(|b| b.rows() <= 2));
+            let lines: Vec<u32> = blocks.iter().flat_map(|b| b.lines.clone()).collect();
+            assert_eq!(lines, vec![2, 3, 5, 8, 9]);
+            let values: Vec<f64> = blocks.iter().flat_map(|b| b.x.data().to_vec()).collect();
+            assert_eq!(values, vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0]);
+        }
+    }
+
+    #[test]
+    fn a_bad_line_in_a_later_block_names_its_file_line() {
+        let text = "1 1:1\n1 1:1\n1 1:1\n1 1:1\n1 1:1\n1 0:1\n1 1:1\n";
+        for workers in [1, 2] {
+            let (_d, s) = source(text, 2, workers);
+            let err = s.blocks().expect("open").find_map(|b| b.err()).expect("an error");
+            let shown = err.to_string();
+            assert!(shown.ends_with("d.svm:6:3: feature index 0: indices are 1-based"), "{shown}");
+        }
+    }
+
+    #[test]
+    fn scan_counts_everything_and_samples_at_most_a_block() {
+        let mut text = String::new();
+        for i in 0..100 {
+            text += &format!("{} {}:{}\n", if i % 3 == 0 { 2 } else { 1 }, 1 + i % 7, 1 + i % 4);
+        }
+        let (_d, s) = source(&text, 16, 2);
+        let scan = scan(&s, 1).expect("scan");
+        assert_eq!((scan.rows, scan.features, scan.nnz, scan.blocks), (100, 7, 100, 7));
+        assert_eq!(scan.max_row_norm_sq, 16.0);
+        assert_eq!(scan.largest_block, 16);
+        assert_eq!(scan.sample.rows(), 100);
+        assert!(scan.sample.lines.windows(2).all(|w| w[0] < w[1]));
+        let map = scan.label_map(crate::stdlib::LabelKind::Labels).expect("two labels");
+        assert_eq!(map.originals, vec![1.0, 2.0]);
+    }
+
+    #[test]
+    fn standard_input_is_refused() {
+        assert!(StreamSource::new(Path::new("-"), 10, 1).is_err());
+    }
+}

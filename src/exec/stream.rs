@@ -1,0 +1,372 @@
+//! Running a plan over data streamed a block of rows at a time (`optc run --stream`): an epoch
+//! is one pass over the file in file order, the plan's epoch body run on each block with the
+//! solver state carried from block to block, so memory is the state (O(d)) plus the blocks in
+//! flight. F and the duality gap are sums over rows and a gradient Xᵀu, accumulated block by
+//! block in passes of their own.
+//!
+//! Running the epoch body per block is the same algorithm as one epoch over the file in file
+//! order when the body is one loop over the rows: the step counters live in the state and
+//! continue, the lazy stamps are flushed by `finish` only where the in-memory driver flushes
+//! (a copy at each check, the state at the end). SMM's per-epoch history (prefix sums over the
+//! epoch's steps, vec[m]) restarts at each block instead, after an exact closed-form catch-up
+//! of every coordinate: the same iterates up to rounding, with history of one block's size.
+
+use super::certificate::{domain_scale, loss_conjugate, reg_conjugate};
+use super::driver::{sci, Outcome, RunSettings, Status, TracePoint};
+use super::evaluate::{evaluate, margin, Evaluation};
+use super::interp::{eval_at, Env};
+use super::{Backend, DataView, Fault, Orders, State};
+use crate::data::stream::{PassError, Streamed};
+use crate::data::DataFacts;
+use crate::plan::{Len, Plan, Range, Stmt, Uncertified, VecRole};
+use std::time::Instant;
+
+/// Whether `plan` can run a block at a time; Err says why not, in words for the user.
+pub fn streamable(plan: &Plan) -> Result<(), String> {
+    let solver = plan.info.solver;
+    if plan.reads_columns() {
+        return Err(format!("`{solver}` walks the columns of X, which needs the whole matrix in memory"));
+    }
+    if plan.uses_operator() {
+        return Err(format!("`{solver}` applies the operator B to all of w each step"));
+    }
+    let loops: Vec<usize> = plan
+        .epoch
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| matches!(s, Stmt::For(Range::Perm(Len::Rows), _)))
+        .map(|(k, _)| k)
+        .collect();
+    let [at] = loops.as_slice() else {
+        return Err(format!("an epoch of `{solver}` is not one pass over the rows"));
+    };
+    let (before, after) = (&plan.epoch[..*at], &plan.epoch[at + 1..]);
+    // SMM (and online DC, built on it) restart their per-epoch history after a closed-form
+    // catch-up: done per block it is the same algorithm (see the module's doc).
+    let restarts_history = matches!(solver, "smm" | "dc");
+    if !(before.is_empty() && after.is_empty()) && !restarts_history {
+        return Err(format!(
+            "an epoch of `{solver}` does work once per pass besides its steps ({}); run a block at a time it would be done once per block",
+            if solver == "smidas" { "its step η₀/√e counts epochs" } else { "before or after the loop over the rows" }
+        ));
+    }
+    if let Some(v) = plan.vectors.iter().find(|v| v.len == Len::Rows && v.role != VecRole::Labels && !restarts_history)
+    {
+        return Err(format!(
+            "`{solver}` keeps per-row state (`{}`) across epochs, which needs every row in memory",
+            v.name
+        ));
+    }
+    Ok(())
+}
+
+/// A streamed run that stopped without an answer.
+#[derive(Debug)]
+pub enum StreamStop {
+    /// A guarded value went NaN or infinite, at this file line.
+    Fault { fault: Fault, line: u32 },
+    /// The file could not be read again as the first pass read it.
+    Data(String),
+}
+
+impl From<PassError<StreamStop>> for StreamStop {
+    fn from(e: PassError<StreamStop>) -> Self {
+        match e {
+            PassError::Data(m) => StreamStop::Data(m),
+            PassError::Stopped(s) => s,
+        }
+    }
+}
+
+/// A finished streamed run.
+pub struct StreamOutcome {
+    pub outcome: Outcome,
+    /// F at w = 0 (the cold start), summed during the first epoch's pass.
+    pub start_objective: f64,
+    /// Passes over the file: epochs, and two per certificate check (one without a gap).
+    pub passes: usize,
+    /// Seconds in the epochs' passes (reading the file included), for the speed per non-zero.
+    pub epoch_seconds: f64,
+}
+
+/// Why a streamed check gives no gap for `plan`, if it gives none.
+pub fn no_streamed_gap(plan: &Plan) -> Option<&'static str> {
+    let obj = &plan.objective;
+    match plan.certificate {
+        None => Some(plan.uncertified.reason()),
+        Some(c) if obj.softmax || c.intercept || c.vector.is_some() || c.groups.is_some() => {
+            Some("the streamed certificate covers one weight vector without an intercept or vector term")
+        }
+        Some(_) if obj.composite.is_some() || obj.dual.is_some() => {
+            Some("the streamed certificate covers one weight vector without an intercept or vector term")
+        }
+        Some(_) => None,
+    }
+}
+
+/// Runs `plan` (which passed [`streamable`]) over `data` from a cold start: init, epochs of one
+/// pass each until the stopping rule, finish. As [`super::driver::run`], without working sets,
+/// warm starts or a holdout.
+pub fn run(
+    plan: &Plan,
+    backend: &mut dyn Backend,
+    data: &Streamed,
+    facts: &DataFacts,
+    settings: &RunSettings,
+) -> Result<StreamOutcome, StreamStop> {
+    let nothing = DataView::new(&[0], &[], &[], &[], data.features).with_classes(data.classes);
+    // Per-row buffers get a block's length, never the file's.
+    let mut state = State::new(plan, &DataFacts { rows: 0, ..*facts }, &[]);
+    state.scalars = super::bound_scalars(plan, facts);
+    let bad_param = plan
+        .scalars
+        .iter()
+        .zip(&state.scalars)
+        .find(|(s, v)| s.role == crate::plan::ScalarRole::Param && !v.is_finite());
+    if let Some((s, v)) = bad_param {
+        let fault = Fault { what: format!("parameter `{}`", s.name), value: *v, step: 0.0, row: 0 };
+        return Err(StreamStop::Fault { fault, line: 0 });
+    }
+    let start = Instant::now();
+    let at_start = |fault| StreamStop::Fault { fault, line: 0 };
+    backend.init(&mut state, &nothing).map_err(at_start)?;
+    let start_penalty = evaluate(plan, &state, &nothing).objective;
+    let mut start_loss = 0.0;
+    let (mut passes, mut epoch_seconds, mut check_seconds) = (0, 0.0, 0.0);
+    let mut trace = vec![];
+    let mut best_dual = f64::NEG_INFINITY;
+    let mut last_check: Option<(usize, Evaluation, Option<f64>)> = None;
+    let mut status = Status::MaxEpochs;
+    let mut rule = match (plan.certificate, plan.uncertified) {
+        (None, Uncertified::Caps) => {
+            format!("the epoch cap ({}); no test applies to a stochastic method on a non-convex F", settings.max_epochs)
+        }
+        _ => format!("the epoch cap ({})", settings.max_epochs),
+    };
+    let check_every = settings.check_every.max(1);
+    let mut order: Vec<u32> = vec![];
+    let (mut epochs, mut previous) = (0, None);
+    while epochs < settings.max_epochs {
+        let pass_start = Instant::now();
+        let first = epochs == 0;
+        data.pass(|view, lines| {
+            let rows = view.rows();
+            if order.len() < rows {
+                order = (0..rows as u32).collect();
+            }
+            if first {
+                start_loss += loss_at_zero(plan, &state, view);
+            }
+            fit_rows(plan, &mut state, view);
+            backend.epoch(&mut state, view, &Orders { rows: &order[..rows], cols: &[] }).map_err(|fault| {
+                let line = lines.get(fault.row).copied().unwrap_or(0);
+                StreamStop::Fault { fault, line }
+            })
+        })?;
+        passes += 1;
+        epoch_seconds += pass_start.elapsed().as_secs_f64();
+        epochs += 1;
+        let due = epochs % check_every == 0;
+        if (settings.tol.is_some() && due) || settings.trace {
+            let checking = Instant::now();
+            let mut flushed = state.clone();
+            fit_rows(plan, &mut flushed, &nothing);
+            backend.finish(&mut flushed, &nothing).map_err(at_start)?;
+            let (eval, gap, n) = check(plan, &flushed, data, &mut best_dual)?;
+            passes += n;
+            check_seconds += checking.elapsed().as_secs_f64();
+            let f = eval.objective;
+            if settings.trace {
+                let seconds = start.elapsed().as_secs_f64();
+                trace.push(TracePoint { epoch: epochs, seconds, eval: eval.clone(), gap, test: None });
+            }
+            last_check = Some((epochs, eval, gap));
+            if let Some(tol) = settings.tol {
+                let bound = tol * f.abs();
+                match gap {
+                    Some(g) if g <= bound => {
+                        status = Status::Converged;
+                        rule = format!("duality gap {} ≤ tol·|F| = {}", sci(g), sci(bound));
+                        break;
+                    }
+                    None if plan.uncertified == Uncertified::Progress
+                        && previous.is_some_and(|p: f64| (p - f).abs() <= bound) =>
+                    {
+                        status = Status::Converged;
+                        rule = format!(
+                            "relative change of F {} ≤ tol = {} (no certificate for this model)",
+                            sci((previous.unwrap_or(f) - f).abs() / f.abs().max(f64::MIN_POSITIVE)),
+                            sci(tol)
+                        );
+                        break;
+                    }
+                    _ => {}
+                }
+            }
+            previous = Some(f);
+        }
+        if let Some(limit) = settings.time_limit {
+            if start.elapsed().as_secs_f64() >= limit && epochs < settings.max_epochs {
+                status = Status::TimeLimit;
+                rule = format!("the time limit ({limit} s)");
+                break;
+            }
+        }
+    }
+    fit_rows(plan, &mut state, &nothing);
+    backend.finish(&mut state, &nothing).map_err(at_start)?;
+    let checking = Instant::now();
+    let (eval, gap) = match last_check {
+        Some((at, eval, gap)) if at == epochs => (eval, gap),
+        _ => {
+            let (eval, gap, n) = check(plan, &state, data, &mut best_dual)?;
+            passes += n;
+            (eval, gap)
+        }
+    };
+    check_seconds += checking.elapsed().as_secs_f64();
+    let start_objective = plan.objective.loss_weight * start_loss / facts.rows.max(1) as f64 + start_penalty;
+    let outcome = Outcome {
+        state,
+        epochs,
+        seconds: start.elapsed().as_secs_f64(),
+        trace,
+        status,
+        rule,
+        eval,
+        gap,
+        check_seconds,
+        working_set: None,
+        holdout: None,
+    };
+    Ok(StreamOutcome { outcome, start_objective, passes, epoch_seconds })
+}
+
+/// Sizes the state's per-row buffers to this block: the labels are the block's, per-epoch
+/// history (SMM's prefix sums) is the block's length.
+fn fit_rows(plan: &Plan, state: &mut State, view: &DataView) {
+    let dims = view.dims();
+    for (v, decl) in state.vectors.iter_mut().zip(&plan.vectors) {
+        if decl.len != Len::Rows {
+            continue;
+        }
+        if decl.role == VecRole::Labels {
+            v.clear();
+            v.extend_from_slice(view.labels);
+        } else {
+            v.resize(dims.size(decl), 0.0);
+        }
+    }
+}
+
+/// Σᵢ ℓ(yᵢ, 0) over the block's rows: F at the cold start, without a pass of its own.
+fn loss_at_zero(plan: &Plan, state: &State, view: &DataView) -> f64 {
+    let zero = State { scalars: vec![0.0; state.scalars.len()], vectors: vec![vec![]; state.vectors.len()] };
+    if plan.objective.softmax {
+        // Every score is 0: ℓ = log Σ_c e⁰ − 0 = ln k.
+        return (view.classes.max(1) as f64).ln() * view.rows() as f64;
+    }
+    let env = Env::new(plan, view.dims());
+    let scratch = with_labels(plan, zero, view);
+    (0..view.rows()).map(|i| eval_at(&env, &plan.objective.loss, &scratch, i, 0)).sum()
+}
+
+fn with_labels(plan: &Plan, mut state: State, view: &DataView) -> State {
+    if let Some(y) = plan.labels() {
+        state.vectors[y.0] = view.labels.to_vec();
+    }
+    state
+}
+
+/// F of flushed weights and, where [`no_streamed_gap`] allows, the duality gap of
+/// ALGORITHMS.md §10 at the dual point uᵢ = ℓ′(yᵢ, aᵢ) scaled into the domain (the best dual
+/// value of the run's checks kept in `best_dual`), and the passes it took: one for F and Xᵀu,
+/// one for Σᵢ ℓ*(yᵢ, s·uᵢ) once the scale s is known.
+fn check(
+    plan: &Plan,
+    state: &State,
+    data: &Streamed,
+    best_dual: &mut f64,
+) -> Result<(Evaluation, Option<f64>, usize), StreamStop> {
+    let obj = &plan.objective;
+    let nothing = DataView::new(&[0], &[], &[], &[], data.features).with_classes(data.classes);
+    let at_zero_rows = evaluate(plan, state, &nothing);
+    let penalty = at_zero_rows.objective;
+    let w = state.weights(plan);
+    let b = state.intercept(plan);
+    let cert = plan.certificate.filter(|_| no_streamed_gap(plan).is_none());
+    let mut xtu = vec![0.0; if cert.is_some() { w.len() } else { 0 }];
+    let (mut m, mut loss, mut wrong, mut sq) = (0usize, 0.0, 0.0, 0.0);
+    data.pass(|view, _| {
+        let rows = view.rows();
+        m += rows;
+        if obj.softmax {
+            let e = evaluate(plan, state, view);
+            loss += e.loss * rows as f64;
+            wrong += e.error.unwrap_or(0.0) * rows as f64;
+            return Ok(());
+        }
+        let env = Env::new(plan, view.dims());
+        let mut scratch = with_labels(
+            plan,
+            State { scalars: state.scalars.clone(), vectors: vec![vec![]; state.vectors.len()] },
+            view,
+        );
+        for i in 0..rows {
+            let a = margin(view, w, i) + b;
+            scratch.scalars[obj.margin.0] = a;
+            loss += eval_at(&env, &obj.loss, &scratch, i, 0);
+            let y = view.labels[i];
+            wrong += f64::from(u8::from((if a > 0.0 { 1.0 } else { -1.0 }) != y));
+            sq += (a - y) * (a - y);
+            if cert.is_some() {
+                let u = eval_at(&env, &obj.dloss, &scratch, i, 0);
+                for k in view.indptr[i]..view.indptr[i + 1] {
+                    if let Some(x) = xtu.get_mut(view.indices[k] as usize) {
+                        *x += view.values[k] * u;
+                    }
+                }
+            }
+        }
+        Ok::<(), StreamStop>(())
+    })?;
+    let mean = |v: f64| if m > 0 { v / m as f64 } else { 0.0 };
+    let classification = plan.info.classification;
+    let eval = Evaluation {
+        objective: obj.loss_weight * mean(loss) + penalty,
+        loss: mean(loss),
+        nnz: at_zero_rows.nnz,
+        nnz_rows: at_zero_rows.nnz_rows,
+        error: classification.then(|| mean(wrong)),
+        mse: (!classification).then(|| mean(sq)),
+    };
+    let Some(cert) = cert else { return Ok((eval, None, 1)) };
+    let c = obj.loss_weight;
+    let z: Vec<f64> = xtu.iter().map(|g| -c / m.max(1) as f64 * g).collect();
+    let s = domain_scale(&cert, &z);
+    let reg: f64 = z.iter().map(|zj| reg_conjugate(&cert, s * zj)).sum();
+    let mut conj = 0.0;
+    if reg.is_finite() {
+        data.pass(|view, _| {
+            let env = Env::new(plan, view.dims());
+            let mut scratch = with_labels(
+                plan,
+                State { scalars: state.scalars.clone(), vectors: vec![vec![]; state.vectors.len()] },
+                view,
+            );
+            for i in 0..view.rows() {
+                scratch.scalars[obj.margin.0] = margin(view, w, i) + b;
+                let u = eval_at(&env, &obj.dloss, &scratch, i, 0);
+                conj += loss_conjugate(cert.conjugate, view.labels[i], s * u);
+            }
+            Ok::<(), StreamStop>(())
+        })?;
+    }
+    let dual = -c * mean(conj) - reg;
+    if dual.is_finite() {
+        *best_dual = best_dual.max(dual);
+    }
+    let gap = eval.objective - *best_dual;
+    let gap = if gap.is_nan() { f64::INFINITY } else { gap.max(0.0) };
+    Ok((eval, Some(gap), if reg.is_finite() { 2 } else { 1 }))
+}

@@ -1,0 +1,231 @@
+//! `optc run --stream`: epochs over a file read a block of rows at a time are the in-memory
+//! epochs over the same rows in file order; the streamed F is the in-memory F and the streamed
+//! gap is a true bound; blocks never exceed their size; bad data deep in the file is named by
+//! its line; solvers that cannot stream are refused or replaced, and the run says which.
+
+mod common;
+
+use common::{compile, fixture, optc, text, write};
+use optc::data::stream::{scan, StreamSource, Streamed};
+use optc::data::{read_libsvm, LabelMap};
+use optc::exec::driver::RunSettings;
+use optc::exec::evaluate::evaluate;
+use optc::exec::{select_backend, Orders, State};
+use optc::pipeline::CompileOptions;
+use optc::stdlib::LabelKind;
+use rand::{Rng, SeedableRng};
+use std::path::Path;
+
+/// Seeded sparse classification data with uneven row lengths, blank and comment lines, and
+/// labels 1/2 (mapped to ±1), as LIBSVM text.
+fn generated(rows: usize, features: usize, seed: u64) -> String {
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+    let mut s = String::from("# generated\n");
+    for i in 0..rows {
+        let mut line = String::new();
+        let mut score = 0.0;
+        for j in 1..=features {
+            if rng.gen_bool(0.15) {
+                let v: f64 = rng.gen_range(-2.0..2.0);
+                score += v * if j % 3 == 0 { 1.0 } else { -0.5 };
+                line += &format!(" {j}:{v:.4}");
+            }
+        }
+        let label = if score + rng.gen_range(-0.5..0.5) > 0.0 { 2 } else { 1 };
+        s += &format!("{label}{line}\n");
+        if i % 17 == 5 {
+            s += "\n# a comment between rows\n";
+        }
+    }
+    s
+}
+
+/// The in-memory reference: `epochs` epochs over the rows in file order, then the flush.
+fn in_memory(plan: &optc::plan::Plan, data: &Path, kind: LabelKind, epochs: usize) -> (Vec<f64>, f64) {
+    let d = read_libsvm(data).expect("reads");
+    let map = LabelMap::fit(kind, &d).expect("labels");
+    let y = map.apply(&d).expect("labels map");
+    let classes = if kind == LabelKind::Classes { map.originals.len() } else { 0 };
+    let view = d.view(&y, d.features()).with_classes(classes);
+    let facts = optc::data::DataFacts { classes, ..d.facts() };
+    let mut selected = select_backend(plan, &facts, true);
+    let backend = selected.backend.as_mut();
+    let mut state = State::new(plan, &facts, &y);
+    let order: Vec<u32> = (0..d.rows() as u32).collect();
+    backend.init(&mut state, &view).expect("init");
+    for _ in 0..epochs {
+        backend.epoch(&mut state, &view, &Orders { rows: &order, cols: &[] }).expect("epoch");
+    }
+    backend.finish(&mut state, &view).expect("finish");
+    let f = evaluate(plan, &state, &view).objective;
+    (state.weights(plan).to_vec(), f)
+}
+
+struct StreamedRun {
+    w: Vec<f64>,
+    f: f64,
+    gap: Option<f64>,
+}
+
+fn streamed(plan: &optc::plan::Plan, data: &Path, kind: LabelKind, epochs: usize, block: usize) -> StreamedRun {
+    let source = StreamSource::new(data, block, 2).expect("source");
+    let scanned = scan(&source, 1).expect("scan");
+    let d = read_libsvm(data).expect("reads");
+    // The first pass learns what reading the whole file does.
+    assert_eq!((scanned.rows, scanned.features, scanned.nnz), (d.rows(), d.features(), d.nnz()));
+    assert_eq!(scanned.max_row_norm_sq, d.max_row_norm_sq());
+    assert!(scanned.largest_block <= block);
+    let label_map = scanned.label_map(kind).expect("labels");
+    let classes = if kind == LabelKind::Classes { label_map.originals.len() } else { 0 };
+    let facts = scanned.facts(scanned.features, classes);
+    let data = Streamed { source, label_map, features: scanned.features, classes };
+    // Memory is the state plus blocks: no view a pass hands out is larger than a block.
+    data.pass(|view, lines| {
+        assert!(view.rows() <= block && lines.len() == view.rows());
+        Ok::<(), ()>(())
+    })
+    .expect("a pass");
+    let mut selected = select_backend(plan, &facts, true);
+    let done = optc::exec::stream::run(plan, selected.backend.as_mut(), &data, &facts, &RunSettings::fixed(epochs, 1))
+        .expect("no divergence");
+    assert_eq!(done.outcome.epochs, epochs);
+    StreamedRun { w: done.outcome.state.weights(plan).to_vec(), f: done.outcome.eval.objective, gap: done.outcome.gap }
+}
+
+fn model(kind: &str, lambda: f64, objective: &str, solve: &str) -> String {
+    format!("{}{solve}\n", common::model_text(kind, lambda, objective))
+}
+
+/// Streamed and in-memory runs end with the same weights: bit for bit where the epoch body is
+/// one loop over the rows, to 1e-12 where SMM restarts its per-epoch history at each block.
+fn assert_same(model: &str, data: &Path, kind: LabelKind, epochs: usize, exact: bool) -> StreamedRun {
+    let plan = compile(model, &CompileOptions::default());
+    optc::exec::stream::streamable(&plan).expect("streamable");
+    let (want, f) = in_memory(&plan, data, kind, epochs);
+    let got = streamed(&plan, data, kind, epochs, 7);
+    assert!(want.iter().any(|v| *v != 0.0), "the run must move some weights for the comparison to mean anything");
+    for (j, (a, b)) in got.w.iter().zip(&want).enumerate() {
+        let tol = if exact { 0.0 } else { 1e-12 * a.abs().max(b.abs()).max(1.0) };
+        assert!((a - b).abs() <= tol, "{model}: w[{j}] streamed {a} vs in memory {b}");
+    }
+    assert!((got.f - f).abs() <= 1e-12 * f.abs(), "{model}: F streamed {} vs in memory {f}", got.f);
+    got
+}
+
+#[test]
+fn streamed_epochs_are_the_in_memory_epochs_in_file_order() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let data = write(dir.path(), "d.svm", &generated(120, 40, 3));
+    let l1 = "minimize E[logistic(y, <x, w>)] + λ·l1(w)";
+    for solve in ["solve with fobos", "solve with truncated", "solve with adagrad", "solve with fobos(eta0 = 0.3)"] {
+        assert_same(&model("labels", 0.01, l1, solve), &data, LabelKind::Labels, 3, true);
+    }
+    let elastic = "minimize E[hinge(y, <x, w>)] + λ·elastic(w, 1) st w ∈ Box(-0.5, 0.5)";
+    assert_same(&model("labels", 0.02, elastic, "solve with fobos"), &data, LabelKind::Labels, 2, true);
+    assert_same(&model("labels", 0.01, l1, "solve with smm"), &data, LabelKind::Labels, 3, false);
+}
+
+#[test]
+fn intercepts_regression_and_classes_stream_too() {
+    let intercept = "data x: sparse, y: real\nvar w: vec[dim(x)]\nvar b: scalar\nparam λ = 0.01\nminimize E[squared(y, <x, w> + b)] + λ·l1(w)\nsolve with fobos\n";
+    let run = assert_same(intercept, &fixture("offset_regression.svm"), LabelKind::Real, 2, true);
+    assert!(run.gap.is_none(), "no streamed certificate with an intercept");
+    let softmax = "data x: sparse, y: classes\nvar W: mat[dim(x), classes(y)]\nparam λ = 0.01\nminimize E[softmax(y, <x, W>)] + λ·l1(W)\nsolve with fobos\n";
+    assert_same(softmax, &fixture("multiclass.svm"), LabelKind::Classes, 2, true);
+}
+
+#[test]
+fn the_streamed_gap_bounds_the_distance_to_the_optimum() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let data = write(dir.path(), "d.svm", &generated(150, 30, 9));
+    let l1 = "minimize E[logistic(y, <x, w>)] + λ·l1(w)";
+    let optimum = common::run_plan(
+        compile(&model("labels", 0.02, l1, "solve with scd"), &CompileOptions::default()),
+        &read_libsvm(&data).expect("reads"),
+        &RunSettings::to_tolerance(1e-10, 10_000, 1),
+        None,
+    );
+    let f_star = optimum.eval.objective;
+    for epochs in [1, 5, 30] {
+        let plan = compile(&model("labels", 0.02, l1, "solve with fobos"), &CompileOptions::default());
+        let run = streamed(&plan, &data, LabelKind::Labels, epochs, 11);
+        let gap = run.gap.expect("a certificate");
+        assert!(run.f - gap <= f_star + 1e-10, "{epochs} epochs: F {} − gap {gap} above F* {f_star}", run.f);
+        assert!(gap >= run.f - f_star - 1e-12 && gap.is_finite());
+    }
+}
+
+#[test]
+fn streaming_refuses_what_needs_the_whole_matrix() {
+    let smidas = compile(
+        &model("labels", 0.01, "minimize E[logistic(y, <x, w>)] + λ·l1(w)", "solve with smidas"),
+        &CompileOptions::default(),
+    );
+    let why = optc::exec::stream::streamable(&smidas).expect_err("smidas counts epochs");
+    assert!(why.contains("η₀/√e"), "{why}");
+    let scd = compile(
+        &model("labels", 0.01, "minimize E[logistic(y, <x, w>)] + λ·l1(w)", "solve with scd"),
+        &CompileOptions::default(),
+    );
+    assert!(optc::exec::stream::streamable(&scd).expect_err("columns").contains("columns"));
+}
+
+fn run_json(args: &[&str]) -> serde_json::Value {
+    let out = optc(args);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    serde_json::from_slice(&out.stdout).expect("json")
+}
+
+#[test]
+fn the_cli_says_which_solver_it_streamed_and_why() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let data = write(dir.path(), "d.svm", &generated(90, 25, 5));
+    let m = write(dir.path(), "m.opt", &model("labels", 0.01, "minimize E[logistic(y, <x, w>)] + λ·l1(w)", ""));
+    let (m, data) = (m.to_str().expect("utf-8"), data.to_str().expect("utf-8"));
+    let saved = dir.path().join("w.model");
+    let r = run_json(&[
+        "run",
+        m,
+        data,
+        "--stream",
+        "--block-rows",
+        "8",
+        "--epochs",
+        "3",
+        "--json",
+        "--save",
+        saved.to_str().expect("utf-8"),
+    ]);
+    assert_eq!(r["solver"], "fobos");
+    assert!(r["solver_note"].as_str().is_some_and(|n| n.contains("scd") && n.contains("columns")), "{r}");
+    assert_eq!(r["epochs"], 3);
+    assert_eq!(r["rows"], 90);
+    assert!(r["stream"]["largest_block"].as_u64().is_some_and(|b| b <= 8));
+    assert!(r["gap"].as_f64().is_some_and(|g| g >= 0.0));
+    // The saved weights are the reported ones: predict reproduces the train error.
+    let out = optc(&["predict", saved.to_str().expect("utf-8"), data]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let wrong = (r["train_error"].as_f64().expect("error") * 90.0).round() as usize;
+    let said = text(&out.stdout) + &text(&out.stderr);
+    assert!(said.contains(&format!("({}/90)", 90 - wrong)), "{said}");
+
+    let forced = optc(&["run", m, data, "--stream", "--solver", "scd"]);
+    assert_eq!(forced.status.code(), Some(2));
+    assert!(text(&forced.stderr).contains("--stream cannot run `scd`"), "{}", text(&forced.stderr));
+    let stdin = optc(&["run", m, "-", "--stream"]);
+    assert_eq!(stdin.status.code(), Some(2));
+}
+
+#[test]
+fn bad_data_deep_in_the_stream_names_its_line() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let mut lines: Vec<String> = generated(60, 10, 2).lines().map(str::to_string).collect();
+    lines[47] = "1 3:0.5 2:1".into();
+    let data = write(dir.path(), "bad.svm", &(lines.join("\n") + "\n"));
+    let m = write(dir.path(), "m.opt", &model("labels", 0.01, "minimize E[logistic(y, <x, w>)] + λ·l1(w)", ""));
+    let out =
+        optc(&["run", m.to_str().expect("utf-8"), data.to_str().expect("utf-8"), "--stream", "--block-rows", "5"]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = text(&out.stderr);
+    assert!(err.contains("bad.svm:48:9: feature indices must increase"), "{err}");
+}
