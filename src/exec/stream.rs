@@ -44,7 +44,8 @@ pub fn streamable(plan: &Plan) -> Result<(), String> {
     // SMM (and online DC, built on it) restart their per-epoch history after a closed-form
     // catch-up: done per block it is the same algorithm (see the module's doc).
     let restarts_history = matches!(solver, "smm" | "dc");
-    if !(restarts_history || before.is_empty() && after.is_empty()) {
+    let per_pass_work = !before.is_empty() || !after.is_empty();
+    if per_pass_work && !restarts_history {
         return Err(format!(
             "an epoch of `{solver}` does work once per pass besides its steps ({}); run a block at a time it would be done once per block",
             if solver == "smidas" { "its step η₀/√e counts epochs" } else { "before or after the loop over the rows" }
