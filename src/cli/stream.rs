@@ -43,7 +43,7 @@ pub(super) fn run(args: &RunArgs) -> Result<(), Failure> {
     if args.init.is_some() {
         return Err(Failure::Usage("--init with --stream is not supported: streamed runs start from w = 0".into()));
     }
-    let workers = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let workers = args.solve.data.threads();
     let source = StreamSource::new(&args.data, args.block_rows.unwrap_or(DEFAULT_BLOCK_ROWS), workers)
         .map_err(Failure::Usage)?;
     let file = read_model(&args.model)?;
