@@ -249,6 +249,9 @@ pub fn run_watched(
     let mut test_seconds = 0.0;
     backend.init(&mut state, data)?;
     let ws_cert = plan.certificate.filter(|_| settings.tol.is_some() && cols > 2 * WS_MIN);
+    // A column solver asked for a certificate continues from the refinement's point (see
+    // [`polish`]), with or without working sets.
+    let polishing = plan.certificate.is_some() && settings.tol.is_some() && cols > 0;
     let mut working: Option<usize> = None;
     if let Some(cert) = &ws_cert {
         let checking = Instant::now();
@@ -280,9 +283,9 @@ pub fn run_watched(
             let checking = Instant::now();
             let mut flushed = state.clone();
             backend.finish(&mut flushed, data)?;
-            history.set_eager(ws_cert.is_some() && due);
+            history.set_eager(polishing && due);
             let (mut eval, mut assessment) = check_point(plan, &flushed, data, Some(&mut history), settings.target());
-            if ws_cert.is_some() && due {
+            if polishing && due {
                 if let Some(better) = polish(plan, backend, data, &flushed, &eval, assessment.as_mut())? {
                     (state, flushed, eval) = (better.0.clone(), better.0, better.1);
                 }
