@@ -128,7 +128,7 @@ mod tests {
         assert_eq!(complete(&h, ":p").1, vec![":plan", ":path"]);
         assert_eq!(
             complete(&h, ":run --epochs 3 --t"),
-            (16, vec!["--test".into(), "--time-limit".into(), "--tol".into()])
+            (16, vec!["--test".into(), "--threads".into(), "--time-limit".into(), "--tol".into()])
         );
         assert_eq!(complete(&h, "minimize E[logis"), (11, vec!["logistic".to_string()]));
         assert_eq!(complete(&h, "solve with sc").1, vec!["scalar", "scd"]);
