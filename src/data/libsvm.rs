@@ -138,7 +138,7 @@ fn read_text_in(
     if threads <= 1 {
         read_lines(reader, name, max_line)
     } else {
-        parallel::read_blocks(Box::new(reader), name, parallel::Blocks { threads, block, max_line })
+        parallel::read_blocks(Box::new(reader), name, parallel::Blocks { threads, block: block.max(1), max_line })
     }
 }
 
