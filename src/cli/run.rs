@@ -82,6 +82,33 @@ pub(crate) fn load_data(
     Ok((d, start.elapsed().as_secs_f64(), note))
 }
 
+/// The files a run writes, opened before any work.
+pub(super) struct Outputs {
+    pub save: Option<OutputFile>,
+    pub trace: Option<OutputFile>,
+    pub plot: Option<OutputFile>,
+}
+
+impl Outputs {
+    /// Opens `--save`, `--trace` and `--plot`; at most one of them, or `--json`, may be
+    /// standard output.
+    pub(super) fn prepare(args: &RunArgs) -> Result<Outputs, Failure> {
+        let out = Outputs {
+            save: prepare_output(args.save.as_ref())?,
+            trace: prepare_output(args.trace.as_ref())?,
+            plot: prepare_output(args.plot.as_ref())?,
+        };
+        let to_stdout =
+            [&out.save, &out.trace, &out.plot].iter().filter(|o| o.as_ref().is_some_and(|o| o.is_stdout())).count();
+        if to_stdout + usize::from(args.json) > 1 {
+            return Err(Failure::Usage(
+                "only one of --json, --save -, --trace - and --plot - can write to standard output".into(),
+            ));
+        }
+        Ok(out)
+    }
+}
+
 /// Opens every output file before any work, so a bad path costs nothing (exit 2).
 pub(crate) fn prepare_output(path: Option<&PathBuf>) -> Result<Option<OutputFile>, Failure> {
     path.map(|p| OutputFile::prepare(p).map_err(|e| Failure::Usage(e.to_string()))).transpose()
@@ -134,16 +161,7 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
     }
 
     let front_seconds = compile_start.elapsed().as_secs_f64();
-    let save_out = prepare_output(args.save.as_ref())?;
-    let trace_out = prepare_output(args.trace.as_ref())?;
-    let plot_out = prepare_output(args.plot.as_ref())?;
-    let to_stdout =
-        [&save_out, &trace_out, &plot_out].iter().filter(|o| o.as_ref().is_some_and(|o| o.is_stdout())).count();
-    if to_stdout + usize::from(args.json) > 1 {
-        return Err(Failure::Usage(
-            "only one of --json, --save -, --trace - and --plot - can write to standard output".into(),
-        ));
-    }
+    let Outputs { save: save_out, trace: trace_out, plot: plot_out } = Outputs::prepare(args)?;
     let (train, parse_seconds, cache_note) = load_data(&args.data, !args.quiet, &args.solve.data)?;
     // With --holdout the model never sees the held-out rows: F, the gap and the train error are
     // of the rest.

@@ -9,9 +9,7 @@
 //! once (SCD walks columns, FISTA keeps per-row margins) runs FOBOS instead and says so; a
 //! solver the user named that cannot stream is refused, never silently replaced.
 
-use super::run::{
-    commit_output, ensure_memory, prepare_output, saved_model, trace_csv, write_plot, RunArgs, StepShown,
-};
+use super::run::{commit_output, ensure_memory, saved_model, trace_csv, write_plot, Outputs, RunArgs, StepShown};
 use super::session;
 use super::{compile, model_dir, parse_sets, read_model, report_compile_error, Failure};
 use crate::data::store::{Matrix, Store};
@@ -79,16 +77,7 @@ pub(super) fn run(args: &RunArgs) -> Result<(), Failure> {
     let (settings, mut run_settings) = session::run_settings(&compiled, &args.solve.stopping())?;
     let tol = run_settings.tol;
     let front_seconds = compile_start.elapsed().as_secs_f64();
-    let save_out = prepare_output(args.save.as_ref())?;
-    let trace_out = prepare_output(args.trace.as_ref())?;
-    let plot_out = prepare_output(args.plot.as_ref())?;
-    let to_stdout =
-        [&save_out, &trace_out, &plot_out].iter().filter(|o| o.as_ref().is_some_and(|o| o.is_stdout())).count();
-    if to_stdout + usize::from(args.json) > 1 {
-        return Err(Failure::Usage(
-            "only one of --json, --save -, --trace - and --plot - can write to standard output".into(),
-        ));
-    }
+    let Outputs { save: save_out, trace: trace_out, plot: plot_out } = Outputs::prepare(args)?;
 
     let human = !args.quiet;
     let say = |s: String| {

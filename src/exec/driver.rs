@@ -313,42 +313,10 @@ pub fn run_watched(
                 });
             }
             last_check = Some((epochs, eval, gap));
-            if let Some(tol) = settings.tol {
-                let bound = tol * f.abs();
-                match gap {
-                    Some(g) if g <= bound => {
-                        status = Status::Converged;
-                        rule = format!("duality gap {} ≤ tol·|F| = {}", sci(g), sci(bound));
-                        break;
-                    }
-                    None if plan.uncertified == Uncertified::Progress
-                        && previous.is_some_and(|p| (p - f).abs() <= bound) =>
-                    {
-                        status = Status::Converged;
-                        rule = format!(
-                            "relative change of F {} ≤ tol = {} (no certificate for this model)",
-                            sci((previous.unwrap_or(f) - f).abs() / f.abs().max(f64::MIN_POSITIVE)),
-                            sci(tol)
-                        );
-                        break;
-                    }
-                    None => {
-                        if let Uncertified::Reweighting { change, rounds } = plan.uncertified {
-                            let moved = flushed.scalars[change.0];
-                            if moved <= tol {
-                                status = Status::Converged;
-                                rule = format!(
-                                    "the reweighting settled: round {} moved no weight by more than {} ≤ tol = {} (relative) and kept the support (a fixed point of batch DC, not a certificate)",
-                                    flushed.scalars[rounds.0],
-                                    sci(moved),
-                                    sci(tol)
-                                );
-                                break;
-                            }
-                        }
-                    }
-                    _ => {}
-                }
+            if let Some(done) = settings.tol.and_then(|tol| converged(plan, tol, f, gap, previous, &flushed)) {
+                status = Status::Converged;
+                rule = done;
+                break;
             }
             if let Some((held, patience)) = watch.holdout {
                 let loss = evaluate(plan, &flushed, held).loss;
@@ -417,6 +385,39 @@ pub fn run_watched(
         working_set: working,
         holdout,
     })
+}
+
+/// The stopping rule at a check, given F, the certified gap (if any), F at the previous check
+/// and the flushed state: why the run has converged, or None to go on.
+pub(super) fn converged(
+    plan: &Plan,
+    tol: f64,
+    f: f64,
+    gap: Option<f64>,
+    previous: Option<f64>,
+    flushed: &State,
+) -> Option<String> {
+    let bound = tol * f.abs();
+    match gap {
+        Some(g) if g <= bound => Some(format!("duality gap {} ≤ tol·|F| = {}", sci(g), sci(bound))),
+        None if plan.uncertified == Uncertified::Progress && previous.is_some_and(|p| (p - f).abs() <= bound) => {
+            Some(format!(
+                "relative change of F {} ≤ tol = {} (no certificate for this model)",
+                sci((previous.unwrap_or(f) - f).abs() / f.abs().max(f64::MIN_POSITIVE)),
+                sci(tol)
+            ))
+        }
+        None => match plan.uncertified {
+            Uncertified::Reweighting { change, rounds } if flushed.scalars[change.0] <= tol => Some(format!(
+                "the reweighting settled: round {} moved no weight by more than {} ≤ tol = {} (relative) and kept the support (a fixed point of batch DC, not a certificate)",
+                flushed.scalars[rounds.0],
+                sci(flushed.scalars[change.0]),
+                sci(tol)
+            )),
+            _ => None,
+        },
+        _ => None,
+    }
 }
 
 /// The epoch with the lowest held-out loss so far, flushed, with what its check found.

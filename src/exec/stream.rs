@@ -12,7 +12,7 @@
 //! of every coordinate: the same iterates up to rounding, with history of one block's size.
 
 use super::certificate::{domain_scale, loss_conjugate, reg_conjugate};
-use super::driver::{sci, Outcome, RunSettings, Status, TracePoint};
+use super::driver::{converged, Outcome, RunSettings, Status, TracePoint};
 use super::evaluate::{evaluate, margin, Evaluation};
 use super::interp::{eval_at, Env};
 use super::{Backend, DataView, Fault, Orders, State};
@@ -182,27 +182,10 @@ pub fn run(
                 trace.push(TracePoint { epoch: epochs, seconds, eval: eval.clone(), gap, test: None });
             }
             last_check = Some((epochs, eval, gap));
-            if let Some(tol) = settings.tol {
-                let bound = tol * f.abs();
-                match gap {
-                    Some(g) if g <= bound => {
-                        status = Status::Converged;
-                        rule = format!("duality gap {} ≤ tol·|F| = {}", sci(g), sci(bound));
-                        break;
-                    }
-                    None if plan.uncertified == Uncertified::Progress
-                        && previous.is_some_and(|p: f64| (p - f).abs() <= bound) =>
-                    {
-                        status = Status::Converged;
-                        rule = format!(
-                            "relative change of F {} ≤ tol = {} (no certificate for this model)",
-                            sci((previous.unwrap_or(f) - f).abs() / f.abs().max(f64::MIN_POSITIVE)),
-                            sci(tol)
-                        );
-                        break;
-                    }
-                    _ => {}
-                }
+            if let Some(done) = settings.tol.and_then(|tol| converged(plan, tol, f, gap, previous, &flushed)) {
+                status = Status::Converged;
+                rule = done;
+                break;
             }
             previous = Some(f);
         }

@@ -146,6 +146,22 @@ const POW10: [f64; 23] = [
     1e21, 1e22,
 ];
 
+/// An optional sign at `p` (stepped over): whether it is a minus.
+#[inline]
+fn sign(s: &[u8], p: &mut usize) -> bool {
+    match s.get(*p) {
+        Some(b'-') => {
+            *p += 1;
+            true
+        }
+        Some(b'+') => {
+            *p += 1;
+            false
+        }
+        _ => false,
+    }
+}
+
 /// A decimal `[+-]digits[.digits][(e|E)[+-]digits]` at `p`, ending at a blank, the content's end
 /// or the line's end: (value, position after it). None for anything else, and for any number
 /// outside Clinger's fast path (at most 19 digits with mantissa ≤ 2⁵³, |power of ten| ≤ 22),
@@ -154,17 +170,7 @@ const POW10: [f64; 23] = [
 #[inline]
 pub(crate) fn fast_number(s: &[u8], mut p: usize) -> Option<(f64, usize)> {
     let n = s.len();
-    let neg = match s.get(p) {
-        Some(b'-') => {
-            p += 1;
-            true
-        }
-        Some(b'+') => {
-            p += 1;
-            false
-        }
-        _ => false,
-    };
+    let neg = sign(s, &mut p);
     let (mut m, whole) = digits(s, p);
     p += whole;
     let mut frac = 0usize;
@@ -184,17 +190,7 @@ pub(crate) fn fast_number(s: &[u8], mut p: usize) -> Option<(f64, usize)> {
     let mut exp = 0i32;
     if p < n && (s[p] == b'e' || s[p] == b'E') {
         p += 1;
-        let eneg = match s.get(p) {
-            Some(b'-') => {
-                p += 1;
-                true
-            }
-            Some(b'+') => {
-                p += 1;
-                false
-            }
-            _ => false,
-        };
+        let eneg = sign(s, &mut p);
         let start = p;
         while p < n && s[p].is_ascii_digit() && p - start < 4 {
             exp = exp * 10 + (s[p] - b'0') as i32;
