@@ -214,6 +214,12 @@ fn the_cli_says_which_solver_it_streamed_and_why() {
     assert!(text(&forced.stderr).contains("--stream cannot run `scd`"), "{}", text(&forced.stderr));
     let stdin = optc(&["run", m, "-", "--stream"]);
     assert_eq!(stdin.status.code(), Some(2));
+    // An option a streamed run cannot honour is a diagnostic, not ignored.
+    for (flag, said) in [("--cache", "--cache with --stream"), ("--holdout=0.1", "--holdout with --stream")] {
+        let out = optc(&["run", m, data, "--stream", flag]);
+        assert_eq!(out.status.code(), Some(2), "{flag}");
+        assert!(text(&out.stderr).contains(said), "{flag}: {}", text(&out.stderr));
+    }
 }
 
 #[test]

@@ -38,6 +38,11 @@ pub(super) fn run(args: &RunArgs) -> Result<(), Failure> {
             "--test with --stream is not supported: save the model (--save) and score the test file with `optc predict`".into(),
         ));
     }
+    if args.solve.data.cache.is_some() {
+        return Err(Failure::Usage(
+            "--cache with --stream: a streamed run reads the text each pass and keeps no cache (run without --stream to use one)".into(),
+        ));
+    }
     if args.init.is_some() {
         return Err(Failure::Usage("--init with --stream is not supported: streamed runs start from w = 0".into()));
     }
