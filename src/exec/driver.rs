@@ -266,12 +266,7 @@ pub fn run_watched(
     // (converged), they are the ones reported, extrapolated dual included.
     let mut last_check: Option<(usize, Evaluation, Option<f64>)> = None;
     let mut status = Status::MaxEpochs;
-    let mut rule = match (plan.certificate, plan.uncertified) {
-        (None, Uncertified::Caps) => {
-            format!("the epoch cap ({}); no test applies to a stochastic method on a non-convex F", settings.max_epochs)
-        }
-        _ => format!("the epoch cap ({})", settings.max_epochs),
-    };
+    let mut rule = cap_rule(plan, settings.max_epochs);
     let mut epochs = 0;
     let mut previous: Option<f64> = None;
     let mut best: Option<Best> = None;
@@ -385,6 +380,16 @@ pub fn run_watched(
         working_set: working,
         holdout,
     })
+}
+
+/// What a run that ends at its epoch cap says it stopped on.
+pub(super) fn cap_rule(plan: &Plan, max_epochs: usize) -> String {
+    match (plan.certificate, plan.uncertified) {
+        (None, Uncertified::Caps) => {
+            format!("the epoch cap ({max_epochs}); no test applies to a stochastic method on a non-convex F")
+        }
+        _ => format!("the epoch cap ({max_epochs})"),
+    }
 }
 
 /// The stopping rule at a check, given F, the certified gap (if any), F at the previous check

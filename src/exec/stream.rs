@@ -12,13 +12,13 @@
 //! of every coordinate: the same iterates up to rounding, with history of one block's size.
 
 use super::certificate::{domain_scale, loss_conjugate, reg_conjugate};
-use super::driver::{converged, Outcome, RunSettings, Status, TracePoint};
+use super::driver::{cap_rule, converged, Outcome, RunSettings, Status, TracePoint};
 use super::evaluate::{evaluate, margin, Evaluation};
 use super::interp::{eval_at, Env};
 use super::{Backend, DataView, Fault, Orders, State};
 use crate::data::stream::{PassError, Streamed};
 use crate::data::DataFacts;
-use crate::plan::{Len, Plan, Range, Stmt, Uncertified, VecRole};
+use crate::plan::{Len, Plan, Range, Stmt, VecRole};
 use std::time::Instant;
 
 /// Whether `plan` can run a block at a time; Err says why not, in words for the user.
@@ -138,12 +138,7 @@ pub fn run(
     let mut best_dual = f64::NEG_INFINITY;
     let mut last_check: Option<(usize, Evaluation, Option<f64>)> = None;
     let mut status = Status::MaxEpochs;
-    let mut rule = match (plan.certificate, plan.uncertified) {
-        (None, Uncertified::Caps) => {
-            format!("the epoch cap ({}); no test applies to a stochastic method on a non-convex F", settings.max_epochs)
-        }
-        _ => format!("the epoch cap ({})", settings.max_epochs),
-    };
+    let mut rule = cap_rule(plan, settings.max_epochs);
     let check_every = settings.check_every.max(1);
     let mut order: Vec<u32> = vec![];
     let (mut epochs, mut previous) = (0, None);
