@@ -82,6 +82,21 @@ pub(crate) fn load_data(
     Ok((d, start.elapsed().as_secs_f64(), note))
 }
 
+impl RunArgs {
+    /// A note for the user: on stdout, or on stderr when stdout carries `--json`; nothing
+    /// with `--quiet`.
+    pub(super) fn say(&self, s: String) {
+        if self.quiet {
+            return;
+        }
+        if self.json {
+            eprintln!("{s}");
+        } else {
+            println!("{s}");
+        }
+    }
+}
+
 /// The files a run writes, opened before any work.
 pub(super) struct Outputs {
     pub save: Option<OutputFile>,
@@ -183,15 +198,7 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
         .transpose()?;
 
     let human = !args.quiet;
-    let say = |s: String| {
-        if human {
-            if args.json {
-                eprintln!("{s}");
-            } else {
-                println!("{s}");
-            }
-        }
-    };
+    let say = |s: String| args.say(s);
     if let Some(m) = bound.label_map.describe() {
         say(format!("note: {m}"));
     }

@@ -85,15 +85,7 @@ pub(super) fn run(args: &RunArgs) -> Result<(), Failure> {
     let Outputs { save: save_out, trace: trace_out, plot: plot_out } = Outputs::prepare(args)?;
 
     let human = !args.quiet;
-    let say = |s: String| {
-        if human {
-            if args.json {
-                eprintln!("{s}");
-            } else {
-                println!("{s}");
-            }
-        }
-    };
+    let say = |s: String| args.say(s);
     let scanning = Instant::now();
     let scanned = scan(&source, settings.seed).map_err(|e| {
         let ctx = e.context();

@@ -231,14 +231,7 @@ pub fn run_watched(
         Some(s) => s,
         None => State::new(plan, facts, data.labels),
     };
-    let bad_param = plan
-        .scalars
-        .iter()
-        .zip(&state.scalars)
-        .find(|(s, v)| s.role == crate::plan::ScalarRole::Param && !v.is_finite());
-    if let Some((s, v)) = bad_param {
-        return Err(Fault { what: format!("parameter `{}`", s.name), value: *v, step: 0.0, row: 0 });
-    }
+    check_params(plan, &state)?;
     let rows = if plan.permutes(crate::plan::Len::Rows) { data.rows() } else { 0 };
     let cols = if plan.permutes(crate::plan::Len::Features) { data.features } else { 0 };
     let mut order = RowOrder::with_columns(rows, cols, settings.seed);
@@ -389,6 +382,20 @@ pub(super) fn cap_rule(plan: &Plan, max_epochs: usize) -> String {
             format!("the epoch cap ({max_epochs}); no test applies to a stochastic method on a non-convex F")
         }
         _ => format!("the epoch cap ({max_epochs})"),
+    }
+}
+
+/// A parameter bound from the data that is not finite (a step from a zero norm, say) stops the
+/// run before its first epoch, named.
+pub(super) fn check_params(plan: &Plan, state: &State) -> Result<(), Fault> {
+    let bad = plan
+        .scalars
+        .iter()
+        .zip(&state.scalars)
+        .find(|(s, v)| s.role == crate::plan::ScalarRole::Param && !v.is_finite());
+    match bad {
+        Some((s, v)) => Err(Fault { what: format!("parameter `{}`", s.name), value: *v, step: 0.0, row: 0 }),
+        None => Ok(()),
     }
 }
 

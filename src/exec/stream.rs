@@ -12,7 +12,7 @@
 //! of every coordinate: the same iterates up to rounding, with history of one block's size.
 
 use super::certificate::{domain_scale, loss_conjugate, reg_conjugate};
-use super::driver::{cap_rule, converged, Outcome, RunSettings, Status, TracePoint};
+use super::driver::{cap_rule, check_params, converged, Outcome, RunSettings, Status, TracePoint};
 use super::evaluate::{evaluate, margin, Evaluation};
 use super::interp::{eval_at, Env};
 use super::{Backend, DataView, Fault, Orders, State};
@@ -119,15 +119,7 @@ pub fn run(
     // Per-row buffers get a block's length, never the file's.
     let mut state = State::new(plan, &DataFacts { rows: 0, ..*facts }, &[]);
     state.scalars = super::bound_scalars(plan, facts);
-    let bad_param = plan
-        .scalars
-        .iter()
-        .zip(&state.scalars)
-        .find(|(s, v)| s.role == crate::plan::ScalarRole::Param && !v.is_finite());
-    if let Some((s, v)) = bad_param {
-        let fault = Fault { what: format!("parameter `{}`", s.name), value: *v, step: 0.0, row: 0 };
-        return Err(StreamStop::Fault { fault, line: 0 });
-    }
+    check_params(plan, &state).map_err(|fault| StreamStop::Fault { fault, line: 0 })?;
     let start = Instant::now();
     let at_start = |fault| StreamStop::Fault { fault, line: 0 };
     backend.init(&mut state, &nothing).map_err(at_start)?;
