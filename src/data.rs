@@ -78,6 +78,7 @@ impl Dataset {
             columns: self.x.cols(),
             csc: None,
             operator: None,
+            threads: 1,
         }
     }
 

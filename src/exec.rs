@@ -8,6 +8,7 @@ pub mod driver;
 pub mod evaluate;
 pub mod interp;
 pub mod jit;
+pub mod passes;
 pub mod stream;
 
 pub use crate::data::{bound_scalars, DataView};

@@ -30,6 +30,48 @@ fn the_thread_count_changes_nothing_but_the_time() {
     assert!(text(&out.stderr).contains("at least 1"), "{}", text(&out.stderr));
 }
 
+/// The passes at a check (F, the margins, the certificate's Xᵀu) split the rows into blocks of
+/// 4096 between the threads: on data of several blocks, a run to a certificate reports the same
+/// F, gap and weights, to the bit, whatever the thread count.
+#[test]
+fn checks_on_several_threads_certify_the_same_numbers() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let m = write(dir.path(), "m.opt", L1_LOGISTIC);
+    let data = dir.path().join("synth.svm");
+    let synth = std::process::Command::new(env!("CARGO_BIN_EXE_optc-synth"))
+        .args(["--rows", "10000", "--features", "300", "--seed", "5", "--quiet", "-o", data.to_str().unwrap()])
+        .output()
+        .expect("optc-synth runs");
+    assert!(synth.status.success(), "{}", text(&synth.stderr));
+    let certified = |threads: &str| {
+        let saved = dir.path().join(format!("w{threads}.model"));
+        let out = optc(&[
+            "run",
+            m.to_str().unwrap(),
+            data.to_str().unwrap(),
+            "--json",
+            "--tol",
+            "1e-6",
+            "--threads",
+            threads,
+            "--save",
+            saved.to_str().unwrap(),
+        ]);
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
+        (report, std::fs::read(&saved).expect("saved weights"))
+    };
+    let (one, weights) = certified("1");
+    assert_eq!(one["status"], "converged", "{one}");
+    for n in ["2", "3"] {
+        let (many, w) = certified(n);
+        for key in ["objective", "gap", "epochs", "nnz"] {
+            assert_eq!(many[key], one[key], "{key} with --threads {n}");
+        }
+        assert!(w == weights, "the weights with --threads {n}");
+    }
+}
+
 #[test]
 fn a_cache_is_written_used_and_refused_when_the_data_changes() {
     let dir = tempfile::tempdir().expect("tmp");

@@ -161,7 +161,7 @@ pub(crate) fn trace_path(
     };
     let plan = plan_at(&first, 1.0)?;
     let bound = Bound::new(&first, &plan, train, dir)?;
-    let view = bound.view(train);
+    let view = bound.view(train, args.data.threads());
     let from = match args.from {
         Some(v) => v,
         None => lambda_max(&first, &compiled_at(2.0)?, &plan, &bound, &view).ok_or_else(|| {

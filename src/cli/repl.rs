@@ -356,7 +356,7 @@ impl Repl {
         let settings = run_settings(&compiled, opts, self.terminal)?;
         let shape = format!("{}solver {:?}\neager {}\n", self.model.shape(), opts.solve.solver, opts.solve.eager);
         let bound = Bound::new(&compiled, &plan, train, &self.model.dir)?;
-        let view = bound.view(train);
+        let view = bound.view(train, self.reading.threads());
         if let Some(m) = bound.label_map.describe() {
             println!("note: {m}");
         }

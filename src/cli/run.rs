@@ -190,7 +190,7 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
     let kind = compiled.model.label_kind;
     let bound = Bound::new(&compiled, &plan, &train, &model_dir(&args.model))?;
     let (features, facts) = (bound.features, bound.facts);
-    let view = bound.view(&train);
+    let view = bound.view(&train, args.solve.data.threads());
     let warm = args
         .init
         .as_deref()

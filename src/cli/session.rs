@@ -64,13 +64,13 @@ impl Bound {
         Ok(Bound { label_map, y, features, classes, facts, columns, operator })
     }
 
-    /// The training data as the plan reads it.
-    pub fn view<'a>(&'a self, train: &'a Dataset) -> DataView<'a> {
+    /// The training data as the plan reads it, its passes on `threads` threads.
+    pub fn view<'a>(&'a self, train: &'a Dataset, threads: usize) -> DataView<'a> {
         let view = match &self.columns {
             Some(c) => train.view(&self.y, self.features).with_columns(c),
             None => train.view(&self.y, self.features),
         };
-        view.with_classes(self.classes).with_operator(self.operator.as_ref())
+        view.with_classes(self.classes).with_operator(self.operator.as_ref()).with_threads(threads)
     }
 
     /// Held-out labels, mapped as the training labels were.
@@ -122,7 +122,8 @@ pub(crate) struct SolveOptions {
 #[derive(clap::Args, Debug, Default, Clone, PartialEq)]
 pub(crate) struct DataOptions {
     /// Threads to use (default: the cores available). Reading the data: N parser threads and
-    /// one that reads and decompresses; --threads 1 reads line by line on one thread.
+    /// one that reads and decompresses; --threads 1 reads line by line on one thread. Solving:
+    /// the passes over all rows at a check (F, the margins, the certificate's Xᵀu).
     #[arg(long, value_name = "N", value_parser = parse_threads)]
     pub threads: Option<usize>,
     /// Keep the parsed data in a binary cache, memory-mapped by the next run instead of parsing

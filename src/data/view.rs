@@ -19,18 +19,37 @@ pub struct DataView<'a> {
     pub csc: Option<&'a crate::data::Columns>,
     /// The operator B of a composite regularizer ω∘B, bound with the data.
     pub operator: Option<&'a crate::runtime::picard::Operator>,
+    /// Threads a pass over all of the data may use (F and the certificate at a check; see
+    /// [`crate::exec::passes`]): `--threads`, 1 unless a command says otherwise.
+    pub threads: usize,
 }
 
 impl<'a> DataView<'a> {
     /// A view of raw CSR arrays; scans the column indices once to learn their bound.
     pub fn new(indptr: &'a [usize], indices: &'a [u32], values: &'a [f64], labels: &'a [f64], features: usize) -> Self {
         let columns = indices.iter().max().map_or(0, |&j| j as usize + 1);
-        DataView { indptr, indices, values, labels, features, classes: 0, columns, csc: None, operator: None }
+        DataView {
+            indptr,
+            indices,
+            values,
+            labels,
+            features,
+            classes: 0,
+            columns,
+            csc: None,
+            operator: None,
+            threads: 1,
+        }
     }
 
     /// The same view with the operator of a composite regularizer, if the plan has one.
     pub fn with_operator(self, operator: Option<&'a crate::runtime::picard::Operator>) -> Self {
         DataView { operator, ..self }
+    }
+
+    /// The same view, its passes on `threads` threads.
+    pub fn with_threads(self, threads: usize) -> Self {
+        DataView { threads: threads.max(1), ..self }
     }
 
     /// The same view with multiclass labels in 0..k.

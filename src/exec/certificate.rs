@@ -200,9 +200,9 @@ fn softmax_conjugate(y: f64, u: &[f64], s: f64) -> f64 {
 /// gather from u, which fits in cache, instead of a scatter over d entries), else by rows.
 fn transpose_times(data: &DataView, features: usize, u: &[f64]) -> Vec<f64> {
     if let Some(csc) = data.csc.filter(|c| c.count() == features) {
-        return (0..features)
-            .map(|j| (csc.ptr[j]..csc.ptr[j + 1]).map(|k| csc.values[k] * u[csc.rows[k] as usize]).sum())
-            .collect();
+        return super::passes::map(features, data.threads, |j| {
+            (csc.ptr[j]..csc.ptr[j + 1]).map(|k| csc.values[k] * u[csc.rows[k] as usize]).sum()
+        });
     }
     let mut xtu = vec![0.0; features];
     for (i, &ui) in u.iter().enumerate() {
@@ -289,14 +289,19 @@ pub fn assess(
     let u: Vec<f64> = if obj.softmax {
         softmax_dual_point(data.labels, margins, width)
     } else {
-        margins
-            .iter()
-            .enumerate()
-            .map(|(i, &a)| {
-                scratch.scalars[obj.margin.0] = a;
-                eval_at(&env, &obj.dloss, &scratch, i, 0)
-            })
-            .collect()
+        let parts = super::passes::blocks_with(
+            m,
+            data.threads,
+            || scratch.clone(),
+            |scratch, rows| {
+                rows.map(|i| {
+                    scratch.scalars[obj.margin.0] = margins[i];
+                    eval_at(&env, &obj.dloss, scratch, i, 0)
+                })
+                .collect::<Vec<f64>>()
+            },
+        );
+        parts.concat()
     };
     let u = if cert.intercept { feasible_for_intercept(&cert, data.labels, margins, u) } else { u };
     let (mut dual, z) = dual_at(&cert, data, c, features, width, &u);

@@ -80,19 +80,38 @@ fn evaluate_impl(
     let rows = chosen_rows(data, rows);
     let rows: &[u32] = &rows;
     let m = rows.len();
+    let keep = margins.is_some();
+    // Block by block (see [`super::passes`]): the loss, the errors, the squared errors and the
+    // margins of each block's rows.
+    let parts = super::passes::blocks_with(
+        m,
+        data.threads,
+        || scratch.clone(),
+        |scratch, block| {
+            let (mut loss, mut wrong, mut sq, mut out) =
+                (0.0, 0usize, 0.0, Vec::with_capacity(if keep { block.len() } else { 0 }));
+            for &i in &rows[block] {
+                let i = i as usize;
+                let a = margin(data, w, i) + intercept;
+                if keep {
+                    out.push(a);
+                }
+                scratch.scalars[obj.margin.0] = a;
+                loss += eval_at(&env, &obj.loss, scratch, i, 0);
+                let y = data.labels[i];
+                let predicted = if a > 0.0 { 1.0 } else { -1.0 };
+                wrong += usize::from(predicted != y);
+                sq += (a - y) * (a - y);
+            }
+            (loss, wrong, sq, out)
+        },
+    );
     let (mut loss, mut wrong, mut sq) = (0.0, 0usize, 0.0);
-    for &i in rows {
-        let i = i as usize;
-        let a = margin(data, w, i) + intercept;
-        if let Some(out) = margins.as_deref_mut() {
-            out.push(a);
+    for (l, e, s, out) in parts {
+        (loss, wrong, sq) = (loss + l, wrong + e, sq + s);
+        if let Some(all) = margins.as_deref_mut() {
+            all.extend(out);
         }
-        scratch.scalars[obj.margin.0] = a;
-        loss += eval_at(&env, &obj.loss, &scratch, i, 0);
-        let y = data.labels[i];
-        let predicted = if a > 0.0 { 1.0 } else { -1.0 };
-        wrong += usize::from(predicted != y);
-        sq += (a - y) * (a - y);
     }
     let loss = if m > 0 { loss / m as f64 } else { 0.0 };
     let composite = match (&obj.composite, data.operator) {
