@@ -68,18 +68,7 @@ impl Dataset {
     pub fn view<'a>(&'a self, labels: &'a [f64], features: usize) -> DataView<'a> {
         let (indptr, indices, values) = self.csr();
         // sprs checked every column index against cols() when the matrix was built.
-        DataView {
-            indptr,
-            indices,
-            values,
-            labels,
-            features,
-            classes: 0,
-            columns: self.x.cols(),
-            csc: None,
-            operator: None,
-            threads: 1,
-        }
+        DataView::with_known_columns(indptr, indices, values, labels, features, self.x.cols())
     }
 
     /// A seeded random `fraction` of the rows held out (at least one row each side when there

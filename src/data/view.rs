@@ -28,6 +28,19 @@ impl<'a> DataView<'a> {
     /// A view of raw CSR arrays; scans the column indices once to learn their bound.
     pub fn new(indptr: &'a [usize], indices: &'a [u32], values: &'a [f64], labels: &'a [f64], features: usize) -> Self {
         let columns = indices.iter().max().map_or(0, |&j| j as usize + 1);
+        Self::with_known_columns(indptr, indices, values, labels, features, columns)
+    }
+
+    /// A view of CSR arrays whose column bound `columns` the caller knows for certain (a
+    /// validated matrix's): compiled kernels rely on it.
+    pub(crate) fn with_known_columns(
+        indptr: &'a [usize],
+        indices: &'a [u32],
+        values: &'a [f64],
+        labels: &'a [f64],
+        features: usize,
+        columns: usize,
+    ) -> Self {
         DataView {
             indptr,
             indices,
