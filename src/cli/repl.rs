@@ -11,7 +11,7 @@ mod complete;
 mod model_text;
 
 use super::path::PathOptions;
-use super::run::{commit_output, load_data, prepare_output, saved_model};
+use super::run::{commit_output, load_data, prepare_output, saved_model, saved_text};
 use super::session::{self, Bound, DataOptions};
 use super::{compile, model_dir, parse_sets, read_model, report_compile_error, Failure};
 use crate::data::Dataset;
@@ -470,10 +470,7 @@ impl Repl {
         };
         let out = prepare_output(Some(&path.to_path_buf()))?;
         let saved = saved_model(&s.compiled.model, &s.bound.label_map, s.bound.features, &s.w, s.intercept);
-        if let Some(why) = saved.liblinear_cannot_read() {
-            eprintln!("warning: :save: {why} (`optc predict` reads it)");
-        }
-        commit_output(out, || saved.to_text())?;
+        commit_output(out, || saved_text(saved, ":save", false))?;
         if path != Path::new("-") {
             println!("saved {}", path.display());
         }

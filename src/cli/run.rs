@@ -292,12 +292,7 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
     commit_output(trace_out, || trace_csv(&outcome.trace, kind))?;
     write_plot(plot_out, &file.name, &train.name, plan.info.solver, &outcome.trace, kind)?;
     commit_output(save_out, || {
-        let saved = saved_model(&compiled.model, &bound.label_map, features, &w, intercept);
-        // optc's own predict reads any label, so the file is still worth writing.
-        if let Some(why) = saved.liblinear_cannot_read().filter(|_| !args.quiet) {
-            eprintln!("warning: --save: {why} (`optc predict` reads it)");
-        }
-        saved.to_text()
+        saved_text(saved_model(&compiled.model, &bound.label_map, features, &w, intercept), "--save", args.quiet)
     })?;
 
     if args.json {
@@ -645,6 +640,16 @@ pub(super) fn diverged(f: &Fault, data: &Dataset, solver: &str) -> Failure {
         f.what,
         f.value
     ))
+}
+
+/// The text of a saved model, with a warning on standard error (unless `quiet`) when LIBLINEAR
+/// could not read it; optc's own predict reads any label, so the file is still worth writing.
+/// `flag` names what asked for it (`--save`, `:save`).
+pub(super) fn saved_text(saved: SavedModel, flag: &str, quiet: bool) -> String {
+    if let Some(why) = saved.liblinear_cannot_read().filter(|_| !quiet) {
+        eprintln!("warning: {flag}: {why} (`optc predict` reads it)");
+    }
+    saved.to_text()
 }
 
 /// The weights as a LIBLINEAR model file; an intercept b is LIBLINEAR's bias feature of value 1,

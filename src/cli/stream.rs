@@ -9,7 +9,9 @@
 //! once (SCD walks columns, FISTA keeps per-row margins) runs FOBOS instead and says so; a
 //! solver the user named that cannot stream is refused, never silently replaced.
 
-use super::run::{commit_output, ensure_memory, saved_model, trace_csv, write_plot, Outputs, RunArgs, StepShown};
+use super::run::{
+    commit_output, ensure_memory, saved_model, saved_text, trace_csv, write_plot, Outputs, RunArgs, StepShown,
+};
 use super::session;
 use super::{compile, model_dir, parse_sets, read_model, report_compile_error, Failure};
 use crate::data::store::{Matrix, Store};
@@ -204,11 +206,7 @@ pub(super) fn run(args: &RunArgs) -> Result<(), Failure> {
     commit_output(trace_out, || trace_csv(&outcome.trace, kind))?;
     write_plot(plot_out, &file.name, &source.name, solver, &outcome.trace, kind)?;
     commit_output(save_out, || {
-        let saved = saved_model(&compiled.model, &streamed.label_map, features, &w, intercept);
-        if let Some(why) = saved.liblinear_cannot_read().filter(|_| !args.quiet) {
-            eprintln!("warning: --save: {why} (`optc predict` reads it)");
-        }
-        saved.to_text()
+        saved_text(saved_model(&compiled.model, &streamed.label_map, features, &w, intercept), "--save", args.quiet)
     })?;
     let epoch_nnz = scanned.nnz as f64 * outcome.epochs as f64;
     let nnz_per_second = if done.epoch_seconds > 0.0 { epoch_nnz / done.epoch_seconds } else { 0.0 };
