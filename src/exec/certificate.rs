@@ -354,9 +354,15 @@ pub fn assess(
     if gap > target && stalled {
         let eager = history.as_ref().is_some_and(|h| h.eager);
         let rounds = if eager { REFINE_ROUNDS_EAGER } else { REFINE_ROUNDS };
-        if let Some(refined) =
-            refined_dual(&cert, data, c, w, margins, &gradient, Budget { enough: objective - target, rounds })
-        {
+        if let Some(refined) = refined_dual(
+            &cert,
+            data,
+            c,
+            w,
+            margins,
+            &gradient,
+            Budget { enough: objective - target, slack: target, rounds },
+        ) {
             dual = dual.max(refined.dual);
             polished = refined.moved;
         }
@@ -401,20 +407,39 @@ const REFINE_FIRST: f64 = 1e-2;
 /// Most coordinates a Newton refinement solves for: its Cholesky factorisation costs n³/3.
 const REFINE_MAX: usize = 1500;
 /// Rounds of a refinement, at most: each picks V again (the non-zero coordinates of its point
-/// and the zero ones that violate optimality there) and factorises the Hessian on it.
+/// and the zero ones that violate optimality there) and solves F restricted to V.
 const REFINE_ROUNDS: usize = 5;
-/// Rounds of a refinement at a check whose point the solver continues from: each round adds
-/// only a few entering coordinates, and the epochs that follow add the rest more cheaply.
+/// Rounds of a refinement at a check whose point the solver continues from: the epochs that
+/// follow bring in the remaining violators more cheaply than a wider V would.
 const REFINE_ROUNDS_EAGER: usize = 2;
-/// Newton steps per round, at most (each a pass over the rows of X_V and two over the rows).
+/// A round's last Newton step is the first predicted to lower F by less than this fraction of
+/// the gap asked for (it is still taken: its decrease is what the prediction measured).
+const REFINE_SLACK: f64 = 1e-2;
+/// Proximal Newton steps per round, at most (each a Hessian on V, a pass over the rows of X_V
+/// and a line search over the rows).
 const REFINE_STEPS: usize = 20;
-/// Coordinates a round holds at zero, at most (each costs a solve with the factor; the next
-/// round drops the ones that stay optimal at zero from V instead).
-const REFINE_HELD: usize = 32;
+/// Violating coordinates a round brings into V, at least (at most as many as V holds already,
+/// so V at most doubles a round: the Hessian costs Σᵢ nnz(xᵢ restricted to V)²).
+const REFINE_ENTER: usize = 32;
 /// A round has converged when no coordinate of V is further than this fraction of l1 (or of
 /// the largest gradient, without l1) from its optimality condition: the scaling s of the dual
 /// point then costs at most this fraction of l1‖w‖₁.
 const REFINE_RESIDUAL: f64 = 1e-9;
+/// Rounds of a model's minimisation, at most: coordinate-descent sweeps, then conjugate
+/// gradients on the non-zero coordinates.
+const MODEL_ROUNDS: usize = 20;
+/// Coordinate-descent sweeps of a round.
+const MODEL_SWEEPS: usize = 2;
+/// Conjugate-gradient iterations of a round, at most (and at most twice the coordinates).
+const MODEL_CG_STEPS: usize = 200;
+/// Conjugate gradients stop once the residual is this fraction of the first.
+const MODEL_CG_TOL: f64 = 1e-6;
+/// The model is minimised once a round lowers it by less than this fraction of what the first
+/// round did: an inexact step loses little of Newton's rate, and the first sweep's gain shrinks
+/// with the distance to the optimum.
+const MODEL_TOL: f64 = 1e-3;
+/// Armijo's constant: a step is taken when F falls by this fraction of Δ = ∇ᵀd + l1·(‖x‖₁ − ‖v‖₁).
+const ARMIJO: f64 = 1e-2;
 
 /// The dual point at a primal point refined by Newton steps on F restricted to a small set V of
 /// coordinates (the rest of w fixed): the best D over the refinement's rounds, or None. Each
@@ -428,13 +453,10 @@ const REFINE_RESIDUAL: f64 = 1e-9;
 /// still 1–5% above l1, the scaling s = l1/‖∇f‖∞ costs (1 − s)·l1‖w‖₁ ≈ 1e-3·F of the bound,
 /// and the run cannot certify what it has already reached. Newton steps solve those directions:
 /// the restricted problem (a thousand coordinates) is solved to the precision the certificate
-/// needs in a few dozen of them, and the gap drops to the true suboptimality of w.
+/// needs in a handful of them, and the gap drops to the true suboptimality of w.
 ///
-/// A round: V = the non-zero coordinates and the zero ones that violate optimality, the Hessian
-/// of f on V factorised once (chord steps), an active set on the signs: each coordinate keeps
-/// its sign σⱼ (a zero one: −sign(∇ⱼf)), a step stops where a coordinate reaches zero, which is
-/// then held there (a Schur complement on the factor), and a line search on the sign of the
-/// directional derivative (exact where differences of F near its minimum are lost to rounding).
+/// A round: V = the non-zero coordinates and the ones that violate optimality most, then
+/// proximal Newton steps on F restricted to V ([`Round::newton`]).
 fn refined_dual(
     cert: &Certificate,
     data: &DataView,
@@ -442,7 +464,7 @@ fn refined_dual(
     w: &[f64],
     margins: &[f64],
     gradient: &[f64],
-    Budget { enough, rounds }: Budget,
+    Budget { enough, slack, rounds }: Budget,
 ) -> Option<Refined> {
     let twice_differentiable = matches!(cert.conjugate, LossConjugate::Logistic | LossConjugate::Squared);
     if cert.vector.is_some() || cert.groups.is_some() || !twice_differentiable {
@@ -456,41 +478,34 @@ fn refined_dual(
     let mut moved_any = false;
     let mut last_gradient = None;
     for _ in 0..rounds {
-        let mut round = Round { cols: vec![], sign: vec![], v: vec![] };
+        let mut inside = vec![];
         let mut entering = vec![];
         for (j, (&vj, &gj)) in v.iter().zip(&gradient).enumerate() {
             if vj != 0.0 && cert.lo < vj && vj < cert.hi {
-                round.push(j, vj.signum(), vj);
-            } else if vj == 0.0 && violation(cert, vj, gj) > 0.0 {
+                inside.push(j);
+            } else if violation(cert, vj, gj) > 0.0 {
                 entering.push((violation(cert, vj, gj), j));
             }
         }
-        // The zero coordinates that violate optimality most, as many as a round can hold at zero
-        // again if the direction would move them the wrong way: the next round looks at the
-        // violations again.
-        let room = REFINE_MAX.saturating_sub(round.cols.len()).min(REFINE_HELD / 2);
+        // The coordinates that violate optimality most: the next round looks at the violations
+        // again, at the point this one reaches.
+        let room = REFINE_MAX.saturating_sub(inside.len()).min(REFINE_ENTER.max(inside.len()));
         if entering.len() > room {
-            if room == 0 {
-                break;
+            if room > 0 {
+                entering.select_nth_unstable_by(room - 1, |a, b| b.0.total_cmp(&a.0));
             }
-            entering.select_nth_unstable_by(room - 1, |a, b| b.0.total_cmp(&a.0));
             entering.truncate(room);
         }
-        for (_, j) in entering {
-            round.push(j, -gradient[j].signum(), 0.0);
-        }
+        inside.extend(entering.into_iter().map(|(_, j)| j));
+        // In column order, so every row of X_V lists its entries by position in V.
+        inside.sort_unstable();
+        let mut round = Round { v: inside.iter().map(|&j| v[j]).collect(), cols: inside };
         let n = round.cols.len();
         if n == 0 {
             break;
         }
-        let curvature: Vec<f64> =
-            a.iter().zip(data.labels).map(|(&ai, &y)| loss_derivatives(cert.conjugate, y, ai).1).collect();
         let sub = Subspace::new(data, w.len(), &round.cols);
-        let mut h = sub.hessian(&curvature, scale, cert.l2);
-        if !cholesky(&mut h, n) {
-            break;
-        }
-        let moved = round.newton(cert, scale, &sub, &h, data.labels, &mut a);
+        let moved = round.newton(cert, scale, &sub, data.labels, &mut a, REFINE_SLACK * slack);
         moved_any |= moved;
         for (&j, &x) in round.cols.iter().zip(&round.v) {
             v[j] = x;
@@ -511,11 +526,13 @@ fn refined_dual(
         if d.is_finite() {
             best = best.max(d);
         }
+        gradient = z.iter().map(|x| -x).collect();
+        if moved {
+            last_gradient = Some(gradient.clone());
+        }
         if best >= enough || !moved {
             break;
         }
-        gradient = z.iter().map(|x| -x).collect();
-        last_gradient = Some(gradient.clone());
     }
     let moved = match (moved_any, last_gradient) {
         (true, Some(g)) => Some((v, g)),
@@ -525,8 +542,11 @@ fn refined_dual(
 }
 
 /// When a refinement stops: once its dual value reaches `enough`, or after `rounds` rounds.
+/// A round ends early once a Newton step is predicted to lower F by a small fraction of
+/// `slack`, the gap the caller asks for: the dual point needs no more.
 struct Budget {
     enough: f64,
+    slack: f64,
     rounds: usize,
 }
 
@@ -537,127 +557,264 @@ struct Refined {
     moved: Option<(Vec<f64>, Vec<f64>)>,
 }
 
-/// The coordinates V of a refinement round, their signs σ and values v.
+/// The coordinates V of a refinement round (in column order) and their values v.
 struct Round {
     cols: Vec<usize>,
-    sign: Vec<f64>,
     v: Vec<f64>,
 }
 
 impl Round {
-    fn push(&mut self, j: usize, sign: f64, value: f64) {
-        self.cols.push(j);
-        self.sign.push(sign);
-        self.v.push(value);
-    }
-
-    /// Active-set Newton steps on F restricted to V, `l` the Cholesky factor of its Hessian at
-    /// the start; moves `self.v` and the margins `a` along. Whether it moved at all.
+    /// Proximal Newton steps on F restricted to V (newGLMNET's outer iteration: Yuan, Ho & Lin,
+    /// "An improved GLMNET for L1-regularized logistic regression", 2012). Each step minimises
+    /// the quadratic model of f at v plus the l1 term and the box ([`Round::model_minimiser`]),
+    /// then searches along the direction. The model's coordinate descent runs on the dense
+    /// Hessian of V, with no pass over the data, and sets coordinates to zero and back as the
+    /// l1 term asks: no active set to grow one coordinate a step. Moves `self.v` and the
+    /// margins `a` along; whether it moved at all.
+    /// A step predicted to lower F by less than `negligible` ends the round.
     fn newton(
         &mut self,
         cert: &Certificate,
         scale: f64,
         sub: &Subspace,
-        l: &[f64],
         labels: &[f64],
         a: &mut Vec<f64>,
+        negligible: f64,
     ) -> bool {
         let n = self.cols.len();
-        // The coordinates held at zero, and H⁻¹·eₖ for each.
-        let (mut held, mut held_cols): (Vec<usize>, Vec<Vec<f64>>) = (vec![], vec![]);
-        let mut is_held = vec![false; n];
-        let unit = |k: usize| {
-            let mut e = vec![0.0; n];
-            e[k] = 1.0;
-            cholesky_solve(l, n, &mut e);
-            e
-        };
+        let kind = cert.conjugate;
         let mut moved = false;
-        let derivative = |a: &[f64]| -> Vec<f64> {
-            a.iter().zip(labels).map(|(&ai, &y)| loss_derivatives(cert.conjugate, y, ai).0).collect()
-        };
-        let mut u = derivative(a);
+        let mut u: Vec<f64> = a.iter().zip(labels).map(|(&ai, &y)| loss_derivatives(kind, y, ai).0).collect();
         for _ in 0..REFINE_STEPS {
-            // ∇F on the orthant of the signs (zero on the held coordinates).
-            let xtu = sub.transpose_times(&u);
-            let r: Vec<f64> = (0..n)
-                .map(|k| if is_held[k] { 0.0 } else { scale * xtu[k] + cert.l2 * self.v[k] + cert.l1 * self.sign[k] })
-                .collect();
+            let loss_gradient: Vec<f64> = sub.transpose_times(&u).iter().map(|x| scale * x).collect();
             let unit_of_residual =
-                if cert.l1 > 0.0 { cert.l1 } else { xtu.iter().fold(0.0_f64, |x, g| x.max(scale * g.abs())) };
-            if r.iter().all(|x| x.abs() <= REFINE_RESIDUAL * unit_of_residual) {
+                if cert.l1 > 0.0 { cert.l1 } else { loss_gradient.iter().fold(0.0_f64, |x, g| x.max(g.abs())) };
+            if (0..n).all(|k| violation(cert, self.v[k], loss_gradient[k]) <= REFINE_RESIDUAL * unit_of_residual) {
                 break;
             }
-            // The Newton direction with the held coordinates at zero; an entering coordinate (at
-            // zero) that it would move out of its orthant is held too.
-            let beta = loop {
-                let mut beta: Vec<f64> = r.iter().map(|x| -x).collect();
-                cholesky_solve(l, n, &mut beta);
-                if !held.is_empty() {
-                    // β = −H⁻¹(r + E·μ), β = 0 on the held set: (H⁻¹)_held·μ = (−H⁻¹r)_held.
-                    let schur: Vec<Vec<f64>> =
-                        held.iter().map(|&ka| held_cols.iter().map(|col| col[ka]).collect()).collect();
-                    let Some(mu) = solve(schur, held.iter().map(|&k| beta[k]).collect()) else { return moved };
-                    for (col, mu_b) in held_cols.iter().zip(&mu) {
-                        for (b, x) in beta.iter_mut().zip(col) {
-                            *b -= mu_b * x;
-                        }
-                    }
-                    for &k in &held {
-                        beta[k] = 0.0;
-                    }
-                }
-                let leaving: Vec<usize> =
-                    (0..n).filter(|&k| !is_held[k] && self.v[k] == 0.0 && beta[k] * self.sign[k] < 0.0).collect();
-                if leaving.is_empty() {
-                    break beta;
-                }
-                if held.len() + leaving.len() > REFINE_HELD {
-                    return moved;
-                }
-                for k in leaving {
-                    is_held[k] = true;
-                    held.push(k);
-                    held_cols.push(unit(k));
-                }
-            };
-            // The longest step before a moving coordinate reaches zero; then halve it until F
-            // still decreases at its end (F is convex along the step: it decreased all the way).
-            let (mut longest, mut hit) = (1.0, None);
-            for (k, (&vk, &bk)) in self.v.iter().zip(&beta).enumerate() {
-                if vk != 0.0 && (vk + bk) * self.sign[k] < 0.0 && -vk / bk < longest {
-                    (longest, hit) = (-vk / bk, Some(k));
-                }
+            let curvature: Vec<f64> = a.iter().zip(labels).map(|(&ai, &y)| loss_derivatives(kind, y, ai).1).collect();
+            let h = sub.hessian(&curvature, scale, cert.l2);
+            let gradient: Vec<f64> = (0..n).map(|k| loss_gradient[k] + cert.l2 * self.v[k]).collect();
+            let x = self.model_minimiser(cert, &h, &gradient, MODEL_TOL);
+            let d: Vec<f64> = x.iter().zip(&self.v).map(|(x, v)| x - v).collect();
+            let l1_norm = |z: &[f64]| z.iter().map(|v| v.abs()).sum::<f64>();
+            let squared = |z: &[f64]| z.iter().map(|v| v * v).sum::<f64>();
+            let predicted = dot(&gradient, &d) + cert.l1 * (l1_norm(&x) - l1_norm(&self.v));
+            if predicted.is_nan() || predicted >= 0.0 {
+                break;
             }
-            let dm = sub.times(&beta);
-            let mut t = longest;
-            let (at, ut) = loop {
+            let last = -predicted < negligible;
+            let dm = sub.times(&d);
+            let loss_now: f64 = a.iter().zip(labels).map(|(&ai, &y)| loss_value(kind, y, ai)).sum();
+            let reg_now = cert.l1 * l1_norm(&self.v) + 0.5 * cert.l2 * squared(&self.v);
+            // Armijo's sufficient decrease (Δ = ∇ᵀd + l1·(‖x‖₁ − ‖v‖₁), as LIBLINEAR), or where
+            // differences of F near its minimum are lost to rounding, a non-positive slope of F
+            // at the end of the step: F is convex along it, so it decreased all the way.
+            let mut t = 1.0;
+            let (point, at, ut) = loop {
+                let point: Vec<f64> =
+                    if t == 1.0 { x.clone() } else { self.v.iter().zip(&d).map(|(v, d)| v + t * d).collect() };
                 let at: Vec<f64> = a.iter().zip(&dm).map(|(x, d)| x + t * d).collect();
-                let ut = derivative(&at);
-                let loss_slope: f64 = ut.iter().zip(&dm).map(|(x, d)| x * d).sum();
-                let reg_slope: f64 =
-                    (0..n).map(|k| (cert.l1 * self.sign[k] + cert.l2 * (self.v[k] + t * beta[k])) * beta[k]).sum();
-                if scale * loss_slope + reg_slope <= 0.0 {
-                    break (at, ut);
+                let ut: Vec<f64> = at.iter().zip(labels).map(|(&ai, &y)| loss_derivatives(kind, y, ai).0).collect();
+                let loss: f64 = at.iter().zip(labels).map(|(&ai, &y)| loss_value(kind, y, ai)).sum();
+                let change =
+                    scale * (loss - loss_now) + cert.l1 * l1_norm(&point) + 0.5 * cert.l2 * squared(&point) - reg_now;
+                if change <= ARMIJO * t * predicted {
+                    break (point, at, ut);
+                }
+                // The slope from the left at the end: a coordinate the step took to zero counts
+                // with the sign it had before.
+                let reg_slope: f64 = (0..n)
+                    .map(|k| {
+                        let side = match (point[k] != 0.0, self.v[k] != 0.0) {
+                            (true, _) => point[k].signum(),
+                            (false, true) => self.v[k].signum(),
+                            (false, false) => 0.0,
+                        };
+                        (cert.l1 * side + cert.l2 * point[k]) * d[k]
+                    })
+                    .sum();
+                if scale * dot(&ut, &dm) + reg_slope <= 0.0 {
+                    break (point, at, ut);
                 }
                 t *= 0.5;
-                if t < 1e-12 * longest {
+                if t < 1e-12 {
                     return moved;
                 }
             };
-            for (x, b) in self.v.iter_mut().zip(&beta) {
-                *x += t * b;
+            (self.v, *a, u, moved) = (point, at, ut, true);
+            if last {
+                break;
             }
-            if let (Some(k), true) = (hit, t == longest) {
-                // At zero up to rounding: exactly there, and held.
-                self.v[k] = 0.0;
-                is_held[k] = true;
-                held.push(k);
-                held_cols.push(unit(k));
-            }
-            (*a, u, moved) = (at, ut, true);
         }
         moved
+    }
+
+    /// The minimiser over lo ≤ x ≤ hi of ∇ᵀ(x − v) + ½(x − v)ᵀH(x − v) + l1‖x‖₁, H dense and
+    /// symmetric (row-major), to `tol`: until a round lowers the model by less than that
+    /// fraction of what the first round did. Coordinate descent finds which coordinates are zero or at a bound
+    /// (a closed-form soft threshold and clip per coordinate), conjugate gradients then solve the
+    /// model on the others with their signs kept: on one-hot or near-duplicate columns H is
+    /// nearly singular, and coordinate descent alone crawls along its flat directions as the
+    /// solver's epochs do.
+    fn model_minimiser(&self, cert: &Certificate, h: &[f64], gradient: &[f64], tol: f64) -> Vec<f64> {
+        let n = gradient.len();
+        let mut model = Model { h, n, gradient, x: self.v.clone(), hd: vec![0.0; n], cert };
+        let mut first = None;
+        for _ in 0..MODEL_ROUNDS {
+            let mut gain = 0.0;
+            for _ in 0..MODEL_SWEEPS {
+                gain += model.sweep();
+            }
+            // A step of conjugate gradients that gains less than what ends the minimisation
+            // ends them: on nearly singular H they go on for hundreds of steps gaining nothing.
+            let negligible = tol * first.unwrap_or(gain);
+            gain += model.conjugate_gradients(negligible);
+            if gain <= tol * *first.get_or_insert(gain) {
+                break;
+            }
+        }
+        model.x
+    }
+}
+
+/// The quadratic model of a Newton step at x: ∇ᵀ(x − v) + ½(x − v)ᵀH(x − v) + l1‖x‖₁ on the
+/// box, with H·(x − v) kept up to date.
+struct Model<'a> {
+    h: &'a [f64],
+    n: usize,
+    gradient: &'a [f64],
+    x: Vec<f64>,
+    hd: Vec<f64>,
+    cert: &'a Certificate,
+}
+
+impl Model<'_> {
+    /// One cyclic sweep of coordinate descent; what it took off the model.
+    fn sweep(&mut self) -> f64 {
+        let (n, l1) = (self.n, self.cert.l1);
+        let mut gain = 0.0;
+        for k in 0..n {
+            let hkk = self.h[k * n + k];
+            if hkk.is_nan() || hkk <= 0.0 {
+                continue;
+            }
+            let g = self.gradient[k] + self.hd[k];
+            let z = self.x[k] - g / hkk;
+            let target = (z.signum() * (z.abs() - l1 / hkk).max(0.0)).clamp(self.cert.lo, self.cert.hi);
+            let delta = target - self.x[k];
+            if delta != 0.0 {
+                gain -= g * delta + 0.5 * hkk * delta * delta + l1 * (target.abs() - self.x[k].abs());
+                self.x[k] = target;
+                for (acc, hk) in self.hd.iter_mut().zip(&self.h[k * n..k * n + n]) {
+                    *acc += delta * hk;
+                }
+            }
+        }
+        gain
+    }
+
+    /// Conjugate gradients on the model over S, the coordinates that are non-zero and inside
+    /// the box, each keeping its sign: there the l1 term is linear and the model a quadratic.
+    /// A step that would take a coordinate to zero or to a bound stops there (the model is
+    /// convex along it: it decreased all the way), and the next sweeps decide where it goes.
+    /// What the iterations took off the model.
+    fn conjugate_gradients(&mut self, negligible: f64) -> f64 {
+        let (n, cert) = (self.n, self.cert);
+        let support: Vec<usize> =
+            (0..n).filter(|&k| self.x[k] != 0.0 && cert.lo < self.x[k] && self.x[k] < cert.hi).collect();
+        let s = support.len();
+        if s == 0 {
+            return 0.0;
+        }
+        let h = self.h;
+        let hs: Vec<f64> = support.iter().flat_map(|&a| support.iter().map(move |&b| h[a * n + b])).collect();
+        let sign: Vec<f64> = support.iter().map(|&k| self.x[k].signum()).collect();
+        // The negative gradient of the model on S, and the direction.
+        let mut residual: Vec<f64> =
+            support.iter().zip(&sign).map(|(&k, sg)| -(self.gradient[k] + self.hd[k] + cert.l1 * sg)).collect();
+        let mut direction = residual.clone();
+        let mut delta = vec![0.0; s];
+        let mut rr = dot(&residual, &residual);
+        let stop = rr * MODEL_CG_TOL * MODEL_CG_TOL;
+        let mut gain = 0.0;
+        let mut stopped_at = None;
+        for _ in 0..MODEL_CG_STEPS.min(2 * s) {
+            let hp: Vec<f64> = hs.chunks_exact(s).map(|row| dot(row, &direction)).collect();
+            let php = dot(&direction, &hp);
+            if php.is_nan() || php <= 0.0 {
+                break;
+            }
+            let mut alpha = rr / php;
+            // The first coordinate to reach zero or a bound along the direction.
+            let mut hit = None;
+            for (q, &k) in support.iter().enumerate() {
+                let (xk, pk) = (self.x[k] + delta[q], direction[q]);
+                let wall = if xk * pk < 0.0 {
+                    0.0
+                } else if pk > 0.0 {
+                    cert.hi
+                } else if pk < 0.0 {
+                    cert.lo
+                } else {
+                    continue;
+                };
+                let reach = (wall - xk) / pk;
+                if reach < alpha {
+                    (alpha, hit) = (reach.max(0.0), Some((q, wall)));
+                }
+            }
+            let step_gain = alpha * dot(&residual, &direction) - 0.5 * alpha * alpha * php;
+            gain += step_gain;
+            for q in 0..s {
+                delta[q] += alpha * direction[q];
+                residual[q] -= alpha * hp[q];
+            }
+            if let Some((q, wall)) = hit {
+                stopped_at = Some((q, wall));
+                break;
+            }
+            let next = dot(&residual, &residual);
+            if next <= stop || step_gain < negligible {
+                break;
+            }
+            let beta = next / rr;
+            rr = next;
+            for (p, r) in direction.iter_mut().zip(&residual) {
+                *p = r + beta * *p;
+            }
+        }
+        for (q, &k) in support.iter().enumerate() {
+            // The coordinate a step stopped at lands on its wall exactly.
+            let moved_to = match stopped_at {
+                Some((at, wall)) if at == q => wall,
+                _ => self.x[k] + delta[q],
+            };
+            let change = moved_to - self.x[k];
+            if change != 0.0 {
+                self.x[k] = moved_to;
+                for (acc, hk) in self.hd.iter_mut().zip(&self.h[k * n..k * n + n]) {
+                    *acc += change * hk;
+                }
+            }
+        }
+        gain
+    }
+}
+
+/// ℓ(y, a) of the losses [`loss_derivatives`] knows, in closed form for the line search.
+fn loss_value(kind: LossConjugate, y: f64, a: f64) -> f64 {
+    match kind {
+        LossConjugate::Logistic => {
+            let z = -y * a;
+            // log(1 + eᶻ) without overflow for large z.
+            if z > 0.0 {
+                z + (-z).exp().ln_1p()
+            } else {
+                z.exp().ln_1p()
+            }
+        }
+        LossConjugate::Squared | LossConjugate::Hinge | LossConjugate::Softmax => 0.5 * (a - y) * (a - y),
     }
 }
 
@@ -727,9 +884,9 @@ impl Subspace {
         Subspace { ptr, slot, value, n: cols.len() }
     }
 
-    /// The lower triangle (row-major n×n) of scale·X_Vᵀ·diag(d)·X_V + (l2 + ν)·I, ν a
-    /// relative 1e-12 of the largest diagonal entry: exactly duplicated columns make the
-    /// matrix singular, and along such a null direction the gradient vanishes too.
+    /// scale·X_Vᵀ·diag(d)·X_V + (l2 + ν)·I, dense and row-major, ν a relative 1e-12 of the
+    /// largest diagonal entry: exactly duplicated columns make the matrix singular. Every row
+    /// lists its entries by position in V, so a row's products below the diagonal are a prefix.
     fn hessian(&self, d: &[f64], scale: f64, l2: f64) -> Vec<f64> {
         let n = self.n;
         let mut h = vec![0.0; n * n];
@@ -738,16 +895,17 @@ impl Subspace {
             if di == 0.0 {
                 continue;
             }
-            let range = self.ptr[i]..self.ptr[i + 1];
-            for k in range.clone() {
-                let (a, fa) = (self.slot[k] as usize, di * self.value[k]);
-                let row = &mut h[a * n..a * n + n];
-                for q in range.clone() {
-                    let b = self.slot[q] as usize;
-                    if b <= a {
-                        row[b] += fa * self.value[q];
-                    }
+            let (slots, values) = (&self.slot[self.ptr[i]..self.ptr[i + 1]], &self.value[self.ptr[i]..self.ptr[i + 1]]);
+            for (p, (&a, &va)) in slots.iter().zip(values).enumerate() {
+                let (fa, row) = (di * va, a as usize * n);
+                for (&b, &vb) in slots[..=p].iter().zip(&values[..=p]) {
+                    h[row + b as usize] += fa * vb;
                 }
+            }
+        }
+        for a in 0..n {
+            for b in 0..a {
+                h[b * n + a] = h[a * n + b];
             }
         }
         let largest = (0..n).map(|a| h[a * n + a]).fold(0.0, f64::max);
@@ -776,40 +934,7 @@ impl Subspace {
     }
 }
 
-/// In-place Cholesky factorisation L·Lᵀ of the lower triangle of a row-major n×n matrix;
-/// false when it is not numerically positive definite.
-fn cholesky(h: &mut [f64], n: usize) -> bool {
-    for a in 0..n {
-        for b in 0..=a {
-            let sum = h[a * n + b] - dot(&h[a * n..a * n + b], &h[b * n..b * n + b]);
-            if a == b {
-                if !(sum > 0.0 && sum.is_finite()) {
-                    return false;
-                }
-                h[a * n + a] = sum.sqrt();
-            } else {
-                h[a * n + b] = sum / h[b * n + b];
-            }
-        }
-    }
-    true
-}
-
-/// Solves L·Lᵀ·x = b in place, L from [`cholesky`].
-fn cholesky_solve(l: &[f64], n: usize, x: &mut [f64]) {
-    for a in 0..n {
-        x[a] = (x[a] - dot(&l[a * n..a * n + a], &x[..a])) / l[a * n + a];
-    }
-    for a in (0..n).rev() {
-        let mut sum = x[a];
-        for k in a + 1..n {
-            sum -= l[k * n + a] * x[k];
-        }
-        x[a] = sum / l[a * n + a];
-    }
-}
-
-/// Σ xᵢ·yᵢ in four independent sums (the factorisation's inner loop).
+/// Σ xᵢ·yᵢ in four independent sums.
 fn dot(x: &[f64], y: &[f64]) -> f64 {
     let mut acc = [0.0; 4];
     let (xc, yc) = (x.chunks_exact(4), y.chunks_exact(4));
@@ -1040,32 +1165,61 @@ mod tests {
         assert!((violation(&nonneg, 0.0, -0.3) - 0.2).abs() < 1e-15, "pulling inward is not");
     }
 
-    /// The refinement's factorisation: L·Lᵀ·x = b solves an SPD system, and a singular matrix
-    /// (what exactly duplicated columns give without the ridge) is refused, not divided by zero.
+    /// The minimiser of a Newton step's model satisfies the model's optimality condition on
+    /// every coordinate (the distance from −∇q to ∂(l1|·| + ι[lo, hi]) is ~0), including on a
+    /// singular H: one-hot groups (a9a) make columns sum to the same, and coordinate descent
+    /// alone crawls along that flat direction.
     #[test]
-    fn cholesky_solves_spd_systems_and_refuses_singular_ones() {
-        let n = 7;
-        let b: Vec<f64> = (0..n * n).map(|k| ((k * 37 % 11) as f64 - 5.0) / 3.0).collect();
-        // A = BᵀB + I, lower triangle row-major.
-        let mut a = vec![0.0; n * n];
-        for r in 0..n {
-            for c in 0..=r {
-                a[r * n + c] =
-                    (0..n).map(|k| b[k * n + r] * b[k * n + c]).sum::<f64>() + if r == c { 1.0 } else { 0.0 };
+    fn the_newton_model_minimiser_meets_the_model_optimality_condition() {
+        let n = 10;
+        // X (rows × n) with columns 0..3 and 3..6 two one-hot groups: their sums are equal.
+        let rows = 40;
+        let mut x = vec![0.0; rows * n];
+        for i in 0..rows {
+            x[i * n + i % 3] = 1.0;
+            x[i * n + 3 + (i * 7 + 1) % 3] = 1.0;
+            for k in 6..n {
+                x[i * n + k] = (((i * 31 + k * 17) % 13) as f64 - 6.0) / 4.0;
             }
         }
-        let full = |r: usize, c: usize| if c <= r { a[r * n + c] } else { a[c * n + r] };
-        let rhs: Vec<f64> = (0..n).map(|k| k as f64 - 2.5).collect();
-        let mut l = a.clone();
-        assert!(cholesky(&mut l, n));
-        let mut x = rhs.clone();
-        cholesky_solve(&l, n, &mut x);
-        for (r, want) in rhs.iter().enumerate() {
-            let ax: f64 = x.iter().enumerate().map(|(c, xc)| full(r, c) * xc).sum();
-            assert!((ax - want).abs() < 1e-10, "row {r}: {ax} vs {want}");
+        let mut h = vec![0.0; n * n];
+        for i in 0..rows {
+            let d = 0.05 + 0.2 * ((i * 11 % 7) as f64) / 7.0;
+            for a in 0..n {
+                for b in 0..n {
+                    h[a * n + b] += d * x[i * n + a] * x[i * n + b] / rows as f64;
+                }
+            }
         }
-        let mut singular = vec![1.0, 0.0, 1.0, 1.0]; // [[1, 1], [1, 1]], lower triangle
-        assert!(!cholesky(&mut singular, 2));
+        let largest = (0..n).map(|a| h[a * n + a]).fold(0.0, f64::max);
+        for a in 0..n {
+            h[a * n + a] += 1e-12 * largest;
+        }
+        // ∇f = Xᵀr/m lies in the row space of X, as every loss gradient does: orthogonal to the
+        // flat direction, so the model is bounded below.
+        let r: Vec<f64> = (0..rows).map(|i| ((i * 7 % 5) as f64 - 2.0) * 0.1).collect();
+        let gradient: Vec<f64> =
+            (0..n).map(|k| (0..rows).map(|i| x[i * n + k] * r[i]).sum::<f64>() / rows as f64).collect();
+        let v: Vec<f64> = (0..n).map(|k| if k % 3 == 0 { 0.0 } else { (k as f64 - 4.5) * 0.05 }).collect();
+        for c in [
+            cert(0.01, 0.0, f64::NEG_INFINITY, f64::INFINITY),
+            cert(0.002, 0.0, -0.1, 0.15),
+            cert(0.0, 0.0, 0.0, f64::INFINITY),
+        ] {
+            let round = Round { cols: (0..n).collect(), v: v.iter().map(|x| x.clamp(c.lo, c.hi)).collect() };
+            let m = round.model_minimiser(&c, &h, &gradient, 1e-15);
+            let model = |z: &[f64]| {
+                let d: Vec<f64> = z.iter().zip(&round.v).map(|(z, v)| z - v).collect();
+                let hd: Vec<f64> = (0..n).map(|a| (0..n).map(|b| h[a * n + b] * d[b]).sum()).collect();
+                dot(&gradient, &d) + 0.5 * dot(&d, &hd) + c.l1 * z.iter().map(|z| z.abs()).sum::<f64>()
+            };
+            for k in 0..n {
+                assert!(c.lo <= m[k] && m[k] <= c.hi, "{k}: {} outside the box", m[k]);
+                let slope = gradient[k] + (0..n).map(|b| h[k * n + b] * (m[b] - round.v[b])).sum::<f64>();
+                assert!(violation(&c, m[k], slope) < 1e-7, "coordinate {k}: violation {}", violation(&c, m[k], slope));
+            }
+            assert!(model(&m) < model(&round.v), "no decrease");
+        }
     }
 
     /// ℓ′ and ℓ″ in closed form agree with finite differences of ℓ, far into the tails too.
