@@ -175,7 +175,7 @@ struct Line {
 fn measure(name: &str, d: &Dataset, epochs: usize, c: Option<&CRef>) -> Vec<Line> {
     let y = LabelMap::fit(LabelKind::Labels, d).and_then(|m| m.apply(d)).expect("labels");
     let (indptr, indices, values) = d.csr();
-    let cols = Columns::of(indptr, indices, values, d.features());
+    let cols = Columns::of(indptr, indices, values, d.features(), 1);
     let view = d.view(&y, d.features()).with_columns(&cols);
     let facts = d.facts();
     let nnz = d.nnz() as f64;

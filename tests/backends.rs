@@ -75,7 +75,7 @@ fn both_with_files(plan: &Plan, epochs: usize, seed: u64, dir: &Path) -> (State,
         Some(Err(OperatorError::Beyond { index, .. })) => index as usize,
         _ => d.features(),
     };
-    let columns = optc::data::Columns::of(d.csr().0, d.csr().1, d.csr().2, features);
+    let columns = optc::data::Columns::of(d.csr().0, d.csr().1, d.csr().2, features, 2);
     let operator = plan.objective.composite.as_ref().map(|c| bind(c, features, dir).expect("binds"));
     let view = d.view(&y, features).with_columns(&columns).with_classes(classes);
     let view = view.with_operator(operator.as_ref());

@@ -160,7 +160,7 @@ pub(crate) fn trace_path(
         pipeline::plan(c, &opts_at(value)).map_err(|e| report_compile_error(e, file))
     };
     let plan = plan_at(&first, 1.0)?;
-    let bound = Bound::new(&first, &plan, train, dir)?;
+    let bound = Bound::new(&first, &plan, train, dir, args.data.threads())?;
     let view = bound.view(train, args.data.threads());
     let from = match args.from {
         Some(v) => v,

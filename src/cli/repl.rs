@@ -355,7 +355,7 @@ impl Repl {
         let mut plan = pipeline::plan(&compiled, &copts).map_err(|e| report_compile_error(e, &file))?;
         let settings = run_settings(&compiled, opts, self.terminal)?;
         let shape = format!("{}solver {:?}\neager {}\n", self.model.shape(), opts.solve.solver, opts.solve.eager);
-        let bound = Bound::new(&compiled, &plan, train, &self.model.dir)?;
+        let bound = Bound::new(&compiled, &plan, train, &self.model.dir, self.reading.threads())?;
         let view = bound.view(train, self.reading.threads());
         if let Some(m) = bound.label_map.describe() {
             println!("note: {m}");

@@ -31,8 +31,14 @@ pub(crate) struct Bound {
 
 impl Bound {
     /// Binds `train` to `plan` (compiled from `compiled`); `dir` is where the model's `load`
-    /// files are.
-    pub fn new(compiled: &Compiled, plan: &Plan, train: &Dataset, dir: &Path) -> Result<Bound, Failure> {
+    /// files are, `threads` how many build its columns.
+    pub fn new(
+        compiled: &Compiled,
+        plan: &Plan,
+        train: &Dataset,
+        dir: &Path,
+        threads: usize,
+    ) -> Result<Bound, Failure> {
         let kind = compiled.model.label_kind;
         let label_map = LabelMap::fit(kind, train).map_err(|e| Failure::Input(e.to_string()))?;
         let y = label_map.apply(train).map_err(|e| Failure::Input(e.to_string()))?;
@@ -54,7 +60,7 @@ impl Bound {
         let facts = train.complete_facts(plan, facts);
         let columns = plan.reads_columns().then(|| {
             let (indptr, indices, values) = train.csr();
-            Columns::of(indptr, indices, values, features)
+            Columns::of(indptr, indices, values, features, threads)
         });
         let operator = match &plan.objective.composite {
             Some(c) => Some(crate::data::operator::bind(c, features, dir).map_err(|e| Failure::Input(e.to_string()))?),

@@ -11,8 +11,10 @@ pub struct Columns {
 
 impl Columns {
     /// The columns of CSR arrays with `features` columns (indices ≥ features are dropped, as
-    /// the row loops drop them).
-    pub fn of(indptr: &[usize], indices: &[u32], values: &[f64], features: usize) -> Columns {
+    /// the row loops drop them), built on up to `threads` threads: each takes a run of columns
+    /// holding about the same number of non-zeros and scatters into its own part of the arrays,
+    /// so the result is the same for any thread count.
+    pub fn of(indptr: &[usize], indices: &[u32], values: &[f64], features: usize, threads: usize) -> Columns {
         let mut ptr = vec![0usize; features + 1];
         for &j in indices {
             if (j as usize) < features {
@@ -23,17 +25,45 @@ impl Columns {
             ptr[j + 1] += ptr[j];
         }
         let nnz = ptr[features];
-        let mut next = ptr.clone();
         let (mut rows, mut vals) = (vec![0u32; nnz], vec![0.0; nnz]);
-        for i in 0..indptr.len().saturating_sub(1) {
-            for k in indptr[i]..indptr[i + 1] {
-                let j = indices[k] as usize;
-                if j < features {
-                    rows[next[j]] = i as u32;
-                    vals[next[j]] = values[k];
-                    next[j] += 1;
+        // Column boundaries of the threads' runs, by non-zeros.
+        let threads = threads.clamp(1, features.max(1));
+        let mut cuts = vec![0];
+        for t in 1..threads {
+            let at = ptr.partition_point(|&p| p < nnz * t / threads).min(features);
+            cuts.push(at.max(*cuts.last().unwrap_or(&0)));
+        }
+        cuts.push(features);
+        let scatter = |(first, last): (usize, usize), rows: &mut [u32], vals: &mut [f64]| {
+            let base = ptr[first];
+            let mut next: Vec<usize> = ptr[first..last].iter().map(|p| p - base).collect();
+            for i in 0..indptr.len().saturating_sub(1) {
+                for k in indptr[i]..indptr[i + 1] {
+                    let j = indices[k] as usize;
+                    if first <= j && j < last {
+                        let at = &mut next[j - first];
+                        rows[*at] = i as u32;
+                        vals[*at] = values[k];
+                        *at += 1;
+                    }
                 }
             }
+        };
+        if threads == 1 {
+            scatter((0, features), &mut rows, &mut vals);
+        } else {
+            std::thread::scope(|scope| {
+                let (mut rest_rows, mut rest_vals) = (&mut rows[..], &mut vals[..]);
+                for run in cuts.windows(2) {
+                    let len = ptr[run[1]] - ptr[run[0]];
+                    let (r, rr) = std::mem::take(&mut rest_rows).split_at_mut(len);
+                    let (v, rv) = std::mem::take(&mut rest_vals).split_at_mut(len);
+                    (rest_rows, rest_vals) = (rr, rv);
+                    let scatter = &scatter;
+                    let run = (run[0], run[1]);
+                    scope.spawn(move || scatter(run, r, v));
+                }
+            });
         }
         Columns { ptr, rows, values: vals }
     }
@@ -52,12 +82,35 @@ impl Columns {
 mod tests {
     use super::*;
 
+    /// Any thread count gives the columns one thread does, on a matrix with empty columns,
+    /// one dense column and indices beyond `features` (dropped).
+    #[test]
+    fn columns_do_not_depend_on_threads() {
+        let (rows, features) = (300, 50);
+        let mut indptr = vec![0];
+        let (mut indices, mut values) = (vec![], vec![]);
+        for i in 0..rows {
+            for j in (0..features + 5).filter(|j| j % 7 != 3 && (i * 31 + j * 17) % 5 == 0 || *j == 0) {
+                indices.push(j as u32);
+                values.push((i * features + j) as f64);
+            }
+            indptr.push(indices.len());
+        }
+        let one = Columns::of(&indptr, &indices, &values, features, 1);
+        assert_eq!(one.count(), features);
+        for threads in [2, 3, 4, 64] {
+            assert_eq!(Columns::of(&indptr, &indices, &values, features, threads), one, "{threads} threads");
+        }
+    }
+
     #[test]
     fn columns_hold_the_same_entries_rows_ascending() {
         // [[1, 0, 2], [0, 3, 0], [4, 5, 0]]
-        let c = Columns::of(&[0, 2, 3, 5], &[0, 2, 1, 0, 1], &[1.0, 2.0, 3.0, 4.0, 5.0], 3);
-        assert_eq!(c.ptr, vec![0, 2, 4, 5]);
-        assert_eq!(c.rows, vec![0, 2, 1, 2, 0]);
-        assert_eq!(c.values, vec![1.0, 4.0, 3.0, 5.0, 2.0]);
+        for threads in [1, 2, 3, 8] {
+            let c = Columns::of(&[0, 2, 3, 5], &[0, 2, 1, 0, 1], &[1.0, 2.0, 3.0, 4.0, 5.0], 3, threads);
+            assert_eq!(c.ptr, vec![0, 2, 4, 5], "{threads} threads");
+            assert_eq!(c.rows, vec![0, 2, 1, 2, 0], "{threads} threads");
+            assert_eq!(c.values, vec![1.0, 4.0, 3.0, 5.0, 2.0], "{threads} threads");
+        }
     }
 }

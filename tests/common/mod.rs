@@ -78,7 +78,7 @@ pub fn run_plan_on(
     let map = LabelMap::fit(kind, d).expect("labels");
     let y = map.apply(d).expect("labels map");
     let classes = if kind == LabelKind::Classes { map.originals.len() } else { 0 };
-    let columns = optc::data::Columns::of(d.csr().0, d.csr().1, d.csr().2, d.features());
+    let columns = optc::data::Columns::of(d.csr().0, d.csr().1, d.csr().2, d.features(), 2);
     let operator =
         plan.objective.composite.as_ref().map(|c| optc::data::operator::bind(c, d.features(), dir).expect("binds"));
     let view = d.view(&y, d.features()).with_columns(&columns).with_classes(classes);
@@ -130,7 +130,7 @@ pub fn gaps(plan: &Plan, d: &Dataset, state: &optc::exec::State, by_rows: bool) 
     let kind = if plan.info.classification { optc::stdlib::LabelKind::Labels } else { optc::stdlib::LabelKind::Real };
     let map = LabelMap::fit(kind, d).expect("labels");
     let y = map.apply(d).expect("labels map");
-    let columns = optc::data::Columns::of(d.csr().0, d.csr().1, d.csr().2, d.features());
+    let columns = optc::data::Columns::of(d.csr().0, d.csr().1, d.csr().2, d.features(), 2);
     let view = if by_rows { d.view(&y, d.features()) } else { d.view(&y, d.features()).with_columns(&columns) };
     let (eval, margins) = optc::exec::evaluate::evaluate_with_margins(plan, state, &view);
     let f = eval.objective;
