@@ -425,6 +425,8 @@ const REFINE_ENTER: usize = 32;
 /// the largest gradient, without l1) from its optimality condition: the scaling s of the dual
 /// point then costs at most this fraction of l1‖w‖₁.
 const REFINE_RESIDUAL: f64 = 1e-9;
+/// Runs of rows the Hessian of a Newton step is summed in (one a thread, on two cores).
+const HESSIAN_PARTS: usize = 2;
 /// Rounds of a model's minimisation, at most: coordinate-descent sweeps, then conjugate
 /// gradients on the non-zero coordinates.
 const MODEL_ROUNDS: usize = 20;
@@ -838,6 +840,8 @@ struct Subspace {
     slot: Vec<u32>,
     value: Vec<f64>,
     n: usize,
+    /// How many threads sum the Hessian (the data's `--threads`).
+    threads: usize,
 }
 
 impl Subspace {
@@ -863,7 +867,7 @@ impl Subspace {
                     next[i] += 1;
                 }
             }
-            return Subspace { ptr, slot, value, n: cols.len() };
+            return Subspace { ptr, slot, value, n: cols.len(), threads: data.threads };
         }
         let mut position = vec![u32::MAX; features];
         for (k, &j) in cols.iter().enumerate() {
@@ -881,7 +885,7 @@ impl Subspace {
             }
             ptr.push(slot.len());
         }
-        Subspace { ptr, slot, value, n: cols.len() }
+        Subspace { ptr, slot, value, n: cols.len(), threads: data.threads }
     }
 
     /// scale·X_Vᵀ·diag(d)·X_V + (l2 + ν)·I, dense and row-major, ν a relative 1e-12 of the
@@ -889,18 +893,40 @@ impl Subspace {
     /// lists its entries by position in V, so a row's products below the diagonal are a prefix.
     fn hessian(&self, d: &[f64], scale: f64, l2: f64) -> Vec<f64> {
         let n = self.n;
-        let mut h = vec![0.0; n * n];
-        for (i, &di) in d.iter().enumerate() {
-            let di = scale * di;
-            if di == 0.0 {
-                continue;
-            }
-            let (slots, values) = (&self.slot[self.ptr[i]..self.ptr[i + 1]], &self.value[self.ptr[i]..self.ptr[i + 1]]);
-            for (p, (&a, &va)) in slots.iter().zip(values).enumerate() {
-                let (fa, row) = (di * va, a as usize * n);
-                for (&b, &vb) in slots[..=p].iter().zip(&values[..=p]) {
-                    h[row + b as usize] += fa * vb;
+        // The lower triangle of the rows' outer products, in HESSIAN_PARTS fixed runs of rows
+        // added in order: the same sums for any thread count.
+        let m = d.len();
+        let part = |k: usize| {
+            let mut h = vec![0.0; n * n];
+            let first = m * k / HESSIAN_PARTS;
+            for (i, &di) in d.iter().enumerate().take(m * (k + 1) / HESSIAN_PARTS).skip(first) {
+                let di = scale * di;
+                if di == 0.0 {
+                    continue;
                 }
+                let (slots, values) =
+                    (&self.slot[self.ptr[i]..self.ptr[i + 1]], &self.value[self.ptr[i]..self.ptr[i + 1]]);
+                for (p, (&a, &va)) in slots.iter().zip(values).enumerate() {
+                    let (fa, row) = (di * va, a as usize * n);
+                    for (&b, &vb) in slots[..=p].iter().zip(&values[..=p]) {
+                        h[row + b as usize] += fa * vb;
+                    }
+                }
+            }
+            h
+        };
+        let mut parts: Vec<Vec<f64>> = if self.threads > 1 {
+            std::thread::scope(|scope| {
+                let workers: Vec<_> = (0..HESSIAN_PARTS).map(|k| scope.spawn(move || part(k))).collect();
+                workers.into_iter().map(|w| w.join().unwrap_or_else(|e| std::panic::resume_unwind(e))).collect()
+            })
+        } else {
+            (0..HESSIAN_PARTS).map(part).collect()
+        };
+        let mut h = parts.remove(0);
+        for other in parts {
+            for (x, y) in h.iter_mut().zip(other) {
+                *x += y;
             }
         }
         for a in 0..n {
