@@ -81,6 +81,8 @@ fn evaluate_impl(
     let rows: &[u32] = &rows;
     let m = rows.len();
     let keep = margins.is_some();
+    // A cold start's first check (the working set's) needs no pass over the non-zeros.
+    let zero = w.iter().all(|v| *v == 0.0);
     // Block by block (see [`super::passes`]): the loss, the errors, the squared errors and the
     // margins of each block's rows.
     let parts = super::passes::blocks_with(
@@ -92,7 +94,7 @@ fn evaluate_impl(
                 (0.0, 0usize, 0.0, Vec::with_capacity(if keep { block.len() } else { 0 }));
             for &i in &rows[block] {
                 let i = i as usize;
-                let a = margin(data, w, i) + intercept;
+                let a = if zero { 0.0 } else { margin(data, w, i) } + intercept;
                 if keep {
                     out.push(a);
                 }
@@ -119,7 +121,12 @@ fn evaluate_impl(
         (Some(_), None) => f64::NAN,
         (None, _) => 0.0,
     };
-    let penalty: f64 = (0..w.len()).map(|j| eval_at(&env, &obj.penalty, state, 0, j)).sum::<f64>()
+    // By blocks of features too: text data has a million of them, each through the interpreter.
+    let penalty: f64 = super::passes::blocks(w.len(), data.threads, |block| {
+        block.map(|j| eval_at(&env, &obj.penalty, state, 0, j)).sum::<f64>()
+    })
+    .into_iter()
+    .sum::<f64>()
         + obj.vector.map_or(0.0, |t| t.value(w))
         + composite;
     let classification = plan.info.classification;
