@@ -404,7 +404,8 @@ const REFINE_STALL: f64 = 0.1;
 /// gap is within this fraction of F already: after a warm start near the optimum, not after a
 /// cold one.
 const REFINE_FIRST: f64 = 1e-2;
-/// Most coordinates a Newton refinement solves for: its Cholesky factorisation costs n³/3.
+/// Most coordinates a Newton refinement solves for: its dense Hessian holds n² entries, and every
+/// step of its model's minimisation costs up to n² a sweep or a conjugate-gradient iteration.
 const REFINE_MAX: usize = 1500;
 /// Rounds of a refinement, at most: each picks V again (the non-zero coordinates of its point
 /// and the zero ones that violate optimality there) and solves F restricted to V.
