@@ -478,7 +478,7 @@ fn refined_dual(
     let mut a = margins.to_vec();
     let mut gradient = gradient.to_vec();
     let mut best = f64::NEG_INFINITY;
-    let mut moved_any = false;
+    // ∇f at the last point a round moved to (None: no round moved).
     let mut last_gradient = None;
     for _ in 0..rounds {
         let mut inside = vec![];
@@ -509,22 +509,18 @@ fn refined_dual(
         }
         let sub = Subspace::new(data, w.len(), &round.cols);
         let moved = round.newton(cert, scale, &sub, data.labels, &mut a, REFINE_SLACK * slack);
-        moved_any |= moved;
         for (&j, &x) in round.cols.iter().zip(&round.v) {
             v[j] = x;
         }
-        let mut at = a.clone();
-        if cert.intercept {
-            intercept::shift_to_optimal_offset(cert.conjugate, data.labels, &mut at);
-        }
-        let mut u: Vec<f64> = at
-            .iter()
-            .zip(data.labels)
-            .map(|(&ai, &y)| into_loss_domain(cert.conjugate, y, loss_derivatives(cert.conjugate, y, ai).0))
-            .collect();
-        if cert.intercept {
-            intercept::balance(cert.conjugate, data.labels, &mut u);
-        }
+        let u: Vec<f64> = if cert.intercept {
+            // The refinement's losses have ℓ″: the plan's own point (for hinge) is not read.
+            feasible_for_intercept(cert, data.labels, &a, vec![])
+        } else {
+            a.iter()
+                .zip(data.labels)
+                .map(|(&ai, &y)| into_loss_domain(cert.conjugate, y, loss_derivatives(cert.conjugate, y, ai).0))
+                .collect()
+        };
         let (d, z) = dual_at(cert, data, c, w.len(), 1, &u);
         if d.is_finite() {
             best = best.max(d);
@@ -537,11 +533,7 @@ fn refined_dual(
             break;
         }
     }
-    let moved = match (moved_any, last_gradient) {
-        (true, Some(g)) => Some((v, g)),
-        _ => None,
-    };
-    best.is_finite().then_some(Refined { dual: best, moved })
+    best.is_finite().then_some(Refined { dual: best, moved: last_gradient.map(|g| (v, g)) })
 }
 
 /// When a refinement stops: once its dual value reaches `enough`, or after `rounds` rounds.
@@ -587,7 +579,11 @@ impl Round {
         let n = self.cols.len();
         let kind = cert.conjugate;
         let mut moved = false;
-        let mut u: Vec<f64> = a.iter().zip(labels).map(|(&ai, &y)| loss_derivatives(kind, y, ai).0).collect();
+        let derivatives =
+            |a: &[f64]| -> Vec<f64> { a.iter().zip(labels).map(|(&ai, &y)| loss_derivatives(kind, y, ai).0).collect() };
+        let mut u = derivatives(a);
+        // Σᵢ ℓ(yᵢ, aᵢ) at the current margins: the accepted trial of a line search computed it.
+        let mut loss_now: f64 = a.iter().zip(labels).map(|(&ai, &y)| loss_value(kind, y, ai)).sum();
         for _ in 0..REFINE_STEPS {
             let loss_gradient: Vec<f64> = sub.transpose_times(&u).iter().map(|x| scale * x).collect();
             let unit_of_residual =
@@ -608,22 +604,21 @@ impl Round {
             }
             let last = -predicted < negligible;
             let dm = sub.times(&d);
-            let loss_now: f64 = a.iter().zip(labels).map(|(&ai, &y)| loss_value(kind, y, ai)).sum();
             let reg_now = cert.l1 * l1_norm(&self.v) + 0.5 * cert.l2 * squared(&self.v);
             // Armijo's sufficient decrease (Δ = ∇ᵀd + l1·(‖x‖₁ − ‖v‖₁), as LIBLINEAR), or where
             // differences of F near its minimum are lost to rounding, a non-positive slope of F
             // at the end of the step: F is convex along it, so it decreased all the way.
             let mut t = 1.0;
-            let (point, at, ut) = loop {
+            let (point, at, ut, loss) = loop {
                 let point: Vec<f64> =
                     if t == 1.0 { x.clone() } else { self.v.iter().zip(&d).map(|(v, d)| v + t * d).collect() };
                 let at: Vec<f64> = a.iter().zip(&dm).map(|(x, d)| x + t * d).collect();
-                let ut: Vec<f64> = at.iter().zip(labels).map(|(&ai, &y)| loss_derivatives(kind, y, ai).0).collect();
+                let ut = derivatives(&at);
                 let loss: f64 = at.iter().zip(labels).map(|(&ai, &y)| loss_value(kind, y, ai)).sum();
                 let change =
                     scale * (loss - loss_now) + cert.l1 * l1_norm(&point) + 0.5 * cert.l2 * squared(&point) - reg_now;
                 if change <= ARMIJO * t * predicted {
-                    break (point, at, ut);
+                    break (point, at, ut, loss);
                 }
                 // The slope from the left at the end: a coordinate the step took to zero counts
                 // with the sign it had before.
@@ -638,14 +633,14 @@ impl Round {
                     })
                     .sum();
                 if scale * dot(&ut, &dm) + reg_slope <= 0.0 {
-                    break (point, at, ut);
+                    break (point, at, ut, loss);
                 }
                 t *= 0.5;
                 if t < 1e-12 {
                     return moved;
                 }
             };
-            (self.v, *a, u, moved) = (point, at, ut, true);
+            (self.v, *a, u, loss_now, moved) = (point, at, ut, loss, true);
             if last {
                 break;
             }
@@ -655,11 +650,11 @@ impl Round {
 
     /// The minimiser over lo ≤ x ≤ hi of ∇ᵀ(x − v) + ½(x − v)ᵀH(x − v) + l1‖x‖₁, H dense and
     /// symmetric (row-major), to `tol`: until a round lowers the model by less than that
-    /// fraction of what the first round did. Coordinate descent finds which coordinates are zero or at a bound
-    /// (a closed-form soft threshold and clip per coordinate), conjugate gradients then solve the
-    /// model on the others with their signs kept: on one-hot or near-duplicate columns H is
-    /// nearly singular, and coordinate descent alone crawls along its flat directions as the
-    /// solver's epochs do.
+    /// fraction of what the first round did. Coordinate descent finds which coordinates are
+    /// zero or at a bound (a closed-form soft threshold and clip per coordinate), conjugate
+    /// gradients then solve the model on the others with their signs kept: on one-hot or
+    /// near-duplicate columns H is nearly singular, and coordinate descent alone crawls along
+    /// its flat directions as the solver's epochs do.
     fn model_minimiser(&self, cert: &Certificate, h: &[f64], gradient: &[f64], tol: f64) -> Vec<f64> {
         let n = gradient.len();
         let mut model = Model { h, n, gradient, x: self.v.clone(), hd: vec![0.0; n], cert };
@@ -916,14 +911,7 @@ impl Subspace {
             }
             h
         };
-        let mut parts: Vec<Vec<f64>> = if self.threads > 1 {
-            std::thread::scope(|scope| {
-                let workers: Vec<_> = (0..HESSIAN_PARTS).map(|k| scope.spawn(move || part(k))).collect();
-                workers.into_iter().map(|w| w.join().unwrap_or_else(|e| std::panic::resume_unwind(e))).collect()
-            })
-        } else {
-            (0..HESSIAN_PARTS).map(part).collect()
-        };
+        let mut parts = super::passes::each(HESSIAN_PARTS, self.threads, part);
         let mut h = parts.remove(0);
         for other in parts {
             for (x, y) in h.iter_mut().zip(other) {

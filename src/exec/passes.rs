@@ -29,15 +29,23 @@ pub fn blocks_with<S, T: Send>(
         blocks.map(|b| f(&mut scratch, b * BLOCK..((b + 1) * BLOCK).min(n))).collect::<Vec<T>>()
     };
     let threads = threads.clamp(1, count.max(1));
+    let per = count.div_ceil(threads);
+    each(threads, threads, |t| run(t * per..((t + 1) * per).min(count))).into_iter().flatten().collect()
+}
+
+/// `f(k)` for every k in `0..count`, in order, on up to `threads` threads (each takes a
+/// contiguous run of k): for work already cut into a fixed number of parts.
+pub fn each<T: Send>(count: usize, threads: usize, f: impl Fn(usize) -> T + Sync) -> Vec<T> {
+    let threads = threads.clamp(1, count.max(1));
     if threads == 1 {
-        return run(0..count);
+        return (0..count).map(f).collect();
     }
     let per = count.div_ceil(threads);
     std::thread::scope(|scope| {
         let workers: Vec<_> = (0..threads)
             .map(|t| {
-                let run = &run;
-                scope.spawn(move || run(t * per..((t + 1) * per).min(count)))
+                let f = &f;
+                scope.spawn(move || (t * per..((t + 1) * per).min(count)).map(f).collect::<Vec<T>>())
             })
             .collect();
         workers.into_iter().flat_map(|w| w.join().unwrap_or_else(|e| std::panic::resume_unwind(e))).collect()
@@ -62,6 +70,7 @@ mod tests {
         for threads in [2, 3, 8, 64] {
             assert_eq!(sum(threads).to_bits(), one.to_bits(), "{threads} threads");
             assert_eq!(map(n, threads, |i| i), (0..n).collect::<Vec<_>>());
+            assert_eq!(each(5, threads, |k| k * k), vec![0, 1, 4, 9, 16]);
         }
         assert!(blocks(0, 4, |r| r.len()).is_empty());
     }
