@@ -416,9 +416,6 @@ const REFINE_ROUNDS_EAGER: usize = 2;
 /// A round ends once the duality gap of F restricted to V is this fraction of the gap asked
 /// for: the rest of the gap is left to the coordinates outside V.
 const REFINE_SLACK: f64 = 0.1;
-/// A round has stalled when a step predicted to lower F by less than the gap it aims at left
-/// more than this fraction of the gap on V.
-const REFINE_STALL_RATE: f64 = 0.5;
 /// Proximal Newton steps per round, at most (each a Hessian on V, a pass over the rows of X_V
 /// and a line search over the rows).
 const REFINE_STEPS: usize = 20;
@@ -577,7 +574,7 @@ impl Round {
     /// Hessian of V, with no pass over the data, and sets coordinates to zero and back as the
     /// l1 term asks: no active set to grow one coordinate a step. Moves `self.v` and the
     /// margins `a` along; whether it moved at all.
-    /// The round ends once the gap on V is at most `negligible`, or once it stalls.
+    /// The round ends once the gap on V is at most `negligible`.
     fn newton(
         &mut self,
         cert: &Certificate,
@@ -590,13 +587,8 @@ impl Round {
         let n = self.cols.len();
         let kind = cert.conjugate;
         let mut moved = false;
-        let derivatives =
-            |a: &[f64]| -> Vec<f64> { a.iter().zip(labels).map(|(&ai, &y)| loss_derivatives(kind, y, ai).0).collect() };
-        let mut u = derivatives(a);
-        // Σᵢ ℓ(yᵢ, aᵢ) at the current margins: the accepted trial of a line search computed it.
-        let mut loss_now: f64 = a.iter().zip(labels).map(|(&ai, &y)| loss_value(kind, y, ai)).sum();
-        // The last step's predicted decrease and the gap on V before it.
-        let mut last: Option<(f64, f64)> = None;
+        // ℓ′, ℓ″ and Σᵢ ℓ at the current margins: the accepted trial of a line search computed them.
+        let Rows { mut u, mut curvature, loss: mut loss_now, .. } = Rows::at(kind, labels, a, None, sub.threads);
         for _ in 0..REFINE_STEPS {
             let loss_gradient: Vec<f64> = sub.transpose_times(&u).iter().map(|x| scale * x).collect();
             let unit_of_residual =
@@ -604,18 +596,13 @@ impl Round {
             if (0..n).all(|k| violation(cert, self.v[k], loss_gradient[k]) <= REFINE_RESIDUAL * unit_of_residual) {
                 break;
             }
-            let gap_on_v = self.restricted_gap(cert, scale, labels, a, &u, &loss_gradient, loss_now);
-            // Done once the gap on V is negligible, or once a step gained little and the gap did
-            // not fall with it: Newton's rate is lost (a9a's one-hot groups leave directions
-            // where F is flat and the model's minimiser crawls), and the epochs that follow
-            // move along them more cheaply.
-            let stalled = last.is_some_and(|(predicted, before): (f64, f64)| {
-                -predicted < negligible && gap_on_v > REFINE_STALL_RATE * before
-            });
-            if gap_on_v <= negligible || stalled {
+            let gap_on_v = self.restricted_gap(cert, scale, labels, (a, &u, loss_now), &loss_gradient, sub.threads);
+            // No rule on a stall: from a cold point the first steps may take a tenth of the gap
+            // in four steps, then all of it in three (a9a at λ 1.13e-5), and any rule tried
+            // there cut them short and cost an epoch.
+            if gap_on_v <= negligible {
                 break;
             }
-            let curvature: Vec<f64> = a.iter().zip(labels).map(|(&ai, &y)| loss_derivatives(kind, y, ai).1).collect();
             let h = sub.hessian(&curvature, scale, cert.l2);
             let gradient: Vec<f64> = (0..n).map(|k| loss_gradient[k] + cert.l2 * self.v[k]).collect();
             let x = self.model_minimiser(cert, &h, &gradient, MODEL_FORCING);
@@ -623,7 +610,6 @@ impl Round {
             let l1_norm = |z: &[f64]| z.iter().map(|v| v.abs()).sum::<f64>();
             let squared = |z: &[f64]| z.iter().map(|v| v * v).sum::<f64>();
             let predicted = dot(&gradient, &d) + cert.l1 * (l1_norm(&x) - l1_norm(&self.v));
-            last = Some((predicted, gap_on_v));
             if predicted.is_nan() || predicted >= 0.0 {
                 break;
             }
@@ -633,16 +619,15 @@ impl Round {
             // differences of F near its minimum are lost to rounding, a non-positive slope of F
             // at the end of the step: F is convex along it, so it decreased all the way.
             let mut t = 1.0;
-            let (point, at, ut, loss) = loop {
+            let (point, trial) = loop {
                 let point: Vec<f64> =
                     if t == 1.0 { x.clone() } else { self.v.iter().zip(&d).map(|(v, d)| v + t * d).collect() };
-                let at: Vec<f64> = a.iter().zip(&dm).map(|(x, d)| x + t * d).collect();
-                let ut = derivatives(&at);
-                let loss: f64 = at.iter().zip(labels).map(|(&ai, &y)| loss_value(kind, y, ai)).sum();
+                let trial = Rows::at(kind, labels, a, Some((&dm, t)), sub.threads);
                 let change =
-                    scale * (loss - loss_now) + cert.l1 * l1_norm(&point) + 0.5 * cert.l2 * squared(&point) - reg_now;
+                    scale * (trial.loss - loss_now) + cert.l1 * l1_norm(&point) + 0.5 * cert.l2 * squared(&point)
+                        - reg_now;
                 if change <= ARMIJO * t * predicted {
-                    break (point, at, ut, loss);
+                    break (point, trial);
                 }
                 // The slope from the left at the end: a coordinate the step took to zero counts
                 // with the sign it had before.
@@ -656,15 +641,15 @@ impl Round {
                         (cert.l1 * side + cert.l2 * point[k]) * d[k]
                     })
                     .sum();
-                if scale * dot(&ut, &dm) + reg_slope <= 0.0 {
-                    break (point, at, ut, loss);
+                if scale * dot(&trial.u, &dm) + reg_slope <= 0.0 {
+                    break (point, trial);
                 }
                 t *= 0.5;
                 if t < 1e-12 {
                     return moved;
                 }
             };
-            (self.v, *a, u, loss_now, moved) = (point, at, ut, loss, true);
+            (self.v, *a, u, curvature, loss_now, moved) = (point, trial.a, trial.u, trial.curvature, trial.loss, true);
         }
         moved
     }
@@ -677,30 +662,29 @@ impl Round {
     /// dual point by s ≈ 1/4 costs ~2/3 of F in the bound (ℓ*'s curvature 1/ℓ″ is e^|a| at a
     /// misclassified row): the decrease F's model predicts says the round is done long before
     /// the dual point is.
-    #[allow(clippy::too_many_arguments)]
+    /// `rows` are the margins a, u = ℓ′(a) and Σᵢ ℓ(aᵢ).
     fn restricted_gap(
         &self,
         cert: &Certificate,
         scale: f64,
         labels: &[f64],
-        a: &[f64],
-        u: &[f64],
+        (a, u, loss): (&[f64], &[f64], f64),
         loss_gradient: &[f64],
-        loss: f64,
+        threads: usize,
     ) -> f64 {
         let kind = cert.conjugate;
         let z: Vec<f64> = loss_gradient.iter().map(|g| -g).collect();
         let s = domain_scale(cert, &z);
         // Σᵢ uᵢ·(X_V v)ᵢ = −⟨z, v⟩/scale turns a⁰ into a.
-        let conjugates: f64 = a
-            .iter()
-            .zip(u)
-            .zip(labels)
-            .map(|((&ai, &ui), &y)| {
-                let su = into_loss_domain(kind, y, s * ui);
-                loss_conjugate(kind, y, su) - su * ai
+        let conjugates: f64 = super::passes::blocks(a.len(), threads, |rows| {
+            rows.map(|i| {
+                let su = into_loss_domain(kind, labels[i], s * u[i]);
+                loss_conjugate(kind, labels[i], su) - su * a[i]
             })
-            .sum();
+            .sum::<f64>()
+        })
+        .into_iter()
+        .sum();
         let regularizer: f64 = self
             .v
             .iter()
@@ -875,6 +859,60 @@ impl Model<'_> {
     }
 }
 
+/// What a Newton step needs of every row at margins a (or a + t·Δa, a line search's trial):
+/// ℓ′ and ℓ″ per row, and Σᵢ ℓ.
+struct Rows {
+    a: Vec<f64>,
+    u: Vec<f64>,
+    curvature: Vec<f64>,
+    loss: f64,
+}
+
+impl Rows {
+    /// In blocks of rows on `threads` threads, the sum added in block order: the same numbers
+    /// for any thread count.
+    fn at(kind: LossConjugate, labels: &[f64], a: &[f64], step: Option<(&[f64], f64)>, threads: usize) -> Rows {
+        let blocks = super::passes::blocks(a.len(), threads, |rows| {
+            let mut block = Rows { a: vec![], u: vec![], curvature: vec![], loss: 0.0 };
+            for i in rows {
+                let ai = step.map_or(a[i], |(da, t)| a[i] + t * da[i]);
+                let (loss, u, curvature) = loss_terms(kind, labels[i], ai);
+                block.a.push(ai);
+                block.u.push(u);
+                block.curvature.push(curvature);
+                block.loss += loss;
+            }
+            block
+        });
+        let mut all = Rows { a: vec![], u: vec![], curvature: vec![], loss: 0.0 };
+        for block in blocks {
+            all.a.extend(block.a);
+            all.u.extend(block.u);
+            all.curvature.extend(block.curvature);
+            all.loss += block.loss;
+        }
+        all
+    }
+}
+
+/// ℓ, ℓ′ and ℓ″ at a; for logistic from one exponential, e^−|y·a|, which cannot overflow
+/// (a line search's trials and the next step's Hessian take all three at every row).
+fn loss_terms(kind: LossConjugate, y: f64, a: f64) -> (f64, f64, f64) {
+    match kind {
+        LossConjugate::Logistic => {
+            let ya = y * a;
+            let e = (-ya.abs()).exp();
+            // p = 1/(1 + e^{y·a}), the probability of the other label.
+            let p = if ya >= 0.0 { e / (1.0 + e) } else { 1.0 / (1.0 + e) };
+            ((-ya).max(0.0) + e.ln_1p(), -y * p, e / ((1.0 + e) * (1.0 + e)))
+        }
+        _ => {
+            let (u, curvature) = loss_derivatives(kind, y, a);
+            (loss_value(kind, y, a), u, curvature)
+        }
+    }
+}
+
 /// ℓ(y, a) of the losses [`loss_derivatives`] knows, in closed form for the line search.
 fn loss_value(kind: LossConjugate, y: f64, a: f64) -> f64 {
     match kind {
@@ -1018,17 +1056,26 @@ impl Subspace {
 
     /// X_V·β, one entry per row.
     fn times(&self, beta: &[f64]) -> Vec<f64> {
-        (0..self.ptr.len() - 1)
-            .map(|i| (self.ptr[i]..self.ptr[i + 1]).map(|k| self.value[k] * beta[self.slot[k] as usize]).sum())
-            .collect()
+        super::passes::map(self.ptr.len() - 1, self.threads, |i| {
+            (self.ptr[i]..self.ptr[i + 1]).map(|k| self.value[k] * beta[self.slot[k] as usize]).sum()
+        })
     }
 
-    /// X_Vᵀ·u.
+    /// X_Vᵀ·u, by blocks of rows added in block order.
     fn transpose_times(&self, u: &[f64]) -> Vec<f64> {
+        let parts = super::passes::blocks(u.len(), self.threads, |rows| {
+            let mut out = vec![0.0; self.n];
+            for i in rows {
+                for k in self.ptr[i]..self.ptr[i + 1] {
+                    out[self.slot[k] as usize] += self.value[k] * u[i];
+                }
+            }
+            out
+        });
         let mut out = vec![0.0; self.n];
-        for (i, &ui) in u.iter().enumerate() {
-            for k in self.ptr[i]..self.ptr[i + 1] {
-                out[self.slot[k] as usize] += self.value[k] * ui;
+        for part in parts {
+            for (x, y) in out.iter_mut().zip(part) {
+                *x += y;
             }
         }
         out
@@ -1358,13 +1405,37 @@ mod tests {
                 let (dual, _) = dual_at(&cert, &data, c, d, 1, &u);
                 let loss_gradient: Vec<f64> = sub.transpose_times(&u).iter().map(|g| scale * g).collect();
                 let round = Round { cols: (0..d).collect(), v: w.to_vec() };
-                let on_v = round.restricted_gap(&cert, scale, &labels, &a, &u, &loss_gradient, loss);
+                let on_v = round.restricted_gap(&cert, scale, &labels, (&a, &u, loss), &loss_gradient, 1);
                 assert!(on_v >= -1e-12, "{kind:?} {l1} {l2}: negative gap {on_v}");
                 assert!(
                     (on_v - (f - dual)).abs() <= 1e-10 * (1.0 + f.abs()),
                     "{kind:?} l1 {l1} l2 {l2}: gap on V {on_v} against F − D {}",
                     f - dual
                 );
+            }
+        }
+    }
+
+    #[test]
+    fn loss_terms_from_one_exponential_match_the_separate_formulas() {
+        for kind in [LossConjugate::Logistic, LossConjugate::Squared] {
+            for y in [-1.0, 1.0] {
+                for a in [-800.0, -40.0, -3.5, -1e-9, 0.0, 2e-7, 0.7, 12.0, 36.0, 750.0] {
+                    let (loss, u, curvature) = loss_terms(kind, y, a);
+                    let (u0, c0) = loss_derivatives(kind, y, a);
+                    let loss0 = loss_value(kind, y, a);
+                    let close = |x: f64, x0: f64| (x - x0).abs() <= 1e-14 * x0.abs() + 1e-300;
+                    assert!(close(loss, loss0), "{kind:?} y {y} a {a}: ℓ {loss} against {loss0}");
+                    assert!(close(u, u0), "{kind:?} y {y} a {a}: ℓ′ {u} against {u0}");
+                    // p(1 − p) loses 1 − p to rounding as p nears 1 (1e-12 of it at |a| = 12,
+                    // all of it past 37); e/(1 + e)² keeps it.
+                    let curvature_ok = if kind == LossConjugate::Squared || a.abs() <= 30.0 {
+                        (curvature - c0).abs() <= 1e-10 * c0
+                    } else {
+                        (0.0..1e-13).contains(&curvature)
+                    };
+                    assert!(curvature_ok, "{kind:?} y {y} a {a}: ℓ″ {curvature} against {c0}");
+                }
             }
         }
     }
