@@ -555,8 +555,8 @@ fn refined_dual(
 }
 
 /// When a refinement stops: once its dual value reaches `enough`, or after `rounds` rounds.
-/// A round ends early once its gap on V is a small fraction of
-/// `slack`, the gap the caller asks for: the dual point needs no more.
+/// A round ends early once its gap on V is a small fraction of `slack`, the gap the caller asks
+/// for: the dual point needs no more.
 struct Budget {
     enough: f64,
     slack: f64,
@@ -669,10 +669,10 @@ impl Round {
     /// Σᵢ c/m·[ℓ(aᵢ) + ℓ*(s·uᵢ) − s·uᵢ·a⁰ᵢ] + Σ_{j∈V} [r(vⱼ) + r*(s·zⱼ)] with a⁰ = a − X_V·v and
     /// z = −∇_V f. It measures what a round is for: on a9a at λ ≈ 1e-5, F on V is within 1e-6
     /// of its minimum while ∇f still exceeds l1 by a few l1 on some coordinate, and scaling the
-    /// dual point by s ≈ 1/4 costs ~2/3 of F in the bound (ℓ*'s curvature 1/ℓ″ is e^|a| at a
-    /// misclassified row): the decrease F's model predicts says the round is done long before
-    /// the dual point is.
-    /// `rows` are the margins a, u = ℓ′(a) and Σᵢ ℓ(aᵢ).
+    /// dual point by s ≈ 1/4 costs ~2/3 of F in the bound (ℓ* is steep at the rows misclassified
+    /// by a wide margin, where uᵢ is near the end of its domain): the decrease F's model
+    /// predicts says the round is done long before the dual point is.
+    /// The rows enter as their margins a, u = ℓ′(a) and Σᵢ ℓ(aᵢ).
     fn restricted_gap(
         &self,
         cert: &Certificate,
