@@ -597,23 +597,23 @@ impl Round {
         let n = self.cols.len();
         let kind = cert.conjugate;
         let mut moved = false;
-        // ℓ′, ℓ″ and Σᵢ ℓ at the current margins: the accepted trial of a line search computed them.
-        let Rows { mut u, mut curvature, loss: mut loss_now, .. } = Rows::at(kind, labels, a, None, sub.threads);
+        // The margins with ℓ′, ℓ″ and Σᵢ ℓ there: after a step, its line search's accepted trial.
+        let mut now = Rows::at(kind, labels, a, None, sub.threads);
         for _ in 0..REFINE_STEPS {
-            let loss_gradient: Vec<f64> = sub.transpose_times(&u).iter().map(|x| scale * x).collect();
+            let loss_gradient: Vec<f64> = sub.transpose_times(&now.u).iter().map(|x| scale * x).collect();
             let unit_of_residual =
                 if cert.l1 > 0.0 { cert.l1 } else { loss_gradient.iter().fold(0.0_f64, |x, g| x.max(g.abs())) };
             if (0..n).all(|k| violation(cert, self.v[k], loss_gradient[k]) <= REFINE_RESIDUAL * unit_of_residual) {
                 break;
             }
-            let gap_on_v = self.restricted_gap(cert, scale, labels, (a, &u, loss_now), &loss_gradient, sub.threads);
+            let gap_on_v = self.restricted_gap(cert, scale, labels, &now, &loss_gradient, sub.threads);
             // No rule on a stall: from a cold point the first steps may take a tenth of the gap
             // in four steps, then all of it in three (a9a at λ 1.13e-5), and any rule tried
             // there cut them short and cost an epoch.
             if gap_on_v <= negligible {
                 break;
             }
-            let h = sub.hessian(&curvature, scale, cert.l2);
+            let h = sub.hessian(&now.curvature, scale, cert.l2);
             let gradient: Vec<f64> = (0..n).map(|k| loss_gradient[k] + cert.l2 * self.v[k]).collect();
             let x = self.model_minimiser(cert, &h, &gradient, MODEL_FORCING);
             let d: Vec<f64> = x.iter().zip(&self.v).map(|(x, v)| x - v).collect();
@@ -629,15 +629,15 @@ impl Round {
             // differences of F near its minimum are lost to rounding, a non-positive slope of F
             // at the end of the step: F is convex along it, so it decreased all the way.
             let mut t = 1.0;
-            let (point, trial) = loop {
+            let step = loop {
                 let point: Vec<f64> =
                     if t == 1.0 { x.clone() } else { self.v.iter().zip(&d).map(|(v, d)| v + t * d).collect() };
-                let trial = Rows::at(kind, labels, a, Some((&dm, t)), sub.threads);
+                let trial = Rows::at(kind, labels, &now.a, Some((&dm, t)), sub.threads);
                 let change =
-                    scale * (trial.loss - loss_now) + cert.l1 * l1_norm(&point) + 0.5 * cert.l2 * squared(&point)
+                    scale * (trial.loss - now.loss) + cert.l1 * l1_norm(&point) + 0.5 * cert.l2 * squared(&point)
                         - reg_now;
                 if change <= ARMIJO * t * predicted {
-                    break (point, trial);
+                    break Some((point, trial));
                 }
                 // The slope from the left at the end: a coordinate the step took to zero counts
                 // with the sign it had before.
@@ -652,15 +652,17 @@ impl Round {
                     })
                     .sum();
                 if scale * dot(&trial.u, &dm) + reg_slope <= 0.0 {
-                    break (point, trial);
+                    break Some((point, trial));
                 }
                 t *= 0.5;
                 if t < 1e-12 {
-                    return moved;
+                    break None;
                 }
             };
-            (self.v, *a, u, curvature, loss_now, moved) = (point, trial.a, trial.u, trial.curvature, trial.loss, true);
+            let Some((point, trial)) = step else { break };
+            (self.v, now, moved) = (point, trial, true);
         }
+        *a = now.a;
         moved
     }
 
@@ -672,13 +674,12 @@ impl Round {
     /// dual point by s ≈ 1/4 costs ~2/3 of F in the bound (ℓ* is steep at the rows misclassified
     /// by a wide margin, where uᵢ is near the end of its domain): the decrease F's model
     /// predicts says the round is done long before the dual point is.
-    /// The rows enter as their margins a, u = ℓ′(a) and Σᵢ ℓ(aᵢ).
     fn restricted_gap(
         &self,
         cert: &Certificate,
         scale: f64,
         labels: &[f64],
-        (a, u, loss): (&[f64], &[f64], f64),
+        Rows { a, u, loss, .. }: &Rows,
         loss_gradient: &[f64],
         threads: usize,
     ) -> f64 {
@@ -757,6 +758,15 @@ impl Model<'_> {
         (0..self.n).map(|k| violation(self.cert, self.x[k], self.gradient[k] + self.hd[k])).fold(0.0, f64::max)
     }
 
+    /// Sets xₖ, keeping H·(x − v) up to date.
+    fn move_to(&mut self, k: usize, value: f64) {
+        let (n, change) = (self.n, value - self.x[k]);
+        self.x[k] = value;
+        for (acc, hk) in self.hd.iter_mut().zip(&self.h[k * n..k * n + n]) {
+            *acc += change * hk;
+        }
+    }
+
     /// One cyclic sweep of coordinate descent; what it took off the model.
     fn sweep(&mut self) -> f64 {
         let (n, l1) = (self.n, self.cert.l1);
@@ -772,10 +782,7 @@ impl Model<'_> {
             let delta = target - self.x[k];
             if delta != 0.0 {
                 gain -= g * delta + 0.5 * hkk * delta * delta + l1 * (target.abs() - self.x[k].abs());
-                self.x[k] = target;
-                for (acc, hk) in self.hd.iter_mut().zip(&self.h[k * n..k * n + n]) {
-                    *acc += delta * hk;
-                }
+                self.move_to(k, target);
             }
         }
         gain
@@ -875,12 +882,8 @@ impl Model<'_> {
                 Some((at, wall)) if at == q => wall,
                 _ => self.x[k] + delta[q],
             };
-            let change = moved_to - self.x[k];
-            if change != 0.0 {
-                self.x[k] = moved_to;
-                for (acc, hk) in self.hd.iter_mut().zip(&self.h[k * n..k * n + n]) {
-                    *acc += change * hk;
-                }
+            if moved_to != self.x[k] {
+                self.move_to(k, moved_to);
             }
         }
         (gain, stopped_at.is_some())
@@ -1065,13 +1068,7 @@ impl Subspace {
             }
             h
         };
-        let mut parts = super::passes::each(HESSIAN_PARTS, self.threads, part);
-        let mut h = parts.remove(0);
-        for other in parts {
-            for (x, y) in h.iter_mut().zip(other) {
-                *x += y;
-            }
-        }
+        let mut h = super::passes::add_in_order(super::passes::each(HESSIAN_PARTS, self.threads, part));
         for a in 0..n {
             for b in 0..a {
                 h[b * n + a] = h[a * n + b];
@@ -1093,7 +1090,8 @@ impl Subspace {
 
     /// X_Vᵀ·u, by blocks of rows added in block order.
     fn transpose_times(&self, u: &[f64]) -> Vec<f64> {
-        let parts = super::passes::blocks(u.len(), self.threads, |rows| {
+        // u has a row at least (the caller has checked m > 0), so there is a block.
+        super::passes::add_in_order(super::passes::blocks(u.len(), self.threads, |rows| {
             let mut out = vec![0.0; self.n];
             for i in rows {
                 for k in self.ptr[i]..self.ptr[i + 1] {
@@ -1101,14 +1099,7 @@ impl Subspace {
                 }
             }
             out
-        });
-        let mut out = vec![0.0; self.n];
-        for part in parts {
-            for (x, y) in out.iter_mut().zip(part) {
-                *x += y;
-            }
-        }
-        out
+        }))
     }
 }
 
@@ -1435,7 +1426,8 @@ mod tests {
                 let (dual, _) = dual_at(&cert, &data, c, d, 1, &u);
                 let loss_gradient: Vec<f64> = sub.transpose_times(&u).iter().map(|g| scale * g).collect();
                 let round = Round { cols: (0..d).collect(), v: w.to_vec() };
-                let on_v = round.restricted_gap(&cert, scale, &labels, (&a, &u, loss), &loss_gradient, 1);
+                let rows = Rows { a: a.clone(), u: u.clone(), curvature: vec![], loss };
+                let on_v = round.restricted_gap(&cert, scale, &labels, &rows, &loss_gradient, 1);
                 assert!(on_v >= -1e-12, "{kind:?} {l1} {l2}: negative gap {on_v}");
                 assert!(
                     (on_v - (f - dual)).abs() <= 1e-10 * (1.0 + f.abs()),

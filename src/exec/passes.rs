@@ -52,6 +52,19 @@ pub fn each<T: Send>(count: usize, threads: usize, f: impl Fn(usize) -> T + Sync
     })
 }
 
+/// Per-part vectors of one length (partial sums of a pass), added in part order: the same sums
+/// whatever the thread count that computed the parts.
+pub fn add_in_order(parts: Vec<Vec<f64>>) -> Vec<f64> {
+    let mut parts = parts.into_iter();
+    let mut total = parts.next().unwrap_or_default();
+    for part in parts {
+        for (x, y) in total.iter_mut().zip(part) {
+            *x += y;
+        }
+    }
+    total
+}
+
 /// `f(i)` for every i in `0..n`, computed by blocks on up to `threads` threads.
 pub fn map<T: Send>(n: usize, threads: usize, f: impl Fn(usize) -> T + Sync) -> Vec<T> {
     blocks(n, threads, |r| r.map(&f).collect::<Vec<T>>()).into_iter().flatten().collect()
