@@ -68,8 +68,8 @@ struct StreamedRun {
 }
 
 fn streamed(plan: &optc::plan::Plan, data: &Path, kind: LabelKind, epochs: usize, block: usize) -> StreamedRun {
-    let source = StreamSource::new(data, block, 2).expect("source");
-    let scanned = scan(&source, 1).expect("scan");
+    let mut source = StreamSource::new(data, block, 2).expect("source");
+    let scanned = scan(&mut source, 1).expect("scan");
     let d = read_libsvm(data).expect("reads");
     // The first pass learns what reading the whole file does.
     assert_eq!((scanned.rows, scanned.features, scanned.nnz), (d.rows(), d.features(), d.nnz()));
@@ -215,11 +215,42 @@ fn the_cli_says_which_solver_it_streamed_and_why() {
     let stdin = optc(&["run", m, "-", "--stream"]);
     assert_eq!(stdin.status.code(), Some(2));
     // An option a streamed run cannot honour is a diagnostic, not ignored.
-    for (flag, said) in [("--cache", "--cache with --stream"), ("--holdout=0.1", "--holdout with --stream")] {
-        let out = optc(&["run", m, data, "--stream", flag]);
-        assert_eq!(out.status.code(), Some(2), "{flag}");
-        assert!(text(&out.stderr).contains(said), "{flag}: {}", text(&out.stderr));
+    let out = optc(&["run", m, data, "--stream", "--holdout=0.1"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("--holdout with --stream"), "{}", text(&out.stderr));
+}
+
+#[test]
+fn a_streamed_cache_gives_the_same_run_and_is_read_by_the_next() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let data = write(dir.path(), "d.svm", &generated(90, 25, 8));
+    let m = write(dir.path(), "m.opt", &model("labels", 0.01, "minimize E[logistic(y, <x, w>)] + λ·l1(w)", ""));
+    let (m, data) = (m.to_str().expect("utf-8"), data.to_str().expect("utf-8"));
+    let caches = dir.path().join("caches");
+    let cache_flag = format!("--cache={}", caches.display());
+    let run = |extra: &[&str], saved: &str| {
+        let saved = dir.path().join(saved);
+        let mut args = vec!["run", m, data, "--stream", "--block-rows", "16", "--epochs", "3", "--json"];
+        args.extend_from_slice(&["--save", saved.to_str().expect("utf-8")]);
+        args.extend_from_slice(extra);
+        let out = optc(&args);
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        let r: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+        (r, text(&out.stderr), std::fs::read(saved).expect("saved"))
+    };
+    let (plain, _, w_plain) = run(&[], "plain.model");
+    let (cold, notes, w_cold) = run(&[&cache_flag], "cold.model");
+    assert!(notes.contains("note: data cache written to"), "{notes}");
+    let (warm, notes, w_warm) = run(&[&cache_flag], "warm.model");
+    assert!(notes.contains("note: data read from the cache"), "{notes}");
+    assert!(warm["stream"]["cache"].as_str().is_some_and(|p| p.starts_with(caches.to_str().expect("utf-8"))));
+    assert!(plain["stream"]["cache"].is_null());
+    for r in [&cold, &warm] {
+        for key in ["objective", "gap", "nnz", "rows", "data_nnz"] {
+            assert_eq!(r[key], plain[key], "{key}");
+        }
     }
+    assert!(w_cold == w_plain && w_warm == w_plain, "the saved weights");
 }
 
 #[test]

@@ -40,17 +40,13 @@ pub(super) fn run(args: &RunArgs) -> Result<(), Failure> {
             "--test with --stream is not supported: save the model (--save) and score the test file with `optc predict`".into(),
         ));
     }
-    if args.solve.data.cache.is_some() {
-        return Err(Failure::Usage(
-            "--cache with --stream: a streamed run reads the text each pass and keeps no cache (run without --stream to use one)".into(),
-        ));
-    }
     if args.init.is_some() {
         return Err(Failure::Usage("--init with --stream is not supported: streamed runs start from w = 0".into()));
     }
     let workers = args.solve.data.threads();
-    let source = StreamSource::new(&args.data, args.block_rows.unwrap_or(DEFAULT_BLOCK_ROWS), workers)
-        .map_err(Failure::Usage)?;
+    let mut source = StreamSource::new(&args.data, args.block_rows.unwrap_or(DEFAULT_BLOCK_ROWS), workers)
+        .map_err(Failure::Usage)?
+        .with_cache(args.solve.data.cache_dir());
     let file = read_model(&args.model)?;
     let mut opts = CompileOptions {
         overrides: parse_sets(&args.solve.set)?,
@@ -89,7 +85,7 @@ pub(super) fn run(args: &RunArgs) -> Result<(), Failure> {
     let human = !args.quiet;
     let say = |s: String| args.say(s);
     let scanning = Instant::now();
-    let scanned = scan(&source, settings.seed).map_err(|e| {
+    let scanned = scan(&mut source, settings.seed).map_err(|e| {
         let ctx = e.context();
         Failure::Input(if ctx.is_empty() { e.to_string() } else { format!("{e}\n{ctx}") })
     })?;
@@ -119,6 +115,9 @@ pub(super) fn run(args: &RunArgs) -> Result<(), Failure> {
     ensure_memory(&plan, &facts, &shape_only, &compiled.model.var.name)?;
     if let Some(m) = label_map.describe() {
         say(format!("note: {m}"));
+    }
+    if let Some(n) = &scanned.cache {
+        say(format!("note: {n}"));
     }
     if let Some(why) = &switched {
         say(format!("note: {why}"));
@@ -213,6 +212,21 @@ pub(super) fn run(args: &RunArgs) -> Result<(), Failure> {
     let no_gap = no_streamed_gap(&plan);
     let compile_seconds = front_seconds + selected.jit_seconds;
     if args.json {
+        let stream = serde_json::json!({
+            "block_rows": source.block_rows,
+            "largest_block": scanned.largest_block,
+            "blocks": scanned.blocks,
+            "parse_threads": source.workers,
+            "bytes": scanned.bytes,
+            "passes": 1 + done.passes,
+            "scan_seconds": scan_seconds,
+            "epoch_seconds": done.epoch_seconds,
+            "epoch_nnz_per_second": nnz_per_second,
+            "order": "file",
+            "cache": source.cached().map(|p| p.display().to_string()),
+            "cache_note": scanned.cache.as_ref().map(|n| n.to_string()),
+            "calibration_rows": calibration.as_ref().map(|c| c.rows),
+        });
         let mut r = serde_json::json!({
             "model": file.name,
             "data": source.name,
@@ -243,19 +257,7 @@ pub(super) fn run(args: &RunArgs) -> Result<(), Failure> {
             "step": step.shown.json(),
             "seconds": outcome.seconds,
             "parse_seconds": scan_seconds,
-            "stream": {
-                "block_rows": source.block_rows,
-                "largest_block": scanned.largest_block,
-                "blocks": scanned.blocks,
-                "parse_threads": source.workers,
-                "bytes": scanned.bytes,
-                "passes": 1 + done.passes,
-                "scan_seconds": scan_seconds,
-                "epoch_seconds": done.epoch_seconds,
-                "epoch_nnz_per_second": nnz_per_second,
-                "order": "file",
-                "calibration_rows": calibration.as_ref().map(|c| c.rows),
-            },
+            "stream": stream,
         });
         let obj = r.as_object_mut().expect("json object");
         match kind {
@@ -308,12 +310,19 @@ pub(super) fn run(args: &RunArgs) -> Result<(), Failure> {
             "  time         {:.3} s to solve: {} passes over the file, epochs at {:.2e} non-zeros/s (reading included)\n",
             outcome.seconds, done.passes, nnz_per_second
         );
-        s += &format!(
-            "  memory       the state (d = {features}) and at most {} blocks of ≤ {} rows ({} parse threads)",
-            3 * source.workers + 2,
-            source.block_rows,
-            source.workers
-        );
+        s += &match source.cached() {
+            Some(c) => format!(
+                "  memory       the state (d = {features}) and at most 3 blocks of ≤ {} rows (passes read the cache {})",
+                source.block_rows,
+                c.display()
+            ),
+            None => format!(
+                "  memory       the state (d = {features}) and at most {} blocks of ≤ {} rows ({} parse threads)",
+                3 * source.workers + 2,
+                source.block_rows,
+                source.workers
+            ),
+        };
         say(s);
         if let Some(c) = &calibration {
             say(format!(

@@ -25,7 +25,7 @@ const MAGIC: &[u8; 8] = b"OPTCDATA";
 /// Bump whenever the layout or the meaning of a field changes.
 const VERSION: u32 = 1;
 /// Byte order and pointer width of the writer: a file from another kind of machine is not used.
-const TAG: u32 = 0x0102_0300 | std::mem::size_of::<usize>() as u32;
+pub(super) const TAG: u32 = 0x0102_0300 | std::mem::size_of::<usize>() as u32;
 const HEADER: usize = 96;
 const ALIGN: usize = 64;
 
@@ -64,15 +64,15 @@ impl std::fmt::Display for CacheNote {
 
 /// What identifies the source a cache was made from.
 #[derive(Debug, PartialEq)]
-struct Key {
-    path: PathBuf,
-    size: u64,
-    mtime_s: i64,
-    mtime_ns: u32,
+pub(super) struct Key {
+    pub(super) path: PathBuf,
+    pub(super) size: u64,
+    pub(super) mtime_s: i64,
+    pub(super) mtime_ns: u32,
 }
 
 impl Key {
-    fn of(path: &Path) -> io::Result<Key> {
+    pub(super) fn of(path: &Path) -> io::Result<Key> {
         let canonical = fs::canonicalize(path)?;
         let meta = fs::metadata(&canonical)?;
         let since = meta.modified()?.duration_since(UNIX_EPOCH).unwrap_or_default();
@@ -94,7 +94,7 @@ pub fn load(
         // The reader names the problem (a missing file, a permission) as it always does.
         return Ok((parse()?, CacheNote::Unwritten("the data file cannot be examined".into())));
     };
-    let places = places(&key.path, dir);
+    let places = places(&key.path, dir, "optc-cache");
     let mut why = None;
     for place in &places {
         match read(place, &key, &display_name(path)) {
@@ -118,15 +118,16 @@ pub fn load(
     Ok((data, CacheNote::Unwritten(failures.join("; "))))
 }
 
-/// The files a cache of `source` may be in, in the order they are tried.
-fn places(source: &Path, dir: &CacheDir) -> Vec<PathBuf> {
+/// The files a cache of `source` may be in, in the order they are tried; `ext` names the
+/// kind of cache (the in-memory one, or the streamed one of `stream::cache`).
+pub(super) fn places(source: &Path, dir: &CacheDir, ext: &str) -> Vec<PathBuf> {
     let file = source.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "data".into());
     let parent = source.parent().unwrap_or(Path::new("/"));
-    let hashed = format!("{file}-{:08x}.optc-cache", crc32fast::hash(parent.as_os_str().as_encoded_bytes()));
+    let hashed = format!("{file}-{:08x}.{ext}", crc32fast::hash(parent.as_os_str().as_encoded_bytes()));
     match dir {
         CacheDir::In(d) => vec![d.join(hashed)],
         CacheDir::Beside => {
-            let mut out = vec![parent.join(format!("{file}.optc-cache"))];
+            let mut out = vec![parent.join(format!("{file}.{ext}"))];
             if let Some(d) = user_cache_dir() {
                 out.push(d.join("optc").join(hashed));
             }
@@ -142,7 +143,7 @@ fn user_cache_dir() -> Option<PathBuf> {
 }
 
 /// Why a cache was not used.
-enum Miss {
+pub(super) enum Miss {
     /// There is none.
     Absent,
     /// There is one, stale or damaged (said how).

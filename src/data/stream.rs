@@ -7,7 +7,13 @@
 //! reader ([`super::read_libsvm_from`]) and hand them back in file order through bounded
 //! channels, so at most `3·workers + 2` blocks exist at once. Row line numbers and error
 //! positions are the file's, not the chunk's.
+//!
+//! With `--cache` the first pass also writes the blocks it parsed to a binary log
+//! ([`cache`]), and later passes read that instead of the text.
 
+mod cache;
+
+use super::cache::{CacheDir, CacheNote, Key, Miss};
 use super::{display_name, open_text, read_libsvm_from, DataError, Dataset, LabelMap};
 use crate::data::store::{Matrix, Store};
 use rand::{Rng, SeedableRng};
@@ -33,6 +39,10 @@ pub struct StreamSource {
     pub block_rows: usize,
     /// Threads that parse blocks besides the one that reads the file.
     pub workers: usize,
+    /// Where `--cache` keeps the parsed blocks (None: no cache).
+    pub cache: Option<CacheDir>,
+    /// The cache later passes read, once the first pass found or wrote one.
+    cached: Option<cache::Log>,
 }
 
 impl StreamSource {
@@ -46,11 +56,37 @@ impl StreamSource {
         if block_rows == 0 {
             return Err("--block-rows must be at least 1".into());
         }
-        Ok(StreamSource { path: path.to_path_buf(), name: display_name(path), block_rows, workers: workers.max(1) })
+        Ok(StreamSource {
+            path: path.to_path_buf(),
+            name: display_name(path),
+            block_rows,
+            workers: workers.max(1),
+            cache: None,
+            cached: None,
+        })
     }
 
-    /// One pass over the file: its blocks in file order, each at most `block_rows` rows.
+    /// The same source, its parsed blocks kept in a cache in `dir` (see [`scan`]).
+    pub fn with_cache(self, dir: Option<CacheDir>) -> StreamSource {
+        StreamSource { cache: dir, ..self }
+    }
+
+    /// The cache file passes read, if any.
+    pub fn cached(&self) -> Option<&Path> {
+        self.cached.as_ref().map(|c| c.path())
+    }
+
+    /// One pass over the file: its blocks in file order, each at most `block_rows` rows; from
+    /// the cache when [`scan`] found or wrote one.
     pub fn blocks(&self) -> Result<Blocks, DataError> {
+        match &self.cached {
+            Some(log) => Ok(log.blocks(&self.name).into()),
+            None => self.text_blocks(),
+        }
+    }
+
+    /// One pass over the text.
+    fn text_blocks(&self) -> Result<Blocks, DataError> {
         // Opened here so a missing file is said at once; the reading thread opens its own.
         std::fs::File::open(&self.path).map_err(|e| DataError::Io { file: self.name.clone(), source: e })?;
         let mut inputs = vec![];
@@ -173,6 +209,12 @@ pub struct Blocks {
     done: bool,
 }
 
+impl From<Receiver<Result<Option<Dataset>, DataError>>> for Blocks {
+    fn from(r: Receiver<Result<Option<Dataset>, DataError>>) -> Blocks {
+        Blocks { outputs: vec![r], next: 0, done: false }
+    }
+}
+
 impl Iterator for Blocks {
     type Item = Result<Dataset, DataError>;
     fn next(&mut self) -> Option<Self::Item> {
@@ -214,6 +256,8 @@ pub struct Scan {
     labels: Dataset,
     /// A uniform sample of rows, in file order.
     pub sample: Dataset,
+    /// What `--cache` did (None without it).
+    pub cache: Option<CacheNote>,
 }
 
 /// At most this many distinct labels are kept by a scan (more is not a classification
@@ -223,7 +267,66 @@ const MAX_DISTINCT_LABELS: usize = 1 << 16;
 /// Reads the file once: sizes, max‖xᵢ‖², labels, and a seeded reservoir sample of rows
 /// (Vitter's algorithm R) of at most max(block_rows, [`DEFAULT_BLOCK_ROWS`]) rows: the in-memory
 /// run calibrates on 5% of the rows, which this caps so memory stays bounded.
-pub fn scan(source: &StreamSource, seed: u64) -> Result<Scan, DataError> {
+///
+/// With `source.cache`, the pass reads a valid cache of the file instead of its text, or else
+/// parses the text and writes the cache as it goes; either way later passes of `source` then
+/// read the cache. A cache that cannot be used or written is said in [`Scan::cache`], never an
+/// error: the text is always there to fall back on.
+pub fn scan(source: &mut StreamSource, seed: u64) -> Result<Scan, DataError> {
+    source.cached = None;
+    let Some(dir) = source.cache.clone() else {
+        return scan_blocks(source, seed, source.text_blocks()?, |_| ());
+    };
+    let unwritten = |why: &str| Some(CacheNote::Unwritten(why.into()));
+    let Ok(key) = Key::of(&source.path) else {
+        // The reader names the problem (a missing file, a permission) as it always does.
+        let s = scan_blocks(source, seed, source.text_blocks()?, |_| ())?;
+        return Ok(Scan { cache: unwritten("the data file cannot be examined"), ..s });
+    };
+    let places = cache::places(&key.path, &dir);
+    let mut why = None;
+    for place in &places {
+        match cache::Log::open(place, &key, source.block_rows) {
+            Ok(log) => match scan_blocks(source, seed, log.blocks(&source.name).into(), |_| ()) {
+                Ok(s) => {
+                    source.cached = Some(log);
+                    return Ok(Scan { cache: Some(CacheNote::Hit(place.clone())), ..s });
+                }
+                Err(DataError::Io { source, .. }) => why = why.or(Some(source.to_string())),
+                Err(e) => why = why.or(Some(e.to_string())),
+            },
+            Err(Miss::Absent) => {}
+            Err(Miss::Unusable(w)) => why = why.or(Some(w)),
+        }
+    }
+    let mut writer = cache::Writer::create(&places, &key, source.block_rows);
+    let s = scan_blocks(source, seed, source.text_blocks()?, |block| {
+        if let Ok(w) = &mut writer {
+            if let Err(e) = w.push(block) {
+                writer = Err(e.to_string());
+            }
+        }
+    })?;
+    let note = match writer.and_then(|w| w.finish(&source.path, &key)) {
+        Ok(path) => match cache::Log::open(&path, &key, source.block_rows) {
+            Ok(log) => {
+                source.cached = Some(log);
+                CacheNote::Written { path, why }
+            }
+            Err(_) => CacheNote::Unwritten(format!("{}: not readable once written", path.display())),
+        },
+        Err(e) => CacheNote::Unwritten(e),
+    };
+    Ok(Scan { cache: Some(note), ..s })
+}
+
+/// The scan proper over one pass's `blocks`, each handed to `keep` as it goes by.
+fn scan_blocks(
+    source: &StreamSource,
+    seed: u64,
+    blocks: Blocks,
+    mut keep: impl FnMut(&Dataset),
+) -> Result<Scan, DataError> {
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed ^ 0x5ca9_b10c);
     let mut s = Scan {
         rows: 0,
@@ -236,13 +339,15 @@ pub fn scan(source: &StreamSource, seed: u64) -> Result<Scan, DataError> {
         largest_block: 0,
         labels: empty(&source.name),
         sample: empty(&source.name),
+        cache: None,
     };
     let mut seen = std::collections::HashSet::new();
     let (mut distinct, mut distinct_lines) = (vec![], vec![]);
     let mut reservoir: Vec<SampleRow> = vec![];
     let capacity = source.block_rows.max(DEFAULT_BLOCK_ROWS);
-    for block in source.blocks()? {
+    for block in blocks {
         let block = block?;
+        keep(&block);
         s.blocks += 1;
         s.bytes += block.bytes;
         s.nnz += block.nnz();
@@ -447,7 +552,8 @@ mod tests {
             text += &format!("{} {}:{}\n", if i % 3 == 0 { 2 } else { 1 }, 1 + i % 7, 1 + i % 4);
         }
         let (_d, s) = source(&text, 16, 2);
-        let scan = scan(&s, 1).expect("scan");
+        let mut s = s;
+        let scan = scan(&mut s, 1).expect("scan");
         assert_eq!((scan.rows, scan.features, scan.nnz, scan.blocks), (100, 7, 100, 7));
         assert_eq!(scan.max_row_norm_sq, 16.0);
         assert_eq!(scan.largest_block, 16);
@@ -455,6 +561,99 @@ mod tests {
         assert!(scan.sample.lines.windows(2).all(|w| w[0] < w[1]));
         let map = scan.label_map(crate::stdlib::LabelKind::Labels).expect("two labels");
         assert_eq!(map.originals, vec![1.0, 2.0]);
+    }
+
+    fn all_blocks(s: &StreamSource) -> Vec<Dataset> {
+        s.blocks().expect("open").map(|b| b.expect("block")).collect()
+    }
+
+    fn same_blocks(a: &[Dataset], b: &[Dataset]) {
+        assert_eq!(a.len(), b.len());
+        for (x, y) in a.iter().zip(b) {
+            assert_eq!(x.x, y.x);
+            assert_eq!(
+                (&x.labels, &x.lines, x.bytes, x.max_index_line),
+                (&y.labels, &y.lines, y.bytes, y.max_index_line)
+            );
+            assert_eq!(x.name, y.name);
+        }
+    }
+
+    fn note(s: &Scan) -> String {
+        s.cache.as_ref().map(|n| n.to_string()).unwrap_or_default()
+    }
+
+    #[test]
+    fn a_cache_hands_later_passes_the_blocks_the_text_gave() {
+        let text = "# head\n1 1:1.5\n-1 2:2\n\n1 3:3 9:0.25\n# c\n# c\n-1 1:4 3:5\n1 2:6\n-1 4:1e-3\n";
+        for workers in [1, 2] {
+            let (dir, plain) = source(text, 2, workers);
+            let from_text = all_blocks(&plain);
+            let caches = dir.path().join("caches");
+            let mut cached = plain.clone().with_cache(Some(CacheDir::In(caches.clone())));
+            let first = scan(&mut cached, 1).expect("scan");
+            assert!(note(&first).starts_with("data cache written to"), "{}", note(&first));
+            assert!(cached.cached().is_some_and(|p| p.starts_with(&caches)));
+            same_blocks(&all_blocks(&cached), &from_text);
+            // A second pass, and a second run, read the same blocks back.
+            same_blocks(&all_blocks(&cached), &from_text);
+            let mut again = plain.clone().with_cache(Some(CacheDir::In(caches.clone())));
+            let second = scan(&mut again, 1).expect("scan");
+            assert!(note(&second).starts_with("data read from the cache"), "{}", note(&second));
+            assert_eq!((second.rows, second.features, second.nnz), (first.rows, first.features, first.nnz));
+            assert_eq!(second.sample.x, first.sample.x);
+            same_blocks(&all_blocks(&again), &from_text);
+        }
+    }
+
+    #[test]
+    fn a_cache_that_does_not_match_is_not_read() {
+        let text = "1 1:1\n-1 2:2\n1 3:3\n-1 1:4\n1 2:6\n";
+        let (dir, plain) = source(text, 2, 1);
+        let from_text = all_blocks(&plain);
+        let caches = CacheDir::In(dir.path().join("caches"));
+        let mut cached = plain.clone().with_cache(Some(caches.clone()));
+        scan(&mut cached, 1).expect("scan");
+        let log = cached.cached().expect("written").to_path_buf();
+        let bytes = std::fs::read(&log).expect("log");
+        let rescan = |rows: usize| {
+            let mut s = StreamSource { block_rows: rows, ..plain.clone() }.with_cache(Some(caches.clone()));
+            let scanned = scan(&mut s, 1).expect("scan");
+            (note(&scanned), s)
+        };
+        // A flipped bit in a block's values, a file cut short, another block size: each is
+        // said, the text is read instead and the cache rewritten.
+        let mut flipped = bytes.clone();
+        let k = flipped.len() - 60;
+        flipped[k] ^= 0x10;
+        for (damaged, said) in [(flipped, "checksum"), (bytes[..bytes.len() - 1].to_vec(), "cut short")] {
+            std::fs::write(&log, damaged).expect("damage");
+            let (said_now, s) = rescan(2);
+            assert!(said_now.contains(said) && said_now.contains("rewritten"), "{said_now}");
+            same_blocks(&all_blocks(&s), &from_text);
+            assert_eq!(std::fs::read(&log).expect("log"), bytes, "rewritten as it was");
+        }
+        let (said, s) = rescan(3);
+        assert!(said.contains("written with --block-rows 2"), "{said}");
+        assert!(all_blocks(&s).iter().any(|b| b.rows() == 3));
+        // The data file changed: a stale cache is not read.
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        std::fs::write(&plain.path, "1 1:1\n").expect("rewrite");
+        let (said, s) = rescan(3);
+        assert!(said.contains("stale"), "{said}");
+        assert_eq!(all_blocks(&s).len(), 1);
+    }
+
+    #[test]
+    fn a_cache_that_cannot_be_written_is_said_and_the_text_is_read() {
+        let (dir, plain) = source("1 1:1\n-1 2:2\n", 1, 1);
+        let not_a_dir = dir.path().join("file");
+        std::fs::write(&not_a_dir, "").expect("a file");
+        let mut s = plain.clone().with_cache(Some(CacheDir::In(not_a_dir)));
+        let scanned = scan(&mut s, 1).expect("scan");
+        assert!(note(&scanned).starts_with("no data cache written"), "{}", note(&scanned));
+        assert!(s.cached().is_none());
+        same_blocks(&all_blocks(&s), &all_blocks(&plain));
     }
 
     #[test]

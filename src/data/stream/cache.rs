@@ -1,0 +1,333 @@
+//! `--stream --cache`: the blocks of a streamed file kept as they were parsed, in a binary log
+//! that the first pass writes as it goes, so that every later pass (and every later run) reads
+//! bytes instead of parsing text. A streamed epoch from text runs at the parser's speed, a few
+//! times slower than the solver's epoch; from the log it runs at the solver's own speed, as
+//! long as the disk (or the page cache) gives ~12 bytes per non-zero that fast. Vowpal
+//! Wabbit's `--cache_file` is the same idea.
+//!
+//! Never trusted, like the in-memory cache (`data::cache`), whose key and places it shares: the
+//! source's canonical path, size and modification time, the format version, the machine's byte
+//! order and pointer width, and here the block size too, since a pass hands the solver the
+//! blocks as they were cut. The log ends in a trailer that records its length, so a file cut
+//! short is not used; every block carries a CRC-32 checked when it is read back, and its
+//! matrix is structure-checked as the in-memory cache's is. The log is written to a temporary
+//! file and renamed into place only when whole and only if the source did not change meanwhile.
+//!
+//! Unlike the in-memory cache it is read, not mapped: a mapped file larger than memory would
+//! count its resident pages against the run, and a pass needs each block once.
+//!
+//! Layout (native byte order): a 64-byte header and the canonical path of the source; then per
+//! block a 48-byte frame (rows, non-zeros, features, text bytes, line of the largest feature
+//! index: u64; CRC-32 of the arrays: u32; 4 zero bytes) followed by its arrays: row pointers
+//! (usize × rows+1), column indices (u32 × nnz), values (f64 × nnz), labels (f64 × rows), file
+//! lines (u32 × rows); then a trailer frame (rows = u64::MAX; the totals; the file's length).
+
+use crate::data::cache::{CacheDir, Key, Miss, TAG};
+use crate::data::store;
+use crate::data::{DataError, Dataset};
+use std::fs::{self, File};
+use std::io::{self, BufWriter, Write};
+use std::os::unix::fs::FileExt;
+use std::path::{Path, PathBuf};
+use std::sync::mpsc::{sync_channel, Receiver};
+use std::sync::Arc;
+
+const MAGIC: &[u8; 8] = b"OPTCSTRM";
+/// Bump whenever the layout or the meaning of a field changes.
+const VERSION: u32 = 1;
+const HEADER: usize = 64;
+const FRAME: usize = 48;
+/// The row count that marks the trailer frame.
+const TRAILER: u64 = u64::MAX;
+/// What a streamed cache's file name ends in (`FILE.optc-stream`).
+const EXT: &str = "optc-stream";
+
+/// The files a streamed cache of `source` may be in, in the order they are tried.
+pub(super) fn places(source: &Path, dir: &CacheDir) -> Vec<PathBuf> {
+    crate::data::cache::places(source, dir, EXT)
+}
+
+/// The frame before a block's arrays (or, with `rows == TRAILER`, the end of the log: then
+/// `nnz`, `features` and `bytes` hold the total non-zeros, blocks and rows, and
+/// `max_index_line` the file's length).
+struct Frame {
+    rows: u64,
+    nnz: u64,
+    features: u64,
+    bytes: u64,
+    max_index_line: u64,
+    crc: u32,
+}
+
+impl Frame {
+    fn encode(&self) -> [u8; FRAME] {
+        let mut b = [0u8; FRAME];
+        for (k, v) in [self.rows, self.nnz, self.features, self.bytes, self.max_index_line].iter().enumerate() {
+            b[8 * k..8 * k + 8].copy_from_slice(&v.to_ne_bytes());
+        }
+        b[40..44].copy_from_slice(&self.crc.to_ne_bytes());
+        b
+    }
+
+    fn decode(b: &[u8; FRAME]) -> Frame {
+        let u = |k: usize| u64_at(b, 8 * k);
+        Frame { rows: u(0), nnz: u(1), features: u(2), bytes: u(3), max_index_line: u(4), crc: u32_at(b, 40) }
+    }
+}
+
+fn u64_at(b: &[u8], at: usize) -> u64 {
+    u64::from_ne_bytes(b[at..at + 8].try_into().unwrap_or_default())
+}
+
+fn u32_at(b: &[u8], at: usize) -> u32 {
+    u32::from_ne_bytes(b[at..at + 4].try_into().unwrap_or_default())
+}
+
+/// The header and path: what the log was made from, checksummed.
+fn header(key: &Key, block_rows: usize) -> Vec<u8> {
+    let path = key.path.as_os_str().as_encoded_bytes();
+    let mut head = vec![0u8; HEADER + path.len()];
+    head[..8].copy_from_slice(MAGIC);
+    head[12..16].copy_from_slice(&VERSION.to_ne_bytes());
+    head[16..20].copy_from_slice(&TAG.to_ne_bytes());
+    let fields = [key.size, key.mtime_s as u64, key.mtime_ns as u64, block_rows as u64, path.len() as u64];
+    for (k, v) in fields.iter().enumerate() {
+        head[24 + 8 * k..32 + 8 * k].copy_from_slice(&v.to_ne_bytes());
+    }
+    head[HEADER..].copy_from_slice(path);
+    let crc = crc32fast::hash(&head[12..]);
+    head[8..12].copy_from_slice(&crc.to_ne_bytes());
+    head
+}
+
+/// A log being written during the first pass.
+pub(super) struct Writer {
+    place: PathBuf,
+    out: BufWriter<tempfile::NamedTempFile>,
+    /// Bytes written so far.
+    at: u64,
+    blocks: u64,
+    rows: u64,
+    nnz: u64,
+}
+
+impl Writer {
+    /// A temporary file beside the first of `places` where one can be made.
+    pub(super) fn create(places: &[PathBuf], key: &Key, block_rows: usize) -> Result<Writer, String> {
+        let mut failures = vec![];
+        for place in places {
+            match Writer::create_at(place, key, block_rows) {
+                Ok(w) => return Ok(w),
+                Err(e) => failures.push(format!("{}: {e}", place.display())),
+            }
+        }
+        Err(failures.join("; "))
+    }
+
+    fn create_at(place: &Path, key: &Key, block_rows: usize) -> io::Result<Writer> {
+        let dir = place.parent().unwrap_or(Path::new("."));
+        fs::create_dir_all(dir)?;
+        let tmp = tempfile::Builder::new().prefix(".optc-stream").tempfile_in(dir)?;
+        let head = header(key, block_rows);
+        let mut out = BufWriter::with_capacity(1 << 20, tmp);
+        out.write_all(&head)?;
+        Ok(Writer { place: place.to_path_buf(), out, at: head.len() as u64, blocks: 0, rows: 0, nnz: 0 })
+    }
+
+    pub(super) fn push(&mut self, d: &Dataset) -> io::Result<()> {
+        let (indptr, indices, values) = d.csr();
+        let arrays: [&[u8]; 5] = [
+            bytemuck::cast_slice(indptr),
+            bytemuck::cast_slice(indices),
+            bytemuck::cast_slice(values),
+            bytemuck::cast_slice(&d.labels),
+            bytemuck::cast_slice(&d.lines),
+        ];
+        let mut crc = crc32fast::Hasher::new();
+        arrays.iter().for_each(|a| crc.update(a));
+        let frame = Frame {
+            rows: d.rows() as u64,
+            nnz: d.nnz() as u64,
+            features: d.features() as u64,
+            bytes: d.bytes,
+            max_index_line: d.max_index_line as u64,
+            crc: crc.finalize(),
+        };
+        self.out.write_all(&frame.encode())?;
+        for a in arrays {
+            self.out.write_all(a)?;
+        }
+        self.at += (FRAME + arrays.iter().map(|a| a.len()).sum::<usize>()) as u64;
+        self.blocks += 1;
+        self.rows += d.rows() as u64;
+        self.nnz += d.nnz() as u64;
+        Ok(())
+    }
+
+    /// Ends the log and renames it into place, unless the source changed since `key` was
+    /// taken (then what was parsed may not be what the file now holds).
+    pub(super) fn finish(mut self, source: &Path, key: &Key) -> Result<PathBuf, String> {
+        let end = self.at + FRAME as u64;
+        let trailer = Frame {
+            rows: TRAILER,
+            nnz: self.nnz,
+            features: self.blocks,
+            bytes: self.rows,
+            max_index_line: end,
+            crc: 0,
+        };
+        let place = self.place.clone();
+        let failed = |e: &dyn std::fmt::Display| format!("{}: {e}", place.display());
+        self.out.write_all(&trailer.encode()).map_err(|e| failed(&e))?;
+        let tmp = self.out.into_inner().map_err(|e| failed(&e.error()))?;
+        if Key::of(source).ok().as_ref() != Some(key) {
+            return Err("the data file changed while it was read".into());
+        }
+        tmp.persist(&place).map_err(|e| failed(&e.error))?;
+        Ok(place)
+    }
+}
+
+/// A log whose header matches the source and whose trailer is where its length says.
+#[derive(Clone, Debug)]
+pub struct Log {
+    path: PathBuf,
+    /// Held open: a pass reads by offset, so passes never share a file position, and a log
+    /// renamed over by another run stays the one this run checked.
+    file: Arc<File>,
+    /// Where the first block's frame begins and the trailer's does.
+    start: u64,
+    end: u64,
+    block_rows: usize,
+}
+
+impl Log {
+    pub(super) fn open(place: &Path, key: &Key, block_rows: usize) -> Result<Log, Miss> {
+        let file = match File::open(place) {
+            Ok(f) => f,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Err(Miss::Absent),
+            Err(e) => return Err(Miss::Unusable(format!("unreadable ({e})"))),
+        };
+        let damaged = |what: &str| Miss::Unusable(format!("damaged ({what})"));
+        let len = file.metadata().map_err(|e| Miss::Unusable(format!("unreadable ({e})")))?.len();
+        let mut head = [0u8; HEADER];
+        if len < (HEADER + FRAME) as u64 || file.read_exact_at(&mut head, 0).is_err() || &head[..8] != MAGIC {
+            return Err(damaged("not an optc stream cache"));
+        }
+        if u32_at(&head, 12) != VERSION || u32_at(&head, 16) != TAG {
+            return Err(Miss::Unusable("from another version of optc or another kind of machine".into()));
+        }
+        let path_len = u64_at(&head, 56);
+        if path_len > len - (HEADER + FRAME) as u64 {
+            return Err(damaged("the header"));
+        }
+        let mut whole = head.to_vec();
+        whole.resize(HEADER + path_len as usize, 0);
+        file.read_exact_at(&mut whole[HEADER..], HEADER as u64).map_err(|_| damaged("the header"))?;
+        if crc32fast::hash(&whole[12..]) != u32_at(&head, 8) {
+            return Err(damaged("the header's checksum"));
+        }
+        if whole != header(key, u64_at(&head, 48) as usize) {
+            return Err(Miss::Unusable("stale (the data file changed)".into()));
+        }
+        let written_with = u64_at(&head, 48);
+        if written_with != block_rows as u64 {
+            return Err(Miss::Unusable(format!("written with --block-rows {written_with}")));
+        }
+        let mut last = [0u8; FRAME];
+        file.read_exact_at(&mut last, len - FRAME as u64).map_err(|_| damaged("cut short"))?;
+        let trailer = Frame::decode(&last);
+        if trailer.rows != TRAILER || trailer.max_index_line != len {
+            return Err(damaged("cut short"));
+        }
+        Ok(Log {
+            path: place.to_path_buf(),
+            file: Arc::new(file),
+            start: whole.len() as u64,
+            end: len - FRAME as u64,
+            block_rows,
+        })
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// One pass: the blocks in the order they were written, read and checked on a thread of
+    /// their own, handed over one at a time (so at most three exist: being read, waiting,
+    /// being solved on). The rows are named as lines of `name`, the source.
+    pub(super) fn blocks(&self, name: &str) -> Receiver<Result<Option<Dataset>, DataError>> {
+        let (tx, rx) = sync_channel(1);
+        let (log, name) = (self.clone(), name.to_string());
+        std::thread::spawn(move || {
+            let mut at = log.start;
+            while at < log.end {
+                let read = log.block_at(at, &name);
+                let (got, next) = match read {
+                    Ok((block, next)) => (Ok(Some(block)), Some(next)),
+                    Err(e) => {
+                        let file = format!("{} (the stream cache of {name})", log.path.display());
+                        (Err(DataError::Io { file, source: e }), None)
+                    }
+                };
+                if tx.send(got).is_err() {
+                    return;
+                }
+                match next {
+                    Some(n) => at = n,
+                    None => return,
+                }
+            }
+        });
+        rx
+    }
+
+    /// The block whose frame is at `at`, and where the next frame begins.
+    fn block_at(&self, at: u64, name: &str) -> io::Result<(Dataset, u64)> {
+        let damaged = |what: &str| {
+            io::Error::new(io::ErrorKind::InvalidData, format!("damaged ({what} of the block at byte {at})"))
+        };
+        let mut frame = [0u8; FRAME];
+        self.file.read_exact_at(&mut frame, at)?;
+        let f = Frame::decode(&frame);
+        if f.rows == 0 || f.rows > self.block_rows as u64 {
+            return Err(damaged("the row count"));
+        }
+        let (rows, nnz) = (f.rows as usize, usize::try_from(f.nnz).map_err(|_| damaged("the size"))?);
+        let end = (nnz.checked_mul(12))
+            .zip(rows.checked_mul(20))
+            .and_then(|(a, b)| a.checked_add(b)?.checked_add(8 + FRAME))
+            .and_then(|b| at.checked_add(b as u64));
+        if end.is_none_or(|e| e > self.end) {
+            return Err(damaged("the size"));
+        }
+        let mut indptr = vec![0usize; rows + 1];
+        let mut indices = vec![0u32; nnz];
+        let mut values = vec![0f64; nnz];
+        let mut labels = vec![0f64; rows];
+        let mut lines = vec![0u32; rows];
+        let mut pos = at + FRAME as u64;
+        let mut crc = crc32fast::Hasher::new();
+        for bytes in [
+            bytemuck::cast_slice_mut::<usize, u8>(&mut indptr),
+            bytemuck::cast_slice_mut(&mut indices),
+            bytemuck::cast_slice_mut(&mut values),
+            bytemuck::cast_slice_mut(&mut labels),
+            bytemuck::cast_slice_mut(&mut lines),
+        ] {
+            self.file.read_exact_at(bytes, pos)?;
+            crc.update(bytes);
+            pos += bytes.len() as u64;
+        }
+        if crc.finalize() != f.crc {
+            return Err(damaged("the checksum"));
+        }
+        let features = usize::try_from(f.features).map_err(|_| damaged("the width"))?;
+        let x = store::csr((rows, features), indptr, indices, values).map_err(|_| damaged("the matrix structure"))?;
+        if labels.iter().any(|v| !v.is_finite()) || x.data().iter().any(|v| !v.is_finite()) {
+            return Err(damaged("the values"));
+        }
+        let max_index_line = u32::try_from(f.max_index_line).map_err(|_| damaged("a line number"))?;
+        Ok((Dataset { x, labels, lines, name: name.into(), bytes: f.bytes, max_index_line }, pos))
+    }
+}
