@@ -172,11 +172,11 @@ fn layout(path_len: usize, rows: usize, nnz: usize) -> Option<([usize; 5], usize
     Some((offsets, offsets[4] + sizes[4]))
 }
 
-fn u64_at(b: &[u8], at: usize) -> u64 {
+pub(super) fn u64_at(b: &[u8], at: usize) -> u64 {
     u64::from_ne_bytes(b[at..at + 8].try_into().unwrap_or_default())
 }
 
-fn u32_at(b: &[u8], at: usize) -> u32 {
+pub(super) fn u32_at(b: &[u8], at: usize) -> u32 {
     u32::from_ne_bytes(b[at..at + 4].try_into().unwrap_or_default())
 }
 

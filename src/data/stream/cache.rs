@@ -22,7 +22,7 @@
 //! (usize × rows+1), column indices (u32 × nnz), values (f64 × nnz), labels (f64 × rows), file
 //! lines (u32 × rows); then a trailer frame (rows = u64::MAX; the totals; the file's length).
 
-use crate::data::cache::{CacheDir, Key, Miss, TAG};
+use crate::data::cache::{u32_at, u64_at, CacheDir, Key, Miss, TAG};
 use crate::data::store;
 use crate::data::{DataError, Dataset};
 use std::fs::{self, File};
@@ -73,14 +73,6 @@ impl Frame {
         let u = |k: usize| u64_at(b, 8 * k);
         Frame { rows: u(0), nnz: u(1), features: u(2), bytes: u(3), max_index_line: u(4), crc: u32_at(b, 40) }
     }
-}
-
-fn u64_at(b: &[u8], at: usize) -> u64 {
-    u64::from_ne_bytes(b[at..at + 8].try_into().unwrap_or_default())
-}
-
-fn u32_at(b: &[u8], at: usize) -> u32 {
-    u32::from_ne_bytes(b[at..at + 4].try_into().unwrap_or_default())
 }
 
 /// The header and path: what the log was made from, checksummed.
