@@ -196,7 +196,8 @@ fn the_cli_says_which_solver_it_streamed_and_why() {
         "--save",
         saved.to_str().expect("utf-8"),
     ]);
-    assert_eq!(r["solver"], "fobos");
+    // ALGORITHMS.md §9: streamed data with a smooth loss runs SMM.
+    assert_eq!(r["solver"], "smm");
     assert!(r["solver_note"].as_str().is_some_and(|n| n.contains("scd") && n.contains("columns")), "{r}");
     assert_eq!(r["epochs"], 3);
     assert_eq!(r["rows"], 90);
@@ -208,6 +209,12 @@ fn the_cli_says_which_solver_it_streamed_and_why() {
     let wrong = (r["train_error"].as_f64().expect("error") * 90.0).round() as usize;
     let said = text(&out.stdout) + &text(&out.stderr);
     assert!(said.contains(&format!("({}/90)", 90 - wrong)), "{said}");
+
+    // Hinge is not smooth: SMM does not take it, and FOBOS (§9's choice there) runs.
+    let svm = write(dir.path(), "svm.opt", &model("labels", 0.01, "minimize E[hinge(y, <x, w>)] + λ·l2sq(w)", ""));
+    let r = run_json(&["run", svm.to_str().expect("utf-8"), data, "--stream", "--epochs", "2", "--json"]);
+    assert_eq!(r["solver"], "fobos");
+    assert!(r["solver_note"].as_str().is_some_and(|n| n.contains("picard")), "{r}");
 
     let forced = optc(&["run", m, data, "--stream", "--solver", "scd"]);
     assert_eq!(forced.status.code(), Some(2));

@@ -6,8 +6,9 @@
 //!
 //! Only plans that run a block at a time are the same algorithm streamed (the stochastic
 //! family; see `exec::stream::streamable`). A model whose default solver needs all the data at
-//! once (SCD walks columns, FISTA keeps per-row margins) runs FOBOS instead and says so; a
-//! solver the user named that cannot stream is refused, never silently replaced.
+//! once (SCD walks columns, FISTA keeps per-row margins) runs SMM instead (FOBOS for a
+//! non-smooth loss) and says so; a solver the user named that cannot stream is refused, never
+//! silently replaced.
 
 use super::run::{
     commit_output, ensure_memory, saved_model, saved_text, trace_csv, write_plot, Outputs, RunArgs, StepShown,
@@ -19,14 +20,16 @@ use crate::data::stream::{scan, StreamSource, Streamed, DEFAULT_BLOCK_ROWS};
 use crate::data::Dataset;
 use crate::exec::stream::{no_streamed_gap, streamable, StreamStop};
 use crate::pipeline::{self, CompileOptions};
-use crate::stdlib::LabelKind;
+use crate::stdlib::{LabelKind, Library};
 use crate::symbolic::fmt_num;
 use rand::SeedableRng;
 use std::time::Instant;
 
-/// The solver `--stream` runs when the model's default cannot stream: FOBOS takes every
-/// per-coordinate regularizer and constraint lazily, O(nnz) a step.
-const FALLBACK: &str = "fobos";
+/// The solvers `--stream` runs when the model's default cannot stream, in order: SMM for a
+/// smooth loss (ALGORITHMS.md §9: "streaming data → SMM", one pass gives a usable model), else
+/// FOBOS (§9's choice for non-smooth losses), which takes every per-coordinate regularizer and
+/// constraint lazily, O(nnz) a step.
+const FALLBACKS: [&str; 2] = ["smm", "fobos"];
 
 pub(super) fn run(args: &RunArgs) -> Result<(), Failure> {
     let compile_start = Instant::now();
@@ -48,7 +51,7 @@ pub(super) fn run(args: &RunArgs) -> Result<(), Failure> {
         .map_err(Failure::Usage)?
         .with_cache(args.solve.data.cache_dir());
     let file = read_model(&args.model)?;
-    let mut opts = CompileOptions {
+    let opts = CompileOptions {
         overrides: parse_sets(&args.solve.set)?,
         solver: args.solve.solver.clone(),
         eager: args.solve.eager,
@@ -66,16 +69,31 @@ pub(super) fn run(args: &RunArgs) -> Result<(), Failure> {
             )));
         }
         let default = plan.info.solver;
-        opts.solver = Some(FALLBACK.into());
-        compiled = compile(&file, &opts)?;
-        plan = pipeline::plan(&compiled, &opts).map_err(|e| report_compile_error(e, &file))?;
-        if let Err(also) = streamable(&plan) {
-            return Err(Failure::Usage(format!(
-                "--stream has no solver for this model: its default `{default}` cannot stream ({why}), nor can {FALLBACK} ({also})"
-            )));
+        let mut refusals = vec![];
+        let mut chosen = None;
+        for fallback in FALLBACKS {
+            let tried = CompileOptions { solver: Some(fallback.into()), ..opts.clone() };
+            // A fallback the model rules out (SMM with a non-smooth loss) is skipped, not said:
+            // the user asked for none of them.
+            let Ok(c) = pipeline::front_end(&file, &Library::standard(), &tried) else { continue };
+            let Ok(p) = pipeline::plan(&c, &tried) else { continue };
+            match streamable(&p) {
+                Ok(()) => {
+                    chosen = Some((fallback, c, p));
+                    break;
+                }
+                Err(also) => refusals.push(format!("{fallback}: {also}")),
+            }
         }
+        let Some((fallback, c, p)) = chosen else {
+            return Err(Failure::Usage(format!(
+                "--stream has no solver for this model: its default `{default}` cannot stream ({why}){}",
+                if refusals.is_empty() { String::new() } else { format!(", nor can {}", refusals.join("; ")) }
+            )));
+        };
+        (compiled, plan) = (c, p);
         switched =
-            Some(format!("`{default}`, the default for this model, cannot stream ({why}); --stream runs {FALLBACK}"));
+            Some(format!("`{default}`, the default for this model, cannot stream ({why}); --stream runs {fallback}"));
     }
     let (settings, mut run_settings) = session::run_settings(&compiled, &args.solve.stopping())?;
     let tol = run_settings.tol;
