@@ -1,13 +1,14 @@
 //! `--stream` against the in-memory epoch it replaces, in non-zeros per second of the epochs:
-//!   in memory     the FOBOS epoch over the loaded rows in file order (JIT);
+//!   in memory     the epoch over the loaded rows in file order (JIT);
 //!   streamed      the same epochs over the file read a block at a time, parsing the text;
 //!   cached        the same, with `--cache`: the first pass writes the parsed blocks to a binary
 //!                 log and the epochs read that.
 //! All three run the same arithmetic in the same order, so their weights must agree bit for bit
-//! (the table says so, or prints the largest difference). The target is streamed ≥ 0.8× in
+//! (the table says so, or prints the largest difference; SMM's per-epoch history restarts at
+//! each block, so its weights agree to rounding). The target is streamed ≥ 0.8× in
 //! memory; the text column shows what parsing costs each pass.
 //!
-//!     cargo bench --bench stream [-- --data FILE] [-- --epochs N] [-- --threads N]
+//!     cargo bench --bench stream [-- --data FILE] [-- --epochs N] [-- --threads N] [-- --solver smm]
 //!
 //! Data: debian-files.binary.train (--data, default /tmp/files.svm if present, else
 //! ../shared/data/debian-files.binary.train.xz, whose text passes are then bound by the xz
@@ -24,12 +25,18 @@ use optc::stdlib::{LabelKind, Library};
 use std::path::Path;
 use std::time::Instant;
 
-/// λ and η₀ of the model: the l1-logistic FOBOS run of the README's streaming example.
-const MODEL: &str = "data x: sparse, y: labels\nvar w: vec[dim(x)]\nparam λ = 1.28e-4\n\
-                     minimize E[logistic(y, <x, w>)] + λ·l1(w)\nsolve with fobos(eta0 = 16)\n";
+/// The l1-logistic model of the README's streaming example, solved by `solve` (FOBOS with the
+/// η₀ its calibration picks there, or SMM, the streamed default for a smooth loss).
+fn model(solve: &str) -> String {
+    format!(
+        "data x: sparse, y: labels\nvar w: vec[dim(x)]\nparam λ = 1.28e-4\n\
+         minimize E[logistic(y, <x, w>)] + λ·l1(w)\nsolve with {solve}\n"
+    )
+}
 
-fn plan() -> Plan {
-    let file = SourceFile::new("bench.opt", MODEL);
+fn plan(solve: &str) -> Plan {
+    let text = model(solve);
+    let file = SourceFile::new("bench.opt", &text);
     let opts = CompileOptions::default();
     let c = pipeline::front_end(&file, &Library::standard(), &opts).expect("model checks");
     pipeline::plan(&c, &opts).expect("model plans")
@@ -86,6 +93,8 @@ fn main() {
     let arg = |k: &str| args.iter().position(|a| a == k).and_then(|p| args.get(p + 1)).cloned();
     let epochs: usize = arg("--epochs").and_then(|e| e.parse().ok()).unwrap_or(5).max(1);
     let threads: usize = arg("--threads").and_then(|e| e.parse().ok()).unwrap_or(2).max(1);
+    let solver = arg("--solver").unwrap_or_else(|| "fobos".into());
+    let solve = if solver == "fobos" { "fobos(eta0 = 16)".to_string() } else { solver.clone() };
     let file = arg("--data").unwrap_or_else(|| {
         if Path::new("/tmp/files.svm").exists() {
             "/tmp/files.svm".into()
@@ -98,7 +107,7 @@ fn main() {
         eprintln!("skipping: no {file}");
         return;
     }
-    let plan = plan();
+    let plan = plan(&solve);
     let dir = tempfile::tempdir().expect("temp dir");
     let (memory, w_memory, nnz) = in_memory(&plan, path, epochs);
     let (text_first, text_epochs, w_text) = streamed(&plan, path, epochs, threads, None);
@@ -107,7 +116,7 @@ fn main() {
     let rate = |s: f64| nnz as f64 / s;
     let best_memory = memory.iter().cloned().fold(f64::INFINITY, f64::min);
     let mean_memory = memory.iter().sum::<f64>() / epochs as f64;
-    println!("{file}: {nnz} non-zeros, {epochs} FOBOS epochs in file order, {threads} parse threads\n");
+    println!("{file}: {nnz} non-zeros, {epochs} epochs of `{solve}` in file order, {threads} parse threads\n");
     println!("| run | first pass (s) | epoch (s) | nnz/s | / in memory (mean) | weights vs in memory |");
     println!("|---|---:|---:|---:|---:|---|");
     println!(

@@ -45,7 +45,18 @@ pub fn l1_catch_up(
             // search, and none of the history read but its first entry.
             return (magnitude - (sums_to - s_from) * tau).copysign(z);
         }
-        from + sums[from..to].partition_point(|s| s - s_from < reach)
+        // Galloping from `from`: the decay usually begins a few steps after the coordinate was
+        // last read, and a binary search over the whole epoch's history would read cold cache
+        // lines to find it (the catch-up was 39% of an SMM run on debian-files). The predicate
+        // is monotone (S increases), so this finds the same step.
+        let span = &sums[from..to];
+        let below = |s: &f64| s - s_from < reach;
+        let mut hi = 1;
+        while hi < span.len() && below(&span[hi]) {
+            hi *= 2;
+        }
+        let lo = hi / 2;
+        from + lo + span[lo..hi.min(span.len())].partition_point(below)
     } else if tau > 0.0 {
         from
     } else {
