@@ -36,7 +36,7 @@ fn model(solve: &str) -> String {
 
 fn plan(solve: &str) -> Plan {
     let text = model(solve);
-    let file = SourceFile::new("bench.opt", &text);
+    let file = SourceFile::new("bench.opt", text.as_str());
     let opts = CompileOptions::default();
     let c = pipeline::front_end(&file, &Library::standard(), &opts).expect("model checks");
     pipeline::plan(&c, &opts).expect("model plans")
