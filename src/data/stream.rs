@@ -303,7 +303,8 @@ pub fn scan(source: &mut StreamSource, seed: u64) -> Result<Scan, DataError> {
     let s = scan_blocks(source, seed, source.text_blocks()?, |block| {
         if let Ok(w) = &mut writer {
             if let Err(e) = w.push(block) {
-                writer = Err(e.to_string());
+                // Dropping the writer removes its partial file (a full disk is freed at once).
+                writer = Err(format!("{}: {e}", w.place().display()));
             }
         }
     })?;

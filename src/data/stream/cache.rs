@@ -126,6 +126,11 @@ impl Writer {
         Ok(Writer { place: place.to_path_buf(), out, at: head.len() as u64, blocks: 0, rows: 0, nnz: 0 })
     }
 
+    /// Where the log goes once whole.
+    pub(super) fn place(&self) -> &Path {
+        &self.place
+    }
+
     pub(super) fn push(&mut self, d: &Dataset) -> io::Result<()> {
         let (indptr, indices, values) = d.csr();
         let arrays: [&[u8]; 5] = [
