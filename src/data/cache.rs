@@ -227,10 +227,16 @@ fn read(place: &Path, key: &Key, name: &str) -> Result<Dataset, Miss> {
     Ok(Dataset { x, labels, lines, name: name.into(), bytes: u64_at(b, 72), max_index_line })
 }
 
-/// Writes the cache atomically: a temporary file in the same directory, renamed over `place`.
-fn write(place: &Path, key: &Key, d: &Dataset) -> io::Result<()> {
+/// A temporary file in the directory of `place` (made if missing), for a cache written whole
+/// and then renamed over `place`: a reader never sees it half written.
+pub(super) fn temporary_beside(place: &Path) -> io::Result<tempfile::NamedTempFile> {
     let dir = place.parent().unwrap_or(Path::new("."));
     fs::create_dir_all(dir)?;
+    tempfile::Builder::new().prefix(".optc-cache").tempfile_in(dir)
+}
+
+/// Writes the cache atomically: a temporary file in the same directory, renamed over `place`.
+fn write(place: &Path, key: &Key, d: &Dataset) -> io::Result<()> {
     let path = key.path.as_os_str().as_encoded_bytes();
     let (indptr, indices, values) = d.csr();
     let (offsets, len) = layout(path.len(), d.rows(), d.nnz()).ok_or_else(|| io::Error::other("too large"))?;
@@ -274,7 +280,7 @@ fn write(place: &Path, key: &Key, d: &Dataset) -> io::Result<()> {
         crc.update(p);
     }
     head[8..12].copy_from_slice(&crc.finalize().to_ne_bytes());
-    let mut tmp = tempfile::Builder::new().prefix(".optc-cache").tempfile_in(dir)?;
+    let mut tmp = temporary_beside(place)?;
     {
         let mut out = io::BufWriter::with_capacity(1 << 20, tmp.as_file_mut());
         out.write_all(&head)?;

@@ -20,12 +20,13 @@
 //! block a 48-byte frame (rows, non-zeros, features, text bytes, line of the largest feature
 //! index: u64; CRC-32 of the arrays: u32; 4 zero bytes) followed by its arrays: row pointers
 //! (usize × rows+1), column indices (u32 × nnz), values (f64 × nnz), labels (f64 × rows), file
-//! lines (u32 × rows); then a trailer frame (rows = u64::MAX; the totals; the file's length).
+//! lines (u32 × rows); then a trailer of the frame's size (u64::MAX where a frame has its row
+//! count, then the file's length).
 
-use crate::data::cache::{u32_at, u64_at, CacheDir, Key, Miss, TAG};
+use crate::data::cache::{temporary_beside, u32_at, u64_at, CacheDir, Key, Miss, TAG};
 use crate::data::store;
 use crate::data::{DataError, Dataset};
-use std::fs::{self, File};
+use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
@@ -33,11 +34,12 @@ use std::sync::mpsc::{sync_channel, Receiver};
 use std::sync::Arc;
 
 const MAGIC: &[u8; 8] = b"OPTCSTRM";
-/// Bump whenever the layout or the meaning of a field changes.
-const VERSION: u32 = 1;
+/// Bump whenever the layout or the meaning of a field changes (2: the trailer holds only the
+/// file's length).
+const VERSION: u32 = 2;
 const HEADER: usize = 64;
 const FRAME: usize = 48;
-/// The row count that marks the trailer frame.
+/// What stands in the trailer where a frame has its row count.
 const TRAILER: u64 = u64::MAX;
 /// What a streamed cache's file name ends in (`FILE.optc-stream`).
 const EXT: &str = "optc-stream";
@@ -47,9 +49,7 @@ pub(super) fn places(source: &Path, dir: &CacheDir) -> Vec<PathBuf> {
     crate::data::cache::places(source, dir, EXT)
 }
 
-/// The frame before a block's arrays (or, with `rows == TRAILER`, the end of the log: then
-/// `nnz`, `features` and `bytes` hold the total non-zeros, blocks and rows, and
-/// `max_index_line` the file's length).
+/// The frame before a block's arrays.
 struct Frame {
     rows: u64,
     nnz: u64,
@@ -75,6 +75,15 @@ impl Frame {
     }
 }
 
+/// The end of a log of `len` bytes, trailer included: read back before any block, so a log cut
+/// short (or with anything after its end) is not used.
+fn trailer(len: u64) -> [u8; FRAME] {
+    let mut b = [0u8; FRAME];
+    b[..8].copy_from_slice(&TRAILER.to_ne_bytes());
+    b[8..16].copy_from_slice(&len.to_ne_bytes());
+    b
+}
+
 /// The header and path: what the log was made from, checksummed.
 fn header(key: &Key, block_rows: usize) -> Vec<u8> {
     let path = key.path.as_os_str().as_encoded_bytes();
@@ -98,9 +107,6 @@ pub(super) struct Writer {
     out: BufWriter<tempfile::NamedTempFile>,
     /// Bytes written so far.
     at: u64,
-    blocks: u64,
-    rows: u64,
-    nnz: u64,
 }
 
 impl Writer {
@@ -117,13 +123,10 @@ impl Writer {
     }
 
     fn create_at(place: &Path, key: &Key, block_rows: usize) -> io::Result<Writer> {
-        let dir = place.parent().unwrap_or(Path::new("."));
-        fs::create_dir_all(dir)?;
-        let tmp = tempfile::Builder::new().prefix(".optc-stream").tempfile_in(dir)?;
         let head = header(key, block_rows);
-        let mut out = BufWriter::with_capacity(1 << 20, tmp);
+        let mut out = BufWriter::with_capacity(1 << 20, temporary_beside(place)?);
         out.write_all(&head)?;
-        Ok(Writer { place: place.to_path_buf(), out, at: head.len() as u64, blocks: 0, rows: 0, nnz: 0 })
+        Ok(Writer { place: place.to_path_buf(), out, at: head.len() as u64 })
     }
 
     /// Where the log goes once whole.
@@ -155,27 +158,15 @@ impl Writer {
             self.out.write_all(a)?;
         }
         self.at += (FRAME + arrays.iter().map(|a| a.len()).sum::<usize>()) as u64;
-        self.blocks += 1;
-        self.rows += d.rows() as u64;
-        self.nnz += d.nnz() as u64;
         Ok(())
     }
 
     /// Ends the log and renames it into place, unless the source changed since `key` was
     /// taken (then what was parsed may not be what the file now holds).
     pub(super) fn finish(mut self, source: &Path, key: &Key) -> Result<PathBuf, String> {
-        let end = self.at + FRAME as u64;
-        let trailer = Frame {
-            rows: TRAILER,
-            nnz: self.nnz,
-            features: self.blocks,
-            bytes: self.rows,
-            max_index_line: end,
-            crc: 0,
-        };
         let place = self.place.clone();
         let failed = |e: &dyn std::fmt::Display| format!("{}: {e}", place.display());
-        self.out.write_all(&trailer.encode()).map_err(|e| failed(&e))?;
+        self.out.write_all(&trailer(self.at + FRAME as u64)).map_err(|e| failed(&e))?;
         let tmp = self.out.into_inner().map_err(|e| failed(&e.error()))?;
         if Key::of(source).ok().as_ref() != Some(key) {
             return Err("the data file changed while it was read".into());
@@ -224,17 +215,16 @@ impl Log {
         if crc32fast::hash(&whole[12..]) != u32_at(&head, 8) {
             return Err(damaged("the header's checksum"));
         }
-        if whole != header(key, u64_at(&head, 48) as usize) {
+        let written_with = u64_at(&head, 48);
+        if whole != header(key, written_with as usize) {
             return Err(Miss::Unusable("stale (the data file changed)".into()));
         }
-        let written_with = u64_at(&head, 48);
         if written_with != block_rows as u64 {
             return Err(Miss::Unusable(format!("written with --block-rows {written_with}")));
         }
         let mut last = [0u8; FRAME];
         file.read_exact_at(&mut last, len - FRAME as u64).map_err(|_| damaged("cut short"))?;
-        let trailer = Frame::decode(&last);
-        if trailer.rows != TRAILER || trailer.max_index_line != len {
+        if last != trailer(len) {
             return Err(damaged("cut short"));
         }
         Ok(Log {
@@ -259,20 +249,18 @@ impl Log {
         std::thread::spawn(move || {
             let mut at = log.start;
             while at < log.end {
-                let read = log.block_at(at, &name);
-                let (got, next) = match read {
-                    Ok((block, next)) => (Ok(Some(block)), Some(next)),
+                match log.block_at(at, &name) {
+                    Ok((block, next)) => {
+                        if tx.send(Ok(Some(block))).is_err() {
+                            return;
+                        }
+                        at = next;
+                    }
                     Err(e) => {
                         let file = format!("{} (the stream cache of {name})", log.path.display());
-                        (Err(DataError::Io { file, source: e }), None)
+                        let _ = tx.send(Err(DataError::Io { file, source: e }));
+                        return;
                     }
-                };
-                if tx.send(got).is_err() {
-                    return;
-                }
-                match next {
-                    Some(n) => at = n,
-                    None => return,
                 }
             }
         });
