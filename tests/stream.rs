@@ -216,6 +216,21 @@ fn the_cli_says_which_solver_it_streamed_and_why() {
     assert_eq!(r["solver"], "fobos");
     assert!(r["solver_note"].as_str().is_some_and(|n| n.contains("picard")), "{r}");
 
+    // A model no streaming solver takes (ω∘B's Picard prox runs only in proxgrad): each
+    // fallback's reason is said, exit 2.
+    let fused = write(
+        dir.path(),
+        "fused.opt",
+        &model("labels", 0.01, "minimize E[logistic(y, <x, w>)] + λ·l1(diff(dim(x)) w)", ""),
+    );
+    let out = optc(&["run", fused.to_str().expect("utf-8"), data, "--stream"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("--stream has no solver") && err.contains("nor can smm: ") && err.contains("; fobos: "),
+        "{err}"
+    );
+
     let forced = optc(&["run", m, data, "--stream", "--solver", "scd"]);
     assert_eq!(forced.status.code(), Some(2));
     assert!(text(&forced.stderr).contains("--stream cannot run `scd`"), "{}", text(&forced.stderr));

@@ -73,10 +73,23 @@ pub(super) fn run(args: &RunArgs) -> Result<(), Failure> {
         let mut chosen = None;
         for fallback in FALLBACKS {
             let tried = CompileOptions { solver: Some(fallback.into()), ..opts.clone() };
-            // A fallback the model rules out (SMM with a non-smooth loss) is skipped, not said:
-            // the user asked for none of them.
-            let Ok(c) = pipeline::front_end(&file, &Library::standard(), &tried) else { continue };
-            let Ok(p) = pipeline::plan(&c, &tried) else { continue };
+            // A fallback the model rules out (SMM with a non-smooth loss) is skipped, said only
+            // when no fallback runs: the user asked for none of them.
+            let built = pipeline::front_end(&file, &Library::standard(), &tried)
+                .and_then(|c| pipeline::plan(&c, &tried).map(|p| (c, p)));
+            let (c, p) = match built {
+                Ok(built) => built,
+                Err(e) => {
+                    let why = match e {
+                        pipeline::CompileError::Usage(m) => m,
+                        pipeline::CompileError::Model(problems) => {
+                            problems.into_iter().map(|p| p.message).collect::<Vec<_>>().join("; ")
+                        }
+                    };
+                    refusals.push(format!("{fallback}: {why}"));
+                    continue;
+                }
+            };
             match streamable(&p) {
                 Ok(()) => {
                     chosen = Some((fallback, c, p));
