@@ -634,6 +634,16 @@ mod tests {
             same_blocks(&all_blocks(&s), &from_text);
             assert_eq!(std::fs::read(&log).expect("log"), bytes, "rewritten as it was");
         }
+        // A frame claiming more non-zeros than any block of the log holds is refused before
+        // anything is read or allocated for it (the checksum would come only after).
+        let start = 64 + std::fs::canonicalize(&plain.path).expect("path").as_os_str().len();
+        let mut inflated = bytes.clone();
+        let nnz = u64::from_ne_bytes(inflated[start + 8..start + 16].try_into().expect("8 bytes"));
+        inflated[start + 8..start + 16].copy_from_slice(&(nnz + 1).to_ne_bytes());
+        std::fs::write(&log, inflated).expect("damage");
+        let (said, s) = rescan(2);
+        assert!(said.contains("the size of the block at byte"), "{said}");
+        same_blocks(&all_blocks(&s), &from_text);
         let (said, s) = rescan(3);
         assert!(said.contains("written with --block-rows 2"), "{said}");
         assert!(all_blocks(&s).iter().any(|b| b.rows() == 3));

@@ -21,7 +21,7 @@
 //! index: u64; CRC-32 of the arrays: u32; 4 zero bytes) followed by its arrays: row pointers
 //! (usize × rows+1), column indices (u32 × nnz), values (f64 × nnz), labels (f64 × rows), file
 //! lines (u32 × rows); then a trailer of the frame's size (u64::MAX where a frame has its row
-//! count, then the file's length).
+//! count, the file's length, the largest block's bytes after its frame, and a CRC-32 of those).
 
 use crate::data::cache::{temporary_beside, u32_at, u64_at, CacheDir, Key, Miss, TAG};
 use crate::data::store;
@@ -34,9 +34,10 @@ use std::sync::mpsc::{sync_channel, Receiver};
 use std::sync::Arc;
 
 const MAGIC: &[u8; 8] = b"OPTCSTRM";
-/// Bump whenever the layout or the meaning of a field changes (2: the trailer holds only the
-/// file's length).
-const VERSION: u32 = 2;
+/// Bump whenever the layout or the meaning of a field changes.
+const VERSION: u32 = 3;
+/// The longest source path a header holds: more is a damaged header, not a path to allocate.
+const MAX_PATH: u64 = 1 << 16;
 const HEADER: usize = 64;
 const FRAME: usize = 48;
 /// What stands in the trailer where a frame has its row count.
@@ -75,12 +76,17 @@ impl Frame {
     }
 }
 
-/// The end of a log of `len` bytes, trailer included: read back before any block, so a log cut
-/// short (or with anything after its end) is not used.
-fn trailer(len: u64) -> [u8; FRAME] {
+/// The end of a log of `len` bytes, trailer included, whose largest block is `largest` bytes
+/// after its frame: read back before any block, so a log cut short (or with anything after its
+/// end) is not used, and a damaged frame cannot make a pass allocate more than a block the log
+/// holds (the block's own checksum is known only once its bytes are read).
+fn trailer(len: u64, largest: u64) -> [u8; FRAME] {
     let mut b = [0u8; FRAME];
     b[..8].copy_from_slice(&TRAILER.to_ne_bytes());
     b[8..16].copy_from_slice(&len.to_ne_bytes());
+    b[16..24].copy_from_slice(&largest.to_ne_bytes());
+    let crc = crc32fast::hash(&b[..24]);
+    b[24..28].copy_from_slice(&crc.to_ne_bytes());
     b
 }
 
@@ -107,6 +113,8 @@ pub(super) struct Writer {
     out: BufWriter<tempfile::NamedTempFile>,
     /// Bytes written so far.
     at: u64,
+    /// The largest block's bytes after its frame.
+    largest: u64,
 }
 
 impl Writer {
@@ -126,7 +134,7 @@ impl Writer {
         let head = header(key, block_rows);
         let mut out = BufWriter::with_capacity(1 << 20, temporary_beside(place)?);
         out.write_all(&head)?;
-        Ok(Writer { place: place.to_path_buf(), out, at: head.len() as u64 })
+        Ok(Writer { place: place.to_path_buf(), out, at: head.len() as u64, largest: 0 })
     }
 
     /// Where the log goes once whole.
@@ -157,7 +165,9 @@ impl Writer {
         for a in arrays {
             self.out.write_all(a)?;
         }
-        self.at += (FRAME + arrays.iter().map(|a| a.len()).sum::<usize>()) as u64;
+        let body = arrays.iter().map(|a| a.len()).sum::<usize>() as u64;
+        self.at += FRAME as u64 + body;
+        self.largest = self.largest.max(body);
         Ok(())
     }
 
@@ -166,7 +176,7 @@ impl Writer {
     pub(super) fn finish(mut self, source: &Path, key: &Key) -> Result<PathBuf, String> {
         let place = self.place.clone();
         let failed = |e: &dyn std::fmt::Display| format!("{}: {e}", place.display());
-        self.out.write_all(&trailer(self.at + FRAME as u64)).map_err(|e| failed(&e))?;
+        self.out.write_all(&trailer(self.at + FRAME as u64, self.largest)).map_err(|e| failed(&e))?;
         let tmp = self.out.into_inner().map_err(|e| failed(&e.error()))?;
         if Key::of(source).ok().as_ref() != Some(key) {
             return Err("the data file changed while it was read".into());
@@ -187,6 +197,8 @@ pub struct Log {
     start: u64,
     end: u64,
     block_rows: usize,
+    /// The largest block's bytes after its frame, from the checksummed trailer.
+    largest: u64,
 }
 
 impl Log {
@@ -206,7 +218,7 @@ impl Log {
             return Err(Miss::Unusable("from another version of optc or another kind of machine".into()));
         }
         let path_len = u64_at(&head, 56);
-        if path_len > len - (HEADER + FRAME) as u64 {
+        if path_len > MAX_PATH || path_len > len - (HEADER + FRAME) as u64 {
             return Err(damaged("the header"));
         }
         let mut whole = head.to_vec();
@@ -224,7 +236,8 @@ impl Log {
         }
         let mut last = [0u8; FRAME];
         file.read_exact_at(&mut last, len - FRAME as u64).map_err(|_| damaged("cut short"))?;
-        if last != trailer(len) {
+        let largest = u64_at(&last, 16);
+        if last != trailer(len, largest) {
             return Err(damaged("cut short"));
         }
         Ok(Log {
@@ -233,6 +246,7 @@ impl Log {
             start: whole.len() as u64,
             end: len - FRAME as u64,
             block_rows,
+            largest,
         })
     }
 
@@ -279,11 +293,12 @@ impl Log {
             return Err(damaged("the row count"));
         }
         let (rows, nnz) = (f.rows as usize, usize::try_from(f.nnz).map_err(|_| damaged("the size"))?);
-        let end = (nnz.checked_mul(12))
-            .zip(rows.checked_mul(20))
-            .and_then(|(a, b)| a.checked_add(b)?.checked_add(8 + FRAME))
-            .and_then(|b| at.checked_add(b as u64));
-        if end.is_none_or(|e| e > self.end) {
+        let body = (nnz.checked_mul(12)).zip(rows.checked_mul(20)).and_then(|(a, b)| a.checked_add(b)?.checked_add(8));
+        let fits = body.is_some_and(|b| {
+            let b = b as u64;
+            b <= self.largest && at.checked_add(FRAME as u64 + b).is_some_and(|e| e <= self.end)
+        });
+        if !fits {
             return Err(damaged("the size"));
         }
         let mut indptr = vec![0usize; rows + 1];
