@@ -192,7 +192,15 @@ fn deeply_nested_unclosed_brackets_are_a_prompt_diagnostic() {
         let out = optc(&["check", m.to_str().unwrap()]);
         let err = text(&out.stderr);
         assert_eq!(out.status.code(), Some(1), "{unit}: {err}");
-        assert!(err.contains("nested too deeply") || err.contains("expected `"), "{unit}: {err}");
+        // Which of the three depends on the build: a debug build reaches pest's call limit on
+        // `((` × 500 already, a release build only past `((` × 3000, and before that parses to
+        // the end and reports the missing operand (measured, not explained).
+        assert!(
+            ["nested too deeply", "expected `", "expected an expression, found end of line"]
+                .iter()
+                .any(|m| err.contains(m)),
+            "{unit}: {err}"
+        );
     }
     let applied =
         "data x: sparse, y: real\nvar w: vec[dim(x)]\nminimize E[squared(y, <x, w>)] + 0.1·l1(diff(dim(x)) w)\n";
