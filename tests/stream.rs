@@ -275,6 +275,53 @@ fn a_streamed_cache_gives_the_same_run_and_is_read_by_the_next() {
     assert!(w_cold == w_plain && w_warm == w_plain, "the saved weights");
 }
 
+/// A cache whose writes start failing partway through the first pass (here a file-size limit:
+/// `ulimit -f` with SIGXFSZ ignored, so a write past it returns EFBIG as a full disk's returns
+/// ENOSPC) is said, its partial file is removed at once, and the run goes on from the text.
+#[test]
+fn a_cache_write_that_fails_mid_pass_leaves_nothing_and_the_run_goes_on() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let data = write(dir.path(), "d.svm", &generated(8000, 100, 5));
+    let m = write(dir.path(), "m.opt", &model("labels", 0.01, "minimize E[logistic(y, <x, w>)] + λ·l1(w)", ""));
+    let (m, data) = (m.to_str().expect("utf-8"), data.to_str().expect("utf-8"));
+    let caches = dir.path().join("caches");
+    std::fs::create_dir(&caches).expect("cache dir");
+    let cache_flag = format!("--cache={}", caches.display());
+    let args = ["run", m, data, "--stream", "--block-rows", "500", "--epochs", "2", "--json"];
+    // 256 KiB: bash counts `ulimit -f` in KiB.
+    const LIMIT: u64 = 256 << 10;
+    let limited = std::process::Command::new("bash")
+        .arg("-c")
+        .arg(r#"trap "" XFSZ; ulimit -f 256; exec "$@""#)
+        .arg("optc")
+        .arg(env!("CARGO_BIN_EXE_optc"))
+        .args(args)
+        .arg(&cache_flag)
+        .output()
+        .expect("bash runs");
+    assert!(limited.status.success(), "{}", text(&limited.stderr));
+    let notes = text(&limited.stderr);
+    assert!(notes.contains("note: no data cache written:") && notes.contains("caches"), "{notes}");
+    let left: Vec<_> = std::fs::read_dir(&caches).expect("cache dir").collect();
+    assert!(left.is_empty(), "a partial cache was left: {left:?}");
+    let plain = optc(&args);
+    assert!(plain.status.success(), "{}", text(&plain.stderr));
+    let (a, b): (serde_json::Value, serde_json::Value) =
+        (serde_json::from_slice(&limited.stdout).expect("json"), serde_json::from_slice(&plain.stdout).expect("json"));
+    for key in ["objective", "gap", "nnz", "rows", "data_nnz"] {
+        assert_eq!(a[key], b[key], "{key}");
+    }
+    assert!(a["stream"]["cache"].is_null() && a["stream"]["cache_note"].is_string(), "{}", a["stream"]);
+    // Mid-pass, not at the end: the whole log is larger than the limit plus the writer's 1 MiB
+    // buffer, so a block's write is what failed, not the trailer's.
+    let whole = optc(&[&args[..], &[cache_flag.as_str()]].concat());
+    assert!(whole.status.success(), "{}", text(&whole.stderr));
+    let log: Vec<_> = std::fs::read_dir(&caches).expect("cache dir").map(|e| e.expect("entry").path()).collect();
+    assert_eq!(log.len(), 1, "{log:?}");
+    let size = std::fs::metadata(&log[0]).expect("log").len();
+    assert!(size > LIMIT + (1 << 20), "the log is only {size} bytes");
+}
+
 #[test]
 fn bad_data_deep_in_the_stream_names_its_line() {
     let dir = tempfile::tempdir().expect("tmp");
