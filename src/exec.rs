@@ -9,6 +9,7 @@ pub mod evaluate;
 pub mod interp;
 pub mod jit;
 pub mod passes;
+mod stopping;
 pub mod stream;
 
 pub use crate::data::{bound_scalars, DataView};

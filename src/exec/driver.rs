@@ -3,9 +3,10 @@
 
 use super::certificate::{assess, violation, Assessment, DualHistory};
 use super::evaluate::{evaluate, evaluate_with_margins, Evaluation};
+use super::stopping::{Checks, Ended};
 use super::{Backend, DataView, Fault, State};
 use crate::data::DataFacts;
-use crate::plan::{Plan, Uncertified};
+use crate::plan::Plan;
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
 use std::time::Instant;
@@ -237,7 +238,6 @@ pub fn run_watched(
     let mut order = RowOrder::with_columns(rows, cols, settings.seed);
     let bar = progress_bar(settings);
     let start = Instant::now();
-    let mut trace = vec![];
     let mut check_seconds = 0.0;
     let mut test_seconds = 0.0;
     backend.init(&mut state, data)?;
@@ -255,13 +255,8 @@ pub fn run_watched(
     }
     let check_every = if working.is_some() { WS_INNER } else { settings.check_every.max(1) };
     let mut history = DualHistory::default();
-    // The epoch of the last check, its F and its gap: when the run ends right after it
-    // (converged), they are the ones reported, extrapolated dual included.
-    let mut last_check: Option<(usize, Evaluation, Option<f64>)> = None;
-    let mut status = Status::MaxEpochs;
-    let mut rule = cap_rule(plan, settings.max_epochs);
+    let mut checks = Checks::new(plan, settings);
     let mut epochs = 0;
-    let mut previous: Option<f64> = None;
     let mut best: Option<Best> = None;
     while epochs < settings.max_epochs {
         backend.epoch(&mut state, data, &order.next_orders())?;
@@ -290,20 +285,8 @@ pub fn run_watched(
                 Some(g) => format!("F = {:.6}  gap {:.1e}  nnz {}", eval.objective, g, eval.nnz),
                 None => format!("F = {:.6}  nnz {}", eval.objective, eval.nnz),
             });
-            let f = eval.objective;
-            if settings.trace {
-                trace.push(TracePoint {
-                    epoch: epochs,
-                    seconds: start.elapsed().as_secs_f64() - test_seconds,
-                    eval: eval.clone(),
-                    gap,
-                    test: held_out,
-                });
-            }
-            last_check = Some((epochs, eval, gap));
-            if let Some(done) = settings.tol.and_then(|tol| converged(plan, tol, f, gap, previous, &flushed)) {
-                status = Status::Converged;
-                rule = done;
+            let seconds = start.elapsed().as_secs_f64() - test_seconds;
+            if checks.record(epochs, &eval, gap, &flushed, seconds, held_out) {
                 break;
             }
             if let Some((held, patience)) = watch.holdout {
@@ -311,50 +294,40 @@ pub fn run_watched(
                 match &best {
                     Some(b) if loss >= b.loss => {
                         if epochs - b.epoch >= patience {
-                            status = Status::EarlyStopped;
-                            rule = format!(
+                            checks.stop_early(format!(
                                 "the held-out loss has not improved for {patience} epochs (best {loss:.6} at epoch {}, whose weights are returned)",
                                 b.epoch,
                                 loss = b.loss
-                            );
+                            ));
                             break;
                         }
                     }
-                    _ => {
-                        let (eval, gap) = last_check.clone().map(|(_, e, g)| (e, g)).expect("set just above");
-                        best = Some(Best { loss, epoch: epochs, state: flushed, eval, gap });
-                    }
+                    _ => best = Some(Best { loss, epoch: epochs, state: flushed, eval, gap }),
                 }
             }
-            previous = Some(f);
         }
         bar.inc(1);
-        if let Some(limit) = settings.time_limit {
-            if start.elapsed().as_secs_f64() - test_seconds >= limit && epochs < settings.max_epochs {
-                status = Status::TimeLimit;
-                rule = format!("the time limit ({limit} s)");
-                break;
-            }
+        if checks.out_of_time(start.elapsed().as_secs_f64() - test_seconds, epochs) {
+            break;
         }
     }
     bar.finish_and_clear();
-    let holdout = best.as_ref().map(|b| Holdout {
-        best_epoch: b.epoch,
-        best_loss: b.loss,
-        stopped: status == Status::EarlyStopped,
-    });
-    if let (Status::EarlyStopped, Some(b)) = (status, best) {
+    let holdout =
+        best.as_ref().map(|b| Holdout { best_epoch: b.epoch, best_loss: b.loss, stopped: checks.stopped_early() });
+    match best.filter(|_| checks.stopped_early()) {
         // Flushed when it was checked.
-        state = b.state;
-        last_check = Some((epochs, b.eval, b.gap));
-    } else {
-        backend.finish(&mut state, data)?;
+        Some(b) => {
+            state = b.state;
+            checks.report_instead(epochs, b.eval, b.gap);
+        }
+        None => backend.finish(&mut state, data)?,
     }
+    let Ended { status, rule, trace, at_end } = checks.end(epochs);
     let checking = Instant::now();
-    let (eval, gap) = match last_check {
+    let (eval, gap) = match at_end {
         // The state was flushed for that check exactly as `finish` has just flushed it.
-        Some((at, eval, gap)) if at == epochs => (eval, gap),
-        _ => {
+        Some(checked) => checked,
+        None => {
             let (eval, assessment) = check_point(plan, &state, data, Some(&mut history), settings.target());
             (eval, assessment.map(|a| a.gap))
         }
@@ -375,16 +348,6 @@ pub fn run_watched(
     })
 }
 
-/// What a run that ends at its epoch cap says it stopped on.
-pub(super) fn cap_rule(plan: &Plan, max_epochs: usize) -> String {
-    match (plan.certificate, plan.uncertified) {
-        (None, Uncertified::Caps) => {
-            format!("the epoch cap ({max_epochs}); no test applies to a stochastic method on a non-convex F")
-        }
-        _ => format!("the epoch cap ({max_epochs})"),
-    }
-}
-
 /// A parameter bound from the data that is not finite (a step from a zero norm, say) stops the
 /// run before its first epoch, named.
 pub(super) fn check_params(plan: &Plan, state: &State) -> Result<(), Fault> {
@@ -396,39 +359,6 @@ pub(super) fn check_params(plan: &Plan, state: &State) -> Result<(), Fault> {
     match bad {
         Some((s, v)) => Err(Fault { what: format!("parameter `{}`", s.name), value: *v, step: 0.0, row: 0 }),
         None => Ok(()),
-    }
-}
-
-/// The stopping rule at a check, given F, the certified gap (if any), F at the previous check
-/// and the flushed state: why the run has converged, or None to go on.
-pub(super) fn converged(
-    plan: &Plan,
-    tol: f64,
-    f: f64,
-    gap: Option<f64>,
-    previous: Option<f64>,
-    flushed: &State,
-) -> Option<String> {
-    let bound = tol * f.abs();
-    match gap {
-        Some(g) if g <= bound => Some(format!("duality gap {} ≤ tol·|F| = {}", sci(g), sci(bound))),
-        None if plan.uncertified == Uncertified::Progress && previous.is_some_and(|p| (p - f).abs() <= bound) => {
-            Some(format!(
-                "relative change of F {} ≤ tol = {} (no certificate for this model)",
-                sci((previous.unwrap_or(f) - f).abs() / f.abs().max(f64::MIN_POSITIVE)),
-                sci(tol)
-            ))
-        }
-        None => match plan.uncertified {
-            Uncertified::Reweighting { change, rounds } if flushed.scalars[change.0] <= tol => Some(format!(
-                "the reweighting settled: round {} moved no weight by more than {} ≤ tol = {} (relative) and kept the support (a fixed point of batch DC, not a certificate)",
-                flushed.scalars[rounds.0],
-                sci(flushed.scalars[change.0]),
-                sci(tol)
-            )),
-            _ => None,
-        },
-        _ => None,
     }
 }
 

@@ -12,9 +12,10 @@
 //! of every coordinate: the same iterates up to rounding, with history of one block's size.
 
 use super::certificate::{domain_scale, loss_conjugate, reg_conjugate};
-use super::driver::{cap_rule, check_params, converged, Outcome, RunSettings, Status, TracePoint};
+use super::driver::{check_params, Outcome, RunSettings};
 use super::evaluate::{evaluate, margin, Evaluation};
 use super::interp::{eval_at, Env};
+use super::stopping::{Checks, Ended};
 use super::{Backend, DataView, Fault, Orders, State};
 use crate::data::stream::{PassError, Streamed};
 use crate::data::DataFacts;
@@ -126,14 +127,11 @@ pub fn run(
     let start_penalty = evaluate(plan, &state, &nothing).objective;
     let mut start_loss = 0.0;
     let (mut passes, mut epoch_seconds, mut check_seconds) = (0, 0.0, 0.0);
-    let mut trace = vec![];
     let mut best_dual = f64::NEG_INFINITY;
-    let mut last_check: Option<(usize, Evaluation, Option<f64>)> = None;
-    let mut status = Status::MaxEpochs;
-    let mut rule = cap_rule(plan, settings.max_epochs);
+    let mut checks = Checks::new(plan, settings);
     let check_every = settings.check_every.max(1);
     let mut order: Vec<u32> = vec![];
-    let (mut epochs, mut previous) = (0, None);
+    let mut epochs = 0;
     while epochs < settings.max_epochs {
         let pass_start = Instant::now();
         let first = epochs == 0;
@@ -163,33 +161,21 @@ pub fn run(
             let (eval, gap, n) = check(plan, &flushed, data, &mut best_dual)?;
             passes += n;
             check_seconds += checking.elapsed().as_secs_f64();
-            let f = eval.objective;
-            if settings.trace {
-                let seconds = start.elapsed().as_secs_f64();
-                trace.push(TracePoint { epoch: epochs, seconds, eval: eval.clone(), gap, test: None });
-            }
-            last_check = Some((epochs, eval, gap));
-            if let Some(done) = settings.tol.and_then(|tol| converged(plan, tol, f, gap, previous, &flushed)) {
-                status = Status::Converged;
-                rule = done;
+            if checks.record(epochs, &eval, gap, &flushed, start.elapsed().as_secs_f64(), None) {
                 break;
             }
-            previous = Some(f);
         }
-        if let Some(limit) = settings.time_limit {
-            if start.elapsed().as_secs_f64() >= limit && epochs < settings.max_epochs {
-                status = Status::TimeLimit;
-                rule = format!("the time limit ({limit} s)");
-                break;
-            }
+        if checks.out_of_time(start.elapsed().as_secs_f64(), epochs) {
+            break;
         }
     }
     fit_rows(plan, &mut state, &nothing);
     backend.finish(&mut state, &nothing).map_err(at_start)?;
+    let Ended { status, rule, trace, at_end } = checks.end(epochs);
     let checking = Instant::now();
-    let (eval, gap) = match last_check {
-        Some((at, eval, gap)) if at == epochs => (eval, gap),
-        _ => {
+    let (eval, gap) = match at_end {
+        Some(checked) => checked,
+        None => {
             let (eval, gap, n) = check(plan, &state, data, &mut best_dual)?;
             passes += n;
             (eval, gap)

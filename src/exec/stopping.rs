@@ -1,0 +1,145 @@
+//! The stopping rule both drivers share (the in-memory one and the streamed one): what a check
+//! records (the trace, the last check's F and gap), when it stops the run (the certified gap,
+//! F's progress for an uncertified model, a settled reweighting, the time limit) and the words
+//! the run ends with, so a run says the same whichever reads its data.
+
+use super::driver::sci;
+use super::driver::{RunSettings, Status, TracePoint};
+use super::evaluate::Evaluation;
+use super::State;
+use crate::plan::{Plan, Uncertified};
+
+/// What a run's checks have found so far, and what it stopped on.
+pub(super) struct Checks<'a> {
+    plan: &'a Plan,
+    settings: &'a RunSettings,
+    status: Status,
+    rule: String,
+    trace: Vec<TracePoint>,
+    /// The epoch of the last check, its F and its gap: when the run ends right after it
+    /// (converged), they are the ones reported, extrapolated dual included.
+    last: Option<(usize, Evaluation, Option<f64>)>,
+    /// F at the check before.
+    previous: Option<f64>,
+}
+
+impl<'a> Checks<'a> {
+    pub(super) fn new(plan: &'a Plan, settings: &'a RunSettings) -> Self {
+        let rule = cap_rule(plan, settings.max_epochs);
+        Checks { plan, settings, status: Status::MaxEpochs, rule, trace: vec![], last: None, previous: None }
+    }
+
+    /// Records the check after `epoch` (`seconds` into the run; `test`: the same weights on
+    /// held-out rows) and whether the run has converged there: then the status says by which
+    /// rule.
+    pub(super) fn record(
+        &mut self,
+        epoch: usize,
+        eval: &Evaluation,
+        gap: Option<f64>,
+        flushed: &State,
+        seconds: f64,
+        test: Option<Evaluation>,
+    ) -> bool {
+        if self.settings.trace {
+            self.trace.push(TracePoint { epoch, seconds, eval: eval.clone(), gap, test });
+        }
+        self.last = Some((epoch, eval.clone(), gap));
+        let f = eval.objective;
+        if let Some(done) = self.settings.tol.and_then(|tol| converged(self.plan, tol, f, gap, self.previous, flushed))
+        {
+            (self.status, self.rule) = (Status::Converged, done);
+            return true;
+        }
+        self.previous = Some(f);
+        false
+    }
+
+    /// Whether the time limit has passed after `epochs` epochs, `elapsed` seconds into the run
+    /// (then the status says so). A run at its epoch cap stops on the cap instead.
+    pub(super) fn out_of_time(&mut self, elapsed: f64, epochs: usize) -> bool {
+        match self.settings.time_limit {
+            Some(limit) if elapsed >= limit && epochs < self.settings.max_epochs => {
+                (self.status, self.rule) = (Status::TimeLimit, format!("the time limit ({limit} s)"));
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// Ends the run on the held-out loss, for the reason given.
+    pub(super) fn stop_early(&mut self, rule: String) {
+        (self.status, self.rule) = (Status::EarlyStopped, rule);
+    }
+
+    pub(super) fn stopped_early(&self) -> bool {
+        self.status == Status::EarlyStopped
+    }
+
+    /// The weights returned after `epochs` epochs are those of an earlier check (the held-out
+    /// loss's best, flushed then): its F and gap are what the run reports.
+    pub(super) fn report_instead(&mut self, epochs: usize, eval: Evaluation, gap: Option<f64>) {
+        self.last = Some((epochs, eval, gap));
+    }
+
+    /// The status, the rule in words, the trace, and the last check's F and gap if it was
+    /// made after exactly `epochs` epochs (else the caller checks the returned weights).
+    pub(super) fn end(self, epochs: usize) -> Ended {
+        let at_end = match self.last {
+            Some((at, eval, gap)) if at == epochs => Some((eval, gap)),
+            _ => None,
+        };
+        Ended { status: self.status, rule: self.rule, trace: self.trace, at_end }
+    }
+}
+
+/// What [`Checks::end`] hands back.
+pub(super) struct Ended {
+    pub status: Status,
+    pub rule: String,
+    pub trace: Vec<TracePoint>,
+    pub at_end: Option<(Evaluation, Option<f64>)>,
+}
+
+/// What a run that ends at its epoch cap says it stopped on.
+fn cap_rule(plan: &Plan, max_epochs: usize) -> String {
+    match (plan.certificate, plan.uncertified) {
+        (None, Uncertified::Caps) => {
+            format!("the epoch cap ({max_epochs}); no test applies to a stochastic method on a non-convex F")
+        }
+        _ => format!("the epoch cap ({max_epochs})"),
+    }
+}
+
+/// The stopping rule at a check, given F, the certified gap (if any), F at the previous check
+/// and the flushed state: why the run has converged, or None to go on.
+fn converged(
+    plan: &Plan,
+    tol: f64,
+    f: f64,
+    gap: Option<f64>,
+    previous: Option<f64>,
+    flushed: &State,
+) -> Option<String> {
+    let bound = tol * f.abs();
+    match gap {
+        Some(g) if g <= bound => Some(format!("duality gap {} ≤ tol·|F| = {}", sci(g), sci(bound))),
+        None if plan.uncertified == Uncertified::Progress && previous.is_some_and(|p| (p - f).abs() <= bound) => {
+            Some(format!(
+                "relative change of F {} ≤ tol = {} (no certificate for this model)",
+                sci((previous.unwrap_or(f) - f).abs() / f.abs().max(f64::MIN_POSITIVE)),
+                sci(tol)
+            ))
+        }
+        None => match plan.uncertified {
+            Uncertified::Reweighting { change, rounds } if flushed.scalars[change.0] <= tol => Some(format!(
+                "the reweighting settled: round {} moved no weight by more than {} ≤ tol = {} (relative) and kept the support (a fixed point of batch DC, not a certificate)",
+                flushed.scalars[rounds.0],
+                sci(flushed.scalars[change.0]),
+                sci(tol)
+            )),
+            _ => None,
+        },
+        _ => None,
+    }
+}
