@@ -9,6 +9,7 @@ pub mod evaluate;
 pub mod interp;
 pub mod jit;
 pub mod passes;
+pub mod shards;
 mod stopping;
 pub mod stream;
 
@@ -117,4 +118,15 @@ pub trait Backend {
     fn epoch(&mut self, state: &mut State, data: &DataView, orders: &Orders) -> Result<(), Fault>;
     /// Flushes pending lazy work.
     fn finish(&mut self, state: &mut State, data: &DataView) -> Result<(), Fault>;
+    /// The epoch and the flush as code that several threads may run at once, each on a state
+    /// of its own ([`shards`]); None for a back end that cannot share its code.
+    fn shared(&self) -> Option<Box<dyn SharedEpoch + '_>> {
+        None
+    }
+}
+
+/// A back end's epoch and flush without its mutable parts, for [`shards`].
+pub trait SharedEpoch: Sync {
+    fn epoch(&self, state: &mut State, data: &DataView, orders: &Orders) -> Result<(), Fault>;
+    fn finish(&self, state: &mut State, data: &DataView) -> Result<(), Fault>;
 }

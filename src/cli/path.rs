@@ -183,6 +183,7 @@ pub(crate) fn trace_path(
         tol: Some(args.tol.unwrap_or(session::DEFAULT_TOL)),
         time_limit: None,
         seed: Some(args.seed),
+        shards: None,
     };
     let (_, settings) = session::run_settings(&first, &stop)?;
     let mut points: Vec<Point> = vec![];

@@ -319,6 +319,7 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
             "tol": tol,
             "check_seconds": outcome.check_seconds,
             "working_set": outcome.working_set,
+            "shards": run_settings.shards,
             "seed": settings.seed,
             "init": args.init.as_ref().map(|p| p.display().to_string()),
             "holdout": outcome.holdout.as_ref().map(|h| serde_json::json!({
@@ -369,7 +370,7 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
             test.as_ref(),
             &outcome,
             &step,
-            settings.seed,
+            (settings.seed, run_settings.shards),
             features,
         ));
         if let Some(c) = &calibration {
@@ -437,7 +438,7 @@ fn summary(
     test: Option<&Evaluation>,
     outcome: &driver::Outcome,
     step: &StepShown,
-    seed: u64,
+    (seed, shards): (u64, usize),
     features: usize,
 ) -> String {
     let mut s = format!(
@@ -460,6 +461,11 @@ fn summary(
         StepShown::Eta0(None) => s += &format!("  epochs       {} (seed {seed})\n", outcome.epochs),
         StepShown::Weights(_) => s += &format!("  epochs       {} (seed {seed}, {})\n", outcome.epochs, step.text()),
         _ => s += &format!("  epochs       {} (seed {seed}, step {})\n", outcome.epochs, step.text()),
+    }
+    if shards > 1 {
+        s += &format!(
+            "  shards       {shards}: each epoch's rows cut into {shards} shards on {shards} threads from the same state, the flushed states averaged\n"
+        );
     }
     s += &format!("  objective    F = {:.6}  (mean loss {:.6})\n", ev.objective, ev.loss);
     match outcome.gap {

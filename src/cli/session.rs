@@ -114,6 +114,11 @@ pub(crate) struct SolveOptions {
     /// Seed of the row order and of the η₀ calibration sample (default 1).
     #[arg(long)]
     pub seed: Option<u64>,
+    /// Stochastic epochs (fobos, adagrad) on K threads: each epoch's rows are cut into K
+    /// shards, run from the same state, and the K flushed states averaged (iterative parameter
+    /// mixing). The same numbers for the same K and seed on any machine (default 1: no shards).
+    #[arg(long, value_name = "K")]
+    pub shards: Option<usize>,
     /// Run the reference interpreter.
     #[arg(long)]
     pub no_jit: bool,
@@ -170,7 +175,13 @@ impl DataOptions {
 
 impl SolveOptions {
     pub fn stopping(&self) -> Stopping {
-        Stopping { epochs: self.epochs, tol: self.tol, time_limit: self.time_limit, seed: self.seed }
+        Stopping {
+            epochs: self.epochs,
+            tol: self.tol,
+            time_limit: self.time_limit,
+            seed: self.seed,
+            shards: self.shards,
+        }
     }
 }
 
@@ -181,6 +192,8 @@ pub(crate) struct Stopping {
     pub tol: Option<f64>,
     pub time_limit: Option<f64>,
     pub seed: Option<u64>,
+    /// How many shards a stochastic epoch is cut into (`--shards`).
+    pub shards: Option<usize>,
 }
 
 /// The model's `solve with` settings overridden by `stop`, and the driver's settings from
@@ -209,6 +222,17 @@ pub(crate) fn run_settings(compiled: &Compiled, stop: &Stopping) -> Result<(Sett
         settings.seed = s;
     }
     let solver = compiled.structure.chosen.as_ref().map_or(SolverKind::Fobos, |c| c.solver);
+    let shards = stop.shards.unwrap_or(1);
+    if shards == 0 {
+        return Err(Failure::Usage("--shards must be at least 1".into()));
+    }
+    if shards > 1 && !crate::exec::shards::SOLVERS.contains(&solver.name()) {
+        return Err(Failure::Usage(format!(
+            "--shards {shards}: `{}` does not take shards; they average the epochs of the stochastic solvers {} (give --solver fobos, say)",
+            solver.name(),
+            crate::exec::shards::SOLVERS.map(|s| format!("`{s}`")).join(" and ")
+        )));
+    }
     let tol = match (settings.tol, settings.epochs) {
         (Some(t), _) => Some(t),
         (None, Some(_)) => None,
@@ -222,6 +246,7 @@ pub(crate) fn run_settings(compiled: &Compiled, stop: &Stopping) -> Result<(Sett
         seed: settings.seed,
         trace: false,
         progress: false,
+        shards,
     };
     Ok((settings, run))
 }

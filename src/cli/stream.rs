@@ -109,6 +109,11 @@ pub(super) fn run(args: &RunArgs) -> Result<(), Failure> {
             Some(format!("`{default}`, the default for this model, cannot stream ({why}); --stream runs {fallback}"));
     }
     let (settings, mut run_settings) = session::run_settings(&compiled, &args.solve.stopping())?;
+    if run_settings.shards > 1 {
+        return Err(Failure::Usage(
+            "--shards with --stream: a streamed epoch reads its blocks in file order on one thread; give one or the other".into(),
+        ));
+    }
     let tol = run_settings.tol;
     let front_seconds = compile_start.elapsed().as_secs_f64();
     let Outputs { save: save_out, trace: trace_out, plot: plot_out } = Outputs::prepare(args)?;

@@ -27,6 +27,9 @@ pub struct RunSettings {
     pub trace: bool,
     /// Show a progress bar on stderr (hidden when stderr is not a terminal).
     pub progress: bool,
+    /// Stochastic epochs cut into this many shards on as many threads, their states averaged
+    /// ([`super::shards`]); 1: none.
+    pub shards: usize,
 }
 
 impl RunSettings {
@@ -40,6 +43,7 @@ impl RunSettings {
             seed,
             trace: false,
             progress: false,
+            shards: 1,
         }
     }
 
@@ -264,7 +268,12 @@ pub fn run_watched(
     let mut epochs = 0;
     let mut best: Option<Best> = None;
     while epochs < settings.max_epochs {
-        backend.epoch(&mut state, data, &order.next_orders())?;
+        let orders = order.next_orders();
+        if settings.shards > 1 {
+            state = sharded_epoch(plan, backend, &state, data, orders.rows, settings.shards)?;
+        } else {
+            backend.epoch(&mut state, data, &orders)?;
+        }
         epochs += 1;
         let due = epochs % check_every == 0 || (warm && epochs == 1);
         if (settings.tol.is_some() && due) || settings.trace || watch.holdout.is_some() {
@@ -418,6 +427,21 @@ fn polish(
     // The working set is picked from the gradient at the new point.
     a.gradient = gradient;
     Ok(Some((candidate, better)))
+}
+
+/// One epoch in `k` shards ([`super::shards`]), for a plan that takes them: the averaged state.
+fn sharded_epoch(
+    plan: &Plan,
+    backend: &dyn Backend,
+    state: &State,
+    data: &DataView,
+    rows: &[u32],
+    k: usize,
+) -> Result<State, Fault> {
+    let refused = |what: String| Fault { what, value: f64::NAN, step: 0.0, row: 0 };
+    super::shards::applies(plan).map_err(refused)?;
+    let code = backend.shared().ok_or_else(|| refused(format!("the {} back end cannot run shards", backend.name())))?;
+    super::shards::epoch(plan, code.as_ref(), state, data, rows, k)
 }
 
 /// Points the epochs at a new working set; its size.

@@ -1,6 +1,6 @@
 //! The reference interpreter: a plain recursive walk over the plan, clear rather than fast.
 
-use super::{Backend, DataView, Fault, Orders, State};
+use super::{Backend, DataView, Fault, Orders, SharedEpoch, State};
 use crate::plan::{BinOp, Dims, Expr, Index, Len, Plan, Range, Stmt};
 use crate::symbolic::compare;
 
@@ -44,12 +44,26 @@ impl Backend for Interpreter<'_> {
     }
 
     fn epoch(&mut self, state: &mut State, data: &DataView, orders: &Orders) -> Result<(), Fault> {
+        SharedEpoch::epoch(self, state, data, orders)
+    }
+
+    fn finish(&mut self, state: &mut State, data: &DataView) -> Result<(), Fault> {
+        SharedEpoch::finish(self, state, data)
+    }
+
+    fn shared(&self) -> Option<Box<dyn SharedEpoch + '_>> {
+        Some(Box::new(Interpreter { plan: self.plan }))
+    }
+}
+
+impl SharedEpoch for Interpreter<'_> {
+    fn epoch(&self, state: &mut State, data: &DataView, orders: &Orders) -> Result<(), Fault> {
         let plan = self.plan;
         let env = Env::new(plan, data.dims());
         exec(plan, &env, &plan.epoch, state, data, orders, &mut Cursor::default())
     }
 
-    fn finish(&mut self, state: &mut State, data: &DataView) -> Result<(), Fault> {
+    fn finish(&self, state: &mut State, data: &DataView) -> Result<(), Fault> {
         let plan = self.plan;
         let env = Env::new(plan, data.dims());
         exec(plan, &env, &plan.finish, state, data, &Orders::NONE, &mut Cursor::default())

@@ -7,7 +7,7 @@
 mod abi;
 mod translate;
 
-use super::{Backend, DataView, Fault, Orders, State};
+use super::{Backend, DataView, Fault, Orders, SharedEpoch, State};
 use crate::plan::{Plan, ScalarRole, Stmt};
 
 use abi::KernelFn;
@@ -232,15 +232,46 @@ pub struct JitBackend<'p> {
 
 impl JitBackend<'_> {
     fn run(&self, phase: usize, state: &mut State, data: &DataView, orders: &Orders) -> Result<(), Fault> {
-        let (code, row, value) = abi::call(self.kernel.phases[phase], self.plan, state, data, orders)
-            .map_err(|e| Fault { what: format!("the kernel's inputs ({e})"), value: f64::NAN, step: 0.0, row: 0 })?;
+        self.phases().run(phase, state, data, orders)
+    }
+
+    fn phases(&self) -> Phases<'_> {
+        Phases { plan: self.plan, code: self.kernel.phases, guards: &self.kernel.guards }
+    }
+}
+
+/// The compiled phases apart from the module that owns their memory (which the back end keeps
+/// alive): plain function pointers, which threads may call at once on states of their own.
+struct Phases<'a> {
+    plan: &'a Plan,
+    code: [KernelFn; 3],
+    guards: &'a [Vec<String>; 3],
+}
+
+impl Phases<'_> {
+    fn run(&self, phase: usize, state: &mut State, data: &DataView, orders: &Orders) -> Result<(), Fault> {
+        let (code, row, value) = abi::call(self.code[phase], self.plan, state, data, orders).map_err(|e| Fault {
+            what: format!("the kernel's inputs ({e})"),
+            value: f64::NAN,
+            step: 0.0,
+            row: 0,
+        })?;
         if code == 0 {
             return Ok(());
         }
-        let what =
-            self.kernel.guards[phase].get(code as usize - 1).cloned().unwrap_or_else(|| "a guarded value".into());
+        let what = self.guards[phase].get(code as usize - 1).cloned().unwrap_or_else(|| "a guarded value".into());
         let step = self.plan.step_counter.map_or(0.0, |t| state.scalars[t.0]);
         Err(Fault { what, value, step, row: row as usize })
+    }
+}
+
+impl SharedEpoch for Phases<'_> {
+    fn epoch(&self, state: &mut State, data: &DataView, orders: &Orders) -> Result<(), Fault> {
+        self.run(1, state, data, orders)
+    }
+
+    fn finish(&self, state: &mut State, data: &DataView) -> Result<(), Fault> {
+        self.run(2, state, data, &Orders::NONE)
     }
 }
 
@@ -259,5 +290,9 @@ impl Backend for JitBackend<'_> {
 
     fn finish(&mut self, state: &mut State, data: &DataView) -> Result<(), Fault> {
         self.run(2, state, data, &Orders::NONE)
+    }
+
+    fn shared(&self) -> Option<Box<dyn SharedEpoch + '_>> {
+        Some(Box::new(self.phases()))
     }
 }
