@@ -6,33 +6,15 @@
 
 mod common;
 
-use common::{compile, fixture, optc, run_plan_on, text};
+use common::{compile, fixture, fixture_named, optc, run_plan_on, text};
 use optc::data::read_libsvm;
 use optc::exec::driver::RunSettings;
 use optc::pipeline::CompileOptions;
 
-struct Optimum {
-    model: String,
-    data: std::path::PathBuf,
-    best: f64,
-}
-
-fn optimum(name: &str) -> Optimum {
-    let text = std::fs::read_to_string(fixture("optima.json")).expect("optima.json");
-    let all: serde_json::Value = serde_json::from_str(&text).expect("optima.json parses");
-    let f = &all["fixtures"][name];
-    let (lambda, objective) = (f["lambda"].as_f64().expect("lambda"), f["model"].as_str().expect("model"));
-    Optimum {
-        model: common::model_text("labels", lambda, objective),
-        data: fixture(f["data"].as_str().expect("data")),
-        best: f["objective"].as_f64().expect("objective"),
-    }
-}
-
 /// (F − F*)/F* after `epochs` epochs of `solve` in `shards` shards, the gap checked to be a
 /// true bound on the way; and the run.
 fn after(name: &str, solve: &str, epochs: usize, shards: usize, jit: bool) -> (f64, common::Run) {
-    let o = optimum(name);
+    let o = fixture_named(name);
     let model = format!("{}solve with {solve}\n", o.model);
     let d = read_libsvm(&o.data).expect("fixture data");
     let plan = compile(&model, &CompileOptions::default());
@@ -97,7 +79,7 @@ fn a_sharded_epoch_is_the_mean_of_its_shards() {
     use optc::exec::{shards, Backend, Orders, State};
     use optc::stdlib::LabelKind;
     for solve in ["fobos", "adagrad"] {
-        let o = optimum("l1_logistic");
+        let o = fixture_named("l1_logistic");
         let plan = compile(&format!("{}solve with {solve}\n", o.model), &CompileOptions::default());
         let d = read_libsvm(&o.data).expect("fixture data");
         let y = LabelMap::fit(LabelKind::Labels, &d).and_then(|m| m.apply(&d)).expect("labels");
@@ -141,7 +123,7 @@ fn a_sharded_epoch_is_the_mean_of_its_shards() {
 #[test]
 fn the_command_line_takes_shards_only_where_they_apply() {
     let dir = tempfile::tempdir().expect("tmp");
-    let o = optimum("l1_logistic");
+    let o = fixture_named("l1_logistic");
     let m = common::write(dir.path(), "m.opt", &o.model);
     let (m, data) = (m.to_str().expect("utf-8"), o.data.to_str().expect("utf-8"));
     for (extra, says) in [

@@ -4,36 +4,10 @@
 
 mod common;
 
-use common::{compile, fixture, gaps, model_text, run, run_plan};
+use common::{compile, fixture, fixture_named, gaps, model_text, run, run_plan};
 use optc::data::read_libsvm;
 use optc::exec::driver::{RunSettings, Status};
 use optc::pipeline::CompileOptions;
-
-struct Fixture {
-    model: String,
-    data: std::path::PathBuf,
-    best: f64,
-}
-
-fn fixture_named(name: &str) -> Fixture {
-    let text = std::fs::read_to_string(fixture("optima.json")).expect("optima.json");
-    let all: serde_json::Value = serde_json::from_str(&text).expect("optima.json parses");
-    let f = &all["fixtures"][name];
-    let data = f["data"].as_str().expect("data");
-    let (lambda, objective) = (f["lambda"].as_f64().expect("lambda"), f["model"].as_str().expect("model"));
-    let model = if data.starts_with("multiclass") {
-        format!("data x: sparse, y: classes\nvar W: mat[dim(x), classes(y)]\nparam λ = {lambda}\n{objective}\n")
-    } else {
-        model_text(if data.contains("regression") { "real" } else { "labels" }, lambda, objective)
-    };
-    // A fixture with an optimal intercept fits `var b: scalar`.
-    let model = if f["b"].is_f64() {
-        model.replace("var w: vec[dim(x)]\n", "var w: vec[dim(x)]\nvar b: scalar\n")
-    } else {
-        model
-    };
-    Fixture { model, data: fixture(data), best: f["objective"].as_f64().expect("objective") }
-}
 
 /// Runs `name` with `solver` (None: optc's choice) to relative gap `tol`; checks the answer
 /// against CVXPY and the certificate against the optimum; returns (solver, epochs).

@@ -176,12 +176,20 @@ fn run_json(args: &[&str]) -> serde_json::Value {
     serde_json::from_slice(&out.stdout).expect("json")
 }
 
+/// A temporary directory with seeded data (`generated(rows, features, seed)`) and the
+/// l1-logistic model at λ = 0.01 in it, and their paths.
+fn l1_logistic_in_tmp(rows: usize, features: usize, seed: u64) -> (tempfile::TempDir, String, String) {
+    let dir = tempfile::tempdir().expect("tmp");
+    let data = write(dir.path(), "d.svm", &generated(rows, features, seed));
+    let m = write(dir.path(), "m.opt", &model("labels", 0.01, "minimize E[logistic(y, <x, w>)] + λ·l1(w)", ""));
+    let path = |p: std::path::PathBuf| p.to_str().expect("utf-8").to_string();
+    (dir, path(m), path(data))
+}
+
 #[test]
 fn the_cli_says_which_solver_it_streamed_and_why() {
-    let dir = tempfile::tempdir().expect("tmp");
-    let data = write(dir.path(), "d.svm", &generated(90, 25, 5));
-    let m = write(dir.path(), "m.opt", &model("labels", 0.01, "minimize E[logistic(y, <x, w>)] + λ·l1(w)", ""));
-    let (m, data) = (m.to_str().expect("utf-8"), data.to_str().expect("utf-8"));
+    let (dir, m, data) = l1_logistic_in_tmp(90, 25, 5);
+    let (m, data) = (m.as_str(), data.as_str());
     let saved = dir.path().join("w.model");
     let r = run_json(&[
         "run",
@@ -244,10 +252,8 @@ fn the_cli_says_which_solver_it_streamed_and_why() {
 
 #[test]
 fn a_streamed_cache_gives_the_same_run_and_is_read_by_the_next() {
-    let dir = tempfile::tempdir().expect("tmp");
-    let data = write(dir.path(), "d.svm", &generated(90, 25, 8));
-    let m = write(dir.path(), "m.opt", &model("labels", 0.01, "minimize E[logistic(y, <x, w>)] + λ·l1(w)", ""));
-    let (m, data) = (m.to_str().expect("utf-8"), data.to_str().expect("utf-8"));
+    let (dir, m, data) = l1_logistic_in_tmp(90, 25, 8);
+    let (m, data) = (m.as_str(), data.as_str());
     let caches = dir.path().join("caches");
     let cache_flag = format!("--cache={}", caches.display());
     let run = |extra: &[&str], saved: &str| {
@@ -280,10 +286,8 @@ fn a_streamed_cache_gives_the_same_run_and_is_read_by_the_next() {
 /// ENOSPC) is said, its partial file is removed at once, and the run goes on from the text.
 #[test]
 fn a_cache_write_that_fails_mid_pass_leaves_nothing_and_the_run_goes_on() {
-    let dir = tempfile::tempdir().expect("tmp");
-    let data = write(dir.path(), "d.svm", &generated(8000, 100, 5));
-    let m = write(dir.path(), "m.opt", &model("labels", 0.01, "minimize E[logistic(y, <x, w>)] + λ·l1(w)", ""));
-    let (m, data) = (m.to_str().expect("utf-8"), data.to_str().expect("utf-8"));
+    let (dir, m, data) = l1_logistic_in_tmp(8000, 100, 5);
+    let (m, data) = (m.as_str(), data.as_str());
     let caches = dir.path().join("caches");
     std::fs::create_dir(&caches).expect("cache dir");
     let cache_flag = format!("--cache={}", caches.display());

@@ -141,3 +141,31 @@ pub fn gaps(plan: &Plan, d: &Dataset, state: &optc::exec::State, by_rows: bool) 
     let all = assess(plan, state, &view, f, &margins, None, 0.0).expect("certificate");
     (f, plain.gap, all.gap)
 }
+
+/// A fixture of `tests/fixtures/optima.json`: its model, its data file, and the optimum F*
+/// CVXPY + Clarabel computed for it.
+pub struct Fixture {
+    pub model: String,
+    pub data: PathBuf,
+    pub best: f64,
+}
+
+pub fn fixture_named(name: &str) -> Fixture {
+    let text = std::fs::read_to_string(fixture("optima.json")).expect("optima.json");
+    let all: serde_json::Value = serde_json::from_str(&text).expect("optima.json parses");
+    let f = &all["fixtures"][name];
+    let data = f["data"].as_str().expect("data");
+    let (lambda, objective) = (f["lambda"].as_f64().expect("lambda"), f["model"].as_str().expect("model"));
+    let model = if data.starts_with("multiclass") {
+        format!("data x: sparse, y: classes\nvar W: mat[dim(x), classes(y)]\nparam λ = {lambda}\n{objective}\n")
+    } else {
+        model_text(if data.contains("regression") { "real" } else { "labels" }, lambda, objective)
+    };
+    // A fixture with an optimal intercept fits `var b: scalar`.
+    let model = if f["b"].is_f64() {
+        model.replace("var w: vec[dim(x)]\n", "var w: vec[dim(x)]\nvar b: scalar\n")
+    } else {
+        model
+    };
+    Fixture { model, data: fixture(data), best: f["objective"].as_f64().expect("objective") }
+}
