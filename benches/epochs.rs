@@ -130,9 +130,9 @@ impl CRef {
             view.indices.iter().for_each(|&j| put(&j.to_ne_bytes()));
             view.values.iter().for_each(|&v| put(&v.to_ne_bytes()));
             view.labels.iter().for_each(|&v| put(&v.to_ne_bytes()));
-            cols.ptr.iter().for_each(|&p| put(&(p as u64).to_ne_bytes()));
-            cols.rows.iter().for_each(|&i| put(&i.to_ne_bytes()));
-            cols.values.iter().for_each(|&v| put(&v.to_ne_bytes()));
+            cols.ptr().iter().for_each(|&p| put(&(p as u64).to_ne_bytes()));
+            cols.rows().iter().for_each(|&i| put(&i.to_ne_bytes()));
+            cols.values().iter().for_each(|&v| put(&v.to_ne_bytes()));
             row_orders.iter().flatten().for_each(|&i| put(&i.to_ne_bytes()));
             col_orders.iter().flatten().for_each(|&j| put(&j.to_ne_bytes()));
             f.flush().expect("write temp file");

@@ -355,6 +355,20 @@ fn mismatched_inputs_are_refused_before_the_kernel_runs() {
     assert!(jit::check_shapes(&plan, &state, &view, &Orders { rows: &bad_order, cols: &[] }).is_err());
     let bad_cols = vec![d.features() as u32];
     assert!(jit::check_shapes(&plan, &state, &view, &Orders { rows: &[], cols: &bad_cols }).is_err());
+    // A column plan's CSC must be of this data: d columns, built from no more rows than it has
+    // (the arrays themselves are sound by construction: only `Columns::of` makes them).
+    let scd = plan_with(&examples()[0].1, false, Some("scd"));
+    let state = State::new(&scd, &d.facts(), &y);
+    let (indptr, indices, values) = d.csr();
+    let fewer = optc::data::Columns::of(indptr, indices, values, d.features() - 1, 1);
+    let err = jit::check_shapes(&scd, &state, &view.with_columns(&fewer), &Orders::NONE).expect_err("refused");
+    assert!(err.contains("the columns are"), "{err}");
+    let more_rows: Vec<usize> = indptr.iter().copied().chain([*indptr.last().expect("rows")]).collect();
+    let taller = optc::data::Columns::of(&more_rows, indices, values, d.features(), 1);
+    let err = jit::check_shapes(&scd, &state, &view.with_columns(&taller), &Orders::NONE).expect_err("refused");
+    assert!(err.contains("more rows"), "{err}");
+    let fits = optc::data::Columns::of(indptr, indices, values, d.features(), 1);
+    assert_eq!(jit::check_shapes(&scd, &state, &view.with_columns(&fits), &Orders::NONE), Ok(()));
 }
 
 /// `optc plan --emit clif` for one small model, pinned.

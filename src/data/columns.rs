@@ -4,9 +4,11 @@
 /// d columns; column j's non-zeros are `rows[ptr[j]..ptr[j+1]]` with `values` alongside.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Columns {
-    pub ptr: Vec<usize>,
-    pub rows: Vec<u32>,
-    pub values: Vec<f64>,
+    ptr: Vec<usize>,
+    rows: Vec<u32>,
+    values: Vec<f64>,
+    /// The rows of the matrix they were built from: every row index is below it.
+    row_count: usize,
 }
 
 impl Columns {
@@ -65,11 +67,33 @@ impl Columns {
                 }
             });
         }
-        Columns { ptr, rows, values: vals }
+        Columns { ptr, rows, values: vals, row_count: indptr.len().saturating_sub(1) }
     }
 
     pub fn count(&self) -> usize {
         self.ptr.len() - 1
+    }
+
+    /// Where each column starts in [`Columns::rows`] and [`Columns::values`] (count + 1 entries,
+    /// non-decreasing, from 0 to the non-zeros).
+    pub fn ptr(&self) -> &[usize] {
+        &self.ptr
+    }
+
+    /// The row index of each non-zero, column by column: each below [`Columns::row_count`].
+    pub fn rows(&self) -> &[u32] {
+        &self.rows
+    }
+
+    pub fn values(&self) -> &[f64] {
+        &self.values
+    }
+
+    /// The rows of the matrix the columns were built from. The arrays are private and only
+    /// [`Columns::of`] makes them, so this bound holds by construction: a compiled kernel's
+    /// check of a CSC it is handed is O(1), not a scan of every non-zero at every call.
+    pub fn row_count(&self) -> usize {
+        self.row_count
     }
 
     /// Bytes the columns of `nnz` non-zeros over `features` columns take.

@@ -201,7 +201,7 @@ fn softmax_conjugate(y: f64, u: &[f64], s: f64) -> f64 {
 fn transpose_times(data: &DataView, features: usize, u: &[f64]) -> Vec<f64> {
     if let Some(csc) = data.csc.filter(|c| c.count() == features) {
         return super::passes::map(features, data.threads, |j| {
-            (csc.ptr[j]..csc.ptr[j + 1]).map(|k| csc.values[k] * u[csc.rows[k] as usize]).sum()
+            (csc.ptr()[j]..csc.ptr()[j + 1]).map(|k| csc.values()[k] * u[csc.rows()[k] as usize]).sum()
         });
     }
     let mut xtu = vec![0.0; features];
@@ -998,11 +998,11 @@ impl Subspace {
         // of the rows in order does when V holds most of the mass (w8a: 13 ms against 2 ms).
         let csc = data.csc.filter(|c| c.count() == features);
         // nnz of X_V when the columns are at hand, else a bound.
-        let entries = csc.map_or(data.values.len(), |c| cols.iter().map(|&j| c.ptr[j + 1] - c.ptr[j]).sum());
+        let entries = csc.map_or(data.values.len(), |c| cols.iter().map(|&j| c.ptr()[j + 1] - c.ptr()[j]).sum());
         if let Some(csc) = csc.filter(|_| entries * SCATTER_COST < data.values.len()) {
             let mut ptr = vec![0usize; data.rows() + 1];
             for &j in cols {
-                for &i in &csc.rows[csc.ptr[j]..csc.ptr[j + 1]] {
+                for &i in &csc.rows()[csc.ptr()[j]..csc.ptr()[j + 1]] {
                     ptr[i as usize + 1] += 1;
                 }
             }
@@ -1012,10 +1012,10 @@ impl Subspace {
             let mut next = ptr.clone();
             let (mut slot, mut value) = (vec![0u32; ptr[data.rows()]], vec![0.0; ptr[data.rows()]]);
             for (k, &j) in cols.iter().enumerate() {
-                for p in csc.ptr[j]..csc.ptr[j + 1] {
-                    let i = csc.rows[p] as usize;
+                for p in csc.ptr()[j]..csc.ptr()[j + 1] {
+                    let i = csc.rows()[p] as usize;
                     slot[next[i]] = k as u32;
-                    value[next[i]] = csc.values[p];
+                    value[next[i]] = csc.values()[p];
                     next[i] += 1;
                 }
             }

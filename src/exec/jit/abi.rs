@@ -283,18 +283,16 @@ pub fn check_shapes(plan: &Plan, state: &State, data: &DataView, orders: &Orders
         return Err("a column index in the order is out of range".into());
     }
     if plan.reads_columns() {
+        // The arrays' structure (pointers from 0 to the non-zeros, non-decreasing; every row
+        // index below `row_count`) holds by construction: only `Columns::of` makes them and
+        // nothing can change them. What is checked is that they fit this data: d columns, and
+        // rows that exist here (a scan of every row index took ~4 ms per call on 8 M non-zeros).
         let c = data.csc.ok_or("the plan reads columns but none were bound")?;
-        let nnz = *c.ptr.last().unwrap_or(&0);
-        if c.ptr.len() != data.features + 1
-            || c.ptr[0] != 0
-            || c.ptr.windows(2).any(|w| w[0] > w[1])
-            || nnz != c.rows.len()
-            || nnz != c.values.len()
-        {
-            return Err("malformed CSC arrays".into());
+        if c.count() != data.features {
+            return Err(format!("the columns are {}, the weights {}", c.count(), data.features));
         }
-        if c.rows.iter().any(|&i| i as usize >= rows) {
-            return Err("a row index in the columns is out of range".into());
+        if c.row_count() > rows {
+            return Err("the columns were built from more rows than the data has".into());
         }
     }
     if state.scalars.len() != plan.scalars.len() || state.vectors.len() != plan.vectors.len() {
@@ -355,9 +353,9 @@ pub fn call(
         operator: data.operator.map_or(std::ptr::null(), |b| b as *const _),
         col_order: orders.cols.as_ptr(),
         n_col_order: orders.cols.len() as u64,
-        col_ptr: data.csc.map_or(std::ptr::null(), |c| c.ptr.as_ptr()),
-        col_rows: data.csc.map_or(std::ptr::null(), |c| c.rows.as_ptr()),
-        col_values: data.csc.map_or(std::ptr::null(), |c| c.values.as_ptr()),
+        col_ptr: data.csc.map_or(std::ptr::null(), |c| c.ptr().as_ptr()),
+        col_rows: data.csc.map_or(std::ptr::null(), |c| c.rows().as_ptr()),
+        col_values: data.csc.map_or(std::ptr::null(), |c| c.values().as_ptr()),
         fault_row: 0,
         fault_value: 0.0,
     };
