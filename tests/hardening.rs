@@ -192,9 +192,9 @@ fn deeply_nested_unclosed_brackets_are_a_prompt_diagnostic() {
         let out = optc(&["check", m.to_str().unwrap()]);
         let err = text(&out.stderr);
         assert_eq!(out.status.code(), Some(1), "{unit}: {err}");
-        // Which of the three depends on the build: a debug build reaches pest's call limit on
-        // `((` × 500 already, a release build only past `((` × 3000, and before that parses to
-        // the end and reports the missing operand (measured, not explained).
+        // Which of the three depends on the build: a debug build's larger stack frames reach
+        // pest's stack guard ("stack limit reached") on `((` × 500 already; a release build
+        // parses `((` × 3000 to the end and reports the missing operand.
         assert!(
             ["nested too deeply", "expected `", "expected an expression, found end of line"]
                 .iter()

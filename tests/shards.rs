@@ -128,7 +128,8 @@ fn the_command_line_takes_shards_only_where_they_apply() {
     let (m, data) = (m.to_str().expect("utf-8"), o.data.to_str().expect("utf-8"));
     for (extra, says) in [
         (vec!["--shards", "2"], "`scd` does not take shards"),
-        (vec!["--shards", "0"], "--shards must be at least 1"),
+        (vec!["--shards", "0"], "--shards 0: give 1 to 64"),
+        (vec!["--shards", "100000", "--solver", "fobos"], "--shards 100000: give 1 to 64"),
         (vec!["--shards", "2", "--solver", "smm"], "`smm` does not take shards"),
         (vec!["--shards", "2", "--solver", "fobos", "--stream"], "--shards with --stream"),
     ] {

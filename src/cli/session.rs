@@ -223,8 +223,11 @@ pub(crate) fn run_settings(compiled: &Compiled, stop: &Stopping) -> Result<(Sett
     }
     let solver = compiled.structure.chosen.as_ref().map_or(SolverKind::Fobos, |c| c.solver);
     let shards = stop.shards.unwrap_or(1);
-    if shards == 0 {
-        return Err(Failure::Usage("--shards must be at least 1".into()));
+    if shards == 0 || shards > crate::exec::shards::MAX_SHARDS {
+        return Err(Failure::Usage(format!(
+            "--shards {shards}: give 1 to {} (a thread and a copy of the state each)",
+            crate::exec::shards::MAX_SHARDS
+        )));
     }
     if shards > 1 && !crate::exec::shards::SOLVERS.contains(&solver.name()) {
         return Err(Failure::Usage(format!(

@@ -17,10 +17,17 @@ impl Columns {
     /// holding about the same number of non-zeros and scatters into its own part of the arrays,
     /// so the result is the same for any thread count.
     pub fn of(indptr: &[usize], indices: &[u32], values: &[f64], features: usize, threads: usize) -> Columns {
+        // The entries the rows of `indptr` cover, walked as the scatter below walks them: it
+        // places exactly these, so every slot gets a row index below `row_count` (counting all
+        // of `indices` left row 0 in the slots of entries past the last row, and a view of no
+        // rows then took columns whose entries name a row it does not have).
+        let row_count = indptr.len().saturating_sub(1);
         let mut ptr = vec![0usize; features + 1];
-        for &j in indices {
-            if (j as usize) < features {
-                ptr[j as usize + 1] += 1;
+        for i in 0..row_count {
+            for &j in &indices[indptr[i]..indptr[i + 1]] {
+                if (j as usize) < features {
+                    ptr[j as usize + 1] += 1;
+                }
             }
         }
         for j in 0..features {
@@ -39,7 +46,7 @@ impl Columns {
         let scatter = |(first, last): (usize, usize), rows: &mut [u32], vals: &mut [f64]| {
             let base = ptr[first];
             let mut next: Vec<usize> = ptr[first..last].iter().map(|p| p - base).collect();
-            for i in 0..indptr.len().saturating_sub(1) {
+            for i in 0..row_count {
                 for k in indptr[i]..indptr[i + 1] {
                     let j = indices[k] as usize;
                     if first <= j && j < last {
@@ -67,7 +74,7 @@ impl Columns {
                 }
             });
         }
-        Columns { ptr, rows, values: vals, row_count: indptr.len().saturating_sub(1) }
+        Columns { ptr, rows, values: vals, row_count }
     }
 
     pub fn count(&self) -> usize {
@@ -105,6 +112,17 @@ impl Columns {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Entries no row of `indptr` covers are not placed: every row index is below the rows.
+    #[test]
+    fn entries_past_the_last_row_are_left_out() {
+        for indptr in [vec![0], vec![], vec![0, 1]] {
+            let c = Columns::of(&indptr, &[0, 0, 0, 0], &[1.0; 4], 1, 1);
+            assert_eq!(c.rows().len(), indptr.last().copied().unwrap_or(0), "{indptr:?}");
+            assert!(c.rows().iter().all(|&i| (i as usize) < c.row_count()), "{indptr:?}");
+            assert_eq!(c.ptr().last(), Some(&c.rows().len()));
+        }
+    }
 
     /// Any thread count gives the columns one thread does, on a matrix with empty columns,
     /// one dense column and indices beyond `features` (dropped).

@@ -249,7 +249,7 @@ pub fn run_watched(
     backend.init(&mut state, data)?;
     // Working sets pay when they leave out most of the columns: on w8a (300 features, 249
     // non-zero at λ 7.08e-6) the first set of WS_MIN columns picked at zero held a third of
-    // them, and its epochs and checks took 0.25–0.45 s where full epochs took 0.19–0.37 s.
+    // them, and a default run took 0.43–0.57 s where full epochs take 0.29–0.36 s.
     let ws_cert = plan.certificate.filter(|_| settings.tol.is_some() && cols > WS_FEATURES);
     // A column solver asked for a certificate continues from the refinement's point (see
     // [`polish`]), with or without working sets.

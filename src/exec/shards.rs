@@ -11,15 +11,19 @@
 //! counter) advances by its shard only: the steps decay as for a run over m/K rows an epoch.
 //!
 //! Only plans whose every state entry is a running quantity that may be averaged take shards:
-//! FOBOS (truncated gradient included) and AdaGrad, whose flushed state is w with its
-//! bookkeeping caught up, the step counter, the pending shrinkage and AdaGrad's per-coordinate
-//! sums. SMM's per-epoch history, SMIDAS's dual vector and the column and batch solvers do not.
+//! FOBOS and AdaGrad, whose flushed state is w with its bookkeeping caught up, the step counter,
+//! the pending shrinkage and AdaGrad's per-coordinate sums. Truncated gradient (its shrink every
+//! K steps counts steps modulo K), SMM's per-epoch history, SMIDAS's dual vector and the column
+//! and batch solvers do not.
 
 use super::{DataView, Fault, Orders, SharedEpoch, State};
 use crate::plan::{Len, Plan, ScalarRole, VecRole};
 
 /// The solvers whose epochs may be sharded.
 pub const SOLVERS: [&str; 2] = ["fobos", "adagrad"];
+
+/// The most shards an epoch may be cut into: a thread and a copy of the state each.
+pub const MAX_SHARDS: usize = 64;
 
 /// Why `plan` cannot take shards, or Ok.
 pub fn applies(plan: &Plan) -> Result<(), String> {
