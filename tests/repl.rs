@@ -111,3 +111,18 @@ fn commands_that_go_wrong_say_why_and_the_session_goes_on() {
     assert_eq!(fine.code, Some(0), "{}", fine.stderr);
     assert!(!fine.stdout.contains("optc>"), "no prompt off a terminal: {}", fine.stdout);
 }
+
+/// `:run --shards K` shards the epochs as `optc run` does, and the report says so; a solver
+/// that does not take shards is refused and the session goes on.
+#[test]
+fn a_run_in_the_repl_may_shard_its_epochs() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let model = write(dir.path(), "m.opt", L1_LOGISTIC);
+    let script = format!(
+        ":data {}\n:run --shards 2\n:run --solver fobos --shards 2 --epochs 3\n:quit\n",
+        fixture("binary.svm").display()
+    );
+    let s = repl(&[model.to_str().unwrap()], &script);
+    assert!(s.stderr.contains("`scd` does not take shards"), "{}", s.stderr);
+    assert!(s.stdout.contains("epochs       3 (each in 2 shards on 2 threads, averaged)"), "{}", s.stdout);
+}

@@ -395,7 +395,10 @@ impl Repl {
             bound.features,
             solved.backend
         );
-        println!("  epochs       {}", outcome.epochs);
+        match settings.shards {
+            1 => println!("  epochs       {}", outcome.epochs),
+            k => println!("  epochs       {} (each in {k} shards on {k} threads, averaged)", outcome.epochs),
+        }
         print!("{}", facts(&ev, outcome.gap, outcome.status.name(), &outcome.rule, w.len(), &plan));
         if let Some(b) = intercept {
             println!("  intercept    b = {b:.6}");
