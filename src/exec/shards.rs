@@ -13,8 +13,8 @@
 //! Only plans whose every state entry is a running quantity that may be averaged take shards:
 //! FOBOS and AdaGrad, whose flushed state is w with its bookkeeping caught up, the step counter,
 //! the pending shrinkage and AdaGrad's per-coordinate sums. Truncated gradient (its counter of
-//! steps since the last shrink would average to a fraction), SMM's per-epoch history, SMIDAS's dual vector and the column
-//! and batch solvers do not.
+//! steps since the last shrink would average to a fraction), SMM's per-epoch history, SMIDAS's
+//! dual vector and the column and batch solvers do not.
 
 use super::{DataView, Fault, Orders, SharedEpoch, State};
 use crate::plan::{Len, Plan, ScalarRole, VecRole};
