@@ -235,10 +235,22 @@ pub(super) fn temporary_beside(place: &Path) -> io::Result<tempfile::NamedTempFi
     tempfile::Builder::new().prefix(".optc-cache").tempfile_in(dir)
 }
 
+/// A dataset's arrays as bytes, in the order both caches store them: the row pointers, the
+/// column indices, the values, the labels and the file lines.
+pub(super) fn sections(d: &Dataset) -> [&[u8]; 5] {
+    let (indptr, indices, values) = d.csr();
+    [
+        bytemuck::cast_slice(indptr),
+        bytemuck::cast_slice(indices),
+        bytemuck::cast_slice(values),
+        bytemuck::cast_slice(&d.labels),
+        bytemuck::cast_slice(&d.lines),
+    ]
+}
+
 /// Writes the cache atomically: a temporary file in the same directory, renamed over `place`.
 fn write(place: &Path, key: &Key, d: &Dataset) -> io::Result<()> {
     let path = key.path.as_os_str().as_encoded_bytes();
-    let (indptr, indices, values) = d.csr();
     let (offsets, len) = layout(path.len(), d.rows(), d.nnz()).ok_or_else(|| io::Error::other("too large"))?;
     let mut head = vec![0u8; offsets[0]];
     head[..8].copy_from_slice(MAGIC);
@@ -259,13 +271,7 @@ fn write(place: &Path, key: &Key, d: &Dataset) -> io::Result<()> {
         head[24 + 8 * k..32 + 8 * k].copy_from_slice(&v.to_ne_bytes());
     }
     head[HEADER..HEADER + path.len()].copy_from_slice(path);
-    let sections: [&[u8]; 5] = [
-        bytemuck::cast_slice(indptr),
-        bytemuck::cast_slice(indices),
-        bytemuck::cast_slice(values),
-        bytemuck::cast_slice(&d.labels),
-        bytemuck::cast_slice(&d.lines),
-    ];
+    let sections = sections(d);
     // Each piece with the zero padding up to where the next begins.
     let ends = [offsets[1], offsets[2], offsets[3], offsets[4], len];
     let zeros = [0u8; ALIGN];

@@ -23,7 +23,7 @@
 //! lines (u32 × rows); then a trailer of the frame's size (u64::MAX where a frame has its row
 //! count, the file's length, the largest block's bytes after its frame, and a CRC-32 of those).
 
-use crate::data::cache::{temporary_beside, u32_at, u64_at, CacheDir, Key, Miss, TAG};
+use crate::data::cache::{sections, temporary_beside, u32_at, u64_at, CacheDir, Key, Miss, TAG};
 use crate::data::store;
 use crate::data::{DataError, Dataset};
 use std::fs::File;
@@ -143,14 +143,7 @@ impl Writer {
     }
 
     pub(super) fn push(&mut self, d: &Dataset) -> io::Result<()> {
-        let (indptr, indices, values) = d.csr();
-        let arrays: [&[u8]; 5] = [
-            bytemuck::cast_slice(indptr),
-            bytemuck::cast_slice(indices),
-            bytemuck::cast_slice(values),
-            bytemuck::cast_slice(&d.labels),
-            bytemuck::cast_slice(&d.lines),
-        ];
+        let arrays = sections(d);
         let mut crc = crc32fast::Hasher::new();
         arrays.iter().for_each(|a| crc.update(a));
         let frame = Frame {
