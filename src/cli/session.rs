@@ -185,7 +185,7 @@ impl SolveOptions {
     }
 }
 
-/// How long a solve may go, as the command line (or `:run`) gives it.
+/// How a solve goes, as the command line (or `:run`) gives it: how long, its seed, its shards.
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct Stopping {
     pub epochs: Option<usize>,
@@ -229,12 +229,9 @@ pub(crate) fn run_settings(compiled: &Compiled, stop: &Stopping) -> Result<(Sett
             crate::exec::shards::MAX_SHARDS
         )));
     }
-    if shards > 1 && !crate::exec::shards::SOLVERS.contains(&solver.name()) {
-        return Err(Failure::Usage(format!(
-            "--shards {shards}: `{}` does not take shards; they average the epochs of the stochastic solvers {} (give --solver fobos, say)",
-            solver.name(),
-            crate::exec::shards::SOLVERS.map(|s| format!("`{s}`")).join(" and ")
-        )));
+    if shards > 1 {
+        crate::exec::shards::takes(solver.name())
+            .map_err(|why| Failure::Usage(format!("--shards {shards}: {why} (give --solver fobos, say)")))?;
     }
     let tol = match (settings.tol, settings.epochs) {
         (Some(t), _) => Some(t),

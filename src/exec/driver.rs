@@ -264,6 +264,9 @@ pub fn run_watched(
     }
     let check_every = if working.is_some() { WS_INNER } else { settings.check_every.max(1) };
     let mut history = DualHistory::default();
+    if settings.shards > 1 {
+        super::shards::applies(plan).map_err(refused)?;
+    }
     let mut checks = Checks::new(plan, settings);
     let mut epochs = 0;
     let mut best: Option<Best> = None;
@@ -430,6 +433,7 @@ fn polish(
 }
 
 /// One epoch in `k` shards ([`super::shards`]), for a plan that takes them: the averaged state.
+/// (Whether the plan takes shards is checked once, before the first epoch.)
 fn sharded_epoch(
     plan: &Plan,
     backend: &dyn Backend,
@@ -438,10 +442,13 @@ fn sharded_epoch(
     rows: &[u32],
     k: usize,
 ) -> Result<State, Fault> {
-    let refused = |what: String| Fault { what, value: f64::NAN, step: 0.0, row: 0 };
-    super::shards::applies(plan).map_err(refused)?;
     let code = backend.shared().ok_or_else(|| refused(format!("the {} back end cannot run shards", backend.name())))?;
     super::shards::epoch(plan, code.as_ref(), state, data, rows, k)
+}
+
+/// A run the driver will not start, said as a fault at its first step.
+fn refused(what: String) -> Fault {
+    Fault { what, value: f64::NAN, step: 0.0, row: 0 }
 }
 
 /// Points the epochs at a new working set; its size.

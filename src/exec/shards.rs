@@ -25,15 +25,22 @@ pub const SOLVERS: [&str; 2] = ["fobos", "adagrad"];
 /// The most shards an epoch may be cut into: a thread and a copy of the state each.
 pub const MAX_SHARDS: usize = 64;
 
+/// Why the solver named `solver` cannot take shards, or Ok: the command line's refusal, before
+/// any plan is made, and the driver's.
+pub fn takes(solver: &str) -> Result<(), String> {
+    if SOLVERS.contains(&solver) {
+        return Ok(());
+    }
+    Err(format!(
+        "`{solver}` does not take shards; they average the epochs of the stochastic solvers {}",
+        SOLVERS.map(|s| format!("`{s}`")).join(" and ")
+    ))
+}
+
 /// Why `plan` cannot take shards, or Ok.
 pub fn applies(plan: &Plan) -> Result<(), String> {
     let solver = plan.info.solver;
-    if !SOLVERS.contains(&solver) {
-        return Err(format!(
-            "`{solver}` does not take shards: --shards averages the epochs of the stochastic solvers {}",
-            SOLVERS.map(|s| format!("`{s}`")).join(" and ")
-        ));
-    }
+    takes(solver)?;
     if !plan.permutes(Len::Rows) || plan.permutes(Len::Features) {
         return Err(format!("this `{solver}` plan does not walk the rows, so its epochs cannot be cut into shards"));
     }
