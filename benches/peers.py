@@ -379,7 +379,7 @@ def end_to_end(optc, data, lam, tmp, repeat, cap, f_star):
             # (F − F*)/F* ≤ tol/(1 − tol) = r. (At least 1e-12: LIBLINEAR may land on F* itself.)
             r = max((f - f_star) / f_star, 1e-12)
             tol = r / (1 + r)
-            cmds.insert(0, (f"optc run --tol {tol:.2g} (LIBLINEAR's accuracy)", optc_run + ["--tol", f"{tol:.3g}"]))
+            cmds.insert(0, (f"optc run --tol {tol:.2g} (LIBLINEAR's accuracy)", optc_run + ["--tol", repr(tol)]))
     return rows
 
 
