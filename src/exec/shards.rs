@@ -60,19 +60,12 @@ pub fn epoch(
 ) -> Result<State, Fault> {
     let k = k.clamp(1, order.len().max(1));
     let cut = |s: usize| order.len() * s / k;
-    let states: Vec<Result<State, Fault>> = std::thread::scope(|scope| {
-        let running: Vec<_> = (0..k)
-            .map(|s| {
-                let rows = &order[cut(s)..cut(s + 1)];
-                scope.spawn(move || {
-                    let mut own = state.clone();
-                    code.epoch(&mut own, data, &Orders { rows, cols: &[] })?;
-                    code.finish(&mut own, data)?;
-                    Ok(own)
-                })
-            })
-            .collect();
-        running.into_iter().map(|t| t.join().unwrap_or_else(|e| std::panic::resume_unwind(e))).collect()
+    // One shard a thread.
+    let states = super::passes::each(k, k, |s| -> Result<State, Fault> {
+        let mut own = state.clone();
+        code.epoch(&mut own, data, &Orders { rows: &order[cut(s)..cut(s + 1)], cols: &[] })?;
+        code.finish(&mut own, data)?;
+        Ok(own)
     });
     Ok(mix(plan, &states.into_iter().collect::<Result<Vec<_>, _>>()?))
 }
