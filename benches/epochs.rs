@@ -5,8 +5,9 @@
 //!          seeded random order, every column (no working set, as one epoch of the plan).
 //! Each epoch kind runs from the same start on the same orders through the C loop (compiled here
 //! with `cc -O3 -march=native -ffp-contract=off`), optc's JIT kernel and its interpreter, C and
-//! JIT alternating in `--rounds` rounds (default 3); the table gives the best epoch of each, JIT / C (the target is ≥ 0.8) and the largest relative
-//! difference of the final weights (the arithmetic is the same, so it should be 0, and ≤ 1e-12).
+//! JIT alternating in `--rounds` rounds (default 3); the table gives the best epoch of each,
+//! JIT / C (the target is ≥ 0.8) and the largest relative difference of the final weights (the
+//! arithmetic is the same, so it should be 0, and ≤ 1e-12).
 //!
 //!     cargo bench --bench epochs [-- --data FILE] [-- --rows N] [-- --epochs N] [-- --rounds N]
 //!
