@@ -231,10 +231,6 @@ pub struct JitBackend<'p> {
 }
 
 impl JitBackend<'_> {
-    fn run(&self, phase: usize, state: &mut State, data: &DataView, orders: &Orders) -> Result<(), Fault> {
-        self.phases().run(phase, state, data, orders)
-    }
-
     fn phases(&self) -> Phases<'_> {
         Phases { plan: self.plan, code: self.kernel.phases, guards: &self.kernel.guards }
     }
@@ -281,15 +277,15 @@ impl Backend for JitBackend<'_> {
     }
 
     fn init(&mut self, state: &mut State, data: &DataView) -> Result<(), Fault> {
-        self.run(0, state, data, &Orders::NONE)
+        self.phases().run(0, state, data, &Orders::NONE)
     }
 
     fn epoch(&mut self, state: &mut State, data: &DataView, orders: &Orders) -> Result<(), Fault> {
-        self.run(1, state, data, orders)
+        SharedEpoch::epoch(&self.phases(), state, data, orders)
     }
 
     fn finish(&mut self, state: &mut State, data: &DataView) -> Result<(), Fault> {
-        self.run(2, state, data, &Orders::NONE)
+        SharedEpoch::finish(&self.phases(), state, data)
     }
 
     fn shared(&self) -> Option<Box<dyn SharedEpoch + '_>> {
