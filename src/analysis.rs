@@ -103,6 +103,8 @@ pub struct Settings {
     pub theta: Option<f64>,
     /// `dc(batch = 1)`: reweighted ℓ1 solved to tolerance instead of online DC.
     pub batch: bool,
+    /// `dcd(shrinking = 0)`: every row every epoch.
+    pub shrinking: Option<bool>,
 }
 
 impl Default for Settings {
@@ -122,6 +124,7 @@ impl Default for Settings {
             every: None,
             theta: None,
             batch: false,
+            shrinking: None,
         }
     }
 }
@@ -242,6 +245,15 @@ pub fn analyse(model: &Model, files: &FileFacts, budget: Option<usize>) -> Resul
         Choice {
             solver: SolverKind::Proxgrad,
             reason: "multiclass: the softmax couples the classes and row penalties tie W's rows; batch proximal gradient with FISTA on W, certified each iteration".into(),
+        }
+    } else if dual_cd_fits(model) {
+        Choice {
+            solver: SolverKind::Dcd,
+            reason: format!(
+                "`{}` with ½‖w‖² only: dual coordinate descent (LIBLINEAR's -s {}), one dual variable a step at O(nnz of its row), certified by the gap to its own dual",
+                model.loss.def.name,
+                if model.loss.def.known() == Some(crate::stdlib::KnownLoss::Hinge) { 3 } else { 1 }
+            ),
         }
     } else if is_svm(model) && model.intercept.is_none() {
         Choice {
@@ -628,6 +640,20 @@ fn is_svm(model: &Model) -> bool {
         && model.regs.iter().all(|r| r.def.prox == ProxKind::Scale && r.operator.is_none())
 }
 
+/// A loss whose dual coordinate step is closed-form (hinge, squared hinge, by name or by
+/// formula) with λ·l2sq terms only: no constraint, no other term, no unregularized intercept
+/// (whose Σ αᵢyᵢ = 0 in the dual needs pairwise steps, ALGORITHMS.md §11).
+fn dual_cd_fits(model: &Model) -> bool {
+    use crate::stdlib::KnownLoss;
+    matches!(model.loss.def.known(), Some(KnownLoss::Hinge | KnownLoss::SquaredHinge))
+        && matches!(model.shape, Shape::Vec(_))
+        && model.constraints.is_empty()
+        && model.intercept.is_none()
+        && model.loss.coef.value > 0.0
+        && !model.regs.is_empty()
+        && model.regs.iter().all(|r| r.def.prox == ProxKind::Scale && r.operator.is_none() && r.coef.value > 0.0)
+}
+
 /// Why a forced solver cannot run the model: the reason, the span to blame and its label.
 fn forced_invalid(
     kind: SolverKind,
@@ -682,6 +708,14 @@ fn forced_invalid(
             span,
             "not separable per coordinate".into(),
         ));
+    }
+    if needs.dual_cd && !dual_cd_fits(model) {
+        let why = if model.intercept.is_some() {
+            "an unregularized intercept adds Σ αᵢyᵢ = 0 to the dual, which one-variable steps cannot keep (use proxgrad or fobos, or regularize it)"
+        } else {
+            "dual coordinate descent takes hinge or squared_hinge with λ·l2sq(w) and no other term or constraint"
+        };
+        return Some((why.to_string(), model.objective_span, "not an ℓ2-regularized SVM".into()));
     }
     if needs.svm_only && !is_svm(model) {
         return Some((
@@ -786,6 +820,7 @@ fn parse_settings(kind: SolverKind, req: &crate::check::SolverRequest, problems:
             "average" => s.average = v == 1.0,
             "delta" => s.delta = Some(v),
             "rda" => s.rda = v == 1.0,
+            "shrinking" => s.shrinking = Some(v == 1.0),
             // The options of solvers this build does not compile: the run stops before them.
             _ => {}
         }

@@ -476,6 +476,10 @@ pub struct Objective {
     /// A dual point the plan maintains, uᵢ as an expression at row i of the state (the Picard
     /// SVM's dual); the certificate tries it besides ℓ′ at the margins.
     pub dual: Option<Expr>,
+    /// The plan's dual point is the iterate of a dual method (dual coordinate descent): the
+    /// certificate evaluates it alone. ℓ′ at the margins and its extrapolation would cost two
+    /// more passes a check for a bound no tighter than the one the solver optimises.
+    pub dual_only: bool,
     /// A composite term coef·ω(B w), evaluated with the operator bound with the data.
     pub composite: Option<Composite>,
     /// Multiclass: ℓ is softmax over the k scores aᵢ = Wᵀxᵢ, ℓ(y, a) = logsumexp(a) − a_y,
@@ -493,6 +497,8 @@ pub enum LossConjugate {
     Squared,
     /// y·u for y·u ∈ [−1, 0]
     Hinge,
+    /// y·u + u²/4 for y·u ≤ 0 (the squared hinge max(0, 1 − y·a)²)
+    SquaredHinge,
     /// Σ_c q_c·log q_c with q = u + e_y in the simplex (u ∈ ℝᵏ: softmax's conjugate)
     Softmax,
 }
@@ -529,11 +535,35 @@ pub struct Plan {
     pub finish: Vec<Stmt>,
     /// The step counter, read by the driver to say which step diverged.
     pub step_counter: Option<ScalarId>,
+    /// When a solver whose epochs leave rows out (dual coordinate descent's shrinking) is worth
+    /// checking: a check costs about two passes over all the data, so at a check an epoch, the
+    /// checks of epochs that visit a tenth of the rows would cost twenty times the solve.
+    pub cadence: Option<Cadence>,
+    /// A vec[m] whose positive entries are the rows the next epoch visits: the driver draws
+    /// its permutation among them alone, so an epoch over the few rows shrinking keeps costs
+    /// O(those rows), not a shuffle of all m. The epoch must still skip the others itself (the
+    /// order is a speed-up, not the meaning: a back end given every row computes the same).
+    pub active_rows: Option<VecId>,
     pub objective: Objective,
     /// None where ℓ* or R* has no closed form here, or F is not convex: `uncertified` then
     /// says what ends the run.
     pub certificate: Option<Certificate>,
     pub uncertified: Uncertified,
+}
+
+/// When the driver checks the certificate of a plan that says ([`Plan::cadence`]): after an
+/// epoch that set `ready` to 1 (the solver's own convergence test passed: the point LIBLINEAR
+/// would stop at), and otherwise once the rows visited since the last check (`visits`, a running
+/// count) add up to [`Cadence::PASSES`] passes over the data. Both are state the epoch writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Cadence {
+    pub visits: ScalarId,
+    pub ready: ScalarId,
+}
+
+impl Cadence {
+    /// Passes' worth of visits between two checks when the solver's test does not pass.
+    pub const PASSES: usize = 8;
 }
 
 /// What ends a run that has no certificate, besides the epoch cap and the time limit. A

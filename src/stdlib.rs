@@ -60,6 +60,56 @@ pub struct LossDef {
     pub formula_text: String,
 }
 
+/// The losses whose convex conjugate, and so whose dual, optc knows in closed form: what the
+/// duality-gap certificate and the dual solvers read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum KnownLoss {
+    Logistic,
+    Squared,
+    Hinge,
+    /// max(0, 1 − y·a)²: LIBLINEAR's L2-loss SVM.
+    SquaredHinge,
+    Softmax,
+}
+
+impl LossDef {
+    /// Which stdlib loss this is: by name, or, for a loss the model declares itself, by its
+    /// formula, equal to a stdlib loss's once its label and margin take the stdlib's names. So
+    /// the squared hinge a user writes out (examples/l2loss_svm.opt) gets the certificate and
+    /// the dual solver of `squared_hinge`; a formula merely close to one gets neither.
+    pub fn known(&self) -> Option<KnownLoss> {
+        let by_name = |name: &str| match name {
+            "logistic" => Some(KnownLoss::Logistic),
+            "squared" => Some(KnownLoss::Squared),
+            "hinge" => Some(KnownLoss::Hinge),
+            "squared_hinge" => Some(KnownLoss::SquaredHinge),
+            "softmax" => Some(KnownLoss::Softmax),
+            _ => None,
+        };
+        let standard = standard_losses();
+        if standard.iter().any(|l| l.name == self.name) {
+            return by_name(&self.name);
+        }
+        let value = self.value.as_ref()?;
+        standard.iter().find_map(|l| {
+            let same_kind = l.label_kind == self.label_kind && l.multiclass == self.multiclass;
+            let renamed = value.substitute(&|n| {
+                (n == self.label)
+                    .then(|| Sym::Var(l.label.clone()))
+                    .or_else(|| (n == self.margin).then(|| Sym::Var(l.margin.clone())))
+            });
+            let same = l.value.as_ref().is_some_and(|v| symbolic::simplify(&renamed) == *v);
+            (same_kind && same).then(|| by_name(&l.name)).flatten()
+        })
+    }
+}
+
+/// The stdlib's losses, parsed once.
+fn standard_losses() -> &'static [LossDef] {
+    static LOSSES: std::sync::OnceLock<Vec<LossDef>> = std::sync::OnceLock::new();
+    LOSSES.get_or_init(|| Library::standard().losses)
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Separability {
     Coordinate,
@@ -472,7 +522,7 @@ mod tests {
     #[test]
     fn stdlib_loads() {
         let lib = Library::standard();
-        assert_eq!(lib.losses.len(), 4);
+        assert_eq!(lib.losses.len(), 5);
         assert!(lib.regularizer("l1inf").is_some_and(|r| r.needs_matrix));
         assert!(lib.regularizer("logeps").is_some_and(|r| !r.convex));
         assert!(lib.loss("softmax").is_some_and(|l| l.multiclass));
@@ -521,5 +571,32 @@ mod tests {
         }
         assert_eq!(eval("hinge", 1.0, 1.0), 0.0, "hinge at the kink takes 0, as ALGORITHMS.md §1");
         assert_eq!(eval("squared", 2.5, 4.0), 1.5);
+        for &(y, a) in &[(1.0f64, 0.3f64), (-1.0, 2.0), (1.0, 1.0), (-1.0, -0.25), (1.0, -1e3)] {
+            let want = -2.0 * y * (1.0 - y * a).max(0.0);
+            assert_eq!(eval("squared_hinge", y, a), want, "squared hinge ℓ′({y},{a})");
+        }
+    }
+
+    /// A loss a model declares is known by its formula, whatever it names its label and margin;
+    /// a different formula, or the same one over other labels, is not.
+    #[test]
+    fn declared_losses_are_known_by_their_formula() {
+        let declared = |text: &str| {
+            let file = SourceFile::new("m.opt", text);
+            let program = syntax::parse(&file).expect("parses");
+            let mut lib = Library::default();
+            assert!(lib.declare(&program).is_empty());
+            lib.losses.pop().expect("one loss").known()
+        };
+        assert_eq!(declared("loss sqhinge(y: labels, a) = max(0, 1 - y·a)²\n"), Some(KnownLoss::SquaredHinge));
+        assert_eq!(declared("loss sq(t: labels, z) = max(0, 1 - t·z)^2\n"), Some(KnownLoss::SquaredHinge));
+        assert_eq!(declared("loss lg(y: labels, a) = log(1 + exp(-y·a))\n"), Some(KnownLoss::Logistic));
+        assert_eq!(declared("loss cubic(y: labels, a) = max(0, 1 - y·a)^3\n"), None);
+        assert_eq!(declared("loss half(y: labels, a) = ½·max(0, 1 - y·a)²\n"), None);
+        assert_eq!(declared("loss sqr(y: real, a) = max(0, 1 - y·a)²\n"), None);
+        let lib = Library::standard();
+        for (name, kind) in [("hinge", KnownLoss::Hinge), ("squared_hinge", KnownLoss::SquaredHinge)] {
+            assert_eq!(lib.loss(name).and_then(LossDef::known), Some(kind));
+        }
     }
 }

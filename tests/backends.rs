@@ -129,7 +129,7 @@ fn every_example_runs_the_same_under_both_back_ends() {
 /// θ) and truncated gradient, through both back ends.
 #[test]
 fn every_solver_runs_the_same_under_both_back_ends() {
-    let solvers = ["fobos", "adagrad", "scd", "proxgrad", "smm", "smidas", "truncated", "dc"];
+    let solvers = ["fobos", "adagrad", "scd", "proxgrad", "smm", "smidas", "truncated", "dc", "dcd"];
     let mut ran = std::collections::BTreeSet::new();
     for (name, text) in examples() {
         for solver in solvers {
@@ -150,6 +150,46 @@ fn every_solver_runs_the_same_under_both_back_ends() {
     for seed in [1, 2] {
         let (a, b) = both(&plan, 4, seed);
         assert_bitwise(&plan, &format!("scd(newton = 0), seed {seed}"), &a, &b);
+    }
+}
+
+/// Dual coordinate descent on hinge and squared hinge, with shrinking (whose rows leave and come
+/// back over 40 epochs, and whose driver orders hold the active rows only) and without, cold
+/// and warm-started from weights alone (the α its init derives from their margins): same bits
+/// from both back ends.
+#[test]
+fn dual_cd_runs_the_same_under_both_back_ends() {
+    let head = "data x: sparse, y: labels\nvar w: vec[dim(x)]\n";
+    for loss in ["hinge", "squared_hinge"] {
+        for shrinking in [1, 0] {
+            let text = format!(
+                "{head}minimize E[{loss}(y, <x, w>)] + 0.01·l2sq(w)\nsolve with dcd(shrinking = {shrinking})\n"
+            );
+            let plan = plan_of(&text, false);
+            assert_eq!(plan.info.solver, "dcd");
+            let name = format!("dcd on {loss} (shrinking = {shrinking})");
+            let (a, b) = both(&plan, 40, 5);
+            assert_bitwise(&plan, &name, &a, &b);
+            // From the weights alone: the dual state zeroed.
+            let mut start = a.clone();
+            for (v, decl) in start.vectors.iter_mut().zip(&plan.vectors) {
+                if decl.name == "α" {
+                    v.iter_mut().for_each(|x| *x = 0.0);
+                }
+            }
+            let d = read_libsvm(&fixture("binary.svm")).expect("fixture");
+            let map = LabelMap::fit(LabelKind::Labels, &d).expect("labels");
+            let y = map.apply(&d).expect("labels");
+            let view = d.view(&y, d.features());
+            let facts = d.complete_facts(&plan, d.facts());
+            let settings = RunSettings::fixed(3, 7);
+            let mut interp = Interpreter { plan: &plan };
+            let warm_a = driver::run(&plan, &mut interp, &view, &facts, &settings, Some(start.clone())).expect("runs");
+            let kernel = jit::compile(&plan, &optc::exec::bound_scalars(&plan, &facts)).expect("compiles");
+            let mut compiled = jit::JitBackend { plan: &plan, kernel };
+            let warm_b = driver::run(&plan, &mut compiled, &view, &facts, &settings, Some(start)).expect("runs");
+            assert_bitwise(&plan, &format!("{name}, warm from weights"), &warm_a.state, &warm_b.state);
+        }
     }
 }
 
@@ -480,6 +520,8 @@ fn rank_two_buffers_and_row_calls_run_the_same_and_right() {
         epoch,
         finish: vec![],
         step_counter: None,
+        cadence: None,
+        active_rows: None,
         objective: Objective {
             loss: k(0.0),
             dloss: k(0.0),
@@ -490,6 +532,7 @@ fn rank_two_buffers_and_row_calls_run_the_same_and_right() {
             vector: None,
             composite: None,
             dual: None,
+            dual_only: false,
             softmax: false,
         },
         certificate: None,

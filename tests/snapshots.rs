@@ -109,6 +109,12 @@ fn plans_of_forced_solvers() {
     ] {
         snapshot_plan("plans_of_forced_solvers", name, format!("{model}{solve}\n"), &CompileOptions::default());
     }
+    // The SVMs: Picard (the seed's method, kept when forced) and dual CD without shrinking.
+    let svm =
+        "data x: sparse, y: labels\nvar w: vec[dim(x)]\nparam λ = 1e-4\nminimize E[hinge(y, <x, w>)] + λ·l2sq(w)\n";
+    for (name, solve) in [("picard", "solve with picard"), ("dcd_plain", "solve with dcd(shrinking = 0)")] {
+        snapshot_plan("plans_of_forced_solvers", name, format!("{svm}{solve}\n"), &CompileOptions::default());
+    }
 }
 
 /// FOBOS on a multiclass W, one plan per kind of lazy catch-up: ℓ1 per entry, a row norm with

@@ -222,7 +222,7 @@ fn the_cli_says_which_solver_it_streamed_and_why() {
     let svm = write(dir.path(), "svm.opt", &model("labels", 0.01, "minimize E[hinge(y, <x, w>)] + λ·l2sq(w)", ""));
     let r = run_json(&["run", svm.to_str().expect("utf-8"), data, "--stream", "--epochs", "2", "--json"]);
     assert_eq!(r["solver"], "fobos");
-    assert!(r["solver_note"].as_str().is_some_and(|n| n.contains("picard")), "{r}");
+    assert!(r["solver_note"].as_str().is_some_and(|n| n.contains("dcd")), "{r}");
 
     // A model no streaming solver takes (ω∘B's Picard prox runs only in proxgrad): each
     // fallback's reason is said, exit 2.

@@ -221,6 +221,8 @@ fn into_loss_domain(kind: LossConjugate, y: f64, u: f64) -> f64 {
         // p = −y·u ∈ [0, 1], y = ±1
         // logistic: p = −y·u ∈ [0, 1]; hinge: y·u ∈ [−1, 0], the same interval (y = ±1)
         LossConjugate::Logistic | LossConjugate::Hinge => -y * (-y * u).clamp(0.0, 1.0),
+        // y·u ≤ 0
+        LossConjugate::SquaredHinge => -y * (-y * u).max(0.0),
         LossConjugate::Squared => u,
         LossConjugate::Softmax => unreachable!("softmax points are projected row by row"),
     }
@@ -246,6 +248,7 @@ fn softmax_dual_point(labels: &[f64], scores: &[f64], k: usize) -> Vec<f64> {
 /// The gap and, from the same pass, the gradient of the loss part, ∇f(w) = (c/m)·Xᵀu.
 pub struct Assessment {
     pub gap: f64,
+    /// Empty at the check of a dual method, whose features nothing ranks.
     pub gradient: Vec<f64>,
     /// The weights the Newton refinement moved w to, when it ran and moved, and ∇f there: F is
     /// no higher at them (its steps descend F), so a column solver may continue from them.
@@ -286,6 +289,9 @@ pub fn assess(
     }
     let width = margins.len() / m;
     let features = w.len() / width;
+    if let (Some(e), true) = (&obj.dual, obj.dual_only) {
+        return Some(dual_iterate(plan, &cert, state, data, objective, e, features, history));
+    }
     let u: Vec<f64> = if obj.softmax {
         softmax_dual_point(data.labels, margins, width)
     } else {
@@ -374,6 +380,39 @@ pub fn assess(
     let gap = objective - dual.max(earlier);
     let gap = if gap.is_nan() { f64::INFINITY } else { gap.max(0.0) };
     Some(Assessment { gap, gradient, polished })
+}
+
+/// The gap at the dual iterate of a dual method ([`crate::plan::Objective::dual_only`]): D at
+/// its point, or the best D of the run's earlier checks, which bounds F* all the same. No
+/// refinement and no gradient: nothing ranks the features of a dual method's run.
+#[allow(clippy::too_many_arguments)]
+fn dual_iterate(
+    plan: &Plan,
+    cert: &Certificate,
+    state: &State,
+    data: &DataView,
+    objective: f64,
+    dual: &crate::plan::Expr,
+    features: usize,
+    history: Option<&mut DualHistory>,
+) -> Assessment {
+    let env = Env::new(plan, data.dims());
+    let m = data.rows();
+    let own: Vec<f64> =
+        (0..m).map(|i| into_loss_domain(cert.conjugate, data.labels[i], eval_at(&env, dual, state, i, 0))).collect();
+    let (d, _) = dual_at(cert, data, plan.objective.loss_weight, features, 1, &own);
+    let d = if d.is_nan() { f64::NEG_INFINITY } else { d };
+    let best = match history {
+        Some(h) => {
+            h.best = h.best.max(d);
+            h.objective = Some(objective);
+            h.best
+        }
+        None => d,
+    };
+    let gap = objective - best;
+    let gap = if gap.is_nan() { f64::INFINITY } else { gap.max(0.0) };
+    Assessment { gap, gradient: vec![], polished: None }
 }
 
 /// With an intercept, the dual point of the margins `a`: ℓ′ where b is optimal for this w (for
@@ -968,6 +1007,7 @@ fn loss_value(kind: LossConjugate, y: f64, a: f64) -> f64 {
                 z.exp().ln_1p()
             }
         }
+        LossConjugate::SquaredHinge => (1.0 - y * a).max(0.0).powi(2),
         LossConjugate::Squared | LossConjugate::Hinge | LossConjugate::Softmax => 0.5 * (a - y) * (a - y),
     }
 }
@@ -981,6 +1021,11 @@ fn loss_derivatives(kind: LossConjugate, y: f64, a: f64) -> (f64, f64) {
         LossConjugate::Logistic => {
             let p = 1.0 / (1.0 + (y * a).exp());
             (-y * p, p * (1.0 - p))
+        }
+        // Its generalized second derivative, 2 where the hinge is active.
+        LossConjugate::SquaredHinge => {
+            let slack = (1.0 - y * a).max(0.0);
+            (-2.0 * y * slack, if slack > 0.0 { 2.0 } else { 0.0 })
         }
         LossConjugate::Squared | LossConjugate::Hinge | LossConjugate::Softmax => (a - y, 1.0),
     }
@@ -1250,6 +1295,15 @@ pub fn loss_conjugate(kind: LossConjugate, y: f64, u: f64) -> f64 {
             let yu = y * u;
             if (-1.0..=0.0).contains(&yu) {
                 yu
+            } else {
+                f64::INFINITY
+            }
+        }
+        // sup over a of u·a − max(0, 1 − y·a)²: at y·a = 1 − β/2 with β = −y·u ≥ 0.
+        LossConjugate::SquaredHinge => {
+            let yu = y * u;
+            if yu <= 0.0 {
+                yu + 0.25 * u * u
             } else {
                 f64::INFINITY
             }
@@ -1538,7 +1592,18 @@ mod tests {
             let (y, u) = (0.4, a - 0.4);
             let lhs = 0.5 * (a - y) * (a - y) + loss_conjugate(LossConjugate::Squared, y, u);
             assert!((lhs - a * u).abs() < 1e-12, "squared a = {a}");
+            for y in [-1.0f64, 1.0] {
+                let (u, _) = loss_derivatives(LossConjugate::SquaredHinge, y, a);
+                let l = loss_value(LossConjugate::SquaredHinge, y, a);
+                let lhs = l + loss_conjugate(LossConjugate::SquaredHinge, y, u);
+                assert!((lhs - a * u).abs() < 1e-12, "squared hinge a = {a}, y = {y}");
+                // and ℓ(a) + ℓ*(v) ≥ a·v for any v in the domain (Fenchel–Young)
+                for v in [0.0, -0.3 * y, -2.0 * y, -7.5 * y] {
+                    assert!(l + loss_conjugate(LossConjugate::SquaredHinge, y, v) >= a * v - 1e-12);
+                }
+            }
         }
+        assert_eq!(loss_conjugate(LossConjugate::SquaredHinge, 1.0, 0.5), f64::INFINITY);
         assert_eq!(loss_conjugate(LossConjugate::Hinge, 1.0, 0.5), f64::INFINITY);
         assert_eq!(loss_conjugate(LossConjugate::Logistic, 1.0, 0.5), f64::INFINITY);
     }

@@ -173,6 +173,13 @@ impl RowOrder {
         self.cols = cols;
     }
 
+    /// The next epoch walks the rows whose entry of `active` is positive ([`Plan::active_rows`]),
+    /// in a fresh order.
+    pub fn keep_rows(&mut self, active: &[f64]) {
+        self.rows.clear();
+        self.rows.extend(active.iter().enumerate().filter(|(_, a)| **a > 0.5).map(|(i, _)| i as u32));
+    }
+
     pub fn next_epoch(&mut self) -> &[u32] {
         self.rows.shuffle(&mut self.rng);
         &self.rows
@@ -269,6 +276,10 @@ pub fn run_watched(
     }
     let mut checks = Checks::new(plan, settings);
     let mut epochs = 0;
+    // A plan with a cadence ([`Plan::cadence`]) is checked when it says it is ready, or once it
+    // has visited enough rows since the last check.
+    let visits = |state: &State| plan.cadence.map_or(0.0, |c| state.scalars[c.visits.0]);
+    let mut visited_at_check = visits(&state);
     let mut best: Option<Best> = None;
     while epochs < settings.max_epochs {
         let orders = order.next_orders();
@@ -278,7 +289,19 @@ pub fn run_watched(
             backend.epoch(&mut state, data, &orders)?;
         }
         epochs += 1;
-        let due = epochs % check_every == 0 || (warm && epochs == 1);
+        if let (Some(active), true) = (plan.active_rows, rows > 0) {
+            order.keep_rows(&state.vectors[active.0]);
+        }
+        let due = match plan.cadence {
+            Some(c) => {
+                state.scalars[c.ready.0] > 0.5
+                    || visits(&state) - visited_at_check >= (crate::plan::Cadence::PASSES * data.rows()) as f64
+            }
+            None => epochs % check_every == 0,
+        } || (warm && epochs == 1);
+        if due {
+            visited_at_check = visits(&state);
+        }
         if (settings.tol.is_some() && due) || settings.trace || watch.holdout.is_some() {
             let checking = Instant::now();
             let mut flushed = state.clone();

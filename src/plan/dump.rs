@@ -128,14 +128,19 @@ pub fn dump(plan: &Plan, facts: Option<&DataFacts>) -> String {
                 LossConjugate::Logistic => "logistic",
                 LossConjugate::Squared => "squared",
                 LossConjugate::Hinge => "hinge",
+                LossConjugate::SquaredHinge => "squared_hinge",
                 LossConjugate::Softmax => "softmax",
             };
-            let point = if obj.softmax { "u[i] = softmax(a[i]) - e(y[i])" } else { "u[i] = ℓ′(y[i], a[i])" };
+            let point = match (&obj.dual, obj.dual_only) {
+                (Some(u), true) => format!("u[i] = {}, the dual iterate", expr(plan, u, 0)),
+                _ if obj.softmax => "u[i] = softmax(a[i]) - e(y[i])".to_string(),
+                _ => "u[i] = ℓ′(y[i], a[i])".to_string(),
+            };
             let rows = if obj.softmax && c.vector.is_some() { " (T on each row)" } else { "" };
             let point = if c.intercept {
                 format!("{point} at the intercept optimal for w, balanced to Σᵢ u[i] = 0")
             } else {
-                point.to_string()
+                point
             };
             let _ = writeln!(
                 o,

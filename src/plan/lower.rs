@@ -5,6 +5,7 @@
 
 mod adagrad;
 mod dc;
+mod dcd;
 mod fobos;
 mod multiclass;
 mod newton;
@@ -66,6 +67,7 @@ pub fn lower(model: &Model, st: &Structure, opts: LowerOptions) -> Result<Plan, 
         (SolverKind::Scd, Some(prox), _) => Ok(scd::lower(model, st, prox)),
         (SolverKind::Proxgrad, Some(prox), _) => Ok(proxgrad::lower(model, st, prox, None)),
         (SolverKind::Picard, Some(prox), _) => Ok(svm::lower(model, st, prox)),
+        (SolverKind::Dcd, Some(prox), _) => Ok(dcd::lower(model, st, prox)),
         (SolverKind::Proxgrad, None, Some((prox, term))) => Ok(proxgrad::lower(model, st, prox, Some(term))),
         (s, _, _) => Err(not_compiled(s, model)),
     }
@@ -142,6 +144,8 @@ impl Builder {
             epoch: vec![],
             finish: vec![],
             step_counter: None,
+            cadence: None,
+            active_rows: None,
             objective: super::Objective {
                 loss: Expr::Const(0.0),
                 dloss: Expr::Const(0.0),
@@ -152,6 +156,7 @@ impl Builder {
                 vector,
                 composite: None,
                 dual: None,
+                dual_only: false,
                 softmax: false,
             },
             certificate: None,
@@ -355,16 +360,12 @@ impl Builder {
             vector: self.vector,
             composite: self.composite.clone(),
             dual: None,
+            dual_only: false,
             softmax: false,
         };
-        // ℓ* in closed form for the stdlib's losses (a model cannot redefine them); a loss the
-        // model declares itself has none here.
-        let conjugate = match loss.name.as_str() {
-            "logistic" => Some(LossConjugate::Logistic),
-            "squared" => Some(LossConjugate::Squared),
-            "hinge" => Some(LossConjugate::Hinge),
-            _ => None,
-        };
+        // ℓ* in closed form for the stdlib's losses (a model cannot redefine them) and for a
+        // loss the model declares with one of their formulas; any other has none here.
+        let conjugate = loss.known().and_then(conjugate_of);
         let p = self.prox;
         let vector = self.vector;
         // R* of ω∘B has no closed form here (such runs stop on the relative change of F), but
@@ -402,6 +403,7 @@ impl Builder {
             vector: self.vector,
             composite: None,
             dual: None,
+            dual_only: false,
             softmax: true,
         };
         let p = self.prox;
@@ -415,6 +417,18 @@ impl Builder {
             groups: None,
             intercept: false,
         });
+    }
+}
+
+/// The conjugate the certificate evaluates for a scalar loss optc knows.
+pub(crate) fn conjugate_of(loss: crate::stdlib::KnownLoss) -> Option<LossConjugate> {
+    use crate::stdlib::KnownLoss;
+    match loss {
+        KnownLoss::Logistic => Some(LossConjugate::Logistic),
+        KnownLoss::Squared => Some(LossConjugate::Squared),
+        KnownLoss::Hinge => Some(LossConjugate::Hinge),
+        KnownLoss::SquaredHinge => Some(LossConjugate::SquaredHinge),
+        KnownLoss::Softmax => None,
     }
 }
 

@@ -62,6 +62,19 @@ pub fn verify(plan: &Plan) -> Result<(), String> {
     if let Some(t) = plan.step_counter {
         scalar(plan, t)?;
     }
+    if let Some(v) = plan.active_rows {
+        if plan.vector(v).len != Len::Rows || plan.vector(v).cols.is_some() {
+            return Err(format!("`{}` names the active rows but is not a vec[m]", plan.vector(v).name));
+        }
+    }
+    if let Some(c) = plan.cadence {
+        for v in [c.visits, c.ready] {
+            scalar(plan, v)?;
+            if plan.scalar(v).role != ScalarRole::State {
+                return Err(format!("`{}` is read by the driver but is not state", plan.scalar(v).name));
+            }
+        }
+    }
     // The driver reads these after every epoch: state that the epoch writes.
     if let super::Uncertified::Reweighting { change, rounds } = plan.uncertified {
         for id in [change, rounds] {

@@ -65,6 +65,9 @@ fn domain(kind: LossConjugate, y: f64) -> (f64, f64) {
     match kind {
         // logistic: p = −y·u ∈ [0, 1]; hinge: y·u ∈ [−1, 0]: u between 0 and −y.
         LossConjugate::Logistic | LossConjugate::Hinge => ((-y).min(0.0), (-y).max(0.0)),
+        // y·u ≤ 0: u between 0 and −y·∞.
+        LossConjugate::SquaredHinge if y > 0.0 => (f64::NEG_INFINITY, 0.0),
+        LossConjugate::SquaredHinge => (0.0, f64::INFINITY),
         LossConjugate::Squared | LossConjugate::Softmax => (f64::NEG_INFINITY, f64::INFINITY),
     }
 }
