@@ -539,16 +539,27 @@ pub struct Plan {
     /// checking: a check costs about two passes over all the data, so at a check an epoch, the
     /// checks of epochs that visit a tenth of the rows would cost twenty times the solve.
     pub cadence: Option<Cadence>,
-    /// A vec[m] whose positive entries are the rows the next epoch visits: the driver draws
-    /// its permutation among them alone, so an epoch over the few rows shrinking keeps costs
-    /// O(those rows), not a shuffle of all m. The epoch must still skip the others itself (the
-    /// order is a speed-up, not the meaning: a back end given every row computes the same).
-    pub active_rows: Option<VecId>,
+    /// The rows the next epoch visits, when an epoch leaves rows out (shrinking): the driver
+    /// draws its permutation among them alone, so an epoch over the few rows shrinking keeps
+    /// costs O(those rows), not a shuffle of all m. The epoch must still skip the others itself
+    /// (the order is a speed-up, not the meaning: a back end given every row computes the same).
+    pub active_rows: Option<ActiveRows>,
     pub objective: Objective,
     /// None where ℓ* or R* has no closed form here, or F is not convex: `uncertified` then
     /// says what ends the run.
     pub certificate: Option<Certificate>,
     pub uncertified: Uncertified,
+}
+
+/// See [`Plan::active_rows`]. Rows only leave during an epoch, and come back all at once, so
+/// the driver keeps the rows of the last order that are still in (O(that order)), or takes
+/// every row when `returned` says they came back.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ActiveRows {
+    /// A vec[m]: the rows with a positive entry are in.
+    pub flags: VecId,
+    /// A state scalar the epoch sets to 1 when every row came back, else 0.
+    pub returned: ScalarId,
 }
 
 /// When the driver checks the certificate of a plan that says ([`Plan::cadence`]): after an

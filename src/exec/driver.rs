@@ -173,11 +173,15 @@ impl RowOrder {
         self.cols = cols;
     }
 
-    /// The next epoch walks the rows whose entry of `active` is positive ([`Plan::active_rows`]),
-    /// in a fresh order.
-    pub fn keep_rows(&mut self, active: &[f64]) {
-        self.rows.clear();
-        self.rows.extend(active.iter().enumerate().filter(|(_, a)| **a > 0.5).map(|(i, _)| i as u32));
+    /// The next epoch walks the rows of the last order whose entry of `active` is positive, or
+    /// every row when they all came back ([`Plan::active_rows`]); in a fresh order.
+    pub fn keep_rows(&mut self, active: &[f64], returned: bool) {
+        if returned {
+            self.rows.clear();
+            self.rows.extend(0..active.len() as u32);
+        } else {
+            self.rows.retain(|&i| active[i as usize] > 0.5);
+        }
     }
 
     pub fn next_epoch(&mut self) -> &[u32] {
@@ -289,8 +293,8 @@ pub fn run_watched(
             backend.epoch(&mut state, data, &orders)?;
         }
         epochs += 1;
-        if let (Some(active), true) = (plan.active_rows, rows > 0) {
-            order.keep_rows(&state.vectors[active.0]);
+        if let (Some(a), true) = (plan.active_rows, rows > 0) {
+            order.keep_rows(&state.vectors[a.flags.0], state.scalars[a.returned.0] > 0.5);
         }
         let due = match plan.cadence {
             Some(c) => {

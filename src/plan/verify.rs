@@ -62,9 +62,14 @@ pub fn verify(plan: &Plan) -> Result<(), String> {
     if let Some(t) = plan.step_counter {
         scalar(plan, t)?;
     }
-    if let Some(v) = plan.active_rows {
+    if let Some(a) = plan.active_rows {
+        let v = a.flags;
         if plan.vector(v).len != Len::Rows || plan.vector(v).cols.is_some() {
             return Err(format!("`{}` names the active rows but is not a vec[m]", plan.vector(v).name));
+        }
+        scalar(plan, a.returned)?;
+        if plan.scalar(a.returned).role != ScalarRole::State {
+            return Err(format!("`{}` is read by the driver but is not state", plan.scalar(a.returned).name));
         }
     }
     if let Some(c) = plan.cadence {

@@ -153,7 +153,7 @@ pub(super) fn lower(model: &Model, st: &Structure, prox: CoordinateProx) -> Plan
     };
     if let Some(sh) = &shrink {
         b.plan.cadence = Some(super::super::Cadence { visits: sh.visits, ready: sh.ready });
-        b.plan.active_rows = Some(sh.active);
+        b.plan.active_rows = Some(super::super::ActiveRows { flags: sh.active, returned: sh.returned });
     }
     b.report(model, st, w, y, a);
     // The dual iterate is the certificate's point: uᵢ = −yᵢαᵢ/C.
@@ -176,6 +176,7 @@ struct Shrink {
     eps: ScalarId,
     visits: ScalarId,
     ready: ScalarId,
+    returned: ScalarId,
     inv_m: ScalarId,
     out: ScalarId,
     new_max: ScalarId,
@@ -196,6 +197,7 @@ impl Shrink {
             eps: state(b, "ε", SHRINK_START, "the spread at which shrunk rows return"),
             visits: b.state("visits", "rows visited so far: the driver checks at least every few passes' worth"),
             ready: b.state("ready", "1 after an epoch whose projected gradients all spread by less than ε: check then"),
+            returned: b.state("returned", "1 after an epoch that brought every row back"),
             inv_m: b.scalar("1/m", ScalarRole::Param, ParamInit::PerRow { scale: 1.0 }, "to tell when every row is in"),
             out: b.local("shrink"),
             new_max: b.local("PGmax⁺"),
@@ -249,6 +251,7 @@ impl Shrink {
                 vec![Stmt::Set(self.eps, mul(s(self.eps), k(SHRINK_CUT))), Stmt::Set(self.ready, k(1.0))],
             ),
             each(Range::Upto(Len::Rows), vec![Stmt::Store(self.active, i, k(1.0))]),
+            Stmt::Set(self.returned, k(1.0)),
             Stmt::Set(self.pg_max, k(f64::INFINITY)),
             Stmt::Set(self.pg_min, k(f64::NEG_INFINITY)),
         ];
@@ -258,6 +261,7 @@ impl Shrink {
         ];
         vec![
             Stmt::Set(self.ready, k(0.0)),
+            Stmt::Set(self.returned, k(0.0)),
             Stmt::Set(self.new_max, k(f64::NEG_INFINITY)),
             Stmt::Set(self.new_min, k(f64::INFINITY)),
             Stmt::Set(self.kept, k(0.0)),
