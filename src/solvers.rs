@@ -19,6 +19,10 @@ pub enum SolverKind {
     /// The linear SVM as the prox of hinge∘B at 0 (Argyriou et al. §4): the Picard iteration
     /// on the dual, with FISTA momentum.
     Picard,
+    /// Truncated Newton with preconditioned conjugate gradients and a line search
+    /// (LIBLINEAR's primal solver for `-s 0`/`-s 2`), for a twice-differentiable loss with
+    /// ½‖·‖² only.
+    Tron,
 }
 
 /// What an option's value must be; the analyser checks it and says so when it is not.
@@ -57,6 +61,9 @@ pub struct Requirements {
     pub convexity: Convexity,
     /// Exactly hinge + λ·l2sq, nothing else (the SVM as a prox of hinge∘B).
     pub svm_only: bool,
+    /// λ·l2sq terms only, λ > 0, no constraint (Newton steps need F twice differentiable
+    /// and strongly convex).
+    pub l2sq_only: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -88,10 +95,17 @@ const TOL: OptionSpec =
 const ETA0: OptionSpec = OptionSpec { name: "eta0", kind: OptionKind::Positive, help: "η₀ of the step η₀/√t" };
 
 const fn needs(smooth_loss: bool, coordinate_separable: bool) -> Requirements {
-    Requirements { smooth_loss, coordinate_separable, l1_only: false, convexity: Convexity::Convex, svm_only: false }
+    Requirements {
+        smooth_loss,
+        coordinate_separable,
+        l1_only: false,
+        convexity: Convexity::Convex,
+        svm_only: false,
+        l2sq_only: false,
+    }
 }
 
-pub const REGISTRY: [SolverSpec; 9] = [
+pub const REGISTRY: [SolverSpec; 10] = [
     SolverSpec {
         kind: SolverKind::Fobos,
         name: "fobos",
@@ -240,6 +254,16 @@ pub const REGISTRY: [SolverSpec; 9] = [
         default_max_epochs: 50000,
         // An iteration costs two passes (margins, then w = −μBᵀv), a check two.
         check_every: 10,
+    },
+    SolverSpec {
+        kind: SolverKind::Tron,
+        name: "tron",
+        options: &[OptionSpec { name: "iterations", kind: OptionKind::Count, help: "the same as epochs" }, EPOCHS, TOL],
+        requires: Requirements { l2sq_only: true, ..needs(true, false) },
+        compiled: true,
+        default_max_epochs: 1000,
+        // A Newton iteration costs a pass per CG step (often ten or more), a check two or three.
+        check_every: 1,
     },
 ];
 
