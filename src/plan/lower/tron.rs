@@ -231,18 +231,24 @@ impl Newton {
         body.push(Stmt::Set(curv, k(0.0)));
         body.extend(n.each(|c| vec![Stmt::Set(curv, add(s(curv), mul(c.ld(n.v), c.ld(n.hv))))]));
         body.push(Stmt::Set(done, select(Cmp::Gt, s(curv), mul(k(TINY_CURVATURE), s(n.lambda)), k(0.0), k(1.0))));
-        let mut next = vec![Stmt::Set(zeta_new, k(0.0))];
-        next.extend(n.each(|c| vec![Stmt::Set(zeta_new, add(s(zeta_new), div(mul(c.ld(n.r), c.ld(n.r)), c.ld(n.m))))]));
-        next.push(Stmt::Set(beta, div(s(zeta_new), s(zeta))));
+        let mut next = vec![Stmt::Set(beta, div(s(zeta_new), s(zeta)))];
         next.extend(n.each(|c| vec![c.set(n.v, add(div(c.ld(n.r), c.ld(n.m)), mul(s(beta), c.ld(n.v))))]));
         next.push(Stmt::Set(zeta, s(zeta_new)));
-        let mut stepped = vec![Stmt::Set(alpha, div(s(zeta), s(curv))), Stmt::Set(sr, k(0.0)), Stmt::Set(sg, k(0.0))];
+        // The step, the new residual, and in the same loop the sums the test and the next
+        // direction need: sᵀr, sᵀg, ζ' = rᵀM⁻¹r.
+        let mut stepped = vec![
+            Stmt::Set(alpha, div(s(zeta), s(curv))),
+            Stmt::Set(sr, k(0.0)),
+            Stmt::Set(sg, k(0.0)),
+            Stmt::Set(zeta_new, k(0.0)),
+        ];
         stepped.extend(n.each(|c| {
             vec![
                 c.add_to(n.step, mul(s(alpha), c.ld(n.v))),
                 c.set(n.r, sub(c.ld(n.r), mul(s(alpha), c.ld(n.hv)))),
                 Stmt::Set(sr, add(s(sr), mul(c.ld(n.step), c.ld(n.r)))),
                 Stmt::Set(sg, add(s(sg), mul(c.ld(n.step), c.ld(n.g)))),
+                Stmt::Set(zeta_new, add(s(zeta_new), div(mul(c.ld(n.r), c.ld(n.r)), c.ld(n.m)))),
             ]
         }));
         // Done unless Q went down and this step's share of the decrease is still above τ.
