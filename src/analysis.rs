@@ -3,6 +3,7 @@
 //! which solver runs it (ALGORITHMS.md §9) — with the reason, since users ask "why this one?".
 
 mod file_facts;
+mod ridge;
 
 pub use file_facts::{FileFacts, GroupLayout};
 
@@ -241,7 +242,7 @@ pub fn analyse(model: &Model, files: &FileFacts, budget: Option<usize>) -> Resul
         }
     } else if nuclear {
         Choice { solver: SolverKind::Proxgrad, reason: "the nuclear norm's prox is an SVD of the whole matrix".into() }
-    } else if is_matrix && smooth.is_some() {
+    } else if is_matrix && smooth.is_some() && ridge::default_choice(model).is_none() {
         Choice {
             solver: SolverKind::Proxgrad,
             reason: "multiclass: the softmax couples the classes and row penalties tie W's rows; batch proximal gradient with FISTA on W, certified each iteration".into(),
@@ -269,6 +270,9 @@ pub fn analyse(model: &Model, files: &FileFacts, budget: Option<usize>) -> Resul
                 budget.or(auto_epochs(model)).unwrap_or(1)
             ),
         }
+    } else if let Some(newton) = ridge::default_choice(model) {
+        // ½‖·‖² alone (ALGORITHMS.md §11): Newton-CG, for a scalar loss and for softmax on W.
+        newton
     } else if smooth.is_some() && all_coordinate {
         Choice {
             solver: SolverKind::Scd,
@@ -387,18 +391,18 @@ pub fn analyse(model: &Model, files: &FileFacts, budget: Option<usize>) -> Resul
             chosen = None;
         }
     }
-    // A multiclass W runs in the batch solver, and in FOBOS with lazy per-row proxes, except
+    // A multiclass W runs in the batch solvers (proxgrad, tron), and in FOBOS with lazy per-row proxes, except
     // for a norm of the whole matrix (an SVD of W per step would cost O(d·k²), not O(nnz·k)).
     if let (Some(c), Some((_, rows))) = (&chosen, &multiclass) {
         let whole = rows.filter(|t| t.whole_matrix());
         let blocker = match (c.solver, whole) {
-            (SolverKind::Proxgrad, _) => None,
+            (SolverKind::Proxgrad | SolverKind::Tron, _) => None,
             (SolverKind::Fobos, Some(t)) => Some(format!(
                 "the prox of {} is an SVD of all of W, O(d·k²) per step: stochastic steps would cost more than a batch iteration; proxgrad runs it",
                 t.describe()
             )),
             (SolverKind::Fobos, None) => None,
-            (s, _) => Some(format!("multiclass models run with proxgrad or fobos in this build; `{}` does not run them", s.name())),
+            (s, _) => Some(format!("multiclass models run with proxgrad, fobos or tron in this build; `{}` does not run them", s.name())),
         };
         if let Some(why) = blocker {
             unavailable = Some(why);
@@ -410,7 +414,7 @@ pub fn analyse(model: &Model, files: &FileFacts, budget: Option<usize>) -> Resul
     if let (Some(c), Some(b)) = (&chosen, &model.intercept) {
         if matches!(c.solver, SolverKind::Picard | SolverKind::Dc) {
             unavailable = Some(format!(
-                "`{}` does not fit the intercept `{}` in this build (scd, proxgrad, fobos, adagrad, smm, smidas and truncated do)",
+                "`{}` does not fit the intercept `{}` in this build (scd, proxgrad, tron, fobos, adagrad, smm, smidas and truncated do)",
                 c.solver.name(),
                 b.name
             ));
@@ -723,6 +727,11 @@ fn forced_invalid(
             model.objective_span,
             "not hinge + l2sq".into(),
         ));
+    }
+    if needs.l2sq_only {
+        if let Some(misfit) = ridge::misfit(model) {
+            return Some(misfit);
+        }
     }
     if needs.l1_only {
         let why = match kind {

@@ -126,10 +126,10 @@ fn every_example_runs_the_same_under_both_back_ends() {
 
 /// Every compiled solver on every example it accepts: FOBOS and AdaGrad (lazy), SCD (columns,
 /// init phase, perm(d)), proxgrad (0..m, 0..d, momentum), SMM, SMIDAS (the O(d) truncation of
-/// θ) and truncated gradient, through both back ends.
+/// θ), truncated gradient and tron (nested repeats), through both back ends.
 #[test]
 fn every_solver_runs_the_same_under_both_back_ends() {
-    let solvers = ["fobos", "adagrad", "scd", "proxgrad", "smm", "smidas", "truncated", "dc", "dcd"];
+    let solvers = ["fobos", "adagrad", "scd", "proxgrad", "smm", "smidas", "truncated", "dc", "dcd", "tron"];
     let mut ran = std::collections::BTreeSet::new();
     for (name, text) in examples() {
         for solver in solvers {
@@ -662,6 +662,36 @@ fn intercept_plans_run_the_same_under_both_back_ends() {
             let (a, b) = both(&plan, 4, seed);
             assert_bitwise(&plan, &format!("intercept, {solve} (eager: {eager}, seed {seed})"), &a, &b);
             assert!(a.intercept(&plan) != 0.0, "{solve}: the intercept moved");
+        }
+    }
+}
+
+/// tron's Newton-CG plans (nested `repeat`s: CG inside the epoch, the line search after it) on
+/// a scalar loss with and without an intercept, a quadratic loss (constant ℓ″), a weighted
+/// loss, and softmax on W (mat[m, k] buffers of scores and probabilities): same bits from both
+/// back ends, and the runs move the weights and the intercept.
+#[test]
+fn tron_runs_the_same_under_both_back_ends() {
+    let labels = "data x: sparse, y: labels\nvar w: vec[dim(x)]\n";
+    let with_b = "data x: sparse, y: labels\nvar w: vec[dim(x)]\nvar b: scalar\n";
+    let real_b = "data x: sparse, y: real\nvar w: vec[dim(x)]\nvar b: scalar\n";
+    let classes = "data x: sparse, y: classes\nvar W: mat[dim(x), classes(y)]\n";
+    for (head, objective) in [
+        (labels, "minimize E[logistic(y, <x, w>)] + 0.01·l2sq(w)"),
+        (labels, "minimize 2·E[logistic(y, <x, w>)] + 0.003·l2sq(w) + 0.001·l2sq(w)"),
+        (with_b, "minimize E[logistic(y, <x, w> + b)] + 0.01·l2sq(w)"),
+        (real_b, "minimize E[squared(y, <x, w> + b)] + 0.05·l2sq(w)"),
+        (classes, "minimize E[softmax(y, <x, W>)] + 0.01·l2sq(W)"),
+    ] {
+        let plan = plan_with(&format!("{head}{objective}\nsolve with tron\n"), false, None);
+        assert_eq!(plan.info.solver, "tron", "{objective}");
+        for epochs in [1, 4] {
+            let (a, b) = both(&plan, epochs, 1);
+            assert_bitwise(&plan, &format!("tron on {objective} ({epochs} epochs)"), &a, &b);
+            assert!(a.weights(&plan).iter().any(|v| *v != 0.0), "{objective}: the weights moved");
+            if plan.objective.intercept.is_some() {
+                assert!(a.intercept(&plan) != 0.0, "{objective}: the intercept moved");
+            }
         }
     }
 }

@@ -206,6 +206,27 @@ fn plans_with_an_intercept() {
     }
 }
 
+/// tron's Newton-CG plans (ALGORITHMS.md §11), forced: ½‖·‖²-regularized logistic regression,
+/// the same with an unregularized intercept (one more CG coordinate), and softmax on W.
+#[test]
+fn plans_of_tron() {
+    let binary = "data x: sparse, y: labels\nvar w: vec[dim(x)]\nparam λ = 1e-4\n";
+    let with_b = "data x: sparse, y: labels\nvar w: vec[dim(x)]\nvar b: scalar\nparam λ = 1e-4\n";
+    let classes = "data x: sparse, y: classes\nvar W: mat[dim(x), classes(y)]\nparam λ = 1e-3\n";
+    for (name, head, objective) in [
+        ("tron_l2_logistic", binary, "minimize E[logistic(y, <x, w>)] + λ·l2sq(w)"),
+        ("tron_intercept", with_b, "minimize E[logistic(y, <x, w> + b)] + λ·l2sq(w)"),
+        ("tron_softmax", classes, "minimize E[softmax(y, <x, W>)] + λ·l2sq(W)"),
+    ] {
+        snapshot_plan(
+            "plans_of_tron",
+            name,
+            format!("{head}{objective}\nsolve with tron\n"),
+            &CompileOptions::default(),
+        );
+    }
+}
+
 /// The dump of the plan `text` compiles to, pinned as `test@name` (the snapshot files keep the
 /// calling test's name), the model text as description.
 fn snapshot_plan(test: &str, name: &str, text: String, opts: &CompileOptions) {

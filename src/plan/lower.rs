@@ -1,6 +1,7 @@
 //! Checked model + structure → update plan, one module per solver: `fobos` (stochastic,
 //! lazy O(nnz) steps), `adagrad` (FOBOS with per-coordinate steps), `scd` (coordinate descent
-//! over columns), `proxgrad` (batch proximal gradient with FISTA momentum). They share [`Builder`]: the declarations, the report (F from
+//! over columns), `proxgrad` (batch proximal gradient with FISTA momentum), `tron` (Newton-CG
+//! for ½‖·‖² alone). They share [`Builder`]: the declarations, the report (F from
 //! the stdlib formulas, ℓ′ for the dual point) and the certificate.
 
 mod adagrad;
@@ -14,6 +15,7 @@ mod scd;
 mod smidas;
 mod smm;
 mod svm;
+mod tron;
 
 use super::build::*;
 use super::{
@@ -47,6 +49,9 @@ pub fn lower(model: &Model, st: &Structure, opts: LowerOptions) -> Result<Plan, 
         return Err(Problem::error("optc::plan", format!("no update plan for this model: {why}"), span, "this model")
             .with_help("`optc check` shows the structure optc recognised and the solver it needs"));
     };
+    if choice.solver == SolverKind::Tron {
+        return tron::lower(model, st);
+    }
     match (choice.solver, st.multiclass) {
         (SolverKind::Proxgrad, Some((prox, rows))) => return Ok(multiclass::lower(model, st, prox, rows)),
         (SolverKind::Fobos, Some((prox, rows))) => return Ok(fobos::lower_multiclass(model, st, prox, rows, opts)),
