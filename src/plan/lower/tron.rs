@@ -6,7 +6,7 @@
 //!
 //! 1. one pass at the margins z: g = ∇F = (c/m)·Xᵀℓ′ + λw, Dᵢ = (c/m)·ℓ″(yᵢ, zᵢ), ℓ(yᵢ, zᵢ), and
 //!    the diagonal preconditioner M = λ + α·diag((c/m)·XᵀDX), α = 0.01 (newton.cpp's mix of the
-//!    identity and the Hessian's diagonal, here in F's units);
+//!    identity and the Hessian's diagonal, here in F's units), and F itself;
 //! 2. preconditioned conjugate gradients on ∇²F·s = −g, each step one Hessian-vector product
 //!    ∇²F·v = Xᵀ(D ⊙ Xv) + λv: per row, t = Dᵢ·⟨xᵢ, v⟩, then t·xᵢ scattered (rows with Dᵢ = 0,
 //!    squared hinge beyond its margin, are skipped: LIBLINEAR's active set). CG stops by
@@ -49,7 +49,7 @@ const ETA_CG: f64 = 0.5;
 /// CG steps of one Newton iteration, at most: newton.cpp allows max(n, 5), and its rule stops
 /// far sooner; a constant bound keeps native code bounded whatever the data.
 const MAX_CG: u32 = 1000;
-/// vᵀ∇²F v at most this times λ (1e-16 in LIBLINEAR's units) ends CG: 0/0 in its step.
+/// pᵀ∇²F p at most this times λ (1e-16 in LIBLINEAR's units) ends CG: 0/0 in its step.
 const TINY_CURVATURE: f64 = 1e-16;
 /// Armijo's sufficient-decrease fraction and the number of halvings (newton.cpp's).
 const SIGMA: f64 = 0.01;
@@ -126,7 +126,8 @@ struct Newton {
     g: Var,
     /// The preconditioner: the Hessian's diagonal data part, then M itself.
     m: Var,
-    /// The Newton step s, the CG residual r = −g − ∇²F·s, its direction v and ∇²F·v.
+    /// The Newton step s, the CG residual r = −g − ∇²F·s, the CG direction p (V for a
+    /// matrix) and ∇²F·p.
     step: Var,
     r: Var,
     v: Var,
