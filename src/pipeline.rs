@@ -88,6 +88,17 @@ pub fn front_end(file: &SourceFile, lib: &Library, opts: &CompileOptions) -> Res
     Ok(Compiled { model, structure })
 }
 
+/// Settles a default the analysis left to the data's shape ([`crate::analysis::ShapeRule`]),
+/// once the data is bound with `features` columns; whether the solver changed (then the plan
+/// and the run settings are to be made again).
+pub fn shape(c: &mut Compiled, features: usize) -> bool {
+    let (Some(rule), Some(chosen)) = (&c.structure.by_shape, &c.structure.chosen) else { return false };
+    let choice = rule.choose(features, chosen);
+    let changed = choice.solver != chosen.solver;
+    c.structure.chosen = Some(choice);
+    changed
+}
+
 /// Lowers an analysed model to its update plan.
 pub fn plan(c: &Compiled, opts: &CompileOptions) -> Result<Plan, CompileError> {
     lower(&c.model, &c.structure, LowerOptions { lazy: !opts.eager }).map_err(|p| CompileError::Model(vec![p]))

@@ -1071,3 +1071,40 @@ fn a_stochastic_warm_start_at_the_optimum_is_not_divergence() {
         }
     }
 }
+
+/// The default that depends on the data's shape is settled once the data is read, and the run
+/// says which solver it chose and why: ℓ2-logistic on 30 features runs SCD, on 2,000 (a column
+/// far out) tron; the squared hinge runs tron on 30 features and dcd on 2,000. `optc check`
+/// says what it would choose for which shapes. A forced solver is kept whatever the shape.
+#[test]
+fn the_default_for_l2_models_follows_the_datas_shape() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let narrow = fixture("binary.svm");
+    let rows = std::fs::read_to_string(&narrow).expect("fixture");
+    // The same rows, the first with one more feature, at column 2000: d = 2000.
+    let wide_text = rows.replacen('\n', " 2000:0.5\n", 1);
+    let wide = write(dir.path(), "wide.svm", &wide_text);
+    for (loss, few, many) in [("logistic", "scd", "tron"), ("squared_hinge", "tron", "dcd")] {
+        let model = write(
+            dir.path(),
+            &format!("{loss}.opt"),
+            &format!("data x: sparse, y: labels\nvar w: vec[dim(x)]\nminimize E[{loss}(y, <x, w>)] + 0.01·l2sq(w)\n"),
+        );
+        for (data, want, d) in [(&narrow, few, "d = 30 ≤ 1500"), (&wide, many, "d = 2000 > 1500")] {
+            let r = run_json(&model, data, &[]);
+            assert_eq!(r["solver"], want, "{loss} on {}: {r}", data.display());
+            assert!(r["solver_reason"].as_str().is_some_and(|s| s.starts_with(d)), "{r}");
+            assert_eq!(r["status"], "converged");
+            let human = optc(&["run", model.to_str().expect("utf-8"), data.to_str().expect("utf-8")]);
+            assert!(text(&human.stdout).contains(&format!("  solver       {want} — {d}")), "{}", text(&human.stdout));
+        }
+        let forced = run_json(&model, &narrow, &["--solver", many]);
+        assert_eq!(forced["solver"], many);
+        let check = optc(&["check", model.to_str().expect("utf-8")]);
+        assert!(
+            text(&check.stdout).contains(&format!("by shape    d ≤ 1500 features: {few} — ")),
+            "{}",
+            text(&check.stdout)
+        );
+    }
+}

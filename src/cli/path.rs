@@ -154,7 +154,13 @@ pub(crate) fn trace_path(
             files: Some(dir.to_path_buf()),
         }
     };
-    let compiled_at = |value: f64| compile(file, &opts_at(value));
+    // The default a data shape settles (ALGORITHMS.md §9) is settled for every point alike.
+    let compiled_at = |value: f64| {
+        compile(file, &opts_at(value)).map(|mut c| {
+            pipeline::shape(&mut c, train.features());
+            c
+        })
+    };
     let first = compiled_at(1.0)?;
     let plan_at = |c: &pipeline::Compiled, value: f64| {
         pipeline::plan(c, &opts_at(value)).map_err(|e| report_compile_error(e, file))

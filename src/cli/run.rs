@@ -159,11 +159,10 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
         epochs: args.solve.epochs,
         files: Some(model_dir(&args.model)),
     };
-    let compiled = compile(&file, &opts)?;
+    let mut compiled = compile(&file, &opts)?;
     let mut plan = pipeline::plan(&compiled, &opts).map_err(|e| report_compile_error(e, &file))?;
     let stop = args.solve.stopping();
-    let (settings, mut run_settings) = session::run_settings(&compiled, &stop)?;
-    let tol = run_settings.tol;
+    let (mut settings, mut run_settings) = session::run_settings(&compiled, &stop)?;
     if let Some(f) = args.holdout {
         if !(f > 0.0 && f < 1.0) {
             return Err(Failure::Usage(format!(
@@ -178,6 +177,12 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
     let front_seconds = compile_start.elapsed().as_secs_f64();
     let Outputs { save: save_out, trace: trace_out, plot: plot_out } = Outputs::prepare(args)?;
     let (train, parse_seconds, cache_note) = load_data(&args.data, !args.quiet, &args.solve.data)?;
+    // A default that depends on the data's shape is settled now (ALGORITHMS.md §9).
+    if pipeline::shape(&mut compiled, train.features()) {
+        plan = pipeline::plan(&compiled, &opts).map_err(|e| report_compile_error(e, &file))?;
+        (settings, run_settings) = session::run_settings(&compiled, &stop)?;
+    }
+    let tol = run_settings.tol;
     // With --holdout the model never sees the held-out rows: F, the gap and the train error are
     // of the rest.
     let (train, held) = match args.holdout {
@@ -300,6 +305,7 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
             "model": file.name,
             "data": train.name,
             "solver": plan.info.solver,
+            "solver_reason": compiled.structure.chosen.as_ref().map(|c| c.reason.clone()),
             "lazy": plan.info.lazy,
             "backend": backend_name,
             "compile_seconds": compile_seconds,
@@ -378,6 +384,9 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
                 "  step         {} chosen on {} sample rows in {:.2} s (default would be {:.4})",
                 c.param, c.rows, c.seconds, c.default
             ));
+        }
+        if let Some(c) = &compiled.structure.chosen {
+            say(format!("  solver       {} — {}", c.solver.name(), c.reason));
         }
         say(format!("  backend      {backend_name} (model text → kernel in {:.1} ms)", 1e3 * compile_seconds));
     }
