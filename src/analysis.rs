@@ -209,7 +209,10 @@ fn shape_rule(model: &Model, chosen: &Choice) -> Option<ShapeRule> {
     use crate::stdlib::KnownLoss;
     let known = model.loss.def.known();
     let few_features = match (chosen.solver, known) {
-        (SolverKind::Tron, Some(KnownLoss::Logistic | KnownLoss::Squared)) if matches!(model.shape, Shape::Vec(_)) => {
+        // SCD fits no penalised intercept.
+        (SolverKind::Tron, Some(KnownLoss::Logistic | KnownLoss::Squared))
+            if matches!(model.shape, Shape::Vec(_)) && model.intercept_l2.is_none() =>
+        {
             Choice {
                 solver: SolverKind::Scd,
                 reason: "few features: SCD, whose first check refines the dual point by Newton steps on a dense Hessian over every feature, which solves the whole problem".into(),
@@ -474,6 +477,18 @@ pub fn analyse(model: &Model, files: &FileFacts, budget: Option<usize>) -> Resul
             chosen = None;
         }
     }
+    // `μ·l2sq(b)` is compiled where b is a coordinate of the solver's own: dual CD (a feature of
+    // value √(λ/μ)) and tron.
+    if let (Some(c), Some(r)) = (&chosen, &model.intercept_l2) {
+        if !matches!(c.solver, SolverKind::Dcd | SolverKind::Tron) {
+            unavailable = Some(format!(
+                "`{}` does not fit a penalised intercept (`{}`) in this build (dcd and tron do)",
+                c.solver.name(),
+                r.text
+            ));
+            chosen = None;
+        }
+    }
     // A vector prox is applied to the whole vector each step: only the batch solver has it.
     if let (Some(c), Some((_, term))) = (&chosen, &vector) {
         if c.solver != SolverKind::Proxgrad {
@@ -707,7 +722,7 @@ fn dual_cd_fits(model: &Model) -> bool {
     matches!(model.loss.def.known(), Some(KnownLoss::Hinge | KnownLoss::SquaredHinge))
         && matches!(model.shape, Shape::Vec(_))
         && model.constraints.is_empty()
-        && model.intercept.is_none()
+        && (model.intercept.is_none() || model.intercept_l2.is_some())
         && model.loss.coef.value > 0.0
         && !model.regs.is_empty()
         && model.regs.iter().all(|r| r.def.prox == ProxKind::Scale && r.operator.is_none() && r.coef.value > 0.0)
@@ -919,8 +934,18 @@ pub fn report(model: &Model, st: &Structure, file_name: &str) -> String {
         label_text(model)
     );
     let _ = writeln!(o, "variable    {}: {shape}", model.var.name);
-    if let Some(b) = &model.intercept {
-        let _ = writeln!(o, "intercept   {}: scalar, added to every margin, unregularized", b.name);
+    match (&model.intercept, &model.intercept_l2) {
+        (Some(b), None) => _ = writeln!(o, "intercept   {}: scalar, added to every margin, unregularized", b.name),
+        (Some(b), Some(r)) => _ = writeln!(
+            o,
+            "intercept   {}: scalar, added to every margin, penalised by {} = {}·{}² (LIBLINEAR's -B 1 when it matches λ·l2sq({}))",
+            b.name,
+            r.text,
+            fmt_num(r.coef / 2.0),
+            b.name,
+            model.var.name
+        ),
+        _ => {}
     }
     if !model.params.is_empty() {
         let ps: Vec<String> = model

@@ -143,7 +143,7 @@ impl Checker<'_> {
             shape: &shape,
             intercept: intercept.as_ref(),
         };
-        let (loss, regs) = self.terms(&objective.sum, &cx)?;
+        let (loss, regs, intercept_l2) = self.terms(&objective.sum, &cx)?;
         let constraints = objective.constraints.iter().filter_map(|c| self.constraint(c, &cx)).collect();
         let solver = solve.and_then(|s| self.solver(s));
         Some(Model {
@@ -153,6 +153,7 @@ impl Checker<'_> {
             var,
             shape,
             intercept,
+            intercept_l2,
             params: std::mem::take(&mut self.params),
             loss,
             regs,

@@ -467,6 +467,8 @@ pub struct Objective {
     /// The intercept b (`var b: scalar`), a state scalar added to every margin; unregularized,
     /// so the certificate's dual point must also satisfy Σᵢ uᵢ = 0.
     pub intercept: Option<ScalarId>,
+    /// μ of `μ·l2sq(b)`, the intercept's ridge: F adds μ·½b² (0: b unregularized).
+    pub intercept_l2: f64,
     pub loss_weight: f64,
     /// Σ of the coordinate-wise regularizers at w[j] (constraints hold by construction).
     pub penalty: Expr,
@@ -518,8 +520,10 @@ pub struct Certificate {
     /// γ of γ·Σ_g ‖w_g‖₂ over the disjoint groups of the operator bound with the data (no
     /// ℓ1, box or vector term beside it), whose conjugate is closed-form too.
     pub groups: Option<f64>,
-    /// An unregularized intercept: the dual point must also satisfy Σᵢ uᵢ = 0.
+    /// An intercept: unregularized (`intercept_l2` = 0), the dual point must also satisfy
+    /// Σᵢ uᵢ = 0; with `μ·l2sq(b)`, R* adds (Σᵢ (c/m)·uᵢ)²/(2μ) instead.
     pub intercept: bool,
+    pub intercept_l2: f64,
 }
 
 #[derive(Clone, Debug, PartialEq)]

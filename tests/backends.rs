@@ -191,6 +191,14 @@ fn dual_cd_runs_the_same_under_both_back_ends() {
             assert_bitwise(&plan, &format!("{name}, warm from weights"), &warm_a.state, &warm_b.state);
         }
     }
+    // A regularized bias (`μ·l2sq(b)`): dual CD's feature of value √(λ/μ), tron's ridge on b.
+    let bias = "data x: sparse, y: labels\nvar w: vec[dim(x)]\nvar b: scalar\nminimize E[squared_hinge(y, <x, w> + b)] + 0.01·l2sq(w) + 0.03·l2sq(b)\n";
+    for solver in ["dcd", "tron"] {
+        let plan = plan_with(bias, false, Some(solver));
+        let (a, b) = both(&plan, 20, 3);
+        assert_bitwise(&plan, &format!("{solver} with a regularized bias"), &a, &b);
+        assert!(a.intercept(&plan) != 0.0, "{solver}: b moved");
+    }
 }
 
 /// SMM and online DC with averaged outputs; SMIDAS with each of its step rules (η₀/√e per epoch, a `step` formula), a weighted loss and
@@ -527,6 +535,7 @@ fn rank_two_buffers_and_row_calls_run_the_same_and_right() {
             dloss: k(0.0),
             margin: ScalarId(3),
             intercept: None,
+            intercept_l2: 0.0,
             loss_weight: 1.0,
             penalty: k(0.0),
             vector: None,

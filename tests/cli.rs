@@ -1108,3 +1108,42 @@ fn the_default_for_l2_models_follows_the_datas_shape() {
         );
     }
 }
+
+/// LIBLINEAR's `-B 1`, written in optc: `λ·l2sq(w) + λ·l2sq(b)`. optc saves it as LIBLINEAR
+/// does (`bias 1`, b the last weight), LIBLINEAR's predict reads it as optc's does, and a model
+/// `liblinear-train -B 1` made is read by `optc predict` as by LIBLINEAR's.
+#[test]
+fn a_regularized_bias_is_liblinears_bias_both_ways() {
+    let Some(liblinear) = liblinear_predict("a_regularized_bias_is_liblinears_bias_both_ways") else { return };
+    let dir = tempfile::tempdir().expect("tmp");
+    let data = fixture("offset_binary.svm");
+    let wide = widened(dir.path(), &data, 40);
+    for loss in ["hinge", "squared_hinge", "logistic"] {
+        let model = format!(
+            "data x: sparse, y: labels\nvar w: vec[dim(x)]\nvar b: scalar\nparam λ = 0.01\nminimize E[{loss}(y, <x, w> + b)] + λ·l2sq(w) + λ·l2sq(b)\n"
+        );
+        let saved = liblinear_reads_what_optc_saves(&liblinear, &model, &data, &[&data, &wide]);
+        assert!(saved.contains("\nnr_feature 30\nbias 1\nw\n"), "{saved}");
+    }
+    // The other way: LIBLINEAR's own -B 1 model, through optc predict.
+    let train = liblinear.with_file_name("liblinear-train");
+    if !train.exists() {
+        return;
+    }
+    let made = dir.path().join("ll.model");
+    let t = std::process::Command::new(&train)
+        .args(["-s", "2", "-c", "5", "-B", "1", "-q"])
+        .args([data.as_os_str(), made.as_os_str()])
+        .output()
+        .expect("liblinear-train runs");
+    assert!(t.status.success(), "{}", text(&t.stderr));
+    let (ours, theirs) = (dir.path().join("o.pred"), dir.path().join("l.pred"));
+    let o = optc(&["predict", made.to_str().unwrap(), wide.to_str().unwrap(), "--out", ours.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let l = std::process::Command::new(&liblinear)
+        .args([wide.as_os_str(), made.as_os_str(), theirs.as_os_str()])
+        .output()
+        .expect("liblinear-predict runs");
+    assert!(l.status.success());
+    assert_eq!(std::fs::read(&ours).expect("ours"), std::fs::read(&theirs).expect("theirs"));
+}

@@ -101,6 +101,14 @@ pub struct SolverRequest {
     pub span: Span,
 }
 
+/// See [`Model::intercept_l2`].
+#[derive(Clone, Debug)]
+pub struct InterceptL2 {
+    pub coef: f64,
+    pub text: String,
+    pub span: Span,
+}
+
 /// A model whose names, shapes and terms are known to fit together.
 #[derive(Clone, Debug)]
 pub struct Model {
@@ -109,9 +117,13 @@ pub struct Model {
     pub label_kind: LabelKind,
     pub var: Named,
     pub shape: Shape,
-    /// `var b: scalar`, added to every margin (`<x, w> + b`) and left unregularized: a
-    /// penalty on it would make predictions depend on where the data's origin sits.
+    /// `var b: scalar`, added to every margin (`<x, w> + b`); unregularized unless the model
+    /// says `μ·l2sq(b)` ([`Model::intercept_l2`]), since a penalty on it makes predictions
+    /// depend on where the data's origin sits.
     pub intercept: Option<Named>,
+    /// `μ·l2sq(b)`: the intercept penalised like a weight, μ·½b² (LIBLINEAR's `-B 1` when μ is
+    /// the λ of `λ·l2sq(w)`); its text and span.
+    pub intercept_l2: Option<InterceptL2>,
     pub params: Vec<Param>,
     pub loss: LossTerm,
     pub regs: Vec<RegTerm>,

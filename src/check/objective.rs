@@ -4,12 +4,18 @@
 use super::*;
 
 impl Checker<'_> {
-    pub(super) fn terms(&mut self, sum: &ast::Expr, cx: &TermContext) -> Option<(LossTerm, Vec<RegTerm>)> {
+    /// The loss, the regularizers of the variable, and `μ·l2sq(b)` on the intercept if any.
+    pub(super) fn terms(
+        &mut self,
+        sum: &ast::Expr,
+        cx: &TermContext,
+    ) -> Option<(LossTerm, Vec<RegTerm>, Option<InterceptL2>)> {
         let mut parts = vec![];
         self.flatten_sum(sum, &mut parts);
         let mut loss: Option<LossTerm> = None;
         let mut saw_expectation = false;
         let mut regs = vec![];
+        let mut intercept_l2: Option<InterceptL2> = None;
         for part in parts {
             let mut coefs = vec![];
             let Some(functional) = self.split_term(part, &mut coefs) else {
@@ -31,6 +37,22 @@ impl Checker<'_> {
                         loss = Some(LossTerm { def, coef, span: functional.span });
                     }
                 }
+                ExprKind::Call { func, args } if is_intercept_l2(func, args, cx) => {
+                    let text = format!(
+                        "{}{}",
+                        if coef.text.is_empty() { String::new() } else { format!("{}·", coef.text) },
+                        expr_text(functional)
+                    );
+                    intercept_l2 = Some(match intercept_l2 {
+                        // Two terms add up, as two `l2sq(w)` do.
+                        Some(prev) => InterceptL2 {
+                            coef: prev.coef + coef.value,
+                            text: format!("{} + {text}", prev.text),
+                            span: prev.span,
+                        },
+                        None => InterceptL2 { coef: coef.value, text, span: part.span },
+                    });
+                }
                 ExprKind::Call { .. } => {
                     if let Some(r) = self.reg_call(functional, coef, part.span, cx) {
                         regs.push(r);
@@ -40,7 +62,7 @@ impl Checker<'_> {
             }
         }
         match loss {
-            Some(l) => Some((l, regs)),
+            Some(l) => Some((l, regs, intercept_l2)),
             // The data term was written but is wrong: that problem is already reported.
             None if saw_expectation => None,
             None => {
@@ -171,4 +193,10 @@ impl TermContext<'_> {
     pub fn names(&self) -> Names {
         Names { features: self.features.name.clone(), label: self.label.name.clone(), var: self.var.name.clone() }
     }
+}
+
+/// `l2sq(b)` with `b` the declared intercept: its ridge, not a regularizer of the variable.
+fn is_intercept_l2(func: &ast::Ident, args: &[ast::Arg], cx: &TermContext) -> bool {
+    func.name == "l2sq"
+        && matches!(args, [a] if matches!(&a.value.kind, ExprKind::Name(n) if cx.intercept.is_some_and(|b| b.name == *n)))
 }

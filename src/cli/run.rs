@@ -667,6 +667,17 @@ pub(super) fn saved_text(saved: SavedModel, flag: &str, quiet: bool) -> String {
     saved.to_text()
 }
 
+/// The value of LIBLINEAR's bias feature that makes its model this one: with `μ·l2sq(b)` beside
+/// `λ·l2sq(w)`, b = t·β where β is penalised as a weight, t = √(λ/μ), which is LIBLINEAR's
+/// `-B t` (`-B 1` when μ = λ); 1 for a free intercept, or with no ½‖w‖² to match.
+fn bias_feature(model: &crate::check::Model) -> f64 {
+    let lambda: f64 = model.regs.iter().filter(|r| r.def.name == "l2sq").map(|r| r.coef.value).sum();
+    match &model.intercept_l2 {
+        Some(r) if lambda > 0.0 && r.coef > 0.0 => (lambda / r.coef).sqrt(),
+        _ => 1.0,
+    }
+}
+
 /// The weights as a LIBLINEAR model file; an intercept b is LIBLINEAR's bias feature of value 1,
 /// its weight (b) the last row, so LIBLINEAR's `predict` adds it as optc's does.
 pub(super) fn saved_model(
@@ -709,8 +720,9 @@ pub(super) fn saved_model(
     // The checker allows an intercept on a vector model only: one weight column.
     let bias = match intercept {
         Some(b) => {
-            w.push(b);
-            1.0
+            let t = bias_feature(model);
+            w.push(b / t);
+            t
         }
         None => -1.0,
     };

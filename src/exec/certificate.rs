@@ -172,6 +172,14 @@ fn dual_at(cert: &Certificate, data: &DataView, c: f64, features: usize, width: 
             (s, if cert.l2 > 0.0 { rows.iter().map(|r| r.1).sum() } else { 0.0 })
         }
     };
+    // `μ·l2sq(b)`: b is one more coordinate whose column is all ones, so R* adds the
+    // conjugate of μ·½b² at z_b = −(c/m)·Σᵢ uᵢ (scaled as every z).
+    let reg_conj = if cert.intercept && cert.intercept_l2 > 0.0 && width == 1 {
+        let zb = -c / m as f64 * u.iter().sum::<f64>() * s;
+        reg_conj + zb * zb / (2.0 * cert.intercept_l2)
+    } else {
+        reg_conj
+    };
     let loss_conj: f64 = match cert.conjugate {
         LossConjugate::Softmax => {
             (0..m).map(|i| softmax_conjugate(data.labels[i], &u[i * width..(i + 1) * width], s)).sum()
@@ -309,7 +317,7 @@ pub fn assess(
         );
         parts.concat()
     };
-    let u = if cert.intercept { feasible_for_intercept(&cert, data.labels, margins, u) } else { u };
+    let u = if free_intercept(&cert) { feasible_for_intercept(&cert, data.labels, margins, u) } else { u };
     let (mut dual, z) = dual_at(&cert, data, c, features, width, &u);
     // A dual point the plan keeps itself (the Picard SVM's): any point in the domain bounds F*.
     if let (Some(e), false) = (&obj.dual, obj.softmax) {
@@ -336,7 +344,7 @@ pub fn assess(
                 for (ui, &y) in extrapolated.iter_mut().zip(data.labels) {
                     *ui = into_loss_domain(cert.conjugate, y, *ui);
                 }
-                if cert.intercept {
+                if free_intercept(&cert) {
                     intercept::balance(cert.conjugate, data.labels, &mut extrapolated);
                 }
             }
@@ -413,6 +421,11 @@ fn dual_iterate(
     let gap = objective - best;
     let gap = if gap.is_nan() { f64::INFINITY } else { gap.max(0.0) };
     Assessment { gap, gradient: vec![], polished: None }
+}
+
+/// An unregularized intercept, whose dual point must satisfy Σᵢ uᵢ = 0.
+fn free_intercept(cert: &Certificate) -> bool {
+    cert.intercept && cert.intercept_l2 == 0.0
 }
 
 /// With an intercept, the dual point of the margins `a`: ℓ′ where b is optimal for this w (for
@@ -581,7 +594,7 @@ fn refined_dual(
         for (&j, &x) in round.cols.iter().zip(&round.v) {
             v[j] = x;
         }
-        let u: Vec<f64> = if cert.intercept {
+        let u: Vec<f64> = if free_intercept(cert) {
             // The refinement's losses have ℓ″: the plan's own point (for hinge) is not read.
             feasible_for_intercept(cert, data.labels, &a, vec![])
         } else {
@@ -1349,7 +1362,17 @@ mod tests {
     use super::*;
 
     fn cert(l1: f64, l2: f64, lo: f64, hi: f64) -> Certificate {
-        Certificate { conjugate: LossConjugate::Squared, l1, l2, lo, hi, vector: None, groups: None, intercept: false }
+        Certificate {
+            conjugate: LossConjugate::Squared,
+            l1,
+            l2,
+            lo,
+            hi,
+            vector: None,
+            groups: None,
+            intercept: false,
+            intercept_l2: 0.0,
+        }
     }
 
     /// r* by brute force over a fine grid of w.

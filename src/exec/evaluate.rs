@@ -128,7 +128,8 @@ fn evaluate_impl(
     .into_iter()
     .sum::<f64>()
         + obj.vector.map_or(0.0, |t| t.value(w))
-        + composite;
+        + composite
+        + 0.5 * obj.intercept_l2 * intercept * intercept;
     let classification = plan.info.classification;
     Evaluation {
         objective: obj.loss_weight * loss + penalty,

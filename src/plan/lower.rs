@@ -156,6 +156,7 @@ impl Builder {
                 dloss: Expr::Const(0.0),
                 margin: ScalarId(0),
                 intercept: None,
+                intercept_l2: 0.0,
                 loss_weight: 1.0,
                 penalty: Expr::Const(0.0),
                 vector,
@@ -360,6 +361,7 @@ impl Builder {
             dloss,
             margin,
             intercept: self.intercept,
+            intercept_l2: model.intercept_l2.as_ref().map_or(0.0, |r| r.coef),
             loss_weight: model.loss.coef.value,
             penalty,
             vector: self.vector,
@@ -391,6 +393,7 @@ impl Builder {
             vector,
             groups,
             intercept: self.intercept.is_some(),
+            intercept_l2: model.intercept_l2.as_ref().map_or(0.0, |r| r.coef),
         });
     }
 
@@ -403,6 +406,7 @@ impl Builder {
             dloss: k(0.0),
             margin: unused_margin,
             intercept: None,
+            intercept_l2: 0.0,
             loss_weight: model.loss.coef.value,
             penalty,
             vector: self.vector,
@@ -421,6 +425,7 @@ impl Builder {
             vector: self.vector,
             groups: None,
             intercept: false,
+            intercept_l2: 0.0,
         });
     }
 }

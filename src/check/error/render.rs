@@ -231,13 +231,13 @@ pub(super) fn render(e: &CheckError) -> Problem {
         }
         InterceptRegularized { intercept, span, declared } => Problem::error(
             "optc::var",
-            format!("the intercept `{intercept}` is left unregularized and unconstrained in this build"),
+            format!("the intercept `{intercept}` takes one penalty, `λ·l2sq({intercept})`, and no constraint"),
             *span,
             "names the intercept",
         )
         .with_label(*declared, "declared here")
         .with_help(format!(
-            "drop this term: `{intercept}` is fitted freely (to penalise an offset, add a constant feature to the data)"
+            "drop this term to fit `{intercept}` freely, or write `λ·l2sq({intercept})` to penalise it like a weight (LIBLINEAR's -B 1)"
         )),
 
         NegativeWeight { span, weight } => {

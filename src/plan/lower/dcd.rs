@@ -60,6 +60,12 @@ pub(super) fn lower(model: &Model, st: &Structure, prox: CoordinateProx) -> Plan
     let next = b.local("αn");
     let step = b.local("Δ");
     let (norm_w, sum_alpha) = (b.local("‖w‖₁"), b.local("Σα"));
+    // `μ·l2sq(b)`: b = t·β with β a weight of feature value t = √(λ/μ), so the dual is the
+    // plain one over the rows [xᵢ, t]: Q̄ᵢᵢ gains t², and b moves by t²·Δ when w moves by Δ·xᵢ.
+    let bias = b.intercept().map(|slot| {
+        let mu = model.intercept_l2.as_ref().map_or(f64::NAN, |r| r.coef);
+        (slot, b.param("t²", prox.l2 / mu, "λ/μ: the squared value of b's feature (b = t·β, β penalised as a weight)"))
+    });
     let clip = |v: Expr| {
         let v = call(Func::Max, vec![v, k(0.0)]);
         if squared {
@@ -68,14 +74,19 @@ pub(super) fn lower(model: &Model, st: &Structure, prox: CoordinateProx) -> Plan
             call(Func::Min, vec![v, s(cap)])
         }
     };
+    // ⟨xᵢ, w⟩ + b
     let row_dot = |into: ScalarId| {
         vec![
-            Stmt::Set(into, k(0.0)),
+            Stmt::Set(into, bias.map_or(k(0.0), |(slot, _)| s(slot))),
             each(Range::RowNonZeros, vec![Stmt::Set(into, add(s(into), mul(Expr::Value, at(w, j))))]),
         ]
     };
-    let row_axpy =
-        |by: ScalarId| each(Range::RowNonZeros, vec![Stmt::Store(w, j, add(at(w, j), mul(s(by), Expr::Value)))]);
+    // w += Δ·xᵢ, b += t²·Δ
+    let row_axpy = |by: ScalarId| {
+        let w_step = each(Range::RowNonZeros, vec![Stmt::Store(w, j, add(at(w, j), mul(s(by), Expr::Value)))]);
+        let b_step = bias.map(|(slot, t2)| Stmt::Set(slot, add(s(slot), mul(s(t2), s(by)))));
+        std::iter::once(w_step).chain(b_step).collect::<Vec<_>>()
+    };
 
     // init: Q̄ᵢᵢ; α into its box (a path's next λ moves C); w = Σ αᵢyᵢxᵢ. Weights given without a
     // dual (`--init`) start α at C·(−yᵢ·ℓ′(yᵢ, ⟨xᵢ, w⟩)), the dual point their margins suggest.
@@ -84,6 +95,7 @@ pub(super) fn lower(model: &Model, st: &Structure, prox: CoordinateProx) -> Plan
         init.push(Stmt::Set(d, div(k(0.5), s(cap))));
     }
     let diag = delta.map_or(s(a), |d| add(s(a), s(d)));
+    let diag = bias.map_or(diag.clone(), |(_, t2)| add(diag, s(t2)));
     init.push(each(
         Range::Upto(Len::Rows),
         vec![
@@ -98,17 +110,20 @@ pub(super) fn lower(model: &Model, st: &Structure, prox: CoordinateProx) -> Plan
     from_weights.push(Stmt::Store(alpha, i, clip(mul(s(cap), Expr::Neg(Box::new(mul(at(y, i), dloss)))))));
     let no_dual = select(s(sum_alpha), Cmp::Gt, k(0.0), k(0.0), k(1.0));
     init.extend([
-        Stmt::Set(norm_w, k(0.0)),
+        Stmt::Set(norm_w, bias.map_or(k(0.0), |(slot, _)| call(Func::Abs, vec![s(slot)]))),
         each(Range::Upto(Len::Features), vec![Stmt::Set(norm_w, add(s(norm_w), call(Func::Abs, vec![at(w, j)])))]),
         Stmt::Set(sum_alpha, k(0.0)),
         each(Range::Upto(Len::Rows), vec![Stmt::Set(sum_alpha, add(s(sum_alpha), at(alpha, i)))]),
         Stmt::If(Cmp::Gt, mul(s(norm_w), no_dual), k(0.0), vec![each(Range::Upto(Len::Rows), from_weights)]),
         each(Range::Upto(Len::Features), vec![Stmt::Store(w, j, k(0.0))]),
-        each(
-            Range::Upto(Len::Rows),
-            vec![Stmt::Set(step, mul(at(alpha, i), at(y, i))), if_moved(step, vec![row_axpy(step)])],
-        ),
     ]);
+    if let Some((slot, _)) = bias {
+        init.push(Stmt::Set(slot, k(0.0)));
+    }
+    init.extend([each(
+        Range::Upto(Len::Rows),
+        vec![Stmt::Set(step, mul(at(alpha, i), at(y, i))), if_moved(step, row_axpy(step))],
+    )]);
     if let Some(sh) = &shrink {
         init.extend(sh.reset());
     }
@@ -141,7 +156,7 @@ pub(super) fn lower(model: &Model, st: &Structure, prox: CoordinateProx) -> Plan
             Stmt::Set(next, clip(sub(at(alpha, i), div(s(g), at(q, i))))),
             Stmt::Set(step, mul(sub(s(next), at(alpha, i)), at(y, i))),
             Stmt::Store(alpha, i, s(next)),
-            if_moved(step, vec![row_axpy(step)]),
+            if_moved(step, row_axpy(step)),
         ],
     );
     b.plan.epoch = match &shrink {

@@ -112,9 +112,12 @@ impl Coord {
         self.set(v, add(self.ld(v), e))
     }
 
-    /// λ·x for an entry, None for the intercept (unregularized).
-    fn ridge(self, lambda: ScalarId, x: Expr) -> Option<Expr> {
-        (self != Coord::Intercept).then(|| mul(s(lambda), x))
+    /// λ·x for an entry; for the intercept μ·x with `μ·l2sq(b)`, None when it is unregularized.
+    fn ridge(self, n: &Newton, x: Expr) -> Option<Expr> {
+        match self {
+            Coord::Intercept => n.lambda_b.map(|mu| mul(s(mu), x)),
+            _ => Some(mul(s(n.lambda), x)),
+        }
     }
 }
 
@@ -135,6 +138,8 @@ struct Newton {
     /// c/m and λ.
     mean: ScalarId,
     lambda: ScalarId,
+    /// μ of `μ·l2sq(b)`, the intercept's own ridge, if the model penalises b.
+    lambda_b: Option<ScalarId>,
     /// The line search's step η and the change of the mean loss it measures, Σᵢ ℓ(new) − ℓ(old).
     eta: ScalarId,
     change: ScalarId,
@@ -147,6 +152,11 @@ impl Newton {
         let mean = b.per_example_weight(model);
         let lambda = b.param("λ", lambda_value, "weight of ½‖·‖²");
         let intercept = w.b.is_some();
+        let lambda_b = model
+            .intercept_l2
+            .as_ref()
+            .filter(|_| intercept)
+            .map(|r| b.param("μ", r.coef, "weight of ½b², the intercept's ridge"));
         // Named as vectors (g, s, …) or as matrices (G, S, …), the intercept's part with a b.
         let mut var = |vector: &str, matrix_name: &str, scalar: &str| {
             let buf = if matrix {
@@ -160,7 +170,7 @@ impl Newton {
         let (step, r) = (var("s", "S", "sb"), var("r", "R", "rb"));
         let (v, hv) = (var("p", "V", "pb"), var("Hp", "HV", "Hpb"));
         let (eta, change) = (b.local("η"), b.local("ΔF"));
-        Newton { w, g, m, step, r, v, hv, mean, lambda, eta, change, matrix }
+        Newton { w, g, m, step, r, v, hv, mean, lambda, lambda_b, eta, change, matrix }
     }
 
     /// `body` at every coordinate: inside the loops over the entries, then at the intercept.
@@ -180,7 +190,7 @@ impl Newton {
     /// The epoch: gradient pass, PCG, line search, move.
     fn epoch(&self, b: &mut Builder, passes: Passes) -> Vec<Stmt> {
         let n = self;
-        let mut out = n.each(|c| vec![c.set(n.g, c.ridge(n.lambda, c.ld(n.w)).unwrap_or(k(0.0))), c.set(n.m, k(0.0))]);
+        let mut out = n.each(|c| vec![c.set(n.g, c.ridge(n, c.ld(n.w)).unwrap_or(k(0.0))), c.set(n.m, k(0.0))]);
         out.extend(passes.gradient);
         // F(w), for the forcing term of CG: the losses at the margins, the ridge below.
         let fnow = b.local("F");
@@ -202,9 +212,11 @@ impl Newton {
         let (curv, alpha, beta, sr, sg) = (b.local("vHv"), b.local("α"), b.local("β"), b.local("sr"), b.local("sg"));
         let mut out = vec![Stmt::Set(zeta, k(0.0))];
         out.extend(n.each(|c| {
-            // M = (1 − α)·λ + α·(λ + H_data) for an entry = λ + α·H_data; for b, no λ inside.
-            let m = match c {
-                Coord::Intercept => add(mul(k(1.0 - ALPHA_PCG), s(n.lambda)), mul(k(ALPHA_PCG), c.ld(n.m))),
+            // M = (1 − α)·λ + α·(λ + H_data) for an entry = λ + α·H_data; for b, no λ inside
+            // (μ instead, with `μ·l2sq(b)`).
+            let m = match (c, n.lambda_b) {
+                (Coord::Intercept, Some(mu)) => add(s(mu), mul(k(ALPHA_PCG), c.ld(n.m))),
+                (Coord::Intercept, None) => add(mul(k(1.0 - ALPHA_PCG), s(n.lambda)), mul(k(ALPHA_PCG), c.ld(n.m))),
                 _ => add(s(n.lambda), mul(k(ALPHA_PCG), c.ld(n.m))),
             };
             vec![
@@ -215,7 +227,7 @@ impl Newton {
                 Stmt::Set(zeta, add(s(zeta), mul(c.ld(n.v), c.ld(n.r)))),
             ]
             .into_iter()
-            .chain(c.ridge(n.lambda, mul(k(0.5), mul(c.ld(n.w), c.ld(n.w)))).map(|r| Stmt::Set(fnow, add(s(fnow), r))))
+            .chain(c.ridge(n, mul(k(0.5), mul(c.ld(n.w), c.ld(n.w)))).map(|r| Stmt::Set(fnow, add(s(fnow), r))))
             .collect()
         }));
         out.extend([
@@ -227,7 +239,7 @@ impl Newton {
 
         // One CG step: ∇²F·v, then the step along v, the stopping test, the next direction.
         let mut body = vec![Stmt::Set(steps, add(s(steps), k(1.0)))];
-        body.extend(n.each(|c| vec![c.set(n.hv, c.ridge(n.lambda, c.ld(n.v)).unwrap_or(k(0.0)))]));
+        body.extend(n.each(|c| vec![c.set(n.hv, c.ridge(n, c.ld(n.v)).unwrap_or(k(0.0)))]));
         body.extend(hessian);
         body.push(Stmt::Set(curv, k(0.0)));
         body.extend(n.each(|c| vec![Stmt::Set(curv, add(s(curv), mul(c.ld(n.v), c.ld(n.hv))))]));
@@ -273,9 +285,19 @@ impl Newton {
         let mut out = vec![Stmt::Set(gs, k(0.0)), Stmt::Set(ws, k(0.0)), Stmt::Set(ss, k(0.0))];
         out.extend(n.each(|c| {
             let mut v = vec![Stmt::Set(gs, add(s(gs), mul(c.ld(n.g), c.ld(n.step))))];
-            if c != Coord::Intercept {
-                v.push(Stmt::Set(ws, add(s(ws), mul(c.ld(n.w), c.ld(n.step)))));
-                v.push(Stmt::Set(ss, add(s(ss), mul(c.ld(n.step), c.ld(n.step)))));
+            // The ridge below is λ·(η·wᵀs + ½η²·sᵀs): b's terms count in it at μ/λ of theirs.
+            let (wsum, ssum) = (mul(c.ld(n.w), c.ld(n.step)), mul(c.ld(n.step), c.ld(n.step)));
+            let weighted = match (c, n.lambda_b) {
+                (Coord::Intercept, Some(mu)) => {
+                    let wt = div(s(mu), s(n.lambda));
+                    Some((mul(wt.clone(), wsum), mul(wt, ssum)))
+                }
+                (Coord::Intercept, None) => None,
+                _ => Some((wsum, ssum)),
+            };
+            if let Some((wsum, ssum)) = weighted {
+                v.push(Stmt::Set(ws, add(s(ws), wsum)));
+                v.push(Stmt::Set(ss, add(s(ss), ssum)));
             }
             v
         }));
