@@ -477,6 +477,23 @@ pub fn analyse(model: &Model, files: &FileFacts, budget: Option<usize>) -> Resul
             chosen = None;
         }
     }
+    // One intercept per class: tron's Newton system takes them as k more coordinates.
+    if let (Some(c), true) = (&chosen, model.intercept_per_class) {
+        let why = if model.intercept_l2.is_some() {
+            Some("a penalised per-class intercept is not compiled by this build (drop its `l2sq` term: unpenalised, tron fits it)".to_string())
+        } else if c.solver != SolverKind::Tron {
+            Some(format!(
+                "per-class intercepts are compiled for tron (softmax with ½‖W‖² only) in this build; `{}` does not fit them",
+                c.solver.name()
+            ))
+        } else {
+            None
+        };
+        if let Some(why) = why {
+            unavailable = Some(why);
+            chosen = None;
+        }
+    }
     // `μ·l2sq(b)` is compiled where b is a coordinate of the solver's own: dual CD (a feature of
     // value √(λ/μ)) and tron.
     if let (Some(c), Some(r)) = (&chosen, &model.intercept_l2) {
@@ -935,6 +952,9 @@ pub fn report(model: &Model, st: &Structure, file_name: &str) -> String {
     );
     let _ = writeln!(o, "variable    {}: {shape}", model.var.name);
     match (&model.intercept, &model.intercept_l2) {
+        (Some(b), None) if model.intercept_per_class => {
+            _ = writeln!(o, "intercept   {}: vec[classes], one offset per class's score, unregularized", b.name)
+        }
         (Some(b), None) => _ = writeln!(o, "intercept   {}: scalar, added to every margin, unregularized", b.name),
         (Some(b), Some(r)) => _ = writeln!(
             o,

@@ -86,6 +86,7 @@ impl Checker<'_> {
         let mut label: Option<(Named, LabelKind)> = None;
         let mut var: Option<(Named, Shape)> = None;
         let mut intercept: Option<Named> = None;
+        let mut per_class = false;
         let mut objective: Option<&ast::Objective> = None;
         let mut solve: Option<&ast::SolveStmt> = None;
 
@@ -93,7 +94,9 @@ impl Checker<'_> {
             match item {
                 ast::Item::Data(d) => self.data(d, &mut features, &mut label),
                 ast::Item::Param(p) => self.param(p, overrides),
-                ast::Item::Var(v) if self.is_intercept(v, var.as_ref()) => self.intercept(v, &mut intercept),
+                ast::Item::Var(v) if self.is_intercept(v, var.as_ref()) => {
+                    self.intercept(v, &mut intercept, &mut per_class)
+                }
                 ast::Item::Var(v) => {
                     if let Some((prev, _)) = &var {
                         self.err(CheckError::SecondVariable { span: v.name.span, first: prev.span });
@@ -131,7 +134,7 @@ impl Checker<'_> {
             return None;
         };
 
-        if let (Some(b), Shape::Mat(..)) = (&intercept, &shape) {
+        if let (Some(b), Shape::Mat(..), false) = (&intercept, &shape, per_class) {
             self.err(CheckError::InterceptOnMatrix { span: b.span, var: var.name.clone(), var_span: var.span });
             return None;
         }
@@ -153,6 +156,7 @@ impl Checker<'_> {
             var,
             shape,
             intercept,
+            intercept_per_class: per_class,
             intercept_l2,
             params: std::mem::take(&mut self.params),
             loss,

@@ -469,6 +469,9 @@ pub struct Objective {
     pub intercept: Option<ScalarId>,
     /// μ of `μ·l2sq(b)`, the intercept's ridge: F adds μ·½b² (0: b unregularized).
     pub intercept_l2: f64,
+    /// Softmax: one unregularized offset per class, b (a vec[k]) added to every row's scores; the
+    /// certificate's dual point must then satisfy Σᵢ uᵢ = 0 in ℝᵏ.
+    pub class_intercept: Option<VecId>,
     pub loss_weight: f64,
     /// Σ of the coordinate-wise regularizers at w[j] (constraints hold by construction).
     pub penalty: Expr,

@@ -191,6 +191,13 @@ fn dual_cd_runs_the_same_under_both_back_ends() {
             assert_bitwise(&plan, &format!("{name}, warm from weights"), &warm_a.state, &warm_b.state);
         }
     }
+    // Per-class offsets on softmax's scores (tron's k more coordinates).
+    let plan = plan_of(
+        "data x: sparse, y: classes\nvar W: mat[dim(x), classes(y)]\nvar b: vec[classes(y)]\nminimize E[softmax(y, <x, W> + b)] + 0.01·l2sq(W)\n",
+        false,
+    );
+    let (a, b) = both(&plan, 4, 1);
+    assert_bitwise(&plan, "tron with per-class intercepts", &a, &b);
     // A regularized bias (`μ·l2sq(b)`): dual CD's feature of value √(λ/μ), tron's ridge on b.
     let bias = "data x: sparse, y: labels\nvar w: vec[dim(x)]\nvar b: scalar\nminimize E[squared_hinge(y, <x, w> + b)] + 0.01·l2sq(w) + 0.03·l2sq(b)\n";
     for solver in ["dcd", "tron"] {
@@ -536,6 +543,7 @@ fn rank_two_buffers_and_row_calls_run_the_same_and_right() {
             margin: ScalarId(3),
             intercept: None,
             intercept_l2: 0.0,
+            class_intercept: None,
             loss_weight: 1.0,
             penalty: k(0.0),
             vector: None,

@@ -1109,6 +1109,20 @@ fn the_default_for_l2_models_follows_the_datas_shape() {
     }
 }
 
+/// Per-class intercepts are saved as LIBLINEAR's bias row (`bias 1`, b[c] last), which its
+/// predict reads as optc's does.
+#[test]
+fn per_class_intercepts_are_liblinears_bias_row() {
+    let Some(liblinear) = liblinear_predict("per_class_intercepts_are_liblinears_bias_row") else { return };
+    let dir = tempfile::tempdir().expect("tmp");
+    let data = fixture("multiclass.svm");
+    let wide = widened(dir.path(), &data, 20);
+    let model = "data x: sparse, y: classes\nvar W: mat[dim(x), classes(y)]\nvar b: vec[classes(y)]\nparam λ = 0.01\nminimize E[softmax(y, <x, W> + b)] + λ·l2sq(W)\n";
+    let saved = liblinear_reads_what_optc_saves(&liblinear, model, &data, &[&data, &wide]);
+    assert!(saved.contains("\nnr_feature 12\nbias 1\nw\n"), "{saved}");
+    assert_eq!(saved.lines().count(), 6 + 12 + 1, "{saved}");
+}
+
 /// LIBLINEAR's `-B 1`, written in optc: `λ·l2sq(w) + λ·l2sq(b)`. optc saves it as LIBLINEAR
 /// does (`bias 1`, b the last weight), LIBLINEAR's predict reads it as optc's does, and a model
 /// `liblinear-train -B 1` made is read by `optc predict` as by LIBLINEAR's.

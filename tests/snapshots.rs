@@ -112,6 +112,13 @@ fn plans_of_forced_solvers() {
     // The SVMs: Picard (the seed's method, kept when forced) and dual CD without shrinking.
     let svm =
         "data x: sparse, y: labels\nvar w: vec[dim(x)]\nparam λ = 1e-4\nminimize E[hinge(y, <x, w>)] + λ·l2sq(w)\n";
+    let per_class = "data x: sparse, y: classes\nvar W: mat[dim(x), classes(y)]\nvar b: vec[classes(y)]\nparam λ = 1e-3\nminimize E[softmax(y, <x, W> + b)] + λ·l2sq(W)\n";
+    snapshot_plan(
+        "plans_of_forced_solvers",
+        "tron_softmax_intercepts",
+        per_class.to_string(),
+        &CompileOptions::default(),
+    );
     let bias = "data x: sparse, y: labels\nvar w: vec[dim(x)]\nvar b: scalar\nparam λ = 1e-4\nminimize E[hinge(y, <x, w> + b)] + λ·l2sq(w) + 2·λ·l2sq(b)\n";
     snapshot_plan("plans_of_forced_solvers", "dcd_bias", format!("{bias}solve with dcd\n"), &CompileOptions::default());
     for (name, solve) in [("picard", "solve with picard"), ("dcd_plain", "solve with dcd(shrinking = 0)")] {

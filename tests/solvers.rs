@@ -208,6 +208,34 @@ fn a_regularized_bias_reaches_the_optimum_with_its_certificate() {
     }
 }
 
+/// Softmax with one unregularized offset per class, `var b: vec[classes(y)]`: tron reaches the
+/// CVXPY optimum, certified (the dual point balanced to Σᵢ uᵢ = 0 in ℝᵏ), and the gap is a true
+/// bound from the first iteration on.
+#[test]
+fn per_class_intercepts_reach_the_optimum_with_their_certificate() {
+    let all: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(fixture("optima.json")).expect("optima")).expect("json");
+    let fx = &all["fixtures"]["softmax_l2sq_intercept"];
+    let best = fx["objective"].as_f64().expect("objective");
+    let model = format!(
+        "data x: sparse, y: classes\nvar W: mat[dim(x), classes(y)]\nvar b: vec[classes(y)]\nparam λ = {}\n{}\n",
+        fx["lambda"].as_f64().expect("lambda"),
+        fx["model"].as_str().expect("model")
+    );
+    let d = read_libsvm(&fixture("multiclass.svm")).expect("fixture data");
+    let r = run_plan(compile(&model, &CompileOptions::default()), &d, &RunSettings::to_tolerance(1e-9, 1000, 1), None);
+    assert_eq!(r.plan.info.solver, "tron");
+    assert_eq!(r.outcome.status, Status::Converged, "{}", r.outcome.rule);
+    let f = r.eval.objective;
+    let gap = r.outcome.gap.expect("certified");
+    assert!(f - gap <= best * (1.0 + 1e-12) && (f - best) / best <= 1e-8, "F = {f}, gap {gap}, F* = {best}");
+    for epochs in [1, 2, 3] {
+        let r = run_plan(compile(&model, &CompileOptions::default()), &d, &RunSettings::fixed(epochs, 1), None);
+        let gap = r.outcome.gap.expect("certified");
+        assert!(r.eval.objective - gap <= best * (1.0 + 1e-12), "{epochs} iterations: F − gap above F*");
+    }
+}
+
 /// A squared hinge the model declares itself, under another name and other variable names, is
 /// known by its formula: dual coordinate descent solves it, certified, to the built-in's optimum.
 #[test]

@@ -121,7 +121,7 @@ impl Checker<'_> {
     }
 
     /// Whether a `var` declares an intercept rather than the weights: `scalar`, or — beside a
-    /// matrix W — a `vec` over the classes (a per-class intercept, refused by [`Self::intercept`]).
+    /// matrix W — a `vec` over the classes (a per-class intercept).
     pub(super) fn is_intercept(&self, v: &ast::VarDecl, var: Option<&(Named, Shape)>) -> bool {
         let per_class = matches!(var, Some((_, Shape::Mat(..))))
             && v.kind.name == "vec"
@@ -129,15 +129,13 @@ impl Checker<'_> {
         (v.kind.name == "scalar" && v.dims.is_empty()) || per_class
     }
 
-    pub(super) fn intercept(&mut self, v: &ast::VarDecl, intercept: &mut Option<Named>) {
-        if v.kind.name != "scalar" {
-            self.err(CheckError::InterceptPerClass { span: v.span });
-            // Its uses in the margin are covered by this report.
-            self.failed.push(v.name.name.clone());
-        } else if let Some(first) = intercept {
+    /// A `scalar`, or (beside W, see [`Self::is_intercept`]) one per class (`per_class`).
+    pub(super) fn intercept(&mut self, v: &ast::VarDecl, intercept: &mut Option<Named>, per_class: &mut bool) {
+        if let Some(first) = intercept {
             self.err(CheckError::SecondIntercept { span: v.name.span, first: first.span });
         } else {
             *intercept = Some(Named { name: v.name.name.clone(), span: v.name.span });
+            *per_class = v.kind.name != "scalar";
         }
     }
 

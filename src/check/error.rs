@@ -123,10 +123,6 @@ pub enum CheckError {
         span: Span,
         first: Span,
     },
-    /// `var b: vec[classes(y)]` beside W: one intercept per class, not compiled.
-    InterceptPerClass {
-        span: Span,
-    },
     /// `var b: scalar` beside a matrix W.
     InterceptOnMatrix {
         span: Span,

@@ -121,6 +121,8 @@ pub struct Model {
     /// says `μ·l2sq(b)` ([`Model::intercept_l2`]), since a penalty on it makes predictions
     /// depend on where the data's origin sits.
     pub intercept: Option<Named>,
+    /// The intercept is `vec[classes(y)]` beside a matrix W: one offset per class's score.
+    pub intercept_per_class: bool,
     /// `μ·l2sq(b)`: the intercept penalised like a weight, μ·½b² (LIBLINEAR's `-B 1` when μ is
     /// the λ of `λ·l2sq(w)`); its text and span.
     pub intercept_l2: Option<InterceptL2>,

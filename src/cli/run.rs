@@ -270,6 +270,7 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
     let train_eval = outcome.eval.clone();
     let w = outcome.state.weights(&plan).to_vec();
     let intercept = plan.objective.intercept.map(|_| outcome.state.intercept(&plan));
+    let class_bias = plan.objective.class_intercept.map(|b| outcome.state.vectors[b.0].clone());
     // Online DC always ends at its cap: its status line says so, and a warning each run would
     // be noise.
     let caps_only = plan.certificate.is_none() && plan.uncertified == crate::plan::Uncertified::Caps;
@@ -297,7 +298,8 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
     commit_output(trace_out, || trace_csv(&outcome.trace, kind))?;
     write_plot(plot_out, &file.name, &train.name, plan.info.solver, &outcome.trace, kind)?;
     commit_output(save_out, || {
-        saved_text(saved_model(&compiled.model, &bound.label_map, features, &w, intercept), "--save", args.quiet)
+        let saved = saved_model(&compiled.model, &bound.label_map, features, &w, intercept);
+        saved_text(with_class_bias(saved, class_bias.as_deref()), "--save", args.quiet)
     })?;
 
     if args.json {
@@ -314,6 +316,7 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
             "nnz": train_eval.nnz,
             "nnz_rows": train_eval.nnz_rows,
             "intercept": intercept,
+            "intercepts": class_bias,
             "features": features,
             "rows": train.rows(),
             "data_nnz": train.nnz(),
@@ -665,6 +668,20 @@ pub(super) fn saved_text(saved: SavedModel, flag: &str, quiet: bool) -> String {
         eprintln!("warning: {flag}: {why} (`optc predict` reads it)");
     }
     saved.to_text()
+}
+
+/// Per-class intercepts as LIBLINEAR's bias row: `bias 1`, the k offsets the last row (their
+/// difference when two classes are saved as one column), which LIBLINEAR's predict adds to
+/// each class's decision value as optc's does.
+fn with_class_bias(mut saved: SavedModel, b: Option<&[f64]>) -> SavedModel {
+    if let Some(b) = b {
+        match b {
+            [first, second] if saved.nr_class == 2 => saved.w.push(first - second),
+            _ => saved.w.extend_from_slice(b),
+        }
+        saved.bias = 1.0;
+    }
+    saved
 }
 
 /// The value of LIBLINEAR's bias feature that makes its model this one: with `μ·l2sq(b)` beside

@@ -317,7 +317,11 @@ pub fn assess(
         );
         parts.concat()
     };
-    let u = if free_intercept(&cert) { feasible_for_intercept(&cert, data.labels, margins, u) } else { u };
+    let u = match (free_intercept(&cert), obj.softmax) {
+        (true, true) => intercept::balance_classes(data.labels, u, width),
+        (true, false) => feasible_for_intercept(&cert, data.labels, margins, u),
+        (false, _) => u,
+    };
     let (mut dual, z) = dual_at(&cert, data, c, features, width, &u);
     // A dual point the plan keeps itself (the Picard SVM's): any point in the domain bounds F*.
     if let (Some(e), false) = (&obj.dual, obj.softmax) {
@@ -339,6 +343,9 @@ pub fn assess(
                     row[y as usize] += 1.0;
                     crate::runtime::Routine::ProjSimplex.apply(row, 0.0);
                     row[y as usize] -= 1.0;
+                }
+                if free_intercept(&cert) {
+                    extrapolated = intercept::balance_classes(data.labels, extrapolated, width);
                 }
             } else {
                 for (ui, &y) in extrapolated.iter_mut().zip(data.labels) {

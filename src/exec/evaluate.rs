@@ -160,9 +160,14 @@ fn evaluate_softmax(
     let rows: &[u32] = &rows;
     let (mut loss, mut wrong) = (0.0, 0usize);
     let mut scores = vec![0.0; k];
+    // Per-class intercepts start every row's scores.
+    let offsets: Vec<f64> = match obj.class_intercept {
+        Some(b) => state.vectors[b.0].clone(),
+        None => vec![0.0; k],
+    };
     for &i in rows {
         let i = i as usize;
-        scores.iter_mut().for_each(|s| *s = 0.0);
+        scores.copy_from_slice(&offsets[..k.min(offsets.len())]);
         for p in data.indptr[i]..data.indptr[i + 1] {
             let j = data.indices[p] as usize;
             if j < features {

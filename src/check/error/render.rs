@@ -194,13 +194,6 @@ pub(super) fn render(e: &CheckError) -> Problem {
                 .with_label(*first, "first intercept declared here")
                 .with_help("a scalar unknown is the intercept added to every margin; declare one")
         }
-        InterceptPerClass { span } => Problem::error(
-            "optc::var",
-            "per-class intercepts are not compiled by this build",
-            *span,
-            "one intercept per class",
-        )
-        .with_help("drop it (or add a constant feature to the data, which the penalty then covers)"),
         InterceptOnMatrix { span, var, var_span } => Problem::error(
             "optc::var",
             format!("a scalar intercept does not fit the matrix `{var}`: a softmax model needs one per class"),
@@ -208,7 +201,7 @@ pub(super) fn render(e: &CheckError) -> Problem {
             "one scalar",
         )
         .with_label(*var_span, "declared as a matrix")
-        .with_help("per-class intercepts are not compiled by this build: drop the intercept, or add a constant feature to the data"),
+        .with_help("declare one per class, `var b: vec[classes(y)]` (tron fits them with `l2sq(W)`), or drop the intercept"),
         InterceptUnused { span, margin, names: Names { features, var, .. }, intercept } => Problem::error(
             "optc::var",
             format!("the intercept `{intercept}` is declared but not added to the margin"),

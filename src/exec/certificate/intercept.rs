@@ -126,6 +126,52 @@ fn sum(v: &[f64]) -> f64 {
     s + c
 }
 
+/// Softmax with one free offset per class: makes Σᵢ uᵢ = 0 in ℝᵏ (up to rounding) with every
+/// qᵢ = uᵢ + e_{yᵢ} kept in the simplex. The mean residual r/m is taken from every row, which
+/// keeps each row summing to 0 (the entries of r do) but may push an entry of q below 0; the
+/// result is then mixed with u⁰ᵢ = f − e_{yᵢ}, f the class frequencies, whose rows are in the
+/// simplex and whose sum is exactly 0, by the least θ that lifts every entry back to ≥ 0. Near
+/// the optimum r is the gradient along the offsets, so θ is tiny and the point barely moves.
+pub(super) fn balance_classes(labels: &[f64], mut u: Vec<f64>, k: usize) -> Vec<f64> {
+    let m = labels.len();
+    if m == 0 || k == 0 || u.len() != m * k {
+        return u;
+    }
+    let mut r = vec![0.0; k];
+    for row in u.chunks(k) {
+        for (rc, x) in r.iter_mut().zip(row) {
+            *rc += x;
+        }
+    }
+    let mut f = vec![0.0; k];
+    for &y in labels {
+        if let Some(fc) = f.get_mut(y as usize) {
+            *fc += 1.0 / m as f64;
+        }
+    }
+    let mut theta: f64 = 0.0;
+    for (row, &y) in u.chunks_mut(k).zip(labels) {
+        for (c, x) in row.iter_mut().enumerate() {
+            *x -= r[c] / m as f64;
+            let q = *x + if c as f64 == y { 1.0 } else { 0.0 };
+            if q < 0.0 {
+                // (1 − θ)·q + θ·f_c ≥ 0; a class the data never shows has f_c = 0: all of u⁰.
+                theta = theta.max(if f[c] > 0.0 { -q / (f[c] - q) } else { 1.0 });
+            }
+        }
+    }
+    let theta = theta.min(1.0);
+    if theta > 0.0 {
+        for (row, &y) in u.chunks_mut(k).zip(labels) {
+            for (c, x) in row.iter_mut().enumerate() {
+                let u0 = f[c] - if c as f64 == y { 1.0 } else { 0.0 };
+                *x = (1.0 - theta) * *x + theta * u0;
+            }
+        }
+    }
+    u
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -79,6 +79,8 @@ fn is_ridge(p: CoordinateProx) -> bool {
 struct Var {
     buf: VecId,
     b: Option<ScalarId>,
+    /// Softmax's per-class intercepts: a vec[k] beside the mat[d, k].
+    classes: Option<VecId>,
 }
 
 /// Where a per-coordinate statement acts: an entry w[j] or W[j, c] inside the loops over
@@ -88,6 +90,8 @@ enum Coord {
     Vector,
     Matrix,
     Intercept,
+    /// b[c], one unregularized offset per class, inside a loop over the classes.
+    ClassIntercept,
 }
 
 impl Coord {
@@ -96,6 +100,9 @@ impl Coord {
             Coord::Vector => at(v.buf, Index::Feature),
             Coord::Matrix => Expr::LoadAt(v.buf, Index::Feature, Index::Class),
             Coord::Intercept => s(v.b.expect("an intercept slot for every Var of a model with b")),
+            Coord::ClassIntercept => {
+                at(v.classes.expect("a class slot for every Var of a model with b[c]"), Index::Class)
+            }
         }
     }
 
@@ -104,6 +111,9 @@ impl Coord {
             Coord::Vector => Stmt::Store(v.buf, Index::Feature, e),
             Coord::Matrix => Stmt::StoreAt(v.buf, Index::Feature, Index::Class, e),
             Coord::Intercept => Stmt::Set(v.b.expect("an intercept slot for every Var of a model with b"), e),
+            Coord::ClassIntercept => {
+                Stmt::Store(v.classes.expect("a class slot for every Var of a model with b[c]"), Index::Class, e)
+            }
         }
     }
 
@@ -116,6 +126,7 @@ impl Coord {
     fn ridge(self, n: &Newton, x: Expr) -> Option<Expr> {
         match self {
             Coord::Intercept => n.lambda_b.map(|mu| mul(s(mu), x)),
+            Coord::ClassIntercept => None,
             _ => Some(mul(s(n.lambda), x)),
         }
     }
@@ -152,6 +163,7 @@ impl Newton {
         let mean = b.per_example_weight(model);
         let lambda = b.param("λ", lambda_value, "weight of ½‖·‖²");
         let intercept = w.b.is_some();
+        let per_class = w.classes.is_some();
         let lambda_b = model
             .intercept_l2
             .as_ref()
@@ -164,7 +176,8 @@ impl Newton {
             } else {
                 b.vector(vector, Len::Features, VecRole::State, 0.0)
             };
-            Var { buf, b: intercept.then(|| b.local(scalar)) }
+            let classes = per_class.then(|| b.vector(&format!("{matrix_name}b"), Len::Classes, VecRole::State, 0.0));
+            Var { buf, b: intercept.then(|| b.local(scalar)), classes }
         };
         let (g, m) = (var("g", "G", "gb"), var("M", "M", "Mb"));
         let (step, r) = (var("s", "S", "sb"), var("r", "R", "rb"));
@@ -183,6 +196,9 @@ impl Newton {
         let mut out = vec![entries];
         if self.w.b.is_some() {
             out.extend(body(Coord::Intercept));
+        }
+        if self.w.classes.is_some() {
+            out.push(each(Range::Upto(Len::Classes), body(Coord::ClassIntercept)));
         }
         out
     }
@@ -215,8 +231,10 @@ impl Newton {
             // M = (1 − α)·λ + α·(λ + H_data) for an entry = λ + α·H_data; for b, no λ inside
             // (μ instead, with `μ·l2sq(b)`).
             let m = match (c, n.lambda_b) {
-                (Coord::Intercept, Some(mu)) => add(s(mu), mul(k(ALPHA_PCG), c.ld(n.m))),
-                (Coord::Intercept, None) => add(mul(k(1.0 - ALPHA_PCG), s(n.lambda)), mul(k(ALPHA_PCG), c.ld(n.m))),
+                (Coord::Intercept | Coord::ClassIntercept, Some(mu)) => add(s(mu), mul(k(ALPHA_PCG), c.ld(n.m))),
+                (Coord::Intercept | Coord::ClassIntercept, None) => {
+                    add(mul(k(1.0 - ALPHA_PCG), s(n.lambda)), mul(k(ALPHA_PCG), c.ld(n.m)))
+                }
                 _ => add(s(n.lambda), mul(k(ALPHA_PCG), c.ld(n.m))),
             };
             vec![
@@ -292,7 +310,7 @@ impl Newton {
                     let wt = div(s(mu), s(n.lambda));
                     Some((mul(wt.clone(), wsum), mul(wt, ssum)))
                 }
-                (Coord::Intercept, None) => None,
+                (Coord::Intercept, None) | (Coord::ClassIntercept, _) => None,
                 _ => Some((wsum, ssum)),
             };
             if let Some((wsum, ssum)) = weighted {
@@ -362,7 +380,7 @@ fn lower_scalar(model: &Model, st: &Structure, prox: CoordinateProx) -> Plan {
     let mut b = Builder::new(model, "tron", false, prox, None);
     b.plan.info.summary = summary(model, "Newton steps by preconditioned CG on ∇²F = (c/m)·XᵀDX + λI");
     let (y, w) = b.labels_and_weights();
-    let weights = Var { buf: w, b: b.intercept() };
+    let weights = Var { buf: w, b: b.intercept(), classes: None };
     let n = Newton::declare(&mut b, model, weights, prox.l2, false);
     let (i, j) = (Index::Row, Index::Feature);
     let z = b.vector("z", Len::Rows, VecRole::State, 0.0);

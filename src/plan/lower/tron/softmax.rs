@@ -24,7 +24,9 @@ pub(super) fn lower(model: &Model, prox: CoordinateProx) -> Plan {
     let (i, j, cl) = (Index::Row, Index::Feature, Index::Class);
     let y = b.vector("y", Len::Rows, VecRole::Labels, 0.0);
     let w = b.matrix("W", Len::Features, Len::Classes, VecRole::Weights, 0.0);
-    let n = Newton::declare(&mut b, model, Var { buf: w, b: None }, prox.l2, true);
+    // `var b: vec[classes(y)]`: one offset per class's score, unregularized.
+    let offsets = model.intercept_per_class.then(|| b.vector("b", Len::Classes, VecRole::State, 0.0));
+    let n = Newton::declare(&mut b, model, Var { buf: w, b: None, classes: offsets }, prox.l2, true);
     let scores = b.matrix("A", Len::Rows, Len::Classes, VecRole::State, 0.0);
     let probs = b.matrix("P", Len::Rows, Len::Classes, VecRole::State, 0.0);
     let lz = b.vector("ℓz", Len::Rows, VecRole::State, 0.0);
@@ -38,15 +40,18 @@ pub(super) fn lower(model: &Model, prox: CoordinateProx) -> Plan {
     let classes = |body: Vec<Stmt>| each(Range::Upto(Len::Classes), body);
     let row_entry = |m: VecId| Expr::LoadAt(m, i, cl);
     let entry = |m: VecId| Expr::LoadAt(m, j, cl);
-    // Xᵀ-side product of a row: into[i, c] (or into[c]) = Σⱼ xᵢⱼ·from[j, c].
-    let row_times = |from: VecId, into: Expr, store: &dyn Fn(Expr) -> Stmt| {
+    // Xᵀ-side product of a row: into[i, c] (or into[c]) = Σⱼ xᵢⱼ·from[j, c], plus the class
+    // offsets `from` has (b[c] for W, s_b[c] for S, …).
+    let row_times = |from: Var, into: Expr, store: &dyn Fn(Expr) -> Stmt| {
+        let offset = from.classes.map_or(k(0.0), |o| at(o, cl));
+        let from = from.buf;
         vec![
-            classes(vec![store(k(0.0))]),
+            classes(vec![store(offset)]),
             each(Range::RowNonZeros, vec![classes(vec![store(add(into.clone(), mul(Expr::Value, entry(from))))])]),
         ]
     };
     let store_scores = |e: Expr| Stmt::StoreAt(scores, i, cl, e);
-    b.plan.init = vec![each(Range::Upto(Len::Rows), row_times(w, row_entry(scores), &store_scores))];
+    b.plan.init = vec![each(Range::Upto(Len::Rows), row_times(n.w, row_entry(scores), &store_scores))];
 
     // 1. Probabilities, ℓ, and each row's share of G and of the Hessian's diagonal.
     let label = |yes: Expr, no: Expr| {
@@ -82,9 +87,16 @@ pub(super) fn lower(model: &Model, prox: CoordinateProx) -> Plan {
             ])],
         ),
     ]);
+    // The offsets' column is all ones: their share of G and of the diagonal is e and h.
+    if let (Some(gb), Some(mb)) = (n.g.classes, n.m.classes) {
+        gradient_row.push(classes(vec![
+            Stmt::Store(gb, cl, add(at(gb, cl), at(e, cl))),
+            Stmt::Store(mb, cl, add(at(mb, cl), at(h, cl))),
+        ]));
+    }
 
     // 2. tᵢ = Vᵀxᵢ, then (c/m)·pᵢ ⊙ (tᵢ − pᵢᵀtᵢ) scattered into HV.
-    let mut hv_row = row_times(n.v.buf, at(t, cl), &|e| Stmt::Store(t, cl, e));
+    let mut hv_row = row_times(n.v, at(t, cl), &|e| Stmt::Store(t, cl, e));
     hv_row.extend([
         Stmt::Set(pt, k(0.0)),
         classes(vec![Stmt::Set(pt, add(s(pt), mul(row_entry(probs), at(t, cl))))]),
@@ -94,6 +106,9 @@ pub(super) fn lower(model: &Model, prox: CoordinateProx) -> Plan {
             vec![classes(vec![Stmt::StoreAt(n.hv.buf, j, cl, add(entry(n.hv.buf), mul(Expr::Value, at(t, cl))))])],
         ),
     ]);
+    if let Some(hb) = n.hv.classes {
+        hv_row.push(classes(vec![Stmt::Store(hb, cl, add(at(hb, cl), at(t, cl)))]));
+    }
 
     // 3. XS = X·S once, then ℓ at A + η·XS per trial.
     let moved = add(row_entry(scores), mul(s(n.eta), row_entry(xs)));
@@ -113,13 +128,17 @@ pub(super) fn lower(model: &Model, prox: CoordinateProx) -> Plan {
         hessian: vec![each(Range::Upto(Len::Rows), hv_row)],
         direction: vec![each(
             Range::Upto(Len::Rows),
-            row_times(n.step.buf, row_entry(xs), &|e| Stmt::StoreAt(xs, i, cl, e)),
+            row_times(n.step, row_entry(xs), &|e| Stmt::StoreAt(xs, i, cl, e)),
         )],
         trial: vec![each(Range::Upto(Len::Rows), trial_row)],
         advance: vec![each(Range::Upto(Len::Rows), vec![classes(vec![Stmt::StoreAt(scores, i, cl, moved)])])],
     };
     b.plan.epoch = n.epoch(&mut b, passes);
     b.report_multiclass(model, w, unused_margin);
+    b.plan.objective.class_intercept = offsets;
+    if let (Some(c), Some(_)) = (b.plan.certificate.as_mut(), offsets) {
+        c.intercept = true;
+    }
     b.plan
 }
 
