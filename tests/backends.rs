@@ -160,7 +160,7 @@ fn every_solver_runs_the_same_under_both_back_ends() {
 #[test]
 fn dual_cd_runs_the_same_under_both_back_ends() {
     let head = "data x: sparse, y: labels\nvar w: vec[dim(x)]\n";
-    for loss in ["hinge", "squared_hinge"] {
+    for loss in ["hinge", "squared_hinge", "logistic"] {
         for shrinking in [1, 0] {
             let text = format!(
                 "{head}minimize E[{loss}(y, <x, w>)] + 0.01·l2sq(w)\nsolve with dcd(shrinking = {shrinking})\n"

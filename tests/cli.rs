@@ -1074,8 +1074,9 @@ fn a_stochastic_warm_start_at_the_optimum_is_not_divergence() {
 
 /// The default that depends on the data's shape is settled once the data is read, and the run
 /// says which solver it chose and why: ℓ2-logistic on 30 features runs SCD, on 2,000 (a column
-/// far out) tron; the squared hinge runs tron on 30 features and dcd on 2,000. `optc check`
-/// says what it would choose for which shapes. A forced solver is kept whatever the shape.
+/// far out, more features than the 200 rows) dual CD; the squared hinge runs tron on 30
+/// features and dcd on 2,000. `optc check` says what it would choose for which shapes. A forced
+/// solver is kept whatever the shape.
 #[test]
 fn the_default_for_l2_models_follows_the_datas_shape() {
     let dir = tempfile::tempdir().expect("tempdir");
@@ -1084,13 +1085,15 @@ fn the_default_for_l2_models_follows_the_datas_shape() {
     // The same rows, the first with one more feature, at column 2000: d = 2000.
     let wide_text = rows.replacen('\n', " 2000:0.5\n", 1);
     let wide = write(dir.path(), "wide.svm", &wide_text);
-    for (loss, few, many) in [("logistic", "scd", "tron"), ("squared_hinge", "tron", "dcd")] {
+    for (loss, few, many, wide_reason) in
+        [("logistic", "scd", "dcd", "d = 2000 > m = 200"), ("squared_hinge", "tron", "dcd", "d = 2000 > 1500, m = 200")]
+    {
         let model = write(
             dir.path(),
             &format!("{loss}.opt"),
             &format!("data x: sparse, y: labels\nvar w: vec[dim(x)]\nminimize E[{loss}(y, <x, w>)] + 0.01·l2sq(w)\n"),
         );
-        for (data, want, d) in [(&narrow, few, "d = 30 ≤ 1500"), (&wide, many, "d = 2000 > 1500")] {
+        for (data, want, d) in [(&narrow, few, "d = 30 ≤ 1500"), (&wide, many, wide_reason)] {
             let r = run_json(&model, data, &[]);
             assert_eq!(r["solver"], want, "{loss} on {}: {r}", data.display());
             assert!(r["solver_reason"].as_str().is_some_and(|s| s.starts_with(d)), "{r}");

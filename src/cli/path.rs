@@ -157,7 +157,7 @@ pub(crate) fn trace_path(
     // The default a data shape settles (ALGORITHMS.md §9) is settled for every point alike.
     let compiled_at = |value: f64| {
         compile(file, &opts_at(value)).map(|mut c| {
-            pipeline::shape(&mut c, train.features());
+            pipeline::shape(&mut c, train.features(), train.rows());
             c
         })
     };

@@ -39,8 +39,11 @@ const MOVES: f64 = 1e-12;
 /// optimum (its margin is 0 whatever w), instead of dividing by 0.
 const Q_FLOOR: f64 = 1e-12;
 
+mod logistic;
+
 pub(super) fn lower(model: &Model, st: &Structure, prox: CoordinateProx) -> Plan {
     let squared = model.loss.def.known() == Some(KnownLoss::SquaredHinge);
+    let logistic = model.loss.def.known() == Some(KnownLoss::Logistic);
     let mut b = Builder::new(model, "dcd", false, prox, None);
     let (i, j) = (Index::Row, Index::Feature);
     let c = model.loss.coef.value;
@@ -51,7 +54,9 @@ pub(super) fn lower(model: &Model, st: &Structure, prox: CoordinateProx) -> Plan
     let upper = if squared { k(f64::INFINITY) } else { s(cap) };
     let alpha = b.vector("α", Len::Rows, VecRole::State, 0.0);
     let q = b.vector("Q", Len::Rows, VecRole::State, 0.0);
-    let shrink = (st.settings.shrinking != Some(false)).then(|| Shrink::declare(&mut b));
+    // Logistic's α stay inside (0, C) (its dual has log αᵢ), where shrinking has no bound to
+    // hold them at.
+    let shrink = (st.settings.shrinking != Some(false) && !logistic).then(|| Shrink::declare(&mut b));
     let a = b.local("a");
     let g = b.local("G");
     let pg = b.local("PG");
@@ -66,12 +71,15 @@ pub(super) fn lower(model: &Model, st: &Structure, prox: CoordinateProx) -> Plan
         let mu = model.intercept_l2.as_ref().map_or(f64::NAN, |r| r.coef);
         (slot, b.param("t²", prox.l2 / mu, "λ/μ: the squared value of b's feature (b = t·β, β penalised as a weight)"))
     });
+    // Into the box: [0, U]; for logistic, LIBLINEAR's interior [ι, C − ι], ι = min(10⁻³·C, 10⁻⁸).
+    let inside = call(Func::Min, vec![mul(k(1e-3), s(cap)), k(1e-8)]);
     let clip = |v: Expr| {
-        let v = call(Func::Max, vec![v, k(0.0)]);
+        let (lo, hi) = if logistic { (inside.clone(), sub(s(cap), inside.clone())) } else { (k(0.0), s(cap)) };
+        let v = call(Func::Max, vec![v, lo]);
         if squared {
             v
         } else {
-            call(Func::Min, vec![v, s(cap)])
+            call(Func::Min, vec![v, hi])
         }
     };
     // ⟨xᵢ, w⟩ + b
@@ -129,6 +137,18 @@ pub(super) fn lower(model: &Model, st: &Structure, prox: CoordinateProx) -> Plan
     }
     b.plan.init = init;
 
+    if logistic {
+        let steps = logistic::Steps { alpha, q, cap, g, next, step, y };
+        let (reset, epoch, cadence) = logistic::epoch(&mut b, steps, row_dot(g), row_axpy(step));
+        b.plan.init.extend(reset);
+        b.plan.epoch = epoch;
+        b.plan.cadence = Some(cadence);
+        b.report(model, st, w, y, a);
+        b.plan.objective.dual = Some(div(Expr::Neg(Box::new(mul(at(y, i), at(alpha, i)))), s(cap)));
+        b.plan.objective.dual_only = true;
+        b.plan.info.summary = summary(model, false);
+        return b.plan;
+    }
     // epoch: one step per row, or per row still in, in this epoch's order.
     let mut visit = row_dot(g);
     let gradient = sub(mul(at(y, i), s(g)), k(1.0));
@@ -174,7 +194,7 @@ pub(super) fn lower(model: &Model, st: &Structure, prox: CoordinateProx) -> Plan
     // The dual iterate is the certificate's point: uᵢ = −yᵢαᵢ/C.
     b.plan.objective.dual = Some(div(Expr::Neg(Box::new(mul(at(y, i), at(alpha, i)))), s(cap)));
     b.plan.objective.dual_only = true;
-    b.plan.info.summary = summary(model, squared, shrink.is_some());
+    b.plan.info.summary = summary(model, shrink.is_some());
     b.plan
 }
 
@@ -290,13 +310,17 @@ impl Shrink {
     }
 }
 
-fn summary(model: &Model, squared: bool, shrinking: bool) -> String {
+fn summary(model: &Model, shrinking: bool) -> String {
     let regs: Vec<&str> = model.regs.iter().map(|r| r.text.as_str()).collect();
     format!(
         "loss {}, R = {}: dual coordinate descent on 0 ≤ α ≤ {} (Hsieh et al. 2008), w = Σ αᵢyᵢxᵢ{}",
         model.loss.def.name,
         regs.join(" + "),
-        if squared { "∞, Q̄ = Q + I/(2C)" } else { "C" },
+        match model.loss.def.known() {
+            Some(KnownLoss::SquaredHinge) => "∞, Q̄ = Q + I/(2C)",
+            Some(KnownLoss::Logistic) => "C with entropy terms, a Newton step per αᵢ (Yu, Huang & Lin 2011)",
+            _ => "C",
+        },
         if shrinking { ", with shrinking" } else { "" }
     )
 }

@@ -1,0 +1,117 @@
+//! Dual coordinate descent for ℓ2-logistic regression (Yu, Huang & Lin 2011; LIBLINEAR's
+//! `-s 7`). LIBLINEAR's primal ½‖w‖² + C·Σᵢ log(1 + e^{−yᵢ⟨xᵢ, w⟩}) has the dual
+//!
+//!   min over 0 < α < C of  ½·αᵀQα + Σᵢ αᵢ·log αᵢ + (C − αᵢ)·log(C − αᵢ),
+//!
+//! and one step minimises it along one αᵢ by a safeguarded 1-D Newton method. As LIBLINEAR does,
+//! the step works on z = αᵢ or z = C − αᵢ, whichever the gradient moves away from its bound
+//! (the other side's log term then stays well conditioned), starting z at a tenth of itself
+//! when it sits in the upper half, and a Newton step that would leave (0, C) shrinks z tenfold
+//! instead. The inner tolerance starts at 10⁻² and tightens tenfold whenever an epoch needed
+//! few Newton steps (at most one row in ten), down to 10⁻⁸; optc stops on the certificate.
+
+use super::super::super::build::*;
+use super::super::super::{Cadence, Index, Len, ParamInit, Range, ScalarId, ScalarRole, Stmt, VecId};
+use super::super::Builder;
+use super::select;
+use crate::symbolic::{Cmp, Func};
+
+/// LIBLINEAR's η: a Newton step that would leave (0, C) multiplies z by this instead.
+const SHRINK_Z: f64 = 0.1;
+/// Newton steps per αᵢ, at most (LIBLINEAR's max_inner_iter).
+const MAX_NEWTON: u32 = 100;
+/// The inner tolerance's first value and its floor.
+const INNER_START: f64 = 1e-2;
+const INNER_FLOOR: f64 = 1e-8;
+
+/// What the epoch reads and writes of the plan [`super::lower`] builds.
+pub(super) struct Steps {
+    pub alpha: VecId,
+    pub q: VecId,
+    pub cap: ScalarId,
+    /// ⟨xᵢ, w⟩ (+ b), computed by the row's dot product.
+    pub g: ScalarId,
+    pub next: ScalarId,
+    /// The change of αᵢ times yᵢ: w += step·xᵢ.
+    pub step: ScalarId,
+    pub y: VecId,
+}
+
+/// The epoch, and when the driver checks it: once the inner tolerance tightened (the point
+/// LIBLINEAR's own test looks at), or after a few passes.
+/// Also the statements init adds: the first inner tolerance, no visits yet.
+pub(super) fn epoch(b: &mut Builder, st: Steps, dot: Vec<Stmt>, axpy: Vec<Stmt>) -> (Vec<Stmt>, Vec<Stmt>, Cadence) {
+    let i = Index::Row;
+    let state =
+        |b: &mut Builder, name: &str, v: f64, note: &str| b.scalar(name, ScalarRole::State, ParamInit::Value(v), note);
+    let inner = state(b, "ε_in", INNER_START, "the inner Newton tolerance on |g′(z)|");
+    let newton = b.local("newton");
+    let visits = b.state("visits", "rows visited so far: the driver checks at least every few passes' worth");
+    let ready = b.state("ready", "1 after an epoch that tightened the inner tolerance: check then");
+    let inv_m = b.scalar("1/m", ScalarRole::Param, ParamInit::PerRow { scale: 1.0 }, "to count Newton steps per row");
+    let (flip, sign, zold, z, gp, gpp, trial) =
+        (b.local("flip"), b.local("σ"), b.local("z₀"), b.local("z"), b.local("g′"), b.local("g″"), b.local("zt"));
+    let (a, c) = (at(st.q, i), s(st.cap));
+    let yg = mul(at(st.y, i), s(st.g));
+    // g′(z) = a·(z − z₀) + σ·y⟨x, w⟩ + log(z/(C − z))
+    let derivative = || {
+        add(
+            add(mul(a.clone(), sub(s(z), s(zold))), mul(s(sign), yg.clone())),
+            call(Func::Log, vec![div(s(z), sub(c.clone(), s(z)))]),
+        )
+    };
+    let mut visit = vec![Stmt::Set(visits, add(s(visits), k(1.0)))];
+    visit.extend(dot);
+    visit.extend([
+        Stmt::Guard(s(st.g), "the margin ⟨xᵢ, w⟩".into()),
+        // Work on C − αᵢ when ½a·(C − 2αᵢ) + y⟨x, w⟩ < 0 (LIBLINEAR's choice of side).
+        Stmt::Set(
+            flip,
+            select(
+                add(mul(mul(k(0.5), a.clone()), sub(c.clone(), mul(k(2.0), at(st.alpha, i)))), yg.clone()),
+                Cmp::Lt,
+                k(0.0),
+                k(1.0),
+                k(0.0),
+            ),
+        ),
+        Stmt::Set(sign, sub(k(1.0), mul(k(2.0), s(flip)))),
+        Stmt::Set(zold, select(s(flip), Cmp::Gt, k(0.5), sub(c.clone(), at(st.alpha, i)), at(st.alpha, i))),
+        Stmt::Set(z, select(sub(c.clone(), s(zold)), Cmp::Lt, mul(k(0.5), c.clone()), mul(k(0.1), s(zold)), s(zold))),
+        Stmt::Set(gp, derivative()),
+    ]);
+    let newton_step = vec![
+        Stmt::Set(gpp, add(a.clone(), div(c.clone(), mul(sub(c.clone(), s(z)), s(z))))),
+        Stmt::Set(trial, sub(s(z), div(s(gp), s(gpp)))),
+        Stmt::Set(z, select(s(trial), Cmp::Gt, k(0.0), s(trial), mul(k(SHRINK_Z), s(z)))),
+        Stmt::Set(gp, derivative()),
+        Stmt::Guard(s(gp), "the logistic dual's derivative along αᵢ".into()),
+        Stmt::Set(newton, add(s(newton), k(1.0))),
+    ];
+    let mut moved = vec![
+        Stmt::Repeat(MAX_NEWTON, Cmp::Lt, call(Func::Abs, vec![s(gp)]), s(inner), newton_step),
+        Stmt::Set(st.next, select(s(flip), Cmp::Gt, k(0.5), sub(c.clone(), s(z)), s(z))),
+        Stmt::Set(st.step, mul(sub(s(st.next), at(st.alpha, i)), at(st.y, i))),
+        Stmt::Store(st.alpha, i, s(st.next)),
+    ];
+    moved.push(if_moved(st.step, axpy));
+    // LIBLINEAR moves αᵢ only when its Newton method ran.
+    visit.push(Stmt::If(Cmp::Gt, call(Func::Abs, vec![s(gp)]), s(inner), moved));
+    let epoch = vec![
+        Stmt::Set(ready, k(0.0)),
+        Stmt::Set(newton, k(0.0)),
+        each(Range::Perm(Len::Rows), visit),
+        // Few Newton steps this epoch: the inner problems are solved; tighten them.
+        Stmt::If(
+            Cmp::Lt,
+            mul(s(newton), s(inv_m)),
+            k(0.1 + 1e-12),
+            vec![
+                Stmt::If(Cmp::Gt, s(inner), k(INNER_FLOOR * 1.5), vec![Stmt::Set(ready, k(1.0))]),
+                Stmt::Set(inner, call(Func::Max, vec![k(INNER_FLOOR), mul(k(0.1), s(inner))])),
+            ],
+        ),
+    ];
+    let reset = vec![Stmt::Set(inner, k(INNER_START)), Stmt::Set(visits, k(0.0))];
+    (reset, epoch, Cadence { visits, ready })
+}
