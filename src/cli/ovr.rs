@@ -237,15 +237,16 @@ fn warn_unconverged(args: &RunArgs, classes: &[Class], tol: Option<f64>) {
     let which: Vec<String> = short
         .iter()
         .map(|c| match c.relative_gap() {
-            Some(g) => format!("{} (relative gap {g:.1e})", labels_text(&[c.label])),
-            None => format!("{} (no certificate)", labels_text(&[c.label])),
+            Some(g) => format!("class {} (relative gap {g:.1e})", labels_text(&[c.label])),
+            None => format!("class {} (no certificate)", labels_text(&[c.label])),
         })
         .collect();
     eprintln!(
-        "warning: not converged: {} of {} classes stopped above tol {tol:.0e}: {}; their answers may be far from the optimum\n  hint: raise the cap with --epochs N (and keep --tol), or give --time-limit more time (it holds for each class)",
+        "warning: not converged: {} of {} classes stopped above tol {tol:.0e}: {}; their answers may be far from the optimum\n  hint: {} (a cap holds for each class)",
         short.len(),
         classes.len(),
-        which.join(", ")
+        which.join(", "),
+        super::run::unconverged_hint(first.plan.info.solver)
     );
 }
 

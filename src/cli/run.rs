@@ -302,11 +302,7 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
                     format!("relative gap {:.1e} > tol {:.0e}", g / train_eval.objective.abs(), tol.unwrap_or(0.0)),
                 None => "no certificate".into(),
             },
-            if matches!(plan.info.solver, "fobos" | "adagrad" | "smm") {
-                "stochastic steps with decaying steps or weights rarely certify a tight gap; give a looser --tol, more --epochs with --tol, or leave the solver to optc (it picks a batch or coordinate method that certifies)"
-            } else {
-                "raise the cap with --epochs N (and keep --tol), or give --time-limit more time"
-            }
+            unconverged_hint(plan.info.solver)
         );
     }
 
@@ -409,6 +405,15 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
         say(format!("  backend      {backend_name} (model text → kernel in {:.1} ms)", 1e3 * compile_seconds));
     }
     Ok(())
+}
+
+/// What to do about a run that stopped short of its tolerance.
+pub(super) fn unconverged_hint(solver: &str) -> &'static str {
+    if matches!(solver, "fobos" | "adagrad" | "smm") {
+        "stochastic steps with decaying steps or weights rarely certify a tight gap; give a looser --tol, more --epochs with --tol, or leave the solver to optc (it picks a batch or coordinate method that certifies)"
+    } else {
+        "raise the cap with --epochs N (and keep --tol), or give --time-limit more time"
+    }
 }
 
 /// The trace as CSV: one row per epoch; the test columns are empty without --test.
