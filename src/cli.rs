@@ -2,6 +2,7 @@
 //! 1 the model or the data is wrong, 2 bad usage, 3 the solver diverged.
 
 mod init;
+mod ovr;
 pub(crate) mod path;
 mod predict;
 mod repl;
@@ -181,6 +182,9 @@ fn check(path: &Path) -> Result<(), Failure> {
     let file = read_model(path)?;
     let c = compile(&file, &CompileOptions { files: Some(model_dir(path)), ..Default::default() })?;
     print!("{}", crate::analysis::report(&c.model, &c.structure, &file.name));
+    if c.model.label_kind == crate::stdlib::LabelKind::Labels {
+        println!("classes     on data with more than two labels: one-vs-rest, one model per label (LIBLINEAR's convention), saved as k weight columns");
+    }
     Ok(())
 }
 

@@ -16,7 +16,7 @@ mod view;
 
 pub use bind::{bound_scalars, DataFacts};
 pub use columns::Columns;
-pub use labels::{LabelError, LabelMap};
+pub use labels::{one_vs_rest_labels, LabelError, LabelMap};
 pub use libsvm::{
     available_threads, display_name, open_text, read_in_blocks, read_libsvm, read_libsvm_from, read_libsvm_shown,
     read_libsvm_with, read_text, sniff, DataError, ReadOptions,

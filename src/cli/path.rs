@@ -6,7 +6,7 @@
 use super::run::{load_data, prepare_output};
 use super::session::{self, Bound};
 use super::{compile, model_dir, parse_sets, read_model, report_compile_error, Failure};
-use crate::data::Dataset;
+use crate::data::{Dataset, LabelMap};
 use crate::exec::evaluate::evaluate;
 use crate::exec::State;
 use crate::output::OutputFile;
@@ -166,6 +166,7 @@ pub(crate) fn trace_path(
         pipeline::plan(c, &opts_at(value)).map_err(|e| report_compile_error(e, file))
     };
     let plan = plan_at(&first, 1.0)?;
+    super::ovr::refuse("optc path", &train.name, LabelMap::one_vs_rest(first.model.label_kind, train))?;
     let bound = Bound::new(&first, &plan, train, dir, args.data.threads())?;
     let view = bound.view(train, args.data.threads());
     let from = match args.from {

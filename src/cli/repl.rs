@@ -14,7 +14,7 @@ use super::path::PathOptions;
 use super::run::{commit_output, load_data, prepare_output, saved_model, saved_text};
 use super::session::{self, Bound, DataOptions};
 use super::{compile, model_dir, parse_sets, read_model, report_compile_error, Failure};
-use crate::data::Dataset;
+use crate::data::{Dataset, LabelMap};
 use crate::exec::driver::RunSettings;
 use crate::exec::evaluate::{evaluate, Evaluation};
 use crate::pipeline::{self, CompileOptions, Compiled};
@@ -355,6 +355,7 @@ impl Repl {
         let mut plan = pipeline::plan(&compiled, &copts).map_err(|e| report_compile_error(e, &file))?;
         let settings = run_settings(&compiled, opts, self.terminal)?;
         let shape = format!("{}solver {:?}\neager {}\n", self.model.shape(), opts.solve.solver, opts.solve.eager);
+        super::ovr::refuse(":run", &train.name, LabelMap::one_vs_rest(compiled.model.label_kind, train))?;
         let bound = Bound::new(&compiled, &plan, train, &self.model.dir, self.reading.threads())?;
         let view = bound.view(train, self.reading.threads());
         if let Some(m) = bound.label_map.describe() {

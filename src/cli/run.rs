@@ -182,6 +182,24 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
         plan = pipeline::plan(&compiled, &opts).map_err(|e| report_compile_error(e, &file))?;
         (settings, run_settings) = session::run_settings(&compiled, &stop)?;
     }
+    // A two-class loss on more than two labels: k one-vs-rest problems (ALGORITHMS.md §11).
+    if let Some(classes) = LabelMap::one_vs_rest(compiled.model.label_kind, &train) {
+        let outputs = Outputs { save: save_out, trace: trace_out, plot: plot_out };
+        let start = super::ovr::Start {
+            file: &file,
+            compiled: &compiled,
+            plan,
+            settings,
+            run_settings,
+            train,
+            classes,
+            parse_seconds,
+            cache_note,
+            front_seconds,
+            outputs,
+        };
+        return super::ovr::run(args, start);
+    }
     let tol = run_settings.tol;
     // With --holdout the model never sees the held-out rows: F, the gap and the train error are
     // of the rest.
@@ -285,11 +303,7 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
                     format!("relative gap {:.1e} > tol {:.0e}", g / train_eval.objective.abs(), tol.unwrap_or(0.0)),
                 None => "no certificate".into(),
             },
-            if matches!(plan.info.solver, "fobos" | "adagrad" | "smm") {
-                "stochastic steps with decaying steps or weights rarely certify a tight gap; give a looser --tol, more --epochs with --tol, or leave the solver to optc (it picks a batch or coordinate method that certifies)"
-            } else {
-                "raise the cap with --epochs N (and keep --tol), or give --time-limit more time"
-            }
+            unconverged_hint(plan.info.solver)
         );
     }
 
@@ -394,6 +408,15 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
         say(format!("  backend      {backend_name} (model text → kernel in {:.1} ms)", 1e3 * compile_seconds));
     }
     Ok(())
+}
+
+/// What to do about a run that stopped short of its tolerance.
+pub(super) fn unconverged_hint(solver: &str) -> &'static str {
+    if matches!(solver, "fobos" | "adagrad" | "smm") {
+        "stochastic steps with decaying steps or weights rarely certify a tight gap; give a looser --tol, more --epochs with --tol, or leave the solver to optc (it picks a batch or coordinate method that certifies)"
+    } else {
+        "raise the cap with --epochs N (and keep --tol), or give --time-limit more time"
+    }
 }
 
 /// The trace as CSV: one row per epoch; the test columns are empty without --test.
@@ -704,8 +727,7 @@ pub(super) fn saved_model(
     w: &[f64],
     intercept: Option<f64>,
 ) -> SavedModel {
-    let has_l1 = model.regs.iter().any(|r| r.def.name == "l1" || r.def.name == "elastic");
-    let has_l1 = has_l1 || model.regs.iter().any(|r| matches!(r.def.name.as_str(), "l1l2" | "l1inf"));
+    let has_l1 = has_l1(model);
     let mut w = w.to_vec();
     let (solver_type, nr_class, label_line) = match (model.label_kind, model.loss.def.name.as_str()) {
         (LabelKind::Real, _) => ("L2R_L2LOSS_SVR", 2, vec![]),
@@ -720,19 +742,7 @@ pub(super) fn saved_model(
             }
             (if has_l1 { "L1R_LR" } else { "L2R_LR" }, labels.originals.len(), labels.originals.clone())
         }
-        (_, "logistic") => {
-            (if has_l1 { "L1R_LR" } else { "L2R_LR" }, 2, vec![labels.originals[1], labels.originals[0]])
-        }
-        (_, "hinge") => (
-            if has_l1 { "L1R_L2LOSS_SVC" } else { "L2R_L1LOSS_SVC_DUAL" },
-            2,
-            vec![labels.originals[1], labels.originals[0]],
-        ),
-        _ => (
-            if has_l1 { "L1R_L2LOSS_SVC" } else { "L2R_L2LOSS_SVC" },
-            2,
-            vec![labels.originals[1], labels.originals[0]],
-        ),
+        _ => (binary_solver_type(model), 2, vec![labels.originals[1], labels.originals[0]]),
     };
     // The checker allows an intercept on a vector model only: one weight column.
     let bias = match intercept {
@@ -744,4 +754,20 @@ pub(super) fn saved_model(
         None => -1.0,
     };
     SavedModel { solver_type: solver_type.into(), nr_class, labels: label_line, nr_feature: features, bias, w }
+}
+
+fn has_l1(model: &crate::check::Model) -> bool {
+    model.regs.iter().any(|r| matches!(r.def.name.as_str(), "l1" | "elastic" | "l1l2" | "l1inf"))
+}
+
+/// LIBLINEAR's name for a two-class model of this loss and regularizer (one-vs-rest's k columns
+/// are k of them).
+pub(super) fn binary_solver_type(model: &crate::check::Model) -> &'static str {
+    match (model.loss.def.name.as_str(), has_l1(model)) {
+        ("logistic", true) => "L1R_LR",
+        ("logistic", false) => "L2R_LR",
+        ("hinge", false) => "L2R_L1LOSS_SVC_DUAL",
+        (_, true) => "L1R_L2LOSS_SVC",
+        (_, false) => "L2R_L2LOSS_SVC",
+    }
 }

@@ -39,8 +39,33 @@ impl Bound {
         dir: &Path,
         threads: usize,
     ) -> Result<Bound, Failure> {
+        let label_map = LabelMap::fit(compiled.model.label_kind, train).map_err(|e| Failure::Input(e.to_string()))?;
+        Bound::with_labels(compiled, plan, train, dir, threads, label_map)
+    }
+
+    /// Binds `train` for one-vs-rest: `y` holds each row's class (0..k, in the order of
+    /// `classes`, a map from [`LabelMap::one_vs_rest`]), from which each problem's ±1 labels are
+    /// made; the plan and everything else bound are the same for every class.
+    pub fn one_vs_rest(
+        compiled: &Compiled,
+        plan: &Plan,
+        train: &Dataset,
+        dir: &Path,
+        threads: usize,
+        classes: LabelMap,
+    ) -> Result<Bound, Failure> {
+        Bound::with_labels(compiled, plan, train, dir, threads, classes)
+    }
+
+    fn with_labels(
+        compiled: &Compiled,
+        plan: &Plan,
+        train: &Dataset,
+        dir: &Path,
+        threads: usize,
+        label_map: LabelMap,
+    ) -> Result<Bound, Failure> {
         let kind = compiled.model.label_kind;
-        let label_map = LabelMap::fit(kind, train).map_err(|e| Failure::Input(e.to_string()))?;
         let y = label_map.apply(train).map_err(|e| Failure::Input(e.to_string()))?;
         let features = match &compiled.model.shape {
             crate::check::Shape::Vec(crate::check::Dim::Fixed(n)) if *n < train.features() => {

@@ -127,6 +127,7 @@ pub(super) fn run(args: &RunArgs) -> Result<(), Failure> {
     })?;
     let scan_seconds = scanning.elapsed().as_secs_f64();
     let kind = compiled.model.label_kind;
+    super::ovr::refuse("--stream", &source.name, scanned.one_vs_rest(kind))?;
     let label_map = scanned.label_map(kind).map_err(|e| Failure::Input(e.to_string()))?;
     let features = match &compiled.model.shape {
         crate::check::Shape::Vec(crate::check::Dim::Fixed(n)) if *n < scanned.features => {

@@ -1,6 +1,7 @@
 //! Raw labels → what a loss reads. LANGUAGE.md: `labels` are ±1 (0/1 mapped to −1/+1);
 //! optc extends that to any two values (the smaller → −1), as LIBSVM's sets use 1/2.
-//! `classes` map k distinct labels to 0..k in ascending order; `real` is the identity.
+//! `classes` map k distinct labels to 0..k in first-seen order; `real` is the identity.
+//! A two-class loss on data with k > 2 labels trains one-vs-rest ([`LabelMap::one_vs_rest`]).
 
 use crate::stdlib::LabelKind;
 
@@ -68,6 +69,29 @@ impl LabelMap {
         Ok(LabelMap { kind, originals })
     }
 
+    /// One-vs-rest's classes (ALGORITHMS.md §11): when a two-class loss (`kind` is `labels`)
+    /// meets data with more than two whole-number labels, a map of kind `classes` (the labels in
+    /// first-seen order, LIBLINEAR's numbering, so a saved model's `label` line and its weight
+    /// columns are the ones `liblinear-train` writes); None for two labels or fewer, and for
+    /// fractional labels, which are regression targets that [`LabelMap::fit`] diagnoses.
+    pub fn one_vs_rest(kind: LabelKind, data: &super::Dataset) -> Option<LabelMap> {
+        if kind != LabelKind::Labels {
+            return None;
+        }
+        // Binary data, the common case, costs one pass with two labels to compare against.
+        let mut distinct: Vec<f64> = vec![];
+        let third = data.labels.iter().any(|&y| {
+            if !distinct.contains(&y) {
+                distinct.push(y);
+            }
+            distinct.len() > 2
+        });
+        if !third || data.labels.iter().any(|y| y.fract() != 0.0) {
+            return None;
+        }
+        LabelMap::fit(LabelKind::Classes, data).ok()
+    }
+
     /// The value a loss reads for a raw label, or None if the label is unknown to the map.
     pub fn map(&self, raw: f64) -> Option<f64> {
         match self.kind {
@@ -115,7 +139,41 @@ impl LabelMap {
     }
 }
 
+/// One-vs-rest problem `class`: +1 on the rows of that class, −1 on the rest, from labels
+/// mapped to 0..k (by a map from [`LabelMap::one_vs_rest`]).
+pub fn one_vs_rest_labels(mapped: &[f64], class: usize) -> Vec<f64> {
+    mapped.iter().map(|&y| if y == class as f64 { 1.0 } else { -1.0 }).collect()
+}
+
 /// A label as LIBLINEAR prints it (`%g`-like: integers without a decimal point).
 pub fn fmt(v: f64) -> String {
     crate::symbolic::fmt_num(v)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn data(labels: &[f64]) -> super::super::Dataset {
+        let text: String = labels.iter().map(|y| format!("{y} 1:1\n")).collect();
+        super::super::read_libsvm_from(text.as_bytes(), "t").expect("reads")
+    }
+
+    /// LIBLINEAR numbers classes by first appearance: 3, 2, 1 here, not sorted.
+    #[test]
+    fn one_vs_rest_keeps_first_seen_order() {
+        let d = data(&[3.0, 2.0, 3.0, 1.0, 2.0]);
+        let map = LabelMap::one_vs_rest(LabelKind::Labels, &d).expect("three labels");
+        assert_eq!(map.originals, vec![3.0, 2.0, 1.0]);
+        let mapped = map.apply(&d).expect("maps");
+        assert_eq!(one_vs_rest_labels(&mapped, 1), vec![-1.0, 1.0, -1.0, -1.0, 1.0]);
+    }
+
+    #[test]
+    fn two_labels_or_real_targets_are_not_one_vs_rest() {
+        assert_eq!(LabelMap::one_vs_rest(LabelKind::Labels, &data(&[1.0, -1.0, 1.0])), None);
+        assert_eq!(LabelMap::one_vs_rest(LabelKind::Labels, &data(&[0.5, 1.5, 2.25])), None);
+        assert_eq!(LabelMap::one_vs_rest(LabelKind::Classes, &data(&[1.0, 2.0, 3.0])), None);
+        assert_eq!(LabelMap::one_vs_rest(LabelKind::Real, &data(&[1.0, 2.0, 3.0])), None);
+    }
 }

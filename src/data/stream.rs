@@ -412,6 +412,12 @@ impl Scan {
         LabelMap::fit(kind, &self.labels)
     }
 
+    /// One-vs-rest's classes, when a two-class loss meets more than two labels
+    /// ([`LabelMap::one_vs_rest`]).
+    pub fn one_vs_rest(&self, kind: crate::stdlib::LabelKind) -> Option<LabelMap> {
+        LabelMap::one_vs_rest(kind, &self.labels)
+    }
+
     /// The facts a plan's parameters are bound from, with the weights `features` long.
     pub fn facts(&self, features: usize, classes: usize) -> super::DataFacts {
         super::DataFacts {

@@ -52,6 +52,38 @@ pub fn each<T: Send>(count: usize, threads: usize, f: impl Fn(usize) -> T + Sync
     })
 }
 
+/// `f(k)` for every k in `0..count` on up to `threads` threads, each taking the next k as soon as
+/// it is free, the results in k order: for parts of uneven cost (one-vs-rest's problems, where
+/// one class may take ten times another's epochs), which [`each`]'s fixed runs would leave a
+/// thread idle on. Which thread ran a part never changes what it returns.
+pub fn queued<T: Send>(count: usize, threads: usize, f: impl Fn(usize) -> T + Sync) -> Vec<T> {
+    let threads = threads.clamp(1, count.max(1));
+    if threads == 1 {
+        return (0..count).map(f).collect();
+    }
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let mut done: Vec<(usize, T)> = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..threads)
+            .map(|_| {
+                let (f, next) = (&f, &next);
+                scope.spawn(move || {
+                    let mut mine = vec![];
+                    loop {
+                        let k = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        if k >= count {
+                            return mine;
+                        }
+                        mine.push((k, f(k)));
+                    }
+                })
+            })
+            .collect();
+        workers.into_iter().flat_map(|w| w.join().unwrap_or_else(|e| std::panic::resume_unwind(e))).collect()
+    });
+    done.sort_by_key(|(k, _)| *k);
+    done.into_iter().map(|(_, t)| t).collect()
+}
+
 /// Per-part vectors of one length (partial sums of a pass), added in part order: the same sums
 /// whatever the thread count that computed the parts.
 pub fn add_in_order(parts: Vec<Vec<f64>>) -> Vec<f64> {
@@ -84,6 +116,7 @@ mod tests {
             assert_eq!(sum(threads).to_bits(), one.to_bits(), "{threads} threads");
             assert_eq!(map(n, threads, |i| i), (0..n).collect::<Vec<_>>());
             assert_eq!(each(5, threads, |k| k * k), vec![0, 1, 4, 9, 16]);
+            assert_eq!(queued(5, threads, |k| k * k), vec![0, 1, 4, 9, 16]);
         }
         assert!(blocks(0, 4, |r| r.len()).is_empty());
     }

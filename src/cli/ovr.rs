@@ -1,0 +1,345 @@
+//! One-vs-rest (ALGORITHMS.md §11; LANGUAGE.md's newer forms): a two-class loss on data with
+//! k > 2 labels is k binary problems, problem c labelled +1 on the rows of class c and −1 on the
+//! rest, as LIBLINEAR trains every solver but its Crammer–Singer one. Each problem is the same
+//! plan on the same bound data (only y changes), solved to the same certificate; `--save`
+//! writes LIBLINEAR's k-column model, and the combined predictor is its argmax, computed by the
+//! same code as `optc predict`, so the reported errors are the ones predict gives.
+//!
+//! `optc run` comes here once it has read the data and found a third label. The commands that
+//! follow one problem (`--stream`, `optc path`, the REPL) refuse such data with [`refuse`].
+
+mod report;
+
+use super::init;
+use super::run::{commit_output, load_data, saved_text, Outputs, RunArgs, StepShown};
+use super::session::{self, Bound, Solved, Unsolved};
+use super::{model_dir, Failure};
+use crate::analysis::Settings;
+use crate::data::cache::CacheNote;
+use crate::data::{one_vs_rest_labels, DataView, Dataset, LabelMap};
+use crate::exec::driver::{self, RunSettings, Status};
+use crate::exec::passes;
+use crate::model_file::SavedModel;
+use crate::pipeline::Compiled;
+use crate::plan::Plan;
+use crate::source::SourceFile;
+use crate::stdlib::LabelKind;
+use std::time::Instant;
+
+/// What `optc run` has when it finds more than two labels: the model compiled and planned for
+/// the data's shape, the training data read, the output files opened.
+pub(super) struct Start<'a> {
+    pub file: &'a SourceFile,
+    pub compiled: &'a Compiled,
+    pub plan: Plan,
+    pub settings: Settings,
+    pub run_settings: RunSettings,
+    pub train: Dataset,
+    /// The classes in first-seen order (from [`LabelMap::one_vs_rest`]).
+    pub classes: LabelMap,
+    pub parse_seconds: f64,
+    pub cache_note: Option<CacheNote>,
+    pub front_seconds: f64,
+    pub outputs: Outputs,
+}
+
+/// One class's problem, solved.
+pub(super) struct Class {
+    /// The raw label of the class.
+    pub label: f64,
+    /// The plan as it ran, with a calibrated step bound in.
+    pub plan: Plan,
+    pub solved: Solved,
+    pub w: Vec<f64>,
+    pub intercept: Option<f64>,
+}
+
+impl Class {
+    /// gap / |F|, None without a certificate.
+    pub fn relative_gap(&self) -> Option<f64> {
+        let o = &self.solved.outcome;
+        o.gap.map(|g| g / o.eval.objective.abs().max(f64::MIN_POSITIVE))
+    }
+}
+
+/// How `--threads N` is spent: min(N, k) problems at once, each problem's passes (F and the
+/// certificate at a check) on N / that many threads. A pass's numbers do not depend on its
+/// thread count ([`passes`]), nor a problem's on which worker ran it, so the weights are the
+/// same bits for every N.
+pub(super) fn split_threads(threads: usize, k: usize) -> (usize, usize) {
+    let at_once = threads.clamp(1, k.max(1));
+    (at_once, (threads / at_once).max(1))
+}
+
+/// Refuses data with more than two labels for a two-class loss (`classes`, from
+/// [`LabelMap::one_vs_rest`] on the data named `data`) in `what`, a command or flag that follows
+/// a single problem: Usage, with what to do instead.
+pub(super) fn refuse(what: &str, data: &str, classes: Option<LabelMap>) -> Result<(), Failure> {
+    match classes {
+        None => Ok(()),
+        Some(classes) => Err(Failure::Usage(format!(
+            "{what}: {data} has {} labels ({}); a two-class loss on them is {} one-vs-rest problems, which `optc run` trains, and {what} follows one problem\n  hint: train it with `optc run` (without --stream), or declare `y: classes` and use `softmax`",
+            classes.originals.len(),
+            labels_text(&classes.originals),
+            classes.originals.len(),
+        ))),
+    }
+}
+
+/// The flags of `optc run` that follow one problem's epochs; one-vs-rest runs k.
+fn refuse_flags(args: &RunArgs, train: &Dataset, k: usize) -> Result<(), Failure> {
+    let flag = [
+        (args.holdout.is_some(), "--holdout", "early stopping watches one problem's held-out loss"),
+        (args.trace.is_some(), "--trace", "a trace follows one problem's epochs"),
+        (args.plot.is_some(), "--plot", "a plot follows one problem's epochs"),
+    ]
+    .into_iter()
+    .find(|(given, _, _)| *given);
+    match flag {
+        Some((_, flag, why)) => Err(Failure::Usage(format!(
+            "{flag}: {} has {k} labels, so this run trains {k} one-vs-rest problems, and {why}\n  hint: leave out {flag}, or declare `y: classes` and use `softmax` (one problem)",
+            train.name
+        ))),
+        None => Ok(()),
+    }
+}
+
+pub(super) fn run(args: &RunArgs, start: Start) -> Result<(), Failure> {
+    let Start {
+        file,
+        compiled,
+        plan,
+        settings,
+        mut run_settings,
+        train,
+        classes,
+        parse_seconds,
+        cache_note,
+        front_seconds,
+        outputs,
+    } = start;
+    let k = classes.originals.len();
+    refuse_flags(args, &train, k)?;
+    let threads = args.solve.data.threads();
+    let labels = classes.originals.clone();
+    let bound = Bound::one_vs_rest(compiled, &plan, &train, &model_dir(&args.model), threads, classes)?;
+    // A k-column model file (optc's or LIBLINEAR's) warm-starts class c from its column for c's
+    // label, whatever order its `label` line has.
+    let warm: Option<Vec<Vec<f64>>> = match &args.init {
+        Some(p) => {
+            let (w, _) = init::initial_weights(p, &bound, LabelKind::Classes, plan.objective.intercept.is_some())?;
+            Some((0..k).map(|c| w.iter().skip(c).step_by(k).copied().collect()).collect())
+        }
+        None => None,
+    };
+    let say = |s: String| args.say(s);
+    if let Some(n) = &cache_note {
+        say(format!("note: {n}"));
+    }
+    if let Some(p) = &args.init {
+        say(format!("note: started every class from its column of {}", p.display()));
+    }
+    let test = match &args.solve.test {
+        Some(p) => {
+            let (t, _, _) = load_data(p, !args.quiet, &args.solve.data)?;
+            // A label training never saw is an error, as in a two-class run.
+            bound.labels_of(&t)?;
+            Some(t)
+        }
+        None => None,
+    };
+
+    // Progress bars of problems running side by side would overwrite each other.
+    run_settings.progress = false;
+    let (at_once, per_problem) = split_threads(threads, k);
+    let view = bound.view(&train, per_problem);
+    let jit = !args.solve.no_jit;
+    let solving = Instant::now();
+    let results = passes::queued(k, at_once, |c| {
+        let y = one_vs_rest_labels(&bound.y, c);
+        let view = DataView { labels: &y, ..view };
+        let mut plan = plan.clone();
+        let warm = warm.as_ref().map(|w| (w[c].as_slice(), 0.0));
+        let solved = session::solve(&mut plan, &bound, &view, driver::Watch::default(), &run_settings, jit, warm);
+        (plan, solved)
+    });
+    let wall = solving.elapsed().as_secs_f64();
+
+    let mut solved = Vec::with_capacity(k);
+    for (c, (plan, result)) in results.into_iter().enumerate() {
+        let label = labels[c];
+        match result {
+            Ok(s) => {
+                let w = s.outcome.state.weights(&plan).to_vec();
+                let intercept = plan.objective.intercept.map(|_| s.outcome.state.intercept(&plan));
+                solved.push(Class { label, plan, solved: s, w, intercept });
+            }
+            Err(e) => return Err(unsolved(e, &plan, &settings, &bound, &train, (c, k, label), args.json)),
+        }
+    }
+    if let Some(why) = solved.iter().find_map(|c| c.solved.fallback.as_ref()) {
+        say(format!("note: {why}"));
+    }
+    warn_unconverged(args, &solved, run_settings.tol);
+
+    let saved = saved_model(&compiled.model, &labels, bound.features, &solved);
+    let train_error = argmax_error(&saved, &train);
+    let test_error = test.as_ref().map(|t| argmax_error(&saved, t));
+    let Outputs { save, .. } = outputs;
+    commit_output(save, || saved_text(saved, "--save", args.quiet))?;
+
+    let summary = report::Summary {
+        file,
+        compiled,
+        settings: &settings,
+        run_settings: &run_settings,
+        train: &train,
+        parse_seconds,
+        compile_seconds: front_seconds + solved.iter().map(|c| c.solved.jit_seconds).sum::<f64>(),
+        features: bound.features,
+        facts: bound.facts,
+        classes: &solved,
+        train_error,
+        test_error,
+        wall,
+        threads: (at_once, per_problem),
+        init: args.init.as_deref(),
+    };
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&report::json(&summary)).unwrap_or_default());
+    }
+    if !args.quiet {
+        say(report::human(&summary));
+    }
+    Ok(())
+}
+
+/// The worst of the classes' statuses: the run is converged only when every class is.
+pub(super) fn worst(classes: &[Class]) -> Status {
+    let rank = |s: Status| match s {
+        Status::Converged => 0,
+        Status::EarlyStopped => 1,
+        Status::MaxEpochs => 2,
+        Status::TimeLimit => 3,
+    };
+    classes.iter().map(|c| c.solved.outcome.status).max_by_key(|s| rank(*s)).unwrap_or(Status::Converged)
+}
+
+/// One warning for every class that stopped short of the tolerance (a run without one, exactly
+/// `--epochs N`, asked for no gap).
+fn warn_unconverged(args: &RunArgs, classes: &[Class], tol: Option<f64>) {
+    let Some(tol) = tol else { return };
+    let short: Vec<&Class> = classes.iter().filter(|c| c.solved.outcome.status != Status::Converged).collect();
+    let Some(first) = short.first() else { return };
+    if args.quiet || first.plan.certificate.is_none() && first.plan.uncertified == crate::plan::Uncertified::Caps {
+        return;
+    }
+    let which: Vec<String> = short
+        .iter()
+        .map(|c| match c.relative_gap() {
+            Some(g) => format!("class {} (relative gap {g:.1e})", labels_text(&[c.label])),
+            None => format!("class {} (no certificate)", labels_text(&[c.label])),
+        })
+        .collect();
+    eprintln!(
+        "warning: not converged: {} of {} classes stopped above tol {tol:.0e}: {}; their answers may be far from the optimum\n  hint: {} (a cap holds for each class)",
+        short.len(),
+        classes.len(),
+        which.join(", "),
+        super::run::unconverged_hint(first.plan.info.solver)
+    );
+}
+
+/// The failure of class c's problem, saying which class it was; with `--json`, the report of a
+/// run that ended worse than w = 0 as a two-class run prints it.
+fn unsolved(
+    e: Unsolved,
+    plan: &Plan,
+    settings: &Settings,
+    bound: &Bound,
+    train: &Dataset,
+    (c, k, label): (usize, usize, f64),
+    json: bool,
+) -> Failure {
+    let solver = plan.info.solver;
+    let step = StepShown::of(plan, settings, &bound.facts).shown;
+    if let (true, Unsolved::Worse { epochs, objective, start_objective }) = (json, &e) {
+        let r = serde_json::json!({
+            "status": "diverged",
+            "class": label,
+            "objective": objective,
+            "start_objective": start_objective,
+            "gap": null,
+            "solver": solver,
+            "epochs": epochs,
+            "step": step.json(),
+        });
+        println!("{}", serde_json::to_string_pretty(&r).unwrap_or_default());
+    }
+    let failure = match e {
+        e @ Unsolved::Fault(_) => e.failure(train, solver, None, None),
+        e @ Unsolved::Worse { .. } => e.failure(train, solver, Some(&step.text()), Some(&step.hint(solver))),
+    };
+    let context = format!("class {} (one-vs-rest problem {} of {k}): ", labels_text(&[label]), c + 1);
+    match failure {
+        Failure::Diverged(m) => Failure::Diverged(context + &m),
+        Failure::Input(m) => Failure::Input(context + &m),
+        other => other,
+    }
+}
+
+/// LIBLINEAR's k-column model: row j holds w₁[j] … w_k[j] in `label` order, an intercept row
+/// (bias 1) last when the model has one; the solver type is the two-class one of each column.
+fn saved_model(model: &crate::check::Model, labels: &[f64], features: usize, classes: &[Class]) -> SavedModel {
+    let k = classes.len();
+    let with_bias = classes.iter().any(|c| c.intercept.is_some());
+    let mut w = vec![0.0; (features + usize::from(with_bias)) * k];
+    for (c, class) in classes.iter().enumerate() {
+        for (j, v) in class.w.iter().enumerate().take(features) {
+            w[j * k + c] = *v;
+        }
+        if let Some(b) = class.intercept {
+            w[features * k + c] = b;
+        }
+    }
+    SavedModel {
+        solver_type: super::run::binary_solver_type(model).into(),
+        nr_class: k,
+        labels: labels.to_vec(),
+        nr_feature: features,
+        bias: if with_bias { 1.0 } else { -1.0 },
+        w,
+    }
+}
+
+/// The fraction of rows whose label is not the argmax of the k decision values (ties to the
+/// first class, as LIBLINEAR's predict).
+fn argmax_error(saved: &SavedModel, data: &Dataset) -> f64 {
+    let (indptr, indices, values) = data.csr();
+    let wrong = (0..data.rows())
+        .filter(|&i| {
+            let rows = indptr[i]..indptr[i + 1];
+            saved.predict(&saved.decision(&indices[rows.clone()], &values[rows])) != data.labels[i]
+        })
+        .count();
+    wrong as f64 / data.rows().max(1) as f64
+}
+
+/// Labels as the report and messages show them: `3, 2, 1`.
+pub(super) fn labels_text(labels: &[f64]) -> String {
+    labels.iter().map(|v| crate::symbolic::fmt_num(*v)).collect::<Vec<_>>().join(", ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn threads_go_to_problems_first() {
+        assert_eq!(split_threads(1, 3), (1, 1));
+        assert_eq!(split_threads(2, 3), (2, 1));
+        assert_eq!(split_threads(3, 3), (3, 1));
+        assert_eq!(split_threads(8, 3), (3, 2));
+        assert_eq!(split_threads(16, 10), (10, 1));
+    }
+}
