@@ -289,17 +289,19 @@ fn unsolved(
 }
 
 /// LIBLINEAR's k-column model: row j holds w₁[j] … w_k[j] in `label` order, an intercept row
-/// (bias 1) last when the model has one; the solver type is the two-class one of each column.
+/// last when the model has one (bias t, b/t: see `run::bias_feature`); the solver type is the
+/// two-class one of each column.
 fn saved_model(model: &crate::check::Model, labels: &[f64], features: usize, classes: &[Class]) -> SavedModel {
     let k = classes.len();
     let with_bias = classes.iter().any(|c| c.intercept.is_some());
+    let t = super::run::bias_feature(model);
     let mut w = vec![0.0; (features + usize::from(with_bias)) * k];
     for (c, class) in classes.iter().enumerate() {
         for (j, v) in class.w.iter().enumerate().take(features) {
             w[j * k + c] = *v;
         }
         if let Some(b) = class.intercept {
-            w[features * k + c] = b;
+            w[features * k + c] = b / t;
         }
     }
     SavedModel {
@@ -307,7 +309,7 @@ fn saved_model(model: &crate::check::Model, labels: &[f64], features: usize, cla
         nr_class: k,
         labels: labels.to_vec(),
         nr_feature: features,
-        bias: if with_bias { 1.0 } else { -1.0 },
+        bias: if with_bias { t } else { -1.0 },
         w,
     }
 }

@@ -710,7 +710,7 @@ fn with_class_bias(mut saved: SavedModel, b: Option<&[f64]>) -> SavedModel {
 /// The value of LIBLINEAR's bias feature that makes its model this one: with `μ·l2sq(b)` beside
 /// `λ·l2sq(w)`, b = t·β where β is penalised as a weight, t = √(λ/μ), which is LIBLINEAR's
 /// `-B t` (`-B 1` when μ = λ); 1 for a free intercept, or with no ½‖w‖² to match.
-fn bias_feature(model: &crate::check::Model) -> f64 {
+pub(super) fn bias_feature(model: &crate::check::Model) -> f64 {
     let lambda: f64 = model.regs.iter().filter(|r| r.def.name == "l2sq").map(|r| r.coef.value).sum();
     match &model.intercept_l2 {
         Some(r) if lambda > 0.0 && r.coef > 0.0 => (lambda / r.coef).sqrt(),
