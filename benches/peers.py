@@ -210,9 +210,14 @@ def run_forked(fn, cap):
 
 
 def fit_liblinear(data, lam, eps, prob):
+    return fit_liblinear_solver(data, 6, 1.0 / (lam * data.m), eps, prob)
+
+
+def fit_liblinear_solver(data, solver, C, eps, prob):
+    """LIBLINEAR's `-s solver` at C and eps, no bias: its train() seconds and w in data's sign."""
     import numpy as np
     from liblinear import liblinearutil as lu
-    param = lu.parameter(f"-s 6 -B -1 -q -c {1.0 / (lam * data.m)!r} -e {eps!r}")
+    param = lu.parameter(f"-s {solver} -B -1 -q -c {C!r} -e {eps!r}")
     t = time.perf_counter()
     model = lu.train(prob, param)
     secs = time.perf_counter() - t

@@ -246,16 +246,7 @@ def sub(f, f_star):
 # ---------------------------------------------------------------- in-process peers (forked)
 
 def fit_liblinear(data, C, solver, eps, prob):
-    import numpy as np
-    from liblinear import liblinearutil as lu
-    param = lu.parameter(f"-s {solver} -B -1 -q -c {C!r} -e {eps!r}")
-    t = time.perf_counter()
-    model = lu.train(prob, param)
-    secs = time.perf_counter() - t
-    w = np.ctypeslib.as_array(model.w, shape=(model.nr_feature,)).copy()
-    if model.get_labels()[0] != data.pos:
-        w = -w
-    return secs, data.padded(w)
+    return peers.fit_liblinear_solver(data, solver, C, eps, prob)
 
 
 def fit_linearsvc(data, C, tol):
