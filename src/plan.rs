@@ -551,12 +551,22 @@ pub struct Plan {
     /// costs O(those rows), not a shuffle of all m. The epoch must still skip the others itself
     /// (the order is a speed-up, not the meaning: a back end given every row computes the same).
     pub active_rows: Option<ActiveRows>,
+    /// A state scalar the epoch sets to the relative duality gap at the iterate it started from,
+    /// when it knows it for free (tron: ‖∇F‖²/(2λ|F|), exactly the plain gap of ½‖·‖² models):
+    /// the driver checks only once it is within [`ESTIMATE_SLACK`] of the tolerance (a Newton
+    /// step shrinks it by far more), or every [`ESTIMATE_EVERY`] epochs.
+    pub estimate: Option<ScalarId>,
     pub objective: Objective,
     /// None where ℓ* or R* has no closed form here, or F is not convex: `uncertified` then
     /// says what ends the run.
     pub certificate: Option<Certificate>,
     pub uncertified: Uncertified,
 }
+
+/// See [`Plan::estimate`].
+pub const ESTIMATE_SLACK: f64 = 100.0;
+/// See [`Plan::estimate`].
+pub const ESTIMATE_EVERY: usize = 10;
 
 /// See [`Plan::active_rows`]. Rows only leave during an epoch, and come back all at once, so
 /// the driver keeps the rows of the last order that are still in (O(that order)), or takes

@@ -537,6 +537,7 @@ fn rank_two_buffers_and_row_calls_run_the_same_and_right() {
         step_counter: None,
         cadence: None,
         active_rows: None,
+        estimate: None,
         objective: Objective {
             loss: k(0.0),
             dloss: k(0.0),

@@ -301,7 +301,12 @@ pub fn run_watched(
                 state.scalars[c.ready.0] > 0.5
                     || visits(&state) - visited_at_check >= (crate::plan::Cadence::PASSES * data.rows()) as f64
             }
-            None => epochs % check_every == 0,
+            None => match (plan.estimate, settings.tol) {
+                (Some(e), Some(tol)) => {
+                    state.scalars[e.0] <= crate::plan::ESTIMATE_SLACK * tol || epochs % crate::plan::ESTIMATE_EVERY == 0
+                }
+                _ => epochs % check_every == 0,
+            },
         } || (warm && epochs == 1);
         if due {
             visited_at_check = visits(&state);

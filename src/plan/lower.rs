@@ -151,6 +151,7 @@ impl Builder {
             step_counter: None,
             cadence: None,
             active_rows: None,
+            estimate: None,
             objective: super::Objective {
                 loss: Expr::Const(0.0),
                 dloss: Expr::Const(0.0),

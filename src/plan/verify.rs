@@ -72,6 +72,12 @@ pub fn verify(plan: &Plan) -> Result<(), String> {
             return Err(format!("`{}` is read by the driver but is not state", plan.scalar(a.returned).name));
         }
     }
+    if let Some(e) = plan.estimate {
+        scalar(plan, e)?;
+        if plan.scalar(e).role != ScalarRole::State {
+            return Err(format!("`{}` is read by the driver but is not state", plan.scalar(e).name));
+        }
+    }
     if let Some(c) = plan.cadence {
         for v in [c.visits, c.ready] {
             scalar(plan, v)?;

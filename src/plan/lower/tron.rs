@@ -35,7 +35,7 @@
 mod softmax;
 
 use super::super::build::*;
-use super::super::{Expr, Index, Len, Plan, Range, ScalarId, Stmt, VecId, VecRole};
+use super::super::{Expr, Index, Len, ParamInit, Plan, Range, ScalarId, ScalarRole, Stmt, VecId, VecRole};
 use super::{hoist_shared_calls, Builder};
 use crate::analysis::{CoordinateProx, Structure};
 use crate::check::Model;
@@ -151,6 +151,8 @@ struct Newton {
     lambda: ScalarId,
     /// μ of `μ·l2sq(b)`, the intercept's own ridge, if the model penalises b.
     lambda_b: Option<ScalarId>,
+    /// ‖∇F‖²/(2λ·|F|) at the iterate an epoch starts from: the relative gap its check would find.
+    estimate: ScalarId,
     /// The line search's step η and the change of the mean loss it measures, Σᵢ ℓ(new) − ℓ(old).
     eta: ScalarId,
     change: ScalarId,
@@ -183,7 +185,14 @@ impl Newton {
         let (step, r) = (var("s", "S", "sb"), var("r", "R", "rb"));
         let (v, hv) = (var("p", "V", "pb"), var("Hp", "HV", "Hpb"));
         let (eta, change) = (b.local("η"), b.local("ΔF"));
-        Newton { w, g, m, step, r, v, hv, mean, lambda, lambda_b, eta, change, matrix }
+        let estimate = b.scalar(
+            "gap≈",
+            ScalarRole::State,
+            ParamInit::Value(f64::INFINITY),
+            "‖∇F‖²/(2λ|F|) where the last epoch started: the relative gap a check there finds",
+        );
+        b.plan.estimate = Some(estimate);
+        Newton { w, g, m, step, r, v, hv, mean, lambda, lambda_b, estimate, eta, change, matrix }
     }
 
     /// `body` at every coordinate: inside the loops over the entries, then at the intercept.
@@ -226,7 +235,8 @@ impl Newton {
         let (zeta, zeta_new, tau) = (b.local("ζ"), b.local("ζn"), b.local("τ"));
         let (q, q_new, steps, done) = (b.local("Q"), b.local("Qn"), b.local("kcg"), b.local("done"));
         let (curv, alpha, beta, sr, sg) = (b.local("vHv"), b.local("α"), b.local("β"), b.local("sr"), b.local("sg"));
-        let mut out = vec![Stmt::Set(zeta, k(0.0))];
+        let gg = b.local("‖g‖²");
+        let mut out = vec![Stmt::Set(zeta, k(0.0)), Stmt::Set(gg, k(0.0))];
         out.extend(n.each(|c| {
             // M = (1 − α)·λ + α·(λ + H_data) for an entry = λ + α·H_data; for b, no λ inside
             // (μ instead, with `μ·l2sq(b)`).
@@ -243,11 +253,17 @@ impl Newton {
                 c.set(n.r, Expr::Neg(Box::new(c.ld(n.g)))),
                 c.set(n.v, div(c.ld(n.r), c.ld(n.m))),
                 Stmt::Set(zeta, add(s(zeta), mul(c.ld(n.v), c.ld(n.r)))),
+                Stmt::Set(gg, add(s(gg), mul(c.ld(n.g), c.ld(n.g)))),
             ]
             .into_iter()
             .chain(c.ridge(n, mul(k(0.5), mul(c.ld(n.w), c.ld(n.w)))).map(|r| Stmt::Set(fnow, add(s(fnow), r))))
             .collect()
         }));
+        // With ½‖·‖² alone, the duality gap at the dual point ℓ′ of the margins is exactly
+        // ‖∇F‖²/(2λ) (Fenchel–Young with equality: F − D = ‖λw − z‖²/(2λ), z = −(c/m)·Xᵀℓ′), so
+        // the epoch knows, for free, what a check at the point it started from would find; the
+        // driver pays for a check only once it is near the tolerance (`Plan::estimate`).
+        out.push(Stmt::Set(n.estimate, div(s(gg), mul(mul(k(2.0), s(n.lambda)), floor_abs(s(fnow))))));
         out.extend([
             Stmt::Set(tau, call(Func::Min, vec![k(ETA_CG), call(Func::Sqrt, vec![div(s(zeta), floor_abs(s(fnow)))])])),
             Stmt::Set(q, k(0.0)),
