@@ -528,6 +528,17 @@ pub fn analyse(model: &Model, files: &FileFacts, budget: Option<usize>) -> Resul
         }
     }
 
+    // Dual CD's logistic steps keep every αᵢ inside (0, C): shrinking has no bound to hold one at.
+    let logistic_dcd = chosen.as_ref().is_some_and(|c| c.solver == SolverKind::Dcd)
+        && model.loss.def.known() == Some(crate::stdlib::KnownLoss::Logistic);
+    if let (true, Some(o)) =
+        (logistic_dcd, model.solver.iter().flat_map(|r| &r.options).find(|o| o.name == "shrinking"))
+    {
+        problems.push(
+            Problem::error("optc::solver", "`shrinking` does not apply to logistic", o.span, "no bound to shrink at")
+                .with_help("dcd's logistic steps keep every αᵢ strictly inside (0, C); remove `shrinking`"),
+        );
+    }
     if !problems.is_empty() {
         return Err(problems);
     }

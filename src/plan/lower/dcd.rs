@@ -59,9 +59,6 @@ pub(super) fn lower(model: &Model, st: &Structure, prox: CoordinateProx) -> Plan
     let shrink = (st.settings.shrinking != Some(false) && !logistic).then(|| Shrink::declare(&mut b));
     let a = b.local("a");
     let g = b.local("G");
-    let pg = b.local("PG");
-    let lo = b.local("at0");
-    let hi = b.local("atU");
     let next = b.local("αn");
     let step = b.local("Δ");
     let (norm_w, sum_alpha) = (b.local("‖w‖₁"), b.local("Σα"));
@@ -150,6 +147,7 @@ pub(super) fn lower(model: &Model, st: &Structure, prox: CoordinateProx) -> Plan
         return b.plan;
     }
     // epoch: one step per row, or per row still in, in this epoch's order.
+    let (pg, lo, hi) = (b.local("PG"), b.local("at0"), b.local("atU"));
     let mut visit = row_dot(g);
     let gradient = sub(mul(at(y, i), s(g)), k(1.0));
     visit.push(Stmt::Set(g, delta.map_or(gradient.clone(), |d| add(gradient, mul(s(d), at(alpha, i))))));
