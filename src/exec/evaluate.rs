@@ -160,14 +160,12 @@ fn evaluate_softmax(
     let rows: &[u32] = &rows;
     let (mut loss, mut wrong) = (0.0, 0usize);
     let mut scores = vec![0.0; k];
-    // Per-class intercepts start every row's scores.
-    let offsets: Vec<f64> = match obj.class_intercept {
-        Some(b) => state.vectors[b.0].clone(),
-        None => vec![0.0; k],
-    };
+    // Per-class intercepts start every row's scores (k of them: their buffer is a vec[k]).
+    let mut offsets: Vec<f64> = obj.class_intercept.map_or_else(Vec::new, |b| state.vectors[b.0].clone());
+    offsets.resize(k, 0.0);
     for &i in rows {
         let i = i as usize;
-        scores.copy_from_slice(&offsets[..k.min(offsets.len())]);
+        scores.copy_from_slice(&offsets);
         for p in data.indptr[i]..data.indptr[i + 1] {
             let j = data.indices[p] as usize;
             if j < features {

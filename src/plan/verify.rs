@@ -62,38 +62,30 @@ pub fn verify(plan: &Plan) -> Result<(), String> {
     if let Some(t) = plan.step_counter {
         scalar(plan, t)?;
     }
+    // The driver reads these after every epoch: state that the epoch writes.
     if let Some(a) = plan.active_rows {
         let v = a.flags;
         if plan.vector(v).len != Len::Rows || plan.vector(v).cols.is_some() {
             return Err(format!("`{}` names the active rows but is not a vec[m]", plan.vector(v).name));
         }
-        scalar(plan, a.returned)?;
-        if plan.scalar(a.returned).role != ScalarRole::State {
-            return Err(format!("`{}` is read by the driver but is not state", plan.scalar(a.returned).name));
-        }
+        driver_reads(plan, a.returned)?;
     }
-    if let Some(e) = plan.estimate {
-        scalar(plan, e)?;
-        if plan.scalar(e).role != ScalarRole::State {
-            return Err(format!("`{}` is read by the driver but is not state", plan.scalar(e).name));
-        }
+    for id in plan.estimate.into_iter().chain(plan.cadence.into_iter().flat_map(|c| [c.visits, c.ready])) {
+        driver_reads(plan, id)?;
     }
-    if let Some(c) = plan.cadence {
-        for v in [c.visits, c.ready] {
-            scalar(plan, v)?;
-            if plan.scalar(v).role != ScalarRole::State {
-                return Err(format!("`{}` is read by the driver but is not state", plan.scalar(v).name));
-            }
-        }
-    }
-    // The driver reads these after every epoch: state that the epoch writes.
     if let super::Uncertified::Reweighting { change, rounds } = plan.uncertified {
         for id in [change, rounds] {
-            scalar(plan, id)?;
-            if plan.scalar(id).role != ScalarRole::State {
-                return Err(format!("`{}` is read by the driver but is not state", plan.scalar(id).name));
-            }
+            driver_reads(plan, id)?;
         }
+    }
+    Ok(())
+}
+
+/// A scalar the driver reads after every epoch: it must exist and be state, which the epoch writes.
+fn driver_reads(plan: &Plan, id: ScalarId) -> Result<(), String> {
+    scalar(plan, id)?;
+    if plan.scalar(id).role != ScalarRole::State {
+        return Err(format!("`{}` is read by the driver but is not state", plan.scalar(id).name));
     }
     Ok(())
 }

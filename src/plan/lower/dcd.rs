@@ -134,59 +134,55 @@ pub(super) fn lower(model: &Model, st: &Structure, prox: CoordinateProx) -> Plan
     }
     b.plan.init = init;
 
+    // epoch: one step per row, or per row still in, in this epoch's order.
     if logistic {
         let steps = logistic::Steps { alpha, q, cap, g, next, step, y };
         let (reset, epoch, cadence) = logistic::epoch(&mut b, steps, row_dot(g), row_axpy(step));
         b.plan.init.extend(reset);
         b.plan.epoch = epoch;
         b.plan.cadence = Some(cadence);
-        b.report(model, st, w, y, a);
-        b.plan.objective.dual = Some(div(Expr::Neg(Box::new(mul(at(y, i), at(alpha, i)))), s(cap)));
-        b.plan.objective.dual_only = true;
-        b.plan.info.summary = summary(model, false);
-        return b.plan;
-    }
-    // epoch: one step per row, or per row still in, in this epoch's order.
-    let (pg, lo, hi) = (b.local("PG"), b.local("at0"), b.local("atU"));
-    let mut visit = row_dot(g);
-    let gradient = sub(mul(at(y, i), s(g)), k(1.0));
-    visit.push(Stmt::Set(g, delta.map_or(gradient.clone(), |d| add(gradient, mul(s(d), at(alpha, i))))));
-    visit.push(Stmt::Guard(s(g), "the dual gradient G = yᵢ⟨xᵢ, w⟩ − 1 + δαᵢ".into()));
-    visit.extend([
-        Stmt::Set(lo, select(at(alpha, i), Cmp::Gt, k(0.0), k(0.0), k(1.0))),
-        Stmt::Set(hi, select(at(alpha, i), Cmp::Lt, upper, k(0.0), k(1.0))),
-        Stmt::Set(
-            pg,
-            select(
-                s(lo),
-                Cmp::Gt,
-                k(0.0),
-                call(Func::Min, vec![s(g), k(0.0)]),
-                select(s(hi), Cmp::Gt, k(0.0), call(Func::Max, vec![s(g), k(0.0)]), s(g)),
+    } else {
+        let (pg, lo, hi) = (b.local("PG"), b.local("at0"), b.local("atU"));
+        let mut visit = row_dot(g);
+        let gradient = sub(mul(at(y, i), s(g)), k(1.0));
+        visit.push(Stmt::Set(g, delta.map_or(gradient.clone(), |d| add(gradient, mul(s(d), at(alpha, i))))));
+        visit.push(Stmt::Guard(s(g), "the dual gradient G = yᵢ⟨xᵢ, w⟩ − 1 + δαᵢ".into()));
+        visit.extend([
+            Stmt::Set(lo, select(at(alpha, i), Cmp::Gt, k(0.0), k(0.0), k(1.0))),
+            Stmt::Set(hi, select(at(alpha, i), Cmp::Lt, upper, k(0.0), k(1.0))),
+            Stmt::Set(
+                pg,
+                select(
+                    s(lo),
+                    Cmp::Gt,
+                    k(0.0),
+                    call(Func::Min, vec![s(g), k(0.0)]),
+                    select(s(hi), Cmp::Gt, k(0.0), call(Func::Max, vec![s(g), k(0.0)]), s(g)),
+                ),
             ),
-        ),
-    ]);
-    let moves = Stmt::If(
-        Cmp::Gt,
-        call(Func::Abs, vec![s(pg)]),
-        k(MOVES),
-        vec![
-            Stmt::Set(next, clip(sub(at(alpha, i), div(s(g), at(q, i))))),
-            Stmt::Set(step, mul(sub(s(next), at(alpha, i)), at(y, i))),
-            Stmt::Store(alpha, i, s(next)),
-            if_moved(step, row_axpy(step)),
-        ],
-    );
-    b.plan.epoch = match &shrink {
-        Some(sh) => sh.epoch(visit, moves, (g, pg, lo, hi)),
-        None => {
-            visit.push(moves);
-            vec![each(Range::Perm(Len::Rows), visit)]
+        ]);
+        let moves = Stmt::If(
+            Cmp::Gt,
+            call(Func::Abs, vec![s(pg)]),
+            k(MOVES),
+            vec![
+                Stmt::Set(next, clip(sub(at(alpha, i), div(s(g), at(q, i))))),
+                Stmt::Set(step, mul(sub(s(next), at(alpha, i)), at(y, i))),
+                Stmt::Store(alpha, i, s(next)),
+                if_moved(step, row_axpy(step)),
+            ],
+        );
+        b.plan.epoch = match &shrink {
+            Some(sh) => sh.epoch(visit, moves, (g, pg, lo, hi)),
+            None => {
+                visit.push(moves);
+                vec![each(Range::Perm(Len::Rows), visit)]
+            }
+        };
+        if let Some(sh) = &shrink {
+            b.plan.cadence = Some(super::super::Cadence { visits: sh.visits, ready: sh.ready });
+            b.plan.active_rows = Some(super::super::ActiveRows { flags: sh.active, returned: sh.returned });
         }
-    };
-    if let Some(sh) = &shrink {
-        b.plan.cadence = Some(super::super::Cadence { visits: sh.visits, ready: sh.ready });
-        b.plan.active_rows = Some(super::super::ActiveRows { flags: sh.active, returned: sh.returned });
     }
     b.report(model, st, w, y, a);
     // The dual iterate is the certificate's point: uᵢ = −yᵢαᵢ/C.
