@@ -137,10 +137,14 @@ pub fn dump(plan: &Plan, facts: Option<&DataFacts>) -> String {
                 _ => "u[i] = ℓ′(y[i], a[i])".to_string(),
             };
             let rows = if obj.softmax && c.vector.is_some() { " (T on each row)" } else { "" };
-            let point = if c.intercept {
-                format!("{point} at the intercept optimal for w, balanced to Σᵢ u[i] = 0")
-            } else {
-                point
+            // What the intercept asks of the dual point (certificate.rs): a free scalar b, its
+            // balance at the b optimal for w; free per-class offsets, a balance in ℝᵏ; a
+            // penalised b, a term of R* instead.
+            let point = match (c.intercept, c.intercept_l2 > 0.0, obj.softmax) {
+                (false, ..) => point,
+                (true, true, _) => format!("{point}; b's ridge adds (Σᵢ (c/m)·u[i])²/(2μ) to R*"),
+                (true, false, true) => format!("{point}, balanced to Σᵢ u[i] = 0 in ℝᵏ inside the simplex"),
+                (true, false, false) => format!("{point} at the intercept optimal for w, balanced to Σᵢ u[i] = 0"),
             };
             let _ = writeln!(
                 o,
