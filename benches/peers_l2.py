@@ -515,6 +515,16 @@ def reference_binary(data, loss, C, args, ctx):
     return refs
 
 
+def open_section(title, refs, args):
+    """Prints a section's heading and its reference runs; F*, or None (said in the heading) when
+    no reference finished within --ref-cap."""
+    if all(f is None for _, f in refs):
+        print(f"\n### {title}: no reference F* within {args.ref_cap:g} s, skipped\n")
+        return None
+    print(f"\n### {title}\n")
+    return print_reference(refs, args.ref_cap)
+
+
 def print_reference(refs, cap):
     known = [f for _, f in refs if f is not None]
     f_star = min(known)
@@ -532,11 +542,9 @@ def bench_binary(data, loss, C, args, ctx):
         ctx["prob"] = lu.problem(data.y, data.X)
     refs = reference_binary(data, loss, C, args, ctx)
     title = f"{data.name} ({data.m} × {data.d}, {data.nnz} non-zeros), {loss}, C = {C:g} (λ = {lam:.4g})"
-    if all(f is None for _, f in refs):
-        print(f"\n### {title}: no reference F* within {args.ref_cap:g} s, skipped\n")
+    f_star = open_section(title, refs, args)
+    if f_star is None:
         return None
-    print(f"\n### {title}\n")
-    f_star = print_reference(refs, args.ref_cap)
     model = write_model(ctx["tmp"], loss, lam, ctx["sq_builtin"])
     ctx["objective"] = lambda path: binary_objective(data, peers.read_liblinear_model(path, data), lam, loss)
     times = {}
@@ -582,11 +590,9 @@ def bench_softmax(data, args, ctx):
         got = peers.run_forked(lambda: fit_softmax(data, C, solver, 1e-10, 100_000), args.ref_cap)
         refs.append((f"sklearn {solver} tol 1e-10", None if got is None else data.objective(data.shape(got[1]), lam)))
     title = f"{data.name} ({data.m} × {data.d}, {data.nnz} non-zeros, {data.k} classes), softmax, C = 1 (λ = {lam:.4g})"
-    if all(f is None for _, f in refs):
-        print(f"\n### {title}: no reference F* within {args.ref_cap:g} s, skipped\n")
+    f_star = open_section(title, refs, args)
+    if f_star is None:
         return None
-    print(f"\n### {title}\n")
-    f_star = print_reference(refs, args.ref_cap)
     model = write_model(ctx["tmp"], "softmax", lam, True)
     ctx["objective"] = lambda path: data.objective(read_multiclass_model(path, data), lam)
 
