@@ -62,7 +62,8 @@ impl Checker<'_> {
             }
         }
         match loss {
-            Some(l) => Some((l, regs, intercept_l2)),
+            // `0·l2sq(b)` (a parameter set to 0, say) penalises nothing: b is free, as without it.
+            Some(l) => Some((l, regs, intercept_l2.filter(|r| r.coef > 0.0))),
             // The data term was written but is wrong: that problem is already reported.
             None if saw_expectation => None,
             None => {

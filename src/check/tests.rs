@@ -167,3 +167,22 @@ fn centred_trace_norm_spelling() {
         assert!(matches!(e.as_slice(), [CheckError::CenteringOnly { .. }]), "{bad}: {e:?}");
     }
 }
+
+/// `μ·l2sq(b)` is the intercept's ridge, not a regularizer of w; two of them add up, and one
+/// whose coefficient is 0 leaves b free, as a model without it does.
+#[test]
+fn the_intercepts_ridge_is_kept_apart_from_the_regularizers() {
+    let ridge = |terms: &str| {
+        let text = format!(
+            "data x: sparse, y: labels\nvar w: vec[dim(x)]\nvar b: scalar\nparam μ = 0\nminimize E[hinge(y, <x, w> + b)] + 0.1·l2sq(w){terms}\n"
+        );
+        let program = syntax::parse(&SourceFile::new("test.opt", text)).expect("parses");
+        let model = check_errors(&program, &Library::standard(), &[]).expect("checks");
+        assert_eq!(model.regs.len(), 1, "{terms}: only l2sq(w) is a regularizer of w");
+        model.intercept_l2.map(|r| r.coef)
+    };
+    assert_eq!(ridge(" + 0.5·l2sq(b)"), Some(0.5));
+    assert_eq!(ridge(" + 0.5·l2sq(b) + 0.25·l2sq(b)"), Some(0.75));
+    assert_eq!(ridge(" + μ·l2sq(b)"), None);
+    assert_eq!(ridge(""), None);
+}
