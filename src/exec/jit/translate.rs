@@ -42,6 +42,10 @@ pub struct PlanTranslator<'a, 'b> {
     /// a vector is only ever indexed by one loop variable (verify), which is fixed within a
     /// stretch; cleared at every block boundary.
     stored: HashMap<(usize, Index, Option<Index>), Value>,
+    /// Inside a loop over the classes: the address of row r of matrix W (W + r·k·8), for each
+    /// `W[r, c]` the loop's body reads or writes, computed once before the loop so an entry
+    /// is one add. A softmax Hessian pass does k of them per non-zero.
+    class_rows: HashMap<(usize, Index), Value>,
 }
 
 /// The functions of the runtime library the body calls, declared in the kernel's module.
@@ -80,6 +84,24 @@ struct DataPtrs {
 fn uses_classes(plan: &Plan) -> bool {
     plan.vectors.iter().any(|v| v.len == Len::Classes || v.cols == Some(Len::Classes))
         || plan.phases().any(|body| crate::plan::walk::any_loop(body, |r| r == Range::Upto(Len::Classes)))
+}
+
+/// Whether a loop body has no loop and calls nothing (exp, log and the rest are calls; max,
+/// abs, soft and clamp are inline): straight-line arithmetic on its index.
+fn innermost(body: &[Stmt]) -> bool {
+    let mut plain = true;
+    crate::plan::walk::stmts(body, &mut |s| {
+        plain &=
+            !matches!(s, Stmt::For(..) | Stmt::Repeat(..) | Stmt::Call(..) | Stmt::Picard(_) | Stmt::GroupShrink(..));
+    });
+    crate::plan::walk::exprs(body, &mut |e| {
+        plain &= !matches!(
+            e,
+            Expr::Call(Intrinsic::Func(Func::Exp | Func::Log | Func::Log1p | Func::Sigmoid | Func::Softplus), _)
+                | Expr::CatchUp(_)
+        )
+    });
+    plain
 }
 
 /// Loads and stores the kernel makes into memory it owns exclusively and that is aligned.
@@ -159,6 +181,7 @@ impl<'a, 'b> PlanTranslator<'a, 'b> {
             v: None,
             guards: 0,
             stored: HashMap::new(),
+            class_rows: HashMap::new(),
         }
     }
 
@@ -307,6 +330,10 @@ impl<'a, 'b> PlanTranslator<'a, 'b> {
 
     /// The address of `W[r, c]`: base + (r·width + c)·8, row-major.
     fn entry(&mut self, v: VecId, r: Index, c: Index) -> Value {
+        if let Some(&row) = self.class_rows.get(&(v.0, r)).filter(|_| c == Index::Class) {
+            let c = self.index_value(c);
+            return self.offset(row, c, 8);
+        }
         let width = self.dim(self.plan.vector(v).cols.expect("verify: a matrix"));
         let (r, c) = (self.index_value(r), self.index_value(c));
         let row = self.b.ins().imul(r, width);
@@ -411,8 +438,11 @@ impl<'a, 'b> PlanTranslator<'a, 'b> {
         });
     }
 
-    /// `for i in 0..m` / `for j in 0..d`
+    /// `for i in 0..m` / `for j in 0..d` / `for c in 0..k`
     fn translate_for_upto(&mut self, len: Len, body: &[Stmt]) {
+        if len == Len::Classes && innermost(body) {
+            return self.translate_for_classes(body);
+        }
         let saved = self.reload_pointers();
         let zero = self.b.ins().iconst(types::I64, 0);
         let n = self.dim(len);
@@ -425,6 +455,38 @@ impl<'a, 'b> PlanTranslator<'a, 'b> {
             t.q = saved;
         });
         (self.data, self.bases) = saved;
+    }
+
+    /// `for c in 0..k` with no loop or runtime call inside: the body runs once per non-zero in
+    /// a softmax pass, so the pointers are not reloaded (nothing in it spills them), and each
+    /// matrix row it touches is addressed once, before the loop.
+    fn translate_for_classes(&mut self, body: &[Stmt]) {
+        let mut rows = vec![];
+        crate::plan::walk::exprs(body, &mut |e| {
+            if let Expr::LoadAt(v, r, Index::Class) = e {
+                rows.push((*v, *r));
+            }
+        });
+        crate::plan::walk::stmts(body, &mut |s| {
+            if let Stmt::StoreAt(v, r, Index::Class, _) = s {
+                rows.push((*v, *r));
+            }
+        });
+        let saved = self.class_rows.clone();
+        for (v, r) in rows {
+            if r == Index::Class || self.class_rows.contains_key(&(v.0, r)) {
+                continue;
+            }
+            let width = self.dim(self.plan.vector(v).cols.expect("verify: a matrix"));
+            let row = self.index_value(r);
+            let first = self.b.ins().imul(row, width);
+            let at = self.offset(self.bases[v.0], first, 8);
+            self.class_rows.insert((v.0, r), at);
+        }
+        let zero = self.b.ins().iconst(types::I64, 0);
+        let n = self.dim(Len::Classes);
+        self.counted_loop(zero, n, |t, k| t.with_index(Index::Class, k, |t| t.translate_stmts(body)));
+        self.class_rows = saved;
     }
 
     /// `for (i, v) in col(Xc, j)`: p in col_ptr[j]..col_ptr[j+1].
