@@ -4,9 +4,9 @@
 //! The scores A (mat[m, k]) play z's part. The gradient pass stores each row's probabilities
 //! pᵢ = softmax(aᵢ) in P (mat[m, k]), so a Hessian-vector product needs no exp: for a
 //! direction V, tᵢ = Vᵀxᵢ, then (diag(pᵢ) − pᵢpᵢᵀ)·tᵢ = pᵢ ⊙ (tᵢ − pᵢᵀtᵢ), scattered as
-//! xᵢ·((c/m)·pᵢ ⊙ (tᵢ − pᵢᵀtᵢ))ᵀ: two passes over the row's non-zeros, k entries each. The
-//! Hessian's diagonal, for the preconditioner, is (c/m)·Σᵢ x²ᵢⱼ·p_{ic}(1 − p_{ic}) + λ. Every
-//! per-row vector of k (the residual, the curvature, tᵢ) lives in a vec[k] scratch.
+//! xᵢ·((c/m)·pᵢ ⊙ (tᵢ − pᵢᵀtᵢ))ᵀ: two passes over the row's non-zeros, k entries each. CG is
+//! not preconditioned (`Newton::alpha`), so the gradient pass scatters G alone. Every per-row
+//! vector of k (the residual, tᵢ) lives in a vec[k] scratch.
 
 use super::super::super::build::*;
 use super::super::super::{Expr, Index, Len, Plan, Range, ScalarId, Stmt, VecId, VecRole};
@@ -32,7 +32,6 @@ pub(super) fn lower(model: &Model, prox: CoordinateProx) -> Plan {
     let lz = b.vector("ℓz", Len::Rows, VecRole::State, 0.0);
     let xs = b.matrix("XS", Len::Rows, Len::Classes, VecRole::State, 0.0);
     let e = b.vector("e", Len::Classes, VecRole::State, 0.0);
-    let h = b.vector("h", Len::Classes, VecRole::State, 0.0);
     let t = b.vector("t", Len::Classes, VecRole::State, 0.0);
     let (top, z, ay, pt) = (b.local("top"), b.local("Z"), b.local("ay"), b.local("pt"));
     let unused_margin = b.local("a");
@@ -75,24 +74,17 @@ pub(super) fn lower(model: &Model, prox: CoordinateProx) -> Plan {
         classes(vec![
             Stmt::StoreAt(probs, i, cl, div(row_entry(probs), s(z))),
             Stmt::Store(e, cl, mul(s(n.mean), sub(row_entry(probs), label(k(1.0), k(0.0))))),
-            Stmt::Store(h, cl, mul(s(n.mean), mul(row_entry(probs), sub(k(1.0), row_entry(probs))))),
             Stmt::Set(ay, label(row_entry(scores), s(ay))),
         ]),
         Stmt::Store(lz, i, sub(add(s(top), call(Func::Log, vec![s(z)])), s(ay))),
         each(
             Range::RowNonZeros,
-            vec![classes(vec![
-                Stmt::StoreAt(n.g.buf, j, cl, add(entry(n.g.buf), mul(Expr::Value, at(e, cl)))),
-                Stmt::StoreAt(n.m.buf, j, cl, add(entry(n.m.buf), mul(mul(Expr::Value, Expr::Value), at(h, cl)))),
-            ])],
+            vec![classes(vec![Stmt::StoreAt(n.g.buf, j, cl, add(entry(n.g.buf), mul(Expr::Value, at(e, cl))))])],
         ),
     ]);
-    // The offsets' column is all ones: their share of G and of the diagonal is e and h.
-    if let (Some(gb), Some(mb)) = (n.g.classes, n.m.classes) {
-        gradient_row.push(classes(vec![
-            Stmt::Store(gb, cl, add(at(gb, cl), at(e, cl))),
-            Stmt::Store(mb, cl, add(at(mb, cl), at(h, cl))),
-        ]));
+    // The offsets' column is all ones: their share of G is e.
+    if let Some(gb) = n.g.classes {
+        gradient_row.push(classes(vec![Stmt::Store(gb, cl, add(at(gb, cl), at(e, cl)))]));
     }
 
     // 2. tᵢ = Vᵀxᵢ, then (c/m)·pᵢ ⊙ (tᵢ − pᵢᵀtᵢ) scattered into HV.
