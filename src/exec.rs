@@ -9,6 +9,7 @@ pub mod evaluate;
 pub mod interp;
 pub mod jit;
 pub mod passes;
+pub mod screening;
 pub mod shards;
 mod stopping;
 pub mod stream;

@@ -342,6 +342,7 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
             "tol": tol,
             "check_seconds": outcome.check_seconds,
             "working_set": outcome.working_set,
+            "screened": outcome.screened,
             "shards": run_settings.shards,
             "seed": settings.seed,
             "init": args.init.as_ref().map(|p| p.display().to_string()),
@@ -526,6 +527,11 @@ fn summary(
             )
         }
         None => s += &format!("  nnz          {} of {} weights\n", ev.nnz, features),
+    }
+    if let Some(n) = outcome.screened.filter(|&n| n > 0) {
+        s += &format!(
+            "  screened     {n} of {features} features proven zero at the optimum (Gap Safe), out of the working set\n"
+        );
     }
     if plan.objective.intercept.is_some() {
         s += &format!("  intercept    b = {}  (unregularized)\n", sig4(outcome.state.intercept(plan)));

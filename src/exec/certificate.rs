@@ -262,6 +262,9 @@ pub struct Assessment {
     /// The weights the Newton refinement moved w to, when it ran and moved, and ∇f there: F is
     /// no higher at them (its steps descend F), so a column solver may continue from them.
     pub polished: Option<(Vec<f64>, Vec<f64>)>,
+    /// D at the dual point whose correlations `gradient` holds (ℓ′ of the margins, scaled into
+    /// the domain): Gap Safe screening's ball is centred there. −∞ at a dual method's check.
+    pub plain_dual: f64,
 }
 
 /// The certified bound on F(w) − F* at flushed weights, given F(w) (None when the plan has no
@@ -287,7 +290,12 @@ pub fn assess(
     }
     let m = data.rows();
     if m == 0 {
-        return Some(Assessment { gap: 0.0, gradient: vec![0.0; w.len()], polished: None });
+        return Some(Assessment {
+            gap: 0.0,
+            gradient: vec![0.0; w.len()],
+            polished: None,
+            plain_dual: f64::NEG_INFINITY,
+        });
     }
     let obj = &plan.objective;
     let c = obj.loss_weight;
@@ -324,6 +332,7 @@ pub fn assess(
         (false, _) => u,
     };
     let (mut dual, z) = dual_at(&cert, data, c, features, width, &u);
+    let plain_dual = dual;
     // A dual point the plan keeps itself (the Picard SVM's): any point in the domain bounds F*.
     if let (Some(e), false) = (&obj.dual, obj.softmax) {
         let own: Vec<f64> =
@@ -395,7 +404,7 @@ pub fn assess(
     }
     let gap = objective - dual.max(earlier);
     let gap = if gap.is_nan() { f64::INFINITY } else { gap.max(0.0) };
-    Some(Assessment { gap, gradient, polished })
+    Some(Assessment { gap, gradient, polished, plain_dual })
 }
 
 /// The gap at the dual iterate of a dual method ([`crate::plan::Objective::dual_only`]): D at
@@ -428,7 +437,7 @@ fn dual_iterate(
     };
     let gap = objective - best;
     let gap = if gap.is_nan() { f64::INFINITY } else { gap.max(0.0) };
-    Assessment { gap, gradient: vec![], polished: None }
+    Assessment { gap, gradient: vec![], polished: None, plain_dual: f64::NEG_INFINITY }
 }
 
 /// An unregularized intercept, whose dual point must satisfy Σᵢ uᵢ = 0.

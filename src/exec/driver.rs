@@ -3,6 +3,7 @@
 
 use super::certificate::{assess, violation, Assessment, DualHistory};
 use super::evaluate::{evaluate, evaluate_with_margins, Evaluation};
+use super::screening::Screening;
 use super::stopping::{Checks, Ended};
 use super::{Backend, DataView, Fault, State};
 use crate::data::DataFacts;
@@ -109,6 +110,8 @@ pub struct Outcome {
     pub check_seconds: f64,
     /// The columns the last epochs walked, when the run used working sets.
     pub working_set: Option<usize>,
+    /// Features Gap Safe screening proved zero at every optimum, when the run screened.
+    pub screened: Option<usize>,
     /// The held-out loss's best epoch, when the run was watched with a holdout.
     pub holdout: Option<Holdout>,
 }
@@ -126,7 +129,12 @@ const WS_INNER: usize = 2;
 
 /// The next working set: every non-zero weight, then the largest violators, up to
 /// max(WS_MIN, 2·nnz) features (all of them when fewer violate).
-fn working_set(cert: &crate::plan::Certificate, w: &[f64], gradient: &[f64]) -> Vec<u32> {
+fn working_set(
+    cert: &crate::plan::Certificate,
+    w: &[f64],
+    gradient: &[f64],
+    screening: Option<&Screening>,
+) -> Vec<u32> {
     let support = w.iter().filter(|v| **v != 0.0).count();
     let size = WS_MIN.max(2 * support);
     let mut scored: Vec<(f64, u32)> = w
@@ -134,7 +142,11 @@ fn working_set(cert: &crate::plan::Certificate, w: &[f64], gradient: &[f64]) -> 
         .zip(gradient)
         .enumerate()
         .filter_map(|(j, (&wj, &gj))| {
-            let score = if wj != 0.0 { f64::INFINITY } else { violation(cert, wj, gj) };
+            let score = match (wj != 0.0, screening.is_some_and(|s| s.is_out(j))) {
+                (true, _) => f64::INFINITY,
+                (false, true) => 0.0,
+                (false, false) => violation(cert, wj, gj),
+            };
             (score > 0.0).then_some((score, j as u32))
         })
         .collect();
@@ -266,10 +278,11 @@ pub fn run_watched(
     // [`polish`]), with or without working sets.
     let polishing = plan.certificate.is_some() && settings.tol.is_some() && cols > 0;
     let mut working: Option<usize> = None;
+    let mut screening = ws_cert.as_ref().and_then(|c| Screening::new(c, data, cols));
     if let Some(cert) = &ws_cert {
         let checking = Instant::now();
         if let (_, Some(a)) = check_point(plan, &state, data, None, |_| f64::INFINITY) {
-            working = Some(repick(&mut order, cert, state.weights(plan), &a.gradient));
+            working = Some(repick(&mut order, cert, state.weights(plan), &a.gradient, None));
         }
         check_seconds += checking.elapsed().as_secs_f64();
     }
@@ -317,6 +330,10 @@ pub fn run_watched(
             backend.finish(&mut flushed, data)?;
             history.set_eager(polishing && due);
             let (mut eval, mut assessment) = check_point(plan, &flushed, data, Some(&mut history), settings.target());
+            if let (Some(cert), Some(s), Some(a), true) = (&ws_cert, screening.as_mut(), &assessment, due) {
+                let (c, rows) = (plan.objective.loss_weight, data.rows());
+                s.update(cert, c, rows, flushed.weights(plan), &a.gradient, eval.objective, a.plain_dual);
+            }
             if polishing && due {
                 if let Some(better) = polish(plan, backend, data, &flushed, &eval, assessment.as_mut())? {
                     (state, flushed, eval) = (better.0.clone(), better.0, better.1);
@@ -324,7 +341,7 @@ pub fn run_watched(
             }
             let gap = assessment.as_ref().map(|a| a.gap);
             if let (Some(cert), Some(a), true) = (&ws_cert, &assessment, due) {
-                working = Some(repick(&mut order, cert, flushed.weights(plan), &a.gradient));
+                working = Some(repick(&mut order, cert, flushed.weights(plan), &a.gradient, screening.as_ref()));
             }
             check_seconds += checking.elapsed().as_secs_f64();
             let testing = Instant::now();
@@ -393,6 +410,7 @@ pub fn run_watched(
         gap,
         check_seconds,
         working_set: working,
+        screened: screening.as_ref().map(Screening::count),
         holdout,
     })
 }
@@ -484,8 +502,14 @@ fn refused(what: String) -> Fault {
 }
 
 /// Points the epochs at a new working set; its size.
-fn repick(order: &mut RowOrder, cert: &crate::plan::Certificate, w: &[f64], gradient: &[f64]) -> usize {
-    let ws = working_set(cert, w, gradient);
+fn repick(
+    order: &mut RowOrder,
+    cert: &crate::plan::Certificate,
+    w: &[f64],
+    gradient: &[f64],
+    screening: Option<&Screening>,
+) -> usize {
+    let ws = working_set(cert, w, gradient, screening);
     let n = ws.len();
     order.set_columns(ws);
     n

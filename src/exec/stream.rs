@@ -194,6 +194,7 @@ pub fn run(
         gap,
         check_seconds,
         working_set: None,
+        screened: None,
         holdout: None,
     };
     Ok(StreamOutcome { outcome, start_objective, passes, epoch_seconds })
