@@ -54,6 +54,8 @@ Usage (the first run makes benches/.venv and installs the peers; later runs reus
     python3 benches/peers.py --quick                       # the small sets, shorter caps
     python3 benches/peers.py --only a9a --only w8a         # a subset (substring of the name)
     python3 benches/peers.py --find-lambdas [--only NAME]  # redo the λ search
+    python3 benches/peers.py --cs 1,10,100 --skip vw        # LIBLINEAR's C instead: λ = 1/(C·m),
+                                                           # with the weak-regularization summary
     options: --data-dir DIR (default ../shared/data), --cap SECONDS (per run, default 60),
              --ref-cap SECONDS (per F* run, default 600), --e2e-cap SECONDS (per CLI run,
              default 300), --repeat N (end-to-end runs, default 3), --skip CONTENDER,
@@ -454,10 +456,12 @@ def bench_one(data, lam, args, ctx):
           f"({nnz_star} non-zeros), skglm tol 1e-10 {f_sk if f_sk is None else f'{f_sk:.12g}'}{diff}\n")
     times = {}
     lines = []
+    ladders = {}
     for name in ["optc", *PEERS]:
         if name in args.skip:
             continue
         res = ladder(name, data, lam, args.cap, ctx)
+        ladders[name] = res
         reached = []
         for a in ACCURACIES:
             ok = [s for _, s, f, _ in res if s is not None and (f - f_star) / f_star <= a]
@@ -475,6 +479,8 @@ def bench_one(data, lam, args, ctx):
     print("| contender | " + " | ".join(f"to {a:g}" for a in ACCURACIES) + " | best (F−F*)/F* | ladder (setting: s) |")
     print("|---|" + "---:|" * len(ACCURACIES) + "---|---|")
     print("\n".join(lines))
+    cert = certified(data, lam, args, ctx, f_star, ladders)
+    times["certificate"] = cert
     e2e = end_to_end(ctx["optc"], data, lam, ctx["tmp"], args.repeat, args.e2e_cap, f_star)
     print("\n| end to end (CLI, plain text file) | wall s (median) | peak RSS MB | (F−F*)/F* | nnz |")
     print("|---|---:|---:|---:|---:|")
@@ -483,8 +489,56 @@ def bench_one(data, lam, args, ctx):
             print(f"| {label} | {wall or 'failed'} | | | |")
         else:
             print(f"| {label} | {wall:.2f} | {'?' if rss is None else f'{rss:.0f}'} | {sub:.1e} | {nnz} |")
+    times["C"] = 1.0 / (lam * data.m)
     sys.stdout.flush()
     return times, e2e
+
+
+def certified(data, lam, args, ctx, f_star, ladders):
+    """optc at --tol 1e-4 (a certified 1e-4): its solver seconds, certified and true relative
+    suboptimality; and, for LIBLINEAR at -e 1e-2 and 1e-4 (from its ladder), its seconds, the
+    true accuracy r it reached, and optc's least ladder time to r."""
+    got, report = (None, None) if "optc" in args.skip else fit_optc(ctx["optc"], data, lam, 1e-4, args.cap, ctx["tmp"])
+    out = {"optc_s": None, "gap": None, "true": None, "peer": {}}
+    if got is not None and report is not None:
+        f = data.objective(got[1], lam)
+        out.update(optc_s=got[0], gap=report["gap"] / abs(report["objective"]), true=max(0.0, (f - f_star) / f_star))
+    optc_ladder = [(s, f) for _, s, f, _ in ladders.get("optc", []) if s is not None]
+    for setting, secs, f, _ in ladders.get("liblinear", []):
+        if secs is None or setting not in (1e-2, 1e-4):
+            continue
+        r = max(0.0, (f - f_star) / f_star)
+        ok = [s for s, fo in optc_ladder if (fo - f_star) / f_star <= r]
+        out["peer"][setting] = (secs, r, min(ok) if ok else None)
+    line = "optc --tol 1e-4: " + ("failed or capped" if out["optc_s"] is None else
+                                  f"{out['optc_s']:.3f} s, certified {out['gap']:.1e}, true {out['true']:.1e}, "
+                                  f"certified/true {out['gap'] / max(out['true'], 1e-16):.2g}")
+    for e, (secs, r, o) in sorted(out["peer"].items()):
+        line += f"; LIBLINEAR -e {e:g}: {secs:.3f} s to {r:.1e}, optc to that accuracy {fmt_time(o)} s"
+    print(f"\n{line}")
+    return out
+
+
+def certificate_summary(rows):
+    print("\n## Summary: weak regularization (optc / LIBLINEAR -s 6, solver seconds)\n")
+    print("To LIBLINEAR -e 1e-4's accuracy (target ≤ 1.0); a certified 1e-4 against LIBLINEAR -e 1e-4's "
+          "time (target ≤ 2.0); the ratio of optc's certified gap to its true suboptimality at the end.\n")
+    print("| data | λ | C | LIBLINEAR -e 1e-4 s | its r | optc s to r | ratio | optc certified 1e-4 s | ratio "
+          "| certified / true |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for name, lam, (times, _) in rows:
+        cert = times.get("certificate")
+        if cert is None:
+            continue
+        peer = cert["peer"].get(1e-4)
+        secs, r, o = peer if peer else (None, None, None)
+        ratio = "" if o is None or secs is None else f"{o / secs:.2f}"
+        cs = cert["optc_s"]
+        cratio = "" if cs is None or secs is None else f"{cs / secs:.2f}"
+        trust = "" if cert["gap"] is None else f"{cert['gap'] / max(cert['true'], 1e-16):.2g}"
+        c = times.get("C")
+        print(f"| {name} | {lam:.3g} | {'' if c is None else f'{c:g}'} | {fmt_time(secs)} | "
+              f"{'' if r is None else f'{r:.1e}'} | {fmt_time(o)} | {ratio} | {fmt_time(cs)} | {cratio} | {trust} |")
 
 
 def summary(rows):
@@ -496,7 +550,7 @@ def summary(rows):
         cells = []
         for k in (1, 3):
             o = times.get("optc", [None] * 4)[k]
-            peers = [(t[k], p) for p, t in times.items() if p != "optc" and t[k] is not None]
+            peers = [(t[k], p) for p, t in times.items() if p in PEERS and t[k] is not None]
             best = min(peers) if peers else None
             ratio = "" if o is None or best is None else f"{o / best[0]:.2f}"
             if o is None and best is not None:
@@ -578,6 +632,8 @@ def main():
     p.add_argument("--e2e-cap", type=float, default=300.0, help="seconds per end-to-end CLI run")
     p.add_argument("--skip", action="append", default=[], help="leave out a contender (e.g. vw)")
     p.add_argument("--find-lambdas", action="store_true")
+    p.add_argument("--cs", help="LIBLINEAR's C values instead of the recorded λ (λ = 1/(C·m)), "
+                               "comma-separated, e.g. 1,10,100: weak regularization")
     p.add_argument("--optc")
     p.add_argument("--synth")
     p.add_argument("--tmp", help="work directory (default: a fresh temporary one, removed at the end)")
@@ -607,6 +663,8 @@ def main():
             if args.find_lambdas:
                 find_lambdas(data, ctx, args.ref_cap)
             else:
+                if args.cs:
+                    lams = [(1.0 / (float(c) * data.m), None) for c in args.cs.split(",")]
                 for lam, _ in lams:
                     r = bench_one(data, lam, args, ctx)
                     if r is not None:
@@ -615,6 +673,7 @@ def main():
             os.unlink(path)
         if rows:
             summary(rows)
+            certificate_summary(rows)
     finally:
         if not args.tmp:
             shutil.rmtree(tmp, ignore_errors=True)
