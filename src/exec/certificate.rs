@@ -558,7 +558,7 @@ fn refined_dual(
     if cert.vector.is_some() || cert.groups.is_some() || !twice_differentiable {
         return None;
     }
-    let support = w.iter().filter(|&&x| x != 0.0 && cert.lo < x && x < cert.hi).count();
+    let support = w.iter().filter(|&&x| moves_freely(cert, x)).count();
     if support > REFINE_MAX {
         return support::refine(cert, data, c, w, margins, enough);
     }
@@ -573,7 +573,7 @@ fn refined_dual(
         let mut inside = vec![];
         let mut entering = vec![];
         for (j, (&vj, &gj)) in v.iter().zip(&gradient).enumerate() {
-            if vj != 0.0 && cert.lo < vj && vj < cert.hi {
+            if moves_freely(cert, vj) {
                 inside.push(j);
             } else if violation(cert, vj, gj) > 0.0 {
                 entering.push((violation(cert, vj, gj), j));
@@ -615,16 +615,7 @@ fn refined_dual(
         for (&j, &x) in round.cols.iter().zip(&round.v) {
             v[j] = x;
         }
-        let u: Vec<f64> = if free_intercept(cert) {
-            // The refinement's losses have ℓ″: the plan's own point (for hinge) is not read.
-            feasible_for_intercept(cert, data.labels, &a, vec![])
-        } else {
-            a.iter()
-                .zip(data.labels)
-                .map(|(&ai, &y)| into_loss_domain(cert.conjugate, y, loss_derivatives(cert.conjugate, y, ai).0))
-                .collect()
-        };
-        let (d, z) = dual_at(cert, data, c, w.len(), 1, &u);
+        let (d, z) = dual_at(cert, data, c, w.len(), 1, &refined_point(cert, data.labels, &a));
         if d.is_finite() {
             best = best.max(d);
         }
@@ -637,6 +628,25 @@ fn refined_dual(
         }
     }
     best.is_finite().then_some(Refined { dual: best, moved: last_gradient.map(|g| (v, g)) })
+}
+
+/// The dual point at a refinement's margins a: ℓ′ into the domain of ℓ*, balanced to Σᵢ uᵢ = 0
+/// with a free intercept. The refinement's losses have ℓ″: the plan's own point (for hinge) is
+/// not read.
+fn refined_point(cert: &Certificate, labels: &[f64], a: &[f64]) -> Vec<f64> {
+    if free_intercept(cert) {
+        return feasible_for_intercept(cert, labels, a, vec![]);
+    }
+    a.iter()
+        .zip(labels)
+        .map(|(&ai, &y)| into_loss_domain(cert.conjugate, y, loss_derivatives(cert.conjugate, y, ai).0))
+        .collect()
+}
+
+/// Whether x is a coordinate the refinements move freely: non-zero and strictly inside the box
+/// (where r is differentiable).
+fn moves_freely(cert: &Certificate, x: f64) -> bool {
+    x != 0.0 && cert.lo < x && x < cert.hi
 }
 
 /// When a refinement stops: once its dual value reaches `enough`, or after `rounds` rounds.
@@ -880,8 +890,7 @@ impl Model<'_> {
     /// What the iterations took off the model, and whether they stopped at a wall.
     fn conjugate_gradients(&mut self, negligible: f64) -> (f64, bool) {
         let (n, cert) = (self.n, self.cert);
-        let support: Vec<usize> =
-            (0..n).filter(|&k| self.x[k] != 0.0 && cert.lo < self.x[k] && self.x[k] < cert.hi).collect();
+        let support: Vec<usize> = (0..n).filter(|&k| moves_freely(cert, self.x[k])).collect();
         let s = support.len();
         if s == 0 {
             return (0.0, false);

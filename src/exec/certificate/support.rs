@@ -12,10 +12,7 @@
 //! A Newton step through CG costs two passes over X_V per iteration and takes the
 //! near-duplicate directions as they come.
 
-use super::{
-    dot, dual_at, feasible_for_intercept, free_intercept, into_loss_domain, loss_derivatives, Refined, Rows, Subspace,
-    REFINE_RESIDUAL,
-};
+use super::{dot, dual_at, moves_freely, refined_point, Refined, Rows, Subspace, REFINE_RESIDUAL};
 use crate::exec::DataView;
 use crate::plan::Certificate;
 
@@ -52,7 +49,7 @@ pub(super) fn refine(
     margins: &[f64],
     enough: f64,
 ) -> Option<Refined> {
-    let cols: Vec<usize> = (0..w.len()).filter(|&j| w[j] != 0.0 && cert.lo < w[j] && w[j] < cert.hi).collect();
+    let cols: Vec<usize> = (0..w.len()).filter(|&j| moves_freely(cert, w[j])).collect();
     if cols.is_empty() || margins.is_empty() {
         return None;
     }
@@ -129,16 +126,7 @@ pub(super) fn refine(
             }
         }
         (v, now) = (point, trial);
-        let u: Vec<f64> = if free_intercept(cert) {
-            feasible_for_intercept(cert, labels, &now.a, vec![])
-        } else {
-            now.a
-                .iter()
-                .zip(labels)
-                .map(|(&ai, &y)| into_loss_domain(kind, y, loss_derivatives(kind, y, ai).0))
-                .collect()
-        };
-        let (dual, z) = dual_at(cert, data, c, w.len(), 1, &u);
+        let (dual, z) = dual_at(cert, data, c, w.len(), 1, &refined_point(cert, labels, &now.a));
         if dual.is_finite() {
             best = best.max(dual);
         }
