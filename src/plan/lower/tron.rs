@@ -138,8 +138,12 @@ struct Newton {
     /// The weights w (or W), with the intercept b.
     w: Var,
     g: Var,
-    /// The preconditioner: the Hessian's diagonal data part, then M itself.
-    m: Var,
+    /// The preconditioner: the Hessian's diagonal data part, then M itself. None for softmax's
+    /// W, whose CG is not preconditioned (M = λ, a parameter): on debian-desc.multiclass (20
+    /// classes, 181k features) at λ = 1/m, newton.cpp's α = 0.01 took 8 Newton iterations and
+    /// 15.2 s to a relative gap of 3.9e-3 where plain CG took 5 and 8.2 s (1e-6: 10 and 23 s
+    /// against 7 and 17 s); dna and satimage took the same iterations either way.
+    m: Option<Var>,
     /// The Newton step s, the CG residual r = −g − ∇²F·s, the CG direction p (V for a
     /// matrix) and ∇²F·p.
     step: Var,
@@ -181,7 +185,8 @@ impl Newton {
             let classes = per_class.then(|| b.vector(&format!("{matrix_name}b"), Len::Classes, VecRole::State, 0.0));
             Var { buf, b: intercept.then(|| b.local(scalar)), classes }
         };
-        let (g, m) = (var("g", "G", "gb"), var("M", "M", "Mb"));
+        let g = var("g", "G", "gb");
+        let m = (!matrix).then(|| var("M", "M", "Mb"));
         let (step, r) = (var("s", "S", "sb"), var("r", "R", "rb"));
         let (v, hv) = (var("p", "V", "pb"), var("Hp", "HV", "Hpb"));
         let (eta, change) = (b.local("η"), b.local("ΔF"));
@@ -195,16 +200,13 @@ impl Newton {
         Newton { w, g, m, step, r, v, hv, mean, lambda, lambda_b, estimate, eta, change, matrix }
     }
 
-    /// The preconditioner's share of the Hessian's diagonal: newton.cpp's α for a vector w.
-    /// For softmax's W it is 0 (M = λ, plain CG), and the gradient pass skips the diagonal:
-    /// on debian-desc.multiclass (20 classes, 181k features) at λ = 1/m, α = 0.01 took 8 Newton
-    /// iterations and 15.2 s to a relative gap of 3.9e-3 where α = 0 took 5 and 9.4 s (1e-6:
-    /// 10 and 23 s against 7 and 17 s); dna and satimage took the same iterations either way.
-    fn alpha(&self) -> f64 {
-        if self.matrix {
-            0.0
-        } else {
-            ALPHA_PCG
+    /// M at a coordinate: the preconditioner's entry, or without one the coordinate's ridge
+    /// (λ, or μ for b with `μ·l2sq(b)`).
+    fn precond(&self, c: Coord) -> Expr {
+        match (self.m, c, self.lambda_b) {
+            (Some(m), _, _) => c.ld(m),
+            (None, Coord::Intercept | Coord::ClassIntercept, Some(mu)) => s(mu),
+            (None, _, _) => s(self.lambda),
         }
     }
 
@@ -228,7 +230,11 @@ impl Newton {
     /// The epoch: gradient pass, PCG, line search, move.
     fn epoch(&self, b: &mut Builder, passes: Passes) -> Vec<Stmt> {
         let n = self;
-        let mut out = n.each(|c| vec![c.set(n.g, c.ridge(n, c.ld(n.w)).unwrap_or(k(0.0))), c.set(n.m, k(0.0))]);
+        let mut out = n.each(|c| {
+            let mut zero = vec![c.set(n.g, c.ridge(n, c.ld(n.w)).unwrap_or(k(0.0)))];
+            zero.extend(n.m.map(|m| c.set(m, k(0.0))));
+            zero
+        });
         out.extend(passes.gradient);
         // F(w), for the forcing term of CG: the losses at the margins, the ridge below.
         let fnow = b.local("F");
@@ -252,27 +258,27 @@ impl Newton {
         let mut out = vec![Stmt::Set(zeta, k(0.0)), Stmt::Set(gg, k(0.0))];
         out.extend(n.each(|c| {
             // M = (1 − α)·λ + α·(λ + H_data) for an entry = λ + α·H_data; for b, no λ inside
-            // (μ instead, with `μ·l2sq(b)`). Softmax runs plain CG, M = λ ([`Newton::alpha`]).
-            let a = n.alpha();
-            let data = mul(k(a), c.ld(n.m));
-            let m = match (c, n.lambda_b) {
-                (Coord::Intercept | Coord::ClassIntercept, Some(mu)) if a > 0.0 => add(s(mu), data),
-                (Coord::Intercept | Coord::ClassIntercept, Some(mu)) => s(mu),
-                _ if a == 0.0 => s(n.lambda),
-                (Coord::Intercept | Coord::ClassIntercept, None) => add(mul(k(1.0 - a), s(n.lambda)), data),
-                _ => add(s(n.lambda), data),
-            };
-            vec![
-                c.set(n.m, m),
-                c.set(n.step, k(0.0)),
-                c.set(n.r, Expr::Neg(Box::new(c.ld(n.g)))),
-                c.set(n.v, div(c.ld(n.r), c.ld(n.m))),
-                Stmt::Set(zeta, add(s(zeta), mul(c.ld(n.v), c.ld(n.r)))),
-                Stmt::Set(gg, add(s(gg), mul(c.ld(n.g), c.ld(n.g)))),
-            ]
-            .into_iter()
-            .chain(c.ridge(n, mul(k(0.5), mul(c.ld(n.w), c.ld(n.w)))).map(|r| Stmt::Set(fnow, add(s(fnow), r))))
-            .collect()
+            // (μ instead, with `μ·l2sq(b)`).
+            let preconditioner = n.m.map(|m| {
+                let data = mul(k(ALPHA_PCG), c.ld(m));
+                let value = match (c, n.lambda_b) {
+                    (Coord::Intercept | Coord::ClassIntercept, Some(mu)) => add(s(mu), data),
+                    (Coord::Intercept | Coord::ClassIntercept, None) => add(mul(k(1.0 - ALPHA_PCG), s(n.lambda)), data),
+                    _ => add(s(n.lambda), data),
+                };
+                c.set(m, value)
+            });
+            preconditioner
+                .into_iter()
+                .chain([
+                    c.set(n.step, k(0.0)),
+                    c.set(n.r, Expr::Neg(Box::new(c.ld(n.g)))),
+                    c.set(n.v, div(c.ld(n.r), n.precond(c))),
+                    Stmt::Set(zeta, add(s(zeta), mul(c.ld(n.v), c.ld(n.r)))),
+                    Stmt::Set(gg, add(s(gg), mul(c.ld(n.g), c.ld(n.g)))),
+                ])
+                .chain(c.ridge(n, mul(k(0.5), mul(c.ld(n.w), c.ld(n.w)))).map(|r| Stmt::Set(fnow, add(s(fnow), r))))
+                .collect()
         }));
         // With ½‖·‖² alone, the duality gap at the dual point ℓ′ of the margins is exactly
         // ‖∇F‖²/(2λ) (Fenchel–Young with equality: F − D = ‖λw − z‖²/(2λ), z = −(c/m)·Xᵀℓ′), so
@@ -294,7 +300,7 @@ impl Newton {
         body.extend(n.each(|c| vec![Stmt::Set(curv, add(s(curv), mul(c.ld(n.v), c.ld(n.hv))))]));
         body.push(Stmt::Set(done, select(Cmp::Gt, s(curv), mul(k(TINY_CURVATURE), s(n.lambda)), k(0.0), k(1.0))));
         let mut next = vec![Stmt::Set(beta, div(s(zeta_new), s(zeta)))];
-        next.extend(n.each(|c| vec![c.set(n.v, add(div(c.ld(n.r), c.ld(n.m)), mul(s(beta), c.ld(n.v))))]));
+        next.extend(n.each(|c| vec![c.set(n.v, add(div(c.ld(n.r), n.precond(c)), mul(s(beta), c.ld(n.v))))]));
         next.push(Stmt::Set(zeta, s(zeta_new)));
         // The step, the new residual, and in the same loop the sums the test and the next
         // direction need: sᵀr, sᵀg, ζ' = rᵀM⁻¹r.
@@ -310,7 +316,7 @@ impl Newton {
                 c.set(n.r, sub(c.ld(n.r), mul(s(alpha), c.ld(n.hv)))),
                 Stmt::Set(sr, add(s(sr), mul(c.ld(n.step), c.ld(n.r)))),
                 Stmt::Set(sg, add(s(sg), mul(c.ld(n.step), c.ld(n.g)))),
-                Stmt::Set(zeta_new, add(s(zeta_new), div(mul(c.ld(n.r), c.ld(n.r)), c.ld(n.m)))),
+                Stmt::Set(zeta_new, add(s(zeta_new), div(mul(c.ld(n.r), c.ld(n.r)), n.precond(c)))),
             ]
         }));
         // Done unless Q went down and this step's share of the decrease is still above τ.
@@ -413,6 +419,7 @@ fn lower_scalar(model: &Model, st: &Structure, prox: CoordinateProx) -> Plan {
     let (y, w) = b.labels_and_weights();
     let weights = Var { buf: w, b: b.intercept(), classes: None };
     let n = Newton::declare(&mut b, model, weights, prox.l2, false);
+    let m = n.m.expect("a vector w's CG is preconditioned");
     let (i, j) = (Index::Row, Index::Feature);
     let z = b.vector("z", Len::Rows, VecRole::State, 0.0);
     let dd = b.vector("D", Len::Rows, VecRole::State, 0.0);
@@ -446,13 +453,13 @@ fn lower_scalar(model: &Model, st: &Structure, prox: CoordinateProx) -> Plan {
             Range::RowNonZeros,
             vec![
                 Stmt::Store(n.g.buf, j, add(at(n.g.buf, j), mul(s(q), Expr::Value))),
-                Stmt::Store(n.m.buf, j, add(at(n.m.buf, j), mul(at(dd, i), mul(Expr::Value, Expr::Value)))),
+                Stmt::Store(m.buf, j, add(at(m.buf, j), mul(at(dd, i), mul(Expr::Value, Expr::Value)))),
             ],
         ),
     ]);
     if n.w.b.is_some() {
         let c = Coord::Intercept;
-        per_row.extend([c.add_to(n.g, s(q)), c.add_to(n.m, at(dd, i))]);
+        per_row.extend([c.add_to(n.g, s(q)), c.add_to(m, at(dd, i))]);
     }
 
     // 2. (∇²F·v)ᵢ's data part, row by row: t = Dᵢ·(⟨xᵢ, v⟩ + v_b), then t·xᵢ (and t to b).

@@ -5,7 +5,7 @@
 //! pᵢ = softmax(aᵢ) in P (mat[m, k]), so a Hessian-vector product needs no exp: for a
 //! direction V, tᵢ = Vᵀxᵢ, then (diag(pᵢ) − pᵢpᵢᵀ)·tᵢ = pᵢ ⊙ (tᵢ − pᵢᵀtᵢ), scattered as
 //! xᵢ·((c/m)·pᵢ ⊙ (tᵢ − pᵢᵀtᵢ))ᵀ: two passes over the row's non-zeros, k entries each. CG is
-//! not preconditioned (`Newton::alpha`), so the gradient pass scatters G alone. Every per-row
+//! not preconditioned (`Newton::m`), so the gradient pass scatters G alone. Every per-row
 //! vector of k (the residual, tᵢ) lives in a vec[k] scratch.
 
 use super::super::super::build::*;
