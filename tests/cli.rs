@@ -2,7 +2,7 @@
 
 mod common;
 
-use common::{fixture, liblinear_predict, optc, text, write, L1_LOGISTIC};
+use common::{assert_has_lines, fixture, liblinear_predict, optc, text, write, L1_LOGISTIC};
 use std::path::Path;
 
 /// `optc run MODEL DATA --json --quiet EXTRA...`, which must succeed; its JSON report.
@@ -339,15 +339,16 @@ fn disjoint_groups_are_checked_planned_and_run_to_a_certified_optimum() {
     let out = optc(&["check", m.to_str().unwrap()]);
     assert!(out.status.success(), "{}", text(&out.stderr));
     let s = text(&out.stdout);
-    for line in [
-        "            convex, separable per group; prox ℓ2 shrink of each group\n",
-        "            groups in \"disjoint_groups.txt\" are disjoint: closed-form ℓ2 prox per group\n",
-        "composite   no: every term acts on the variable directly\n",
-        "prox        closed form: ℓ2 shrink of each group\n",
-        "solver      proxgrad — group_l2 over disjoint groups: its prox is the ℓ2 shrink of each group",
-    ] {
-        assert!(s.contains(line), "missing {line:?} in\n{s}");
-    }
+    assert_has_lines(
+        &s,
+        &[
+            "            convex, separable per group; prox ℓ2 shrink of each group\n",
+            "            groups in \"disjoint_groups.txt\" are disjoint: closed-form ℓ2 prox per group\n",
+            "composite   no: every term acts on the variable directly\n",
+            "prox        closed form: ℓ2 shrink of each group\n",
+            "solver      proxgrad — group_l2 over disjoint groups: its prox is the ℓ2 shrink of each group",
+        ],
+    );
     let out = optc(&["plan", m.to_str().unwrap()]);
     let s = text(&out.stdout);
     assert!(s.contains("  group_shrink(w[0..d], γ = 0.01 / L)") && !s.contains("picard("), "{s}");
@@ -371,14 +372,15 @@ fn overlapping_groups_keep_the_picard_prox_and_check_says_why() {
         "data x: sparse, y: labels\nvar w: vec[dim(x)]\nminimize E[logistic(y, <x, w>)] + 0.01·group_l2(groups(load(\"g.txt\")), w)\n",
     );
     let s = text(&optc(&["check", m.to_str().unwrap()]).stdout);
-    for line in [
+    assert_has_lines(
+        &s,
+        &[
         "            convex, not separable; prox ℓ2 shrink of each group\n",
         "            groups in \"g.txt\" overlap (feature 3 is in groups 1 and 3): Picard fixed point on the stacked group selections\n",
         "composite   yes: ω(B w) needs an inner fixed-point prox\n",
         "solver      proxgrad — ω∘B is not separable",
-    ] {
-        assert!(s.contains(line), "missing {line:?} in\n{s}");
-    }
+        ],
+    );
     let s = text(&optc(&["plan", m.to_str().unwrap()]).stdout);
     assert!(s.contains("  picard(w[0..d], dual z[0..p]") && !s.contains("group_shrink("), "{s}");
 }

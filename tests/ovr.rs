@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{compile, fixture, liblinear_predict, optc, ovr_fixture_named, run_class, text, write};
+use common::{assert_has_lines, compile, fixture, liblinear_predict, optc, ovr_fixture_named, run_class, text, write};
 use optc::exec::driver::RunSettings;
 use optc::pipeline::CompileOptions;
 use std::path::Path;
@@ -194,16 +194,17 @@ fn the_report_has_a_line_per_class() {
     let out = optc(&["run", m.to_str().unwrap(), data.to_str().unwrap(), "--test", data.to_str().unwrap()]);
     assert!(out.status.success(), "{}", text(&out.stderr));
     let report = text(&out.stdout);
-    for line in [
-        "one-vs-rest  3 classes, labels 3, 2, 1",
-        "  class 3 ",
-        "  class 2 ",
-        "  class 1 ",
-        "train error",
-        "test error",
-    ] {
-        assert!(report.contains(line), "no `{line}` in\n{report}");
-    }
+    assert_has_lines(
+        &report,
+        &[
+            "one-vs-rest  3 classes, labels 3, 2, 1",
+            "  class 3 ",
+            "  class 2 ",
+            "  class 1 ",
+            "train error",
+            "test error",
+        ],
+    );
     let check = optc(&["check", m.to_str().unwrap()]);
     assert!(text(&check.stdout).contains("one-vs-rest"), "{}", text(&check.stdout));
 }

@@ -111,6 +111,13 @@ pub fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
 }
 
+/// Fails unless `report` contains every one of `lines`, naming the first that is missing.
+pub fn assert_has_lines(report: &str, lines: &[&str]) {
+    for line in lines {
+        assert!(report.contains(line), "missing {line:?} in\n{report}");
+    }
+}
+
 /// Writes `contents` to `dir/name`; the path.
 pub fn write(dir: &Path, name: &str, contents: &str) -> PathBuf {
     let p = dir.join(name);
