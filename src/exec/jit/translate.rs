@@ -86,20 +86,21 @@ fn uses_classes(plan: &Plan) -> bool {
         || plan.phases().any(|body| crate::plan::walk::any_loop(body, |r| r == Range::Upto(Len::Classes)))
 }
 
-/// Whether a loop body has no loop and calls nothing (exp, log and the rest are calls; max,
-/// abs, soft and clamp are inline): straight-line arithmetic on its index.
+/// Whether a loop body has no loop and calls nothing (the functions of the runtime symbols are
+/// calls; max, abs, soft and clamp are inline): straight-line arithmetic on its index.
 fn innermost(body: &[Stmt]) -> bool {
+    let runtime = super::abi::runtime_symbols().map(|(_, _, f)| f);
     let mut plain = true;
     crate::plan::walk::stmts(body, &mut |s| {
         plain &=
             !matches!(s, Stmt::For(..) | Stmt::Repeat(..) | Stmt::Call(..) | Stmt::Picard(_) | Stmt::GroupShrink(..));
     });
     crate::plan::walk::exprs(body, &mut |e| {
-        plain &= !matches!(
-            e,
-            Expr::Call(Intrinsic::Func(Func::Exp | Func::Log | Func::Log1p | Func::Sigmoid | Func::Softplus), _)
-                | Expr::CatchUp(_)
-        )
+        plain &= match e {
+            Expr::Call(Intrinsic::Func(f), _) => !runtime.contains(f),
+            Expr::CatchUp(_) => false,
+            _ => true,
+        }
     });
     plain
 }
