@@ -1145,3 +1145,46 @@ fn a_regularized_bias_is_liblinears_bias_both_ways() {
     assert!(l.status.success());
     assert_eq!(std::fs::read(&ours).expect("ours"), std::fs::read(&theirs).expect("theirs"));
 }
+
+/// Gap Safe screening reaches the report: on 600 features, of which only the first 3 carry the
+/// label, ℓ1-logistic at a λ that keeps a few non-zero proves most of the others zero, and it
+/// never counts more features than the returned weights leave at zero. (That only true zeros are
+/// screened is the unit test's, on a problem whose zeros are known.)
+#[test]
+fn working_set_runs_report_the_features_screening_proved_zero() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let mut rows = String::new();
+    let mut state = 12345u64;
+    let mut next = || {
+        state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        (state >> 33) as f64 / (1u64 << 31) as f64
+    };
+    for i in 0..200 {
+        let y = if i % 2 == 0 { 1 } else { -1 };
+        let mut line = format!("{y}");
+        for j in 1..=600 {
+            let signal = if j <= 3 { 0.5 * f64::from(y) } else { 0.0 };
+            let v = signal + next() - 0.5;
+            if j <= 3 || next() < 0.05 {
+                line += &format!(" {j}:{v:.4}");
+            }
+        }
+        rows += &line;
+        rows.push('\n');
+    }
+    let data = write(dir.path(), "wide.svm", &rows);
+    let m = write(
+        dir.path(),
+        "m.opt",
+        "data x: sparse, y: labels\nvar w: vec[dim(x)]\nminimize E[logistic(y, <x, w>)] + 0.02·l1(w)\n",
+    );
+    let saved = dir.path().join("w.model");
+    let r = run_json(&m, &data, &["--tol", "1e-8", "--save", saved.to_str().unwrap()]);
+    let screened = r["screened"].as_u64().expect("a working-set run reports `screened`");
+    let nnz = r["nnz"].as_u64().expect("nnz");
+    assert!(screened >= 300, "only {screened} of 600 features screened (nnz {nnz})");
+    assert!(screened + nnz <= 600, "{screened} screened and {nnz} non-zero of 600");
+    let human = optc(&["run", m.to_str().unwrap(), data.to_str().unwrap(), "--tol", "1e-8"]);
+    let report = text(&human.stdout);
+    assert!(report.contains(&format!("screened     {screened} of 600 features")), "{report}");
+}
