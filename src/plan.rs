@@ -551,11 +551,16 @@ pub struct Plan {
     /// costs O(those rows), not a shuffle of all m. The epoch must still skip the others itself
     /// (the order is a speed-up, not the meaning: a back end given every row computes the same).
     pub active_rows: Option<ActiveRows>,
-    /// A state scalar the epoch sets to the relative duality gap at the iterate it started from,
-    /// when it knows it for free (tron: ‖∇F‖²/(2λ|F|), exactly the plain gap of ½‖·‖² models):
-    /// the driver checks only once it is within [`ESTIMATE_SLACK`] of the tolerance (a Newton
-    /// step shrinks it by far more), or every [`ESTIMATE_EVERY`] epochs.
+    /// A state scalar the epoch sets to the relative duality gap it expects at the iterate it
+    /// ends at, when it knows it for free (tron: ‖∇F‖²/(2λ|F|) is exactly the plain gap of
+    /// ½‖·‖² models, and after a full Newton step ∇F is about minus CG's last residual): the
+    /// driver checks only once it is within [`ESTIMATE_SLACK`] of the tolerance, or every
+    /// [`ESTIMATE_EVERY`] epochs.
     pub estimate: Option<ScalarId>,
+    /// A state scalar the driver sets to the run's `--tol` before the first epoch (∞ without
+    /// one), for a solver that shapes its last steps to the certificate: tron solves a Newton
+    /// system that will end the run to the accuracy the gap needs (see `lower/tron.rs`).
+    pub tolerance: Option<ScalarId>,
     pub objective: Objective,
     /// None where ℓ* or R* has no closed form here, or F is not convex: `uncertified` then
     /// says what ends the run.
@@ -563,8 +568,10 @@ pub struct Plan {
     pub uncertified: Uncertified,
 }
 
-/// See [`Plan::estimate`].
-pub const ESTIMATE_SLACK: f64 = 100.0;
+/// See [`Plan::estimate`]. The loss's change of curvature along a step makes the gap found
+/// above the one predicted more often than below, so a little slack is enough: a check costs
+/// about two passes, a missed stop a whole epoch.
+pub const ESTIMATE_SLACK: f64 = 2.0;
 /// See [`Plan::estimate`].
 pub const ESTIMATE_EVERY: usize = 10;
 

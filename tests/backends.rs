@@ -61,6 +61,11 @@ fn both(plan: &Plan, epochs: usize, seed: u64) -> (State, State) {
 /// has (a9a's attribute groups, 123): the plan then runs with d widened to them, the extra
 /// columns empty, as for a model declaring `vec[n]` wider than its data.
 fn both_with_files(plan: &Plan, epochs: usize, seed: u64, dir: &Path) -> (State, State) {
+    both_with_settings(plan, &RunSettings::fixed(epochs, seed), dir)
+}
+
+/// [`both_with_files`] under any settings (a tolerance, which some plans read).
+fn both_with_settings(plan: &Plan, settings: &RunSettings, dir: &Path) -> (State, State) {
     let (data, kind) = match (plan.objective.softmax, plan.info.classification) {
         (true, _) => ("multiclass.svm", LabelKind::Classes),
         (false, true) => ("binary.svm", LabelKind::Labels),
@@ -81,12 +86,11 @@ fn both_with_files(plan: &Plan, epochs: usize, seed: u64, dir: &Path) -> (State,
     let view = view.with_operator(operator.as_ref());
     let op_rows = operator.as_ref().map_or(0, |b| b.rows);
     let facts = d.complete_facts(plan, optc::data::DataFacts { classes, op_rows, features, ..d.facts() });
-    let settings = RunSettings::fixed(epochs, seed);
     let mut interp = Interpreter { plan };
-    let a = driver::run(plan, &mut interp, &view, &facts, &settings, None).expect("interpreter runs");
+    let a = driver::run(plan, &mut interp, &view, &facts, settings, None).expect("interpreter runs");
     let kernel = jit::compile(plan, &optc::exec::bound_scalars(plan, &facts)).expect("the JIT compiles every example");
     let mut compiled = jit::JitBackend { plan, kernel };
-    let b = driver::run(plan, &mut compiled, &view, &facts, &settings, None).expect("JIT runs");
+    let b = driver::run(plan, &mut compiled, &view, &facts, settings, None).expect("JIT runs");
     (a.state, b.state)
 }
 
@@ -541,6 +545,7 @@ fn rank_two_buffers_and_row_calls_run_the_same_and_right() {
         cadence: None,
         active_rows: None,
         estimate: None,
+        tolerance: None,
         objective: Objective {
             loss: k(0.0),
             dloss: k(0.0),
@@ -690,7 +695,8 @@ fn intercept_plans_run_the_same_under_both_back_ends() {
 /// tron's Newton-CG plans (nested `repeat`s: CG inside the epoch, the line search after it) on
 /// a scalar loss with and without an intercept, a quadratic loss (constant ℓ″), a weighted
 /// loss, and softmax on W (mat[m, k] buffers of scores and probabilities): same bits from both
-/// back ends, and the runs move the weights and the intercept.
+/// back ends, and the runs move the weights and the intercept. Runs to a tolerance too: the
+/// driver hands it to the plan, whose last CG then goes on to the certificate's accuracy.
 #[test]
 fn tron_runs_the_same_under_both_back_ends() {
     let labels = "data x: sparse, y: labels\nvar w: vec[dim(x)]\n";
@@ -713,6 +719,12 @@ fn tron_runs_the_same_under_both_back_ends() {
             if plan.objective.intercept.is_some() {
                 assert!(a.intercept(&plan) != 0.0, "{objective}: the intercept moved");
             }
+        }
+        let tol = plan.tolerance.expect("tron reads the run's tolerance");
+        for t in [1e-3, 1e-8] {
+            let (a, b) = both_with_settings(&plan, &RunSettings::to_tolerance(t, 6, 1), &examples_dir());
+            assert_bitwise(&plan, &format!("tron on {objective} to {t}"), &a, &b);
+            assert_eq!(a.scalars[tol.0], t, "{objective}: the driver wrote the tolerance");
         }
     }
 }

@@ -262,6 +262,9 @@ pub fn run_watched(
         None => State::new(plan, facts, data.labels),
     };
     check_params(plan, &state)?;
+    if let Some(t) = plan.tolerance {
+        state.scalars[t.0] = settings.tol.unwrap_or(f64::INFINITY);
+    }
     let rows = if plan.permutes(crate::plan::Len::Rows) { data.rows() } else { 0 };
     let cols = if plan.permutes(crate::plan::Len::Features) { data.features } else { 0 };
     let mut order = RowOrder::with_columns(rows, cols, settings.seed);

@@ -152,6 +152,7 @@ impl Builder {
             cadence: None,
             active_rows: None,
             estimate: None,
+            tolerance: None,
             objective: super::Objective {
                 loss: Expr::Const(0.0),
                 dloss: Expr::Const(0.0),

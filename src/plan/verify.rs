@@ -70,7 +70,12 @@ pub fn verify(plan: &Plan) -> Result<(), String> {
         }
         driver_reads(plan, a.returned)?;
     }
-    for id in plan.estimate.into_iter().chain(plan.cadence.into_iter().flat_map(|c| [c.visits, c.ready])) {
+    for id in plan
+        .estimate
+        .into_iter()
+        .chain(plan.tolerance)
+        .chain(plan.cadence.into_iter().flat_map(|c| [c.visits, c.ready]))
+    {
         driver_reads(plan, id)?;
     }
     if let super::Uncertified::Reweighting { change, rounds } = plan.uncertified {

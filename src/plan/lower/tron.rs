@@ -49,6 +49,10 @@ const ETA_CG: f64 = 0.5;
 /// CG steps of one Newton iteration, at most: newton.cpp allows max(n, 5), and its rule stops
 /// far sooner; a constant bound keeps native code bounded whatever the data.
 const MAX_CG: u32 = 1000;
+/// CG's last step of a run: once the step's predicted decrease is at most this times tol·|F|,
+/// CG goes on until the gap predicted after it is at most [`FINAL_SHARE`]·tol.
+const FINAL_DECREASE: f64 = 1.0;
+const FINAL_SHARE: f64 = 0.5;
 /// pᵀ∇²F p at most this times λ (1e-16 in LIBLINEAR's units) ends CG: 0/0 in its step.
 const TINY_CURVATURE: f64 = 1e-16;
 /// Armijo's sufficient-decrease fraction and the number of halvings (newton.cpp's).
@@ -155,8 +159,10 @@ struct Newton {
     lambda: ScalarId,
     /// μ of `μ·l2sq(b)`, the intercept's own ridge, if the model penalises b.
     lambda_b: Option<ScalarId>,
-    /// ‖∇F‖²/(2λ·|F|) at the iterate an epoch starts from: the relative gap its check would find.
+    /// The relative gap a check after this epoch should find (see [`Plan::estimate`]).
     estimate: ScalarId,
+    /// The run's `--tol`, ∞ without one (see [`Newton::conjugate_gradients`]).
+    tolerance: ScalarId,
     /// The line search's step η and the change of the mean loss it measures, Σᵢ ℓ(new) − ℓ(old).
     eta: ScalarId,
     change: ScalarId,
@@ -197,7 +203,10 @@ impl Newton {
             "‖∇F‖²/(2λ|F|) where the last epoch started: the relative gap a check there finds",
         );
         b.plan.estimate = Some(estimate);
-        Newton { w, g, m, step, r, v, hv, mean, lambda, lambda_b, estimate, eta, change, matrix }
+        let tolerance =
+            b.scalar("tol", ScalarRole::State, ParamInit::Value(f64::INFINITY), "the run's --tol, set by the driver");
+        b.plan.tolerance = Some(tolerance);
+        Newton { w, g, m, step, r, v, hv, mean, lambda, lambda_b, estimate, tolerance, eta, change, matrix }
     }
 
     /// M at a coordinate: the preconditioner's entry, or without one the coordinate's ridge
@@ -243,13 +252,28 @@ impl Newton {
             each(Range::Upto(Len::Rows), vec![Stmt::Set(fnow, add(s(fnow), at(passes.losses, Index::Row)))]),
             Stmt::Set(fnow, mul(s(n.mean), s(fnow))),
         ]);
-        out.extend(self.conjugate_gradients(b, fnow, passes.hessian));
-        out.extend(self.line_search(b, passes.direction, passes.trial, passes.advance));
+        let rr = b.local("‖r‖²");
+        out.extend(self.conjugate_gradients(b, fnow, rr, passes.hessian));
+        // After a full step, ∇F at the new iterate is −r up to the loss's change of curvature
+        // along the step: the gap a check there finds is about ‖r‖²/(2λ|F|).
+        let predicted = div(s(rr), mul(mul(k(2.0), s(self.lambda)), floor_abs(s(fnow))));
+        let mut advance = passes.advance;
+        advance.push(Stmt::If(Cmp::Gt, s(self.eta), k(0.75), vec![Stmt::Set(self.estimate, predicted)]));
+        out.extend(self.line_search(b, passes.direction, passes.trial, advance));
         out
     }
 
-    /// Step 2: s ≈ −(∇²F)⁻¹g by preconditioned CG from s = 0, stopped by newton.cpp's rule.
-    fn conjugate_gradients(&self, b: &mut Builder, fnow: ScalarId, hessian: Vec<Stmt>) -> Vec<Stmt> {
+    /// Step 2: s ≈ −(∇²F)⁻¹g by preconditioned CG from s = 0, stopped by newton.cpp's rule,
+    /// and on the last step of a run by the certificate's.
+    ///
+    /// The gap a check finds after a full step is about ‖r‖²/(2λ|F|), r CG's last residual,
+    /// and newton.cpp's forcing term leaves ‖r‖ at a tenth or so of ‖g‖: the iterate is then
+    /// often already within `--tol` of F* (the step's predicted decrease −Q ≈ F − F* is far
+    /// below tol·|F|) while the gap at the next iterate still is not, and a whole further
+    /// Newton iteration (a gradient pass, CG from scratch, a line search) is spent on the
+    /// certificate. So once −Q ≤ [`FINAL_DECREASE`]·tol·|F|, CG goes on until ‖r‖²/(2λ|F|) ≤
+    /// [`FINAL_SHARE`]·tol: more steps on the same Hessian, which cost less than that iteration.
+    fn conjugate_gradients(&self, b: &mut Builder, fnow: ScalarId, rr: ScalarId, hessian: Vec<Stmt>) -> Vec<Stmt> {
         let n = self;
         let (zeta, zeta_new, tau) = (b.local("ζ"), b.local("ζn"), b.local("τ"));
         let (q, q_new, steps, done) = (b.local("Q"), b.local("Qn"), b.local("kcg"), b.local("done"));
@@ -309,6 +333,7 @@ impl Newton {
             Stmt::Set(sr, k(0.0)),
             Stmt::Set(sg, k(0.0)),
             Stmt::Set(zeta_new, k(0.0)),
+            Stmt::Set(rr, k(0.0)),
         ];
         stepped.extend(n.each(|c| {
             vec![
@@ -317,13 +342,19 @@ impl Newton {
                 Stmt::Set(sr, add(s(sr), mul(c.ld(n.step), c.ld(n.r)))),
                 Stmt::Set(sg, add(s(sg), mul(c.ld(n.step), c.ld(n.g)))),
                 Stmt::Set(zeta_new, add(s(zeta_new), div(mul(c.ld(n.r), c.ld(n.r)), n.precond(c)))),
+                Stmt::Set(rr, add(s(rr), mul(c.ld(n.r), c.ld(n.r)))),
             ]
         }));
-        // Done unless Q went down and this step's share of the decrease is still above τ.
+        // Done unless Q went down and this step's share of the decrease is still above τ, or
+        // this is the run's last step and its residual is still above what the gap needs.
         let small = select(Cmp::Lt, mul(s(steps), sub(s(q_new), s(q))), mul(s(tau), s(q_new)), k(0.0), k(1.0));
+        let tol_f = mul(s(n.tolerance), floor_abs(s(fnow)));
+        let needed = mul(k(FINAL_SHARE), mul(mul(k(2.0), s(n.lambda)), tol_f.clone()));
+        let last = select(Cmp::Gt, Expr::Neg(Box::new(s(q_new))), mul(k(FINAL_DECREASE), tol_f), k(1.0), k(0.0));
+        let enough = select(Cmp::Lt, s(rr), needed, k(1.0), last);
         stepped.extend([
             Stmt::Set(q_new, mul(k(-0.5), sub(s(sr), s(sg)))),
-            Stmt::Set(done, select(Cmp::Gt, s(q_new), k(0.0), k(1.0), small)),
+            Stmt::Set(done, select(Cmp::Gt, s(q_new), k(0.0), k(1.0), mul(small, enough))),
             Stmt::Set(q, s(q_new)),
             Stmt::If(Cmp::Lt, s(done), k(0.5), next),
         ]);
