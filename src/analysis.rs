@@ -186,15 +186,32 @@ pub const FEW_FEATURES: usize = 1500;
 pub struct ShapeRule {
     pub few_features: Option<Choice>,
     pub wide: Option<Choice>,
+    /// Dual CD whatever the shape once the ridge is strong ([`STRONG_RIDGE`]), with λ/c of
+    /// F = (c/m)·Σᵢ ℓ + (λ/2)‖w‖², which LIBLINEAR's C = c/(λm) is made of.
+    pub strong: Option<(Choice, f64)>,
 }
+
+/// LIBLINEAR's C times the mean ‖xᵢ‖² at most which the ridge counts as strong. Dual CD's
+/// system is Q + diag(1/(2C)) with Qᵢᵢ = ‖xᵢ‖² for the squared hinge: from about here the
+/// diagonal holds it and a few epochs solve it. Squared hinge, `--tol 1e-4`, solve seconds of
+/// tron / dcd: a9a (mean ‖xᵢ‖² = 13.9) at C = 0.01 0.027 / 0.014, C = 0.03 0.053 / 0.020, C = 0.1
+/// 0.078 / 0.032, C = 1 0.049 / 0.22; w8a (11.6) at C = 0.03 0.036 / 0.021, C = 0.1 0.036 /
+/// 0.042. Logistic at C = 0.01 (SCD, tron, dcd): a9a 0.037, 0.024, 0.027; w8a 0.057, 0.038,
+/// 0.039; at C = 1 SCD's 0.044 and 0.070 win.
+pub const STRONG_RIDGE: f64 = 0.5;
 
 impl ShapeRule {
     /// The choice for data of `rows` × `features`: the rule's for few features, for wide data,
     /// else `otherwise`, its reason prefixed by the shape that decided.
-    pub fn choose(&self, features: usize, rows: usize, otherwise: &Choice) -> Choice {
-        let (shape, choice) = match (&self.few_features, &self.wide) {
-            (Some(c), _) if features <= FEW_FEATURES => (format!("d = {features} ≤ {FEW_FEATURES}"), c),
-            (_, Some(c)) if features > rows => (format!("d = {features} > m = {rows}"), c),
+    /// `mean_row_norm_sq` is the mean ‖xᵢ‖² over the rows.
+    pub fn choose(&self, features: usize, rows: usize, mean_row_norm_sq: f64, otherwise: &Choice) -> Choice {
+        let strength = |ridge: f64| mean_row_norm_sq / (ridge * rows.max(1) as f64);
+        let (shape, choice) = match (&self.few_features, &self.wide, &self.strong) {
+            (_, _, Some((c, ridge))) if strength(*ridge) <= STRONG_RIDGE => {
+                (format!("C·mean ‖xᵢ‖² = {:.3} ≤ {STRONG_RIDGE}", strength(*ridge)), c)
+            }
+            (Some(c), _, _) if features <= FEW_FEATURES => (format!("d = {features} ≤ {FEW_FEATURES}"), c),
+            (_, Some(c), _) if features > rows => (format!("d = {features} > m = {rows}"), c),
             _ => (format!("d = {features} > {FEW_FEATURES}, m = {rows}"), otherwise),
         };
         Choice { solver: choice.solver, reason: format!("{shape}: {}", choice.reason) }
@@ -205,7 +222,9 @@ impl ShapeRule {
 /// `tron`'s ℓ2-logistic or least squares go to SCD (its check's dense Newton refinement solves
 /// them: a9a and w8a in one epoch, 2.5× faster than tron), and `dcd`'s squared hinge goes to
 /// `tron` (w8a: 0.16 s against 0.31 s; on debian-desc, d = 181k, dcd's 0.58 s beats tron's 1.2 s).
-fn shape_rule(model: &Model, chosen: &Choice) -> Option<ShapeRule> {
+///
+/// With a strong ridge (`ridge` = λ/c, see [`STRONG_RIDGE`]) both go to dual CD.
+fn shape_rule(model: &Model, chosen: &Choice, ridge: Option<f64>) -> Option<ShapeRule> {
     use crate::stdlib::KnownLoss;
     let known = model.loss.def.known();
     let scd = Choice {
@@ -213,18 +232,28 @@ fn shape_rule(model: &Model, chosen: &Choice) -> Option<ShapeRule> {
         reason: "few features: SCD, whose first check refines the dual point by Newton steps on a dense Hessian over every feature, which solves the whole problem".into(),
     };
     let vector = matches!(model.shape, Shape::Vec(_));
+    let strong = |what: &str| {
+        ridge.map(|r| {
+            let reason = format!("a strong ridge: dual coordinate descent (LIBLINEAR's {what}), whose system the ridge's diagonal holds, in a few epochs of O(nnz)");
+            (Choice { solver: SolverKind::Dcd, reason }, r)
+        })
+    };
     match (chosen.solver, known) {
-        (SolverKind::Tron, Some(KnownLoss::Logistic)) if vector => Some(ShapeRule {
-            // SCD fits no penalised intercept.
-            few_features: model.intercept_l2.is_none().then_some(scd),
+        (SolverKind::Tron, Some(KnownLoss::Logistic)) if vector => {
             // Dual CD needs no free intercept (Σ αᵢyᵢ = 0 would need pairwise steps).
-            wide: (model.intercept.is_none() || model.intercept_l2.is_some()).then(|| Choice {
-                solver: SolverKind::Dcd,
-                reason: "more features than rows (text): dual coordinate descent for logistic (LIBLINEAR's -s 7), a 1-D Newton step per αᵢ at O(nnz of its row); on debian-desc 0.34 s against tron's 0.59 s".into(),
-            }),
-        }),
+            let dual = model.intercept.is_none() || model.intercept_l2.is_some();
+            Some(ShapeRule {
+                // SCD fits no penalised intercept.
+                few_features: model.intercept_l2.is_none().then_some(scd),
+                wide: dual.then(|| Choice {
+                    solver: SolverKind::Dcd,
+                    reason: "more features than rows (text): dual coordinate descent for logistic (LIBLINEAR's -s 7), a 1-D Newton step per αᵢ at O(nnz of its row); on debian-desc 0.34 s against tron's 0.59 s".into(),
+                }),
+                strong: strong("-s 7").filter(|_| dual),
+            })
+        }
         (SolverKind::Tron, Some(KnownLoss::Squared)) if vector && model.intercept_l2.is_none() => {
-            Some(ShapeRule { few_features: Some(scd), wide: None })
+            Some(ShapeRule { few_features: Some(scd), wide: None, strong: None })
         }
         (SolverKind::Dcd, Some(KnownLoss::SquaredHinge)) => Some(ShapeRule {
             few_features: Some(Choice {
@@ -232,6 +261,7 @@ fn shape_rule(model: &Model, chosen: &Choice) -> Option<ShapeRule> {
                 reason: "few features against the rows: the primal's d unknowns by truncated Newton (LIBLINEAR's -s 2) rather than a dual of one variable per row".into(),
             }),
             wide: None,
+            strong: strong("-s 1"),
         }),
         _ => None,
     }
@@ -542,7 +572,8 @@ pub fn analyse(model: &Model, files: &FileFacts, budget: Option<usize>) -> Resul
     if !problems.is_empty() {
         return Err(problems);
     }
-    let by_shape = chosen.as_ref().filter(|_| forced.is_none()).and_then(|c| shape_rule(model, c));
+    let ridge = coordinate.map(|p| p.l2 / model.loss.coef.value).filter(|r| *r > 0.0 && r.is_finite());
+    let by_shape = chosen.as_ref().filter(|_| forced.is_none()).and_then(|c| shape_rule(model, c, ridge));
     Ok(Structure {
         smooth,
         lipschitz: loss.lipschitz,
@@ -1086,6 +1117,15 @@ pub fn report(model: &Model, st: &Structure, file_name: &str) -> String {
         }
         if let Some(c) = &rule.wide {
             let _ = writeln!(o, "by shape    d > m (wide): {} — {}", c.solver.name(), c.reason);
+        }
+        if let Some((c, ridge)) = &rule.strong {
+            let _ = writeln!(
+                o,
+                "by shape    C·mean ‖xᵢ‖² ≤ {STRONG_RIDGE} (here C = {}/m): {} — {}",
+                fmt_num(1.0 / ridge),
+                c.solver.name(),
+                c.reason
+            );
         }
     }
     match (&st.chosen, &st.unavailable) {

@@ -58,6 +58,12 @@ impl Dataset {
         (0..self.rows()).map(|i| data[ptr[i]..ptr[i + 1]].iter().map(|v| v * v).sum::<f64>()).fold(0.0, f64::max)
     }
 
+    /// The mean over rows of ‖xᵢ‖²: with the ridge, how strongly regularized a model is
+    /// ([`crate::analysis::STRONG_RIDGE`]).
+    pub fn mean_row_norm_sq(&self) -> f64 {
+        self.x.data().iter().map(|v| v * v).sum::<f64>() / self.rows().max(1) as f64
+    }
+
     /// The raw CSR arrays (what the plan's back ends read).
     pub fn csr(&self) -> (&[usize], &[u32], &[f64]) {
         (self.x.indptr().into_raw_storage(), self.x.indices(), self.x.data())

@@ -89,11 +89,11 @@ pub fn front_end(file: &SourceFile, lib: &Library, opts: &CompileOptions) -> Res
 }
 
 /// Settles a default the analysis left to the data's shape ([`crate::analysis::ShapeRule`]),
-/// once the data is bound with `rows` × `features`; whether the solver changed (then the plan
-/// and the run settings are to be made again).
-pub fn shape(c: &mut Compiled, features: usize, rows: usize) -> bool {
+/// once the data is bound with `rows` × `features` and a mean ‖xᵢ‖² of `mean_row_norm_sq`;
+/// whether the solver changed (then the plan and the run settings are to be made again).
+pub fn shape(c: &mut Compiled, features: usize, rows: usize, mean_row_norm_sq: f64) -> bool {
     let (Some(rule), Some(chosen)) = (&c.structure.by_shape, &c.structure.chosen) else { return false };
-    let choice = rule.choose(features, rows, chosen);
+    let choice = rule.choose(features, rows, mean_row_norm_sq, chosen);
     let changed = choice.solver != chosen.solver;
     c.structure.chosen = Some(choice);
     changed

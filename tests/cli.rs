@@ -1056,8 +1056,8 @@ fn a_stochastic_warm_start_at_the_optimum_is_not_divergence() {
 /// The default that depends on the data's shape is settled once the data is read, and the run
 /// says which solver it chose and why: ℓ2-logistic on 30 features runs SCD, on 2,000 (a column
 /// far out, more features than the 200 rows) dual CD; the squared hinge runs tron on 30
-/// features and dcd on 2,000. `optc check` says what it would choose for which shapes. A forced
-/// solver is kept whatever the shape.
+/// features and dcd on 2,000; both run dcd under a strong ridge (C·mean ‖xᵢ‖² ≤ 0.5). `optc
+/// check` says what it would choose for which shapes. A forced solver is kept whatever the shape.
 #[test]
 fn the_default_for_l2_models_follows_the_datas_shape() {
     let dir = tempfile::tempdir().expect("tempdir");
@@ -1069,11 +1069,17 @@ fn the_default_for_l2_models_follows_the_datas_shape() {
     for (loss, few, many, wide_reason) in
         [("logistic", "scd", "dcd", "d = 2000 > m = 200"), ("squared_hinge", "tron", "dcd", "d = 2000 > 1500, m = 200")]
     {
-        let model = write(
-            dir.path(),
-            &format!("{loss}.opt"),
-            &format!("data x: sparse, y: labels\nvar w: vec[dim(x)]\nminimize E[{loss}(y, <x, w>)] + 0.01·l2sq(w)\n"),
-        );
+        // C = 1/(λm) = 5 here, and the fixture's mean ‖xᵢ‖² is about 1: a weak ridge.
+        let at = |lambda: f64| {
+            write(
+                dir.path(),
+                &format!("{loss}_{lambda}.opt"),
+                &format!(
+                    "data x: sparse, y: labels\nvar w: vec[dim(x)]\nminimize E[{loss}(y, <x, w>)] + {lambda}·l2sq(w)\n"
+                ),
+            )
+        };
+        let model = at(0.001);
         for (data, want, d) in [(&narrow, few, "d = 30 ≤ 1500"), (&wide, many, wide_reason)] {
             let r = run_json(&model, data, &[]);
             assert_eq!(r["solver"], want, "{loss} on {}: {r}", data.display());
@@ -1087,6 +1093,20 @@ fn the_default_for_l2_models_follows_the_datas_shape() {
         let check = optc(&["check", model.to_str().expect("utf-8")]);
         assert!(
             text(&check.stdout).contains(&format!("by shape    d ≤ 1500 features: {few} — ")),
+            "{}",
+            text(&check.stdout)
+        );
+        // C = 0.05: C·mean ‖xᵢ‖² about 0.05, on either shape.
+        let strong = at(0.1);
+        for data in [&narrow, &wide] {
+            let r = run_json(&strong, data, &[]);
+            assert_eq!(r["solver"], "dcd", "{loss} with a strong ridge on {}: {r}", data.display());
+            assert!(r["solver_reason"].as_str().is_some_and(|s| s.starts_with("C·mean ‖xᵢ‖² = 0.0")), "{r}");
+            assert_eq!(r["status"], "converged");
+        }
+        let check = optc(&["check", strong.to_str().expect("utf-8")]);
+        assert!(
+            text(&check.stdout).contains("by shape    C·mean ‖xᵢ‖² ≤ 0.5 (here C = 10/m): dcd — a strong ridge"),
             "{}",
             text(&check.stdout)
         );

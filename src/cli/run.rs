@@ -178,7 +178,7 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
     let Outputs { save: save_out, trace: trace_out, plot: plot_out } = Outputs::prepare(args)?;
     let (train, parse_seconds, cache_note) = load_data(&args.data, !args.quiet, &args.solve.data)?;
     // A default that depends on the data's shape is settled now (ALGORITHMS.md §9).
-    if pipeline::shape(&mut compiled, train.features(), train.rows()) {
+    if pipeline::shape(&mut compiled, train.features(), train.rows(), train.mean_row_norm_sq()) {
         plan = pipeline::plan(&compiled, &opts).map_err(|e| report_compile_error(e, &file))?;
         (settings, run_settings) = session::run_settings(&compiled, &stop)?;
     }
