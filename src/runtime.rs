@@ -7,6 +7,7 @@
 //! Each routine is the exact prox of a closed convex function, so each is tested by its
 //! optimality condition v − prox(v) ∈ τ∂R(prox(v)) (see the tests below).
 
+pub mod dictionary;
 pub mod groups;
 pub mod picard;
 pub mod smm;
