@@ -720,13 +720,15 @@ fn composite_prox(model: &Model, files: &FileFacts) -> Option<(CoordinateProx, c
             (Some(op), None, ProxKind::SoftThreshold) => (Omega::L1, spec(op)?, false),
             (Some(op), None, ProxKind::ShrinkL2) => (Omega::BlockL2, spec(op)?, false),
             (None, Some(g), ProxKind::ShrinkL2Groups) => (Omega::BlockL2, spec(g)?, true),
+            (None, Some(g), ProxKind::ProxLinfGroups) => (Omega::BlockLinf, spec(g)?, true),
             _ => return None,
         };
         if found.is_some() {
             return None;
         }
-        let prox =
-            if group_blocks && disjoint_groups(r, files) { CompositeProx::GroupShrink } else { CompositeProx::Picard };
+        // The closed-form shrink is group ℓ2's; group ℓ∞ takes the fixed point either way.
+        let shrink = omega == Omega::BlockL2 && group_blocks && disjoint_groups(r, files);
+        let prox = if shrink { CompositeProx::GroupShrink } else { CompositeProx::Picard };
         found = Some(Composite { omega, coef: r.coef.value, operator, group_blocks, prox });
     }
     found.map(|c| (p, c))
@@ -1160,6 +1162,7 @@ fn penalty_text(r: &crate::check::RegTerm, var: &str) -> String {
         "l1l2" => times(c, format!("Σᵢ ‖{arg}ᵢ‖₂ (rows)")),
         "l1inf" => times(c, format!("Σᵢ ‖{arg}ᵢ‖∞ (rows)")),
         "group_l2" => times(c, format!("Σ_g ‖{arg}_g‖₂")),
+        "group_linf" => times(c, format!("Σ_g ‖{arg}_g‖∞")),
         "nuclear" => times(c, format!("‖{arg}‖_* (sum of singular values)")),
         "logeps" => times(c, format!("Σⱼ log({} + |{arg}ⱼ|)", fmt_num(scalar("ε").unwrap_or(0.0)))),
         _ => times(c, format!("{}  ({} = {})", r.text, r.def.name, r.def.formula_text)),

@@ -140,6 +140,7 @@ pub enum ProxKind {
     ShrinkL2Rows,
     ProxLinfRows,
     ShrinkL2Groups,
+    ProxLinfGroups,
     Svt,
     ReweightedL1,
     Clamp,
@@ -148,7 +149,7 @@ pub enum ProxKind {
     ProjSimplex,
 }
 
-const PROX_NAMES: [(&str, ProxKind, &str); 14] = [
+const PROX_NAMES: [(&str, ProxKind, &str); 15] = [
     ("soft_threshold", ProxKind::SoftThreshold, "soft-threshold soft(v, τ)"),
     ("scale", ProxKind::Scale, "scaling v/(1 + τ)"),
     ("elastic", ProxKind::Elastic, "soft(v, τ)/(1 + τα)"),
@@ -157,6 +158,7 @@ const PROX_NAMES: [(&str, ProxKind, &str); 14] = [
     ("shrink_l2_rows", ProxKind::ShrinkL2Rows, "ℓ2 shrink of each row"),
     ("prox_linf_rows", ProxKind::ProxLinfRows, "ℓ∞ prox of each row"),
     ("shrink_l2_groups", ProxKind::ShrinkL2Groups, "ℓ2 shrink of each group"),
+    ("prox_linf_groups", ProxKind::ProxLinfGroups, "ℓ∞ prox over the groups (Picard's fixed point)"),
     ("svt", ProxKind::Svt, "singular-value soft-threshold (SVD)"),
     ("reweighted_l1", ProxKind::ReweightedL1, "weighted soft-threshold of the DC surrogate"),
     ("clamp", ProxKind::Clamp, "clamp to the box"),

@@ -93,12 +93,12 @@ fn multiclass_softmax_reaches_a_certified_1e_4_by_default_and_1e_6_when_asked() 
 }
 
 /// Composite ω∘B — fused lasso (B = diff), graph total variation (B = incidence of a graph
-/// file) and the overlapping group lasso (stacked group selections) — by proxgrad with the
+/// file), the overlapping group lasso and its ℓ∞ form `group_linf` (stacked group selections) — by proxgrad with the
 /// Picard prox. No closed-form dual here: the run stops on the relative change of F, says so,
 /// and with default options lands within 1e-4 of CVXPY's optimum (1e-6 at `tol = 1e-8`).
 #[test]
 fn composite_regularizers_reach_1e_4_by_default() {
-    for name in ["fused_lasso", "graph_tv_logistic", "overlapping_group_lasso"] {
+    for name in ["fused_lasso", "graph_tv_logistic", "overlapping_group_lasso", "overlapping_group_linf"] {
         let fx = fixture_named(name);
         let d = read_libsvm(&fx.data).expect("fixture data");
         for (tol, within) in [(1e-4, 1e-4), (1e-8, 1e-6)] {

@@ -29,6 +29,8 @@ pub enum Omega {
     L1,
     /// ω = Σ over blocks of ‖·‖₂: each dual block in the ℓ2 ball of radius γ.
     BlockL2,
+    /// ω = Σ over blocks of ‖·‖∞ (`group_linf`): each dual block in the ℓ1 ball of radius γ.
+    BlockLinf,
 }
 
 impl Omega {
@@ -36,6 +38,7 @@ impl Omega {
         match self {
             Omega::L1 => "l1",
             Omega::BlockL2 => "block_l2",
+            Omega::BlockLinf => "block_linf",
         }
     }
 
@@ -44,6 +47,7 @@ impl Omega {
         match self {
             Omega::L1 => 0,
             Omega::BlockL2 => 1,
+            Omega::BlockLinf => 2,
         }
     }
 
@@ -51,6 +55,7 @@ impl Omega {
         match code {
             0 => Some(Omega::L1),
             1 => Some(Omega::BlockL2),
+            2 => Some(Omega::BlockLinf),
             _ => None,
         }
     }
@@ -143,6 +148,7 @@ impl Operator {
         match omega {
             Omega::L1 => bx.iter().map(|v| v.abs()).sum(),
             Omega::BlockL2 => self.blocks.iter().map(|&(a, b)| super::norm2(&bx[a..b])).sum(),
+            Omega::BlockLinf => self.blocks.iter().map(|&(a, b)| super::norm_inf(&bx[a..b])).sum(),
         }
     }
 
@@ -197,13 +203,19 @@ pub fn prox(op: &Operator, omega: Omega, x: &mut [f64], z: &mut [f64], gamma: f6
     iterations
 }
 
-/// Π onto the dual ball: each entry into [−γ, γ] (ℓ1), each block into the ℓ2 ball of radius γ.
+/// Π onto the dual ball: each entry into [−γ, γ] (ℓ1), each block into the ℓ2 ball of radius γ
+/// (block ℓ2) or into the ℓ1 ball of radius γ (block ℓ∞).
 fn project(op: &Operator, omega: Omega, z: &mut [f64], gamma: f64) {
     match omega {
         Omega::L1 => z.iter_mut().for_each(|v| *v = v.clamp(-gamma, gamma)),
         Omega::BlockL2 => {
             for &(a, b) in &op.blocks {
                 super::Routine::ProjL2Ball.apply(&mut z[a..b], gamma);
+            }
+        }
+        Omega::BlockLinf => {
+            for &(a, b) in &op.blocks {
+                super::Routine::ProjL1Ball.apply(&mut z[a..b], gamma);
             }
         }
     }
@@ -294,6 +306,14 @@ mod tests {
         fn overlapping_group_prox_is_optimal(x in vector(5), gamma in 0.0f64..2.0) {
             let groups = [vec![0, 1, 2], vec![2, 3], vec![3, 4], vec![1]];
             check(&Operator::groups(&groups, 5), Omega::BlockL2, &x, gamma);
+        }
+
+        /// `group_linf` over overlapping groups, as the 2×2 squares of neighbouring pixels of
+        /// a 3×3 image overlap (Mairal 2013 §4.3's penalty on an atom).
+        #[test]
+        fn overlapping_group_linf_prox_is_optimal(x in vector(9), gamma in 0.0f64..1.0) {
+            let squares = [vec![0, 1, 3, 4], vec![1, 2, 4, 5], vec![3, 4, 6, 7], vec![4, 5, 7, 8]];
+            check(&Operator::groups(&squares, 9), Omega::BlockLinf, &x, gamma);
         }
     }
 }

@@ -55,7 +55,11 @@ fn build(
         b.plan.info.summary.push_str(&format!(
             ", then {how} for {}·{}(B w), B = {}{which}",
             crate::symbolic::fmt_num(c.coef),
-            if c.group_blocks { "group_l2" } else { c.omega.name() },
+            match (c.group_blocks, c.omega) {
+                (true, crate::runtime::picard::Omega::BlockLinf) => "group_linf",
+                (true, _) => "group_l2",
+                (false, omega) => omega.name(),
+            },
             operator_text(&c.operator)
         ));
     }
