@@ -2,6 +2,7 @@
 //! separability of each term, whether a regularizer is composite ω∘B, which prox applies, and
 //! which solver runs it (ALGORITHMS.md §9) — with the reason, since users ask "why this one?".
 
+pub mod dictionary;
 mod file_facts;
 mod ridge;
 
@@ -290,7 +291,7 @@ pub fn analyse(model: &Model, files: &FileFacts, budget: Option<usize>) -> Resul
             prox: r.def.prox,
             // `center(k) Wᵀ` is not a composite: its prox is closed-form (SVT of the centred W).
             composite: r.operator.as_ref().filter(|o| !matches!(o, Operator::Center(_))).map(composite_note),
-            groups: r.groups.as_ref().map(|g| groups_note(g, files)),
+            groups: r.groups.as_ref().map(|g| groups_note(g, r.def.prox == ProxKind::ProxLinfGroups, files)),
         })
         .collect();
     let constraints: Vec<TermReport> = model
@@ -613,9 +614,13 @@ fn disjoint_groups(r: &RegTerm, files: &FileFacts) -> bool {
 }
 
 /// What the groups file of a `group_l2` term says, and the prox it allows.
-fn groups_note(groups: &Operator, files: &FileFacts) -> String {
+/// `linf`: the term is `group_linf`, whose prox is the fixed point even on disjoint groups.
+pub(crate) fn groups_note(groups: &Operator, linf: bool, files: &FileFacts) -> String {
     let Operator::Groups(path) = groups else { return String::new() };
     match files.groups(path) {
+        Some(GroupLayout::Disjoint) if linf => {
+            format!("in \"{path}\" are disjoint: Picard fixed point on the stacked group selections")
+        }
         Some(GroupLayout::Disjoint) => format!("in \"{path}\" are disjoint: closed-form ℓ2 prox per group"),
         Some(GroupLayout::Overlap { feature, first, second }) => format!(
             "in \"{path}\" overlap (feature {feature} is in groups {first} and {second}): Picard fixed point on the stacked group selections"
@@ -1140,7 +1145,7 @@ pub fn report(model: &Model, st: &Structure, file_name: &str) -> String {
 
 /// A penalty term in plain math with its coefficient multiplied out, e.g. `λ·l2sq(w)` with
 /// λ = 1e-4 → `5e-5·‖w‖²`: `l2sq` is ½‖·‖², which a user converting LIBLINEAR's C can miss.
-fn penalty_text(r: &crate::check::RegTerm, var: &str) -> String {
+pub(crate) fn penalty_text(r: &crate::check::RegTerm, var: &str) -> String {
     let c = r.coef.value;
     let scalar = |name: &str| r.scalars.iter().find(|(n, _)| n == name).map(|(_, v)| *v);
     let arg = match &r.operator {

@@ -10,6 +10,7 @@
 
 mod constraint;
 mod declarations;
+mod dictionary;
 mod error;
 mod loss;
 mod model;
@@ -20,6 +21,7 @@ mod solver;
 #[cfg(test)]
 mod tests;
 
+pub use dictionary::is_dictionary;
 pub use error::{CheckError, Column, Names};
 pub use model::*;
 pub use names::{canonical, declared_params, resolve_param, spellings, suggest_param};
@@ -46,12 +48,48 @@ pub fn check(program: &ast::Program, lib: &Library, overrides: &[(String, f64)])
     check_errors(program, lib, overrides).map_err(|errors| errors.iter().map(CheckError::to_problem).collect())
 }
 
+/// A dictionary-learning model ([`is_dictionary`]) checked against the library.
+pub fn check_dictionary(
+    program: &ast::Program,
+    lib: &Library,
+    overrides: &[(String, f64)],
+) -> Result<Dictionary, Vec<Problem>> {
+    check_dictionary_errors(program, lib, overrides)
+        .map_err(|errors| errors.iter().map(CheckError::to_problem).collect())
+}
+
+/// [`check_dictionary`], with the errors as kinds.
+pub fn check_dictionary_errors(
+    program: &ast::Program,
+    lib: &Library,
+    overrides: &[(String, f64)],
+) -> Result<Dictionary, Vec<CheckError>> {
+    let mut lib = lib.clone();
+    let mut errors: Vec<CheckError> = lib.declare(program).into_iter().map(CheckError::Declaration).collect();
+    let mut ck = Checker { lib: &lib, errors: vec![], params: vec![], failed: vec![] };
+    let model = ck.dictionary(program, overrides);
+    errors.append(&mut ck.errors);
+    match model {
+        Some(m) if errors.is_empty() => Ok(m),
+        _ => {
+            errors.sort_by_cached_key(|e| e.span().start);
+            Err(errors)
+        }
+    }
+}
+
 /// [`check`], with the errors as kinds rather than rendered text, in the order they are reported.
 pub fn check_errors(
     program: &ast::Program,
     lib: &Library,
     overrides: &[(String, f64)],
 ) -> Result<Model, Vec<CheckError>> {
+    if let Some(o) = program.items.iter().find_map(|i| match i {
+        ast::Item::Minimize(o) if is_dictionary(program) => Some(o),
+        _ => None,
+    }) {
+        return Err(vec![CheckError::DictionaryModel { span: o.span }]);
+    }
     let mut lib = lib.clone();
     let mut errors: Vec<CheckError> = lib.declare(program).into_iter().map(CheckError::Declaration).collect();
     let failed = program

@@ -180,7 +180,12 @@ pub(crate) fn model_dir(model: &Path) -> PathBuf {
 
 fn check(path: &Path) -> Result<(), Failure> {
     let file = read_model(path)?;
-    let c = compile(&file, &CompileOptions { files: Some(model_dir(path)), ..Default::default() })?;
+    let opts = CompileOptions { files: Some(model_dir(path)), ..Default::default() };
+    if let Some(d) = pipeline::dictionary(&file, &opts).map_err(|e| report_compile_error(e, &file))? {
+        print!("{}", crate::analysis::dictionary::report(&d.model, &d.choice, &file.name, &d.files));
+        return Ok(());
+    }
+    let c = compile(&file, &opts)?;
     print!("{}", crate::analysis::report(&c.model, &c.structure, &file.name));
     if c.model.label_kind == crate::stdlib::LabelKind::Labels {
         println!("classes     on data with more than two labels: one-vs-rest, one model per label (LIBLINEAR's convention), saved as k weight columns");

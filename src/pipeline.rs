@@ -44,10 +44,38 @@ pub struct Compiled {
     pub structure: Structure,
 }
 
-/// Parses, checks and analyses a model (reading the files it loads when `opts.files` says where).
-pub fn front_end(file: &SourceFile, lib: &Library, opts: &CompileOptions) -> Result<Compiled, CompileError> {
+/// A dictionary-learning model, checked and analysed: what `optc check` describes.
+#[derive(Debug)]
+pub struct CompiledDictionary {
+    pub model: check::Dictionary,
+    pub choice: crate::analysis::dictionary::DictionaryChoice,
+    pub files: FileFacts,
+}
+
+/// The dictionary-learning model in `file` (Mairal 2013 §4.3), checked and analysed; None when
+/// the file holds another kind of model, which [`compile`] takes.
+pub fn dictionary(file: &SourceFile, opts: &CompileOptions) -> Result<Option<CompiledDictionary>, CompileError> {
     let program = syntax::parse(file).map_err(|p| CompileError::Model(vec![p]))?;
-    let declared = check::declared_params(&program);
+    if !check::is_dictionary(&program) {
+        return Ok(None);
+    }
+    let lib = Library::standard();
+    let overrides = resolve_overrides(&program, opts)?;
+    let model = check::check_dictionary(&program, &lib, &overrides).map_err(CompileError::Model)?;
+    let files = match &opts.files {
+        Some(dir) => files::terms_facts(&model.penalties, dir).map_err(CompileError::Model)?,
+        None => FileFacts::default(),
+    };
+    let choice = crate::analysis::dictionary::choose(&model).map_err(CompileError::Model)?;
+    Ok(Some(CompiledDictionary { model, choice, files }))
+}
+
+/// `--set` names resolved against the parameters the program declares.
+fn resolve_overrides(
+    program: &syntax::ast::Program,
+    opts: &CompileOptions,
+) -> Result<Vec<(String, f64)>, CompileError> {
+    let declared = check::declared_params(program);
     let mut overrides = vec![];
     for (name, value) in &opts.overrides {
         match check::resolve_param(&declared, name) {
@@ -62,6 +90,13 @@ pub fn front_end(file: &SourceFile, lib: &Library, opts: &CompileOptions) -> Res
             }
         }
     }
+    Ok(overrides)
+}
+
+/// Parses, checks and analyses a model (reading the files it loads when `opts.files` says where).
+pub fn front_end(file: &SourceFile, lib: &Library, opts: &CompileOptions) -> Result<Compiled, CompileError> {
+    let program = syntax::parse(file).map_err(|p| CompileError::Model(vec![p]))?;
+    let overrides = resolve_overrides(&program, opts)?;
     let mut model = check::check(&program, lib, &overrides).map_err(CompileError::Model)?;
     if let Some(s) = &opts.solver {
         let solvers = crate::solvers::names();

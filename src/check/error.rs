@@ -53,6 +53,35 @@ pub enum CheckError {
         objective: Span,
     },
 
+    // Dictionary learning (`sparse_code`)
+    /// A command that takes supervised models was given a dictionary model.
+    DictionaryModel {
+        span: Span,
+    },
+    DictionaryShape {
+        span: Span,
+        var: String,
+        features: String,
+    },
+    SparseCodeArguments {
+        span: Span,
+        features: String,
+        var: String,
+    },
+    NotAColumnPenalty {
+        name: String,
+        span: Span,
+        var: String,
+    },
+    DictionaryConstraint {
+        span: Span,
+        var: String,
+    },
+    UnboundedAtoms {
+        span: Span,
+        var: String,
+    },
+
     // Declarations and constants
     ColumnTwice {
         column: Column,

@@ -133,3 +133,35 @@ pub struct Model {
     pub solver: Option<SolverRequest>,
     pub objective_span: Span,
 }
+
+/// `columns(D) ∈ L2Ball(r)`: every atom in the ℓ2 ball of radius r.
+#[derive(Clone, Debug)]
+pub struct ColumnBall {
+    pub radius: f64,
+    pub text: String,
+    pub span: Span,
+}
+
+/// A dictionary-learning model (Mairal 2013 §4.3): min over D ∈ ℝ^{m×K} of
+/// c·E_x[sparse_code(x, D, λ₁, λ₂)] + ϕ(D), sparse_code(x, D, λ₁, λ₂) = min over α of
+/// ½‖x − Dα‖² + λ₁‖α‖₁ + (λ₂/2)‖α‖², ϕ acting on each atom (column of D), and the atoms
+/// optionally in a ball. No labels: the data's are ignored.
+#[derive(Clone, Debug)]
+pub struct Dictionary {
+    pub features: Named,
+    pub var: Named,
+    /// K, the atoms: the columns of D.
+    pub atoms: usize,
+    pub lambda1: f64,
+    pub lambda2: f64,
+    /// The weight of the expectation.
+    pub coef: Coef,
+    pub loss_text: String,
+    pub loss_span: Span,
+    /// ϕ's terms (`l1`, `l2sq`, `group_l2`, `group_linf`), each applied to every atom.
+    pub penalties: Vec<RegTerm>,
+    pub ball: Option<ColumnBall>,
+    pub params: Vec<Param>,
+    pub solver: Option<SolverRequest>,
+    pub objective_span: Span,
+}

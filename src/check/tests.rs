@@ -1,6 +1,6 @@
 //! The checker's verdicts on small models, matched by kind: the wording is the snapshots' job.
 
-use super::{check, check_errors, CheckError, Column};
+use super::{check, check_dictionary_errors, check_errors, CheckError, Column};
 use crate::source::SourceFile;
 use crate::stdlib::{LabelKind, Library};
 use crate::syntax;
@@ -185,4 +185,71 @@ fn the_intercepts_ridge_is_kept_apart_from_the_regularizers() {
     assert_eq!(ridge(" + 0.5·l2sq(b) + 0.25·l2sq(b)"), Some(0.75));
     assert_eq!(ridge(" + μ·l2sq(b)"), None);
     assert_eq!(ridge(""), None);
+}
+
+const DICTIONARY: &str = "data x: sparse\nvar D: mat[dim(x), 64]\nparam λ = 0.1, γ = 1e-3\n";
+
+/// A dictionary model's verdict: the model, or its errors.
+fn dictionary(body: &str) -> Result<super::Dictionary, Vec<CheckError>> {
+    let text = format!("{DICTIONARY}{body}\n");
+    let program = syntax::parse(&SourceFile::new("test.opt", text)).expect("the test model parses");
+    assert!(super::is_dictionary(&program), "{body}");
+    check_dictionary_errors(&program, &Library::standard(), &[])
+}
+
+/// The model (Mairal 2013 §4.3), with `param a = …, b = …` on one line: K = 64 atoms,
+/// λ₁ and λ₂ folded, the structured penalty and the ball.
+#[test]
+fn a_dictionary_model_checks() {
+    let d = dictionary(
+        "minimize E[sparse_code(x, D, λ, 0.01)] + γ·group_linf(groups(load(\"squares.txt\")), D)\nst columns(D) ∈ L2Ball(1)",
+    )
+    .expect("checks");
+    assert_eq!((d.atoms, d.lambda1, d.lambda2), (64, 0.1, 0.01));
+    assert_eq!(d.penalties.len(), 1);
+    assert_eq!((d.penalties[0].def.name.as_str(), d.penalties[0].coef.value), ("group_linf", 1e-3));
+    assert_eq!(d.ball.as_ref().map(|b| b.radius), Some(1.0));
+    // A ridge bounds the atoms as well as the ball does.
+    let d = dictionary("minimize E[sparse_code(x, D, λ, 0)] + λ·l1(D) + γ·l2sq(D)").expect("checks");
+    assert!(d.ball.is_none() && d.penalties.len() == 2);
+    // A supervised command is told what it was given.
+    let program = syntax::parse(&SourceFile::new(
+        "t.opt",
+        format!("{DICTIONARY}minimize E[sparse_code(x, D, λ, 0.01)] + γ·l2sq(D)\n"),
+    ))
+    .expect("parses");
+    let e = check_errors(&program, &Library::standard(), &[]).expect_err("not a supervised model");
+    assert!(matches!(e.as_slice(), [CheckError::DictionaryModel { .. }]), "{e:?}");
+}
+
+#[test]
+fn dictionary_models_that_do_not_check() {
+    let one = |body: &str| {
+        let e = dictionary(body).expect_err(body);
+        assert_eq!(e.len(), 1, "{body}: {e:?}");
+        e.into_iter().next().expect("one")
+    };
+    let ball = "\nst columns(D) ∈ L2Ball(1)";
+    let e = one(&format!("minimize E[sparse_code(x, D, λ)]{ball}"));
+    assert!(
+        matches!(&e, CheckError::SparseCodeArguments { features, var, .. } if features == "x" && var == "D"),
+        "{e:?}"
+    );
+    let e = one(&format!("minimize E[sparse_code(D, x, λ, 0.01)]{ball}"));
+    assert!(matches!(&e, CheckError::SparseCodeArguments { .. }), "{e:?}");
+    let e = one(&format!("minimize E[sparse_code(x, D, -1, 0.01)]{ball}"));
+    assert!(matches!(&e, CheckError::NegativeWeight { weight: Some(w), .. } if *w == -1.0), "{e:?}");
+    let e = one(&format!("minimize E[sparse_code(x, D, λ, 0.01)] + λ·l1inf(D){ball}"));
+    assert!(matches!(&e, CheckError::NotAColumnPenalty { name, .. } if name == "l1inf"), "{e:?}");
+    let e = one("minimize E[sparse_code(x, D, λ, 0.01)]\nst D ∈ L2Ball(1)");
+    assert!(matches!(&e, CheckError::DictionaryConstraint { var, .. } if var == "D"), "{e:?}");
+    let e = one(&format!("minimize E[sparse_code(x, D, λ, 0.01)]{ball}, columns(D) ∈ L2Ball(2)"));
+    assert!(matches!(&e, CheckError::DictionaryConstraint { .. }), "{e:?}");
+    let e = one("minimize E[sparse_code(x, D, λ, 0.01)] + λ·l1(D)");
+    assert!(matches!(&e, CheckError::UnboundedAtoms { var, .. } if var == "D"), "{e:?}");
+    // The shape: atoms of dim(x), a number of them.
+    let text = "data x: sparse\nvar D: vec[dim(x)]\nminimize E[sparse_code(x, D, 0.1, 0.01)]\n";
+    let program = syntax::parse(&SourceFile::new("t.opt", text)).expect("parses");
+    let e = check_dictionary_errors(&program, &Library::standard(), &[]).expect_err("a vector");
+    assert!(matches!(e.as_slice(), [CheckError::DictionaryShape { var, .. }] if var == "D"), "{e:?}");
 }

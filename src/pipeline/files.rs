@@ -6,7 +6,7 @@
 //! in agreement about the model.
 
 use crate::analysis::{FileFacts, GroupLayout};
-use crate::check::{Model, Operator};
+use crate::check::{Model, Operator, RegTerm};
 use crate::data::structure_files::{read_edges, read_groups, Groups, LoadError};
 use crate::diagnostics::Problem;
 use crate::source::Span;
@@ -14,9 +14,14 @@ use std::path::Path;
 
 /// Reads every file `model` loads from `dir`; the facts, or a problem per bad file.
 pub fn facts(model: &Model, dir: &Path) -> Result<FileFacts, Vec<Problem>> {
+    terms_facts(&model.regs, dir)
+}
+
+/// [`facts`] for the terms of any model (a dictionary's penalties too).
+pub fn terms_facts(regs: &[RegTerm], dir: &Path) -> Result<FileFacts, Vec<Problem>> {
     let mut facts = FileFacts::default();
     let mut problems = vec![];
-    for r in &model.regs {
+    for r in regs {
         for op in r.operator.iter().chain(&r.groups) {
             let read = match op {
                 Operator::Groups(path) => read_groups(&dir.join(path)).map(|g| facts.add_groups(path, layout(&g))),

@@ -57,8 +57,29 @@ fn ident(p: Pair<Rule>) -> Ident {
 }
 
 fn build_program(p: Pair<Rule>) -> Program {
-    let items = p.into_inner().filter(|p| p.as_rule() != Rule::EOI).map(build_item).collect();
+    let items = p.into_inner().filter(|p| p.as_rule() != Rule::EOI).flat_map(build_items).collect();
     Program { items }
+}
+
+/// A statement's items: one, or one per parameter of `param a = 1, b = 2`.
+fn build_items(p: Pair<Rule>) -> Vec<Item> {
+    if p.as_rule() != Rule::param_decl {
+        return vec![build_item(p)];
+    }
+    let whole = span(&p);
+    let bindings: Vec<Pair<Rule>> = p.into_inner().filter(|b| b.as_rule() == Rule::param_binding).collect();
+    let single = bindings.len() == 1;
+    bindings
+        .into_iter()
+        .map(|b| {
+            // One parameter keeps the statement's span; of several, each its own binding's.
+            let sp = if single { whole } else { span(&b) };
+            let mut inner = b.into_inner();
+            let name = ident(inner.next().expect("a binding has a name"));
+            let value = build_expr(inner.next().expect("a binding has a value"));
+            Item::Param(ParamDecl { name, value, span: sp })
+        })
+        .collect()
 }
 
 fn build_item(p: Pair<Rule>) -> Item {
@@ -84,11 +105,7 @@ fn build_item(p: Pair<Rule>) -> Item {
             let dims = ty.filter(|p| p.as_rule() == Rule::expr).map(build_expr).collect();
             Item::Var(VarDecl { name, kind, dims, span: sp })
         }
-        Rule::param_decl => {
-            let name = ident(inner.next().expect("param has a name"));
-            let value = build_expr(inner.next().expect("param has a value"));
-            Item::Param(ParamDecl { name, value, span: sp })
-        }
+        Rule::param_decl => unreachable!("build_items reads param statements"),
         Rule::objective => {
             let terms = inner.next().expect("objective has terms");
             let sum = build_expr(terms.into_inner().next().expect("terms hold an expression"));
@@ -436,6 +453,7 @@ fn rule_description(r: Rule) -> Option<&'static str> {
         Rule::EOI => "end of file",
         Rule::option => "an option `name = value`",
         Rule::data_binding => "`name: kind`",
+        Rule::param_binding => "`name = value`",
         Rule::rparen => "`)`",
         Rule::rbracket => "`]`",
         Rule::rangle => "`⟩`",

@@ -38,6 +38,52 @@ pub(super) fn render(e: &CheckError) -> Problem {
             Problem::error("optc::data", "the model declares no labels", *objective, "uses labels")
                 .with_help("add `y: labels` (or `classes`, `real`) to the `data` line")
         }
+        DictionaryModel { span } => Problem::error(
+            "optc::dictionary",
+            "dictionary learning (`sparse_code`) is not trained by this build yet",
+            *span,
+            "a dictionary-learning objective",
+        )
+        .with_help("`optc check MODEL` shows the model and the solver it will get"),
+        DictionaryShape { span, var, features } => Problem::error(
+            "optc::dictionary",
+            format!("a dictionary is a matrix with one atom of dim({features}) per column"),
+            *span,
+            "not mat[dim(x), K]",
+        )
+        .with_help(format!("declare `var {var}: mat[dim({features}), 64]` for 64 atoms")),
+        SparseCodeArguments { span, features, var } => Problem::error(
+            "optc::dictionary",
+            "`sparse_code` takes the signal, the dictionary and two weights ≥ 0",
+            *span,
+            "not sparse_code(x, D, λ₁, λ₂)",
+        )
+        .with_help(format!(
+            "write `E[sparse_code({features}, {var}, λ₁, λ₂)]`: min over α of ½‖{features} − {var}α‖² + λ₁‖α‖₁ + (λ₂/2)‖α‖²"
+        )),
+        NotAColumnPenalty { name, span, var } => Problem::error(
+            "optc::dictionary",
+            format!("`{name}` is not a penalty on the atoms of a dictionary"),
+            *span,
+            "not applied atom by atom",
+        )
+        .with_help(format!(
+            "a dictionary takes l1({var}), l2sq({var}), group_l2(G, {var}) and group_linf(G, {var}), each summed over the columns of {var}"
+        )),
+        DictionaryConstraint { span, var } => Problem::error(
+            "optc::dictionary",
+            "a dictionary's only constraint is a ball for every atom",
+            *span,
+            "not columns(D) ∈ L2Ball(r)",
+        )
+        .with_help(format!("write `st columns({var}) ∈ L2Ball(1)`, once")),
+        UnboundedAtoms { span, var } => Problem::error(
+            "optc::dictionary",
+            "nothing bounds the atoms: scaling them up drives every code, and the cost, toward 0",
+            *span,
+            "no ball and no l2sq",
+        )
+        .with_help(format!("add `st columns({var}) ∈ L2Ball(1)` (SPAMS's and scikit-learn's constraint) or a `γ·l2sq({var})` term")),
         NoVariable { objective } => {
             Problem::error("optc::var", "the model declares no variable", *objective, "minimizes over nothing")
                 .with_help("add `var w: vec[dim(x)]` before the objective")

@@ -1,0 +1,123 @@
+//! Dictionary learning's structure (ALGORITHMS.md §9): the cost is not convex (bilinear in D
+//! and the codes), so no duality gap certifies it; SMM on D with the proximal-gradient surrogate
+//! of Mairal (2013, eq. 5) in mini-batches is the method, and the only one of optc's that takes
+//! a structured ϕ on the atoms. Also what `optc check` prints of such a model.
+
+use std::fmt::Write;
+
+use super::{groups_note, penalty_text, FileFacts};
+use crate::check::{Dictionary, Operator};
+use crate::diagnostics::Problem;
+use crate::stdlib::ProxKind;
+use crate::symbolic::fmt_num;
+
+/// Signals a step codes and averages into the surrogate, by default (Mairal's experiment).
+pub const DEFAULT_BATCH: usize = 100;
+/// Passes over the data by default: "one pass gives a usable model".
+pub const DEFAULT_EPOCHS: usize = 1;
+
+/// How a dictionary model is solved.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DictionaryChoice {
+    pub batch: usize,
+    pub epochs: usize,
+    pub reason: String,
+}
+
+/// The solver for `d`: SMM, with the batch and the passes `solve with smm(batch = …, epochs = …)`
+/// sets. Another solver, or an option SMM does not take here, is a diagnostic.
+pub fn choose(d: &Dictionary) -> Result<DictionaryChoice, Vec<Problem>> {
+    let mut problems = vec![];
+    let (mut batch, mut epochs) = (DEFAULT_BATCH, DEFAULT_EPOCHS);
+    if let Some(s) = &d.solver {
+        if s.name != "smm" && s.name != "auto" {
+            problems.push(
+                Problem::error(
+                    "optc::solver",
+                    format!("`{}` does not learn dictionaries", s.name),
+                    s.span,
+                    "not smm",
+                )
+                .with_help("dictionary learning is solved by `smm(batch = 100)` (Mairal 2013 §4.3); remove `solve with` or write `solve with smm`"),
+            );
+        }
+        for o in &s.options {
+            let value = o.value.as_const();
+            let count = value.filter(|v| *v >= 1.0 && v.fract() == 0.0 && *v <= 1e9).map(|v| v as usize);
+            match (o.name.as_str(), count) {
+                ("batch", Some(n)) => batch = n,
+                ("epochs", Some(n)) => epochs = n,
+                ("batch" | "epochs", None) => problems.push(Problem::error(
+                    "optc::solver",
+                    format!("`{}` is a count of at least 1", o.name),
+                    o.span,
+                    "not a whole number ≥ 1",
+                )),
+                (other, _) => problems.push(
+                    Problem::error(
+                        "optc::solver",
+                        format!("smm on a dictionary does not take `{other}`"),
+                        o.span,
+                        "unknown option",
+                    )
+                    .with_help("its options are `batch` (signals a step) and `epochs` (passes over the data)"),
+                ),
+            }
+        }
+    }
+    if !problems.is_empty() {
+        return Err(problems);
+    }
+    let reason = format!(
+        "dictionary learning: SMM on {} with the proximal-gradient surrogate (Mairal 2013, eq. 5), mini-batches of {batch}, {epochs} pass{}: the cost is not convex (bilinear in {} and the codes), and SMM takes any prox-friendly penalty on the atoms where online dictionary learning takes only a constraint",
+        d.var.name,
+        if epochs == 1 { "" } else { "es" },
+        d.var.name,
+    );
+    Ok(DictionaryChoice { batch, epochs, reason })
+}
+
+/// What `optc check` prints of a dictionary model.
+pub fn report(d: &Dictionary, choice: &DictionaryChoice, name: &str, files: &FileFacts) -> String {
+    let (x, v, k) = (&d.features.name, &d.var.name, d.atoms);
+    let mut o = String::new();
+    let _ = writeln!(o, "model       {name}");
+    let _ = writeln!(o, "data        {x}: sparse signals, one per row (the file's labels are ignored)");
+    let _ = writeln!(o, "variable    {v}: mat[dim({x}), {k}] — the dictionary, {k} atoms (its columns)");
+    let _ = writeln!(o);
+    let weight = if d.coef.text.is_empty() { String::new() } else { format!("{}·", d.coef.text) };
+    let _ = writeln!(o, "loss        {weight}{}", d.loss_text);
+    let _ = writeln!(
+        o,
+        "            sparse_code({x}, {v}, λ₁, λ₂) = min over α ∈ ℝ^{k} of ½‖{x} − {v}α‖² + λ₁‖α‖₁ + (λ₂/2)‖α‖², λ₁ = {}, λ₂ = {}",
+        fmt_num(d.lambda1),
+        fmt_num(d.lambda2)
+    );
+    let unique = if d.lambda2 > 0.0 {
+        "unique as λ₂ > 0"
+    } else {
+        "unique only where the active atoms are independent (λ₂ = 0)"
+    };
+    let _ = writeln!(o, "            each code by coordinate descent on {v}ᵀ{v} ({unique}); ∇_{v} = ({v}α* − {x})·α*ᵀ");
+    for p in &d.penalties {
+        let _ = writeln!(o, "term        {}", p.text);
+        let _ = writeln!(o, "            penalty {} on each atom", penalty_text(p, "d"));
+        let prox = match (&p.groups, p.def.prox) {
+            (Some(g), kind) => format!(
+                "prox {} per atom: groups {}",
+                kind.describe(),
+                groups_note(g, kind == ProxKind::ProxLinfGroups, files)
+            ),
+            (None, kind) => format!("prox {} per atom", kind.describe()),
+        };
+        let _ = writeln!(o, "            {prox}");
+        debug_assert!(!matches!(p.operator, Some(Operator::Diff(_))));
+    }
+    if let Some(b) = &d.ball {
+        let _ = writeln!(o, "constraint  {}: each atom projected on the ball after the prox", b.text);
+    }
+    let _ = writeln!(o);
+    let _ = writeln!(o, "convex      no: bilinear in {v} and the codes; a stationary point, no duality gap");
+    let _ = writeln!(o, "solver      smm — {}", choice.reason);
+    o
+}
