@@ -1,6 +1,7 @@
 //! The command line (LANGUAGE.md): `check`, `plan`, `run`, `predict`, `path`, `repl`. Exit codes: 0 success,
 //! 1 the model or the data is wrong, 2 bad usage, 3 the solver diverged.
 
+mod dictionary;
 mod init;
 mod ovr;
 pub(crate) mod path;
@@ -204,8 +205,13 @@ fn plan(
     let file = read_model(path)?;
     let opts =
         CompileOptions { overrides: parse_sets(set)?, solver, eager, epochs: None, files: Some(model_dir(path)) };
-    let c = compile(&file, &opts)?;
-    let plan = pipeline::plan(&c, &opts).map_err(|e| report_compile_error(e, &file))?;
+    let plan = match pipeline::dictionary(&file, &opts).map_err(|e| report_compile_error(e, &file))? {
+        Some(d) => crate::plan::lower::dictionary::lower(&d.model, &d.choice),
+        None => {
+            let c = compile(&file, &opts)?;
+            pipeline::plan(&c, &opts).map_err(|e| report_compile_error(e, &file))?
+        }
+    };
     let facts = match data {
         Some(d) => {
             let data = run::load_data(d, false, &Default::default())?.0;

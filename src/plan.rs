@@ -398,6 +398,47 @@ pub enum Stmt {
     /// feature); features in no group are left as they are. The exact prox of γ·Σ_g‖·_g‖₂
     /// when the groups are disjoint, which binding checks. The target is a vec[d].
     GroupShrink(VecId, Expr),
+    /// One epoch of SMM on a dictionary ([`crate::runtime::dictionary`]): this epoch's row
+    /// order in mini-batches, each coded, averaged into the surrogate and followed by the prox
+    /// of ϕ on every atom.
+    Dictionary(DictionaryCall),
+}
+
+/// What [`Objective::dictionary`] evaluates.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct DictionaryCost {
+    pub lambda1: f64,
+    pub lambda2: f64,
+    pub penalty: AtomPenalty,
+}
+
+/// The operands of [`Stmt::Dictionary`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct DictionaryCall {
+    /// D, a mat[d, k] whose column c is atom c (the k of [`Dims`] counts the atoms), and B, the
+    /// averaged surrogate's point, of the same shape.
+    pub atoms: VecId,
+    pub surrogate: VecId,
+    /// A, the averaged curvature, and n, the steps so far: state scalars. At n = 0 the atoms
+    /// start from the first k signals of the epoch's order, normalised.
+    pub curvature: ScalarId,
+    pub steps: ScalarId,
+    pub lambda1: f64,
+    pub lambda2: f64,
+    pub batch: usize,
+    /// n₀ of SMM's weights wₙ = √((n₀ + 1)/(n + n₀)).
+    pub n0: f64,
+    pub penalty: AtomPenalty,
+}
+
+/// ϕ on one atom: l1·‖d‖₁ + (l2/2)‖d‖² + γ·ω(B d) over the bound operator's groups, then the
+/// ball ‖d‖ ≤ r. The prox is the composition (see `runtime::dictionary::prox_atom`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct AtomPenalty {
+    pub l1: f64,
+    pub l2: f64,
+    pub group: Option<(crate::runtime::picard::Omega, f64)>,
+    pub ball: Option<f64>,
 }
 
 /// Which operator B a composite term names; built when the data is bound (its size depends on
@@ -487,6 +528,9 @@ pub struct Objective {
     pub dual_only: bool,
     /// A composite term coef·ω(B w), evaluated with the operator bound with the data.
     pub composite: Option<Composite>,
+    /// Dictionary learning: F(D) = (c/m)·Σᵢ sparse_code(xᵢ, D, λ₁, λ₂) + Σ over atoms of ϕ, the
+    /// weights a mat[d, k] of k atoms (`loss`, `dloss`, `margin` and `penalty` are unused).
+    pub dictionary: Option<DictionaryCost>,
     /// Multiclass: ℓ is softmax over the k scores aᵢ = Wᵀxᵢ, ℓ(y, a) = logsumexp(a) − a_y,
     /// evaluated directly (`loss`, `dloss` and `margin` are unused), and `penalty` reads W[j, c].
     pub softmax: bool,
@@ -659,7 +703,10 @@ impl Plan {
     }
     /// Whether an epoch needs the driver's permutation of the rows / of the columns.
     pub fn permutes(&self, len: Len) -> bool {
-        walk::any_loop(&self.epoch, |r| r == Range::Perm(len))
+        let mut learns_dictionary = false;
+        walk::stmts(&self.epoch, &mut |s| learns_dictionary |= matches!(s, Stmt::Dictionary(_)));
+        // A dictionary epoch visits the rows in the seeded order the driver draws.
+        walk::any_loop(&self.epoch, |r| r == Range::Perm(len)) || (learns_dictionary && len == Len::Rows)
     }
     /// The statement lists that run: init, epoch, finish.
     pub fn phases(&self) -> impl Iterator<Item = &[Stmt]> {

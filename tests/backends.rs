@@ -560,6 +560,7 @@ fn rank_two_buffers_and_row_calls_run_the_same_and_right() {
             dual: None,
             dual_only: false,
             softmax: false,
+            dictionary: None,
         },
         certificate: None,
         uncertified: optc::plan::Uncertified::Progress,

@@ -236,6 +236,22 @@ fn plans_of_tron() {
     }
 }
 
+/// Dictionary learning's plan (Mairal 2013 §4.3): D and the surrogate B as mat[d, k], and an
+/// epoch that is one `dictionary` call; the structured penalty and the ball in its comment.
+#[test]
+fn plans_of_dictionary_learning() {
+    let text = "data x: sparse\nvar D: mat[dim(x), 64]\nparam λ = 0.1, γ = 1e-3\n\
+                minimize E[sparse_code(x, D, λ, 0.01)] + γ·group_linf(groups(load(\"squares.txt\")), D) + 0.01·l2sq(D)\n\
+                st columns(D) ∈ L2Ball(1)\nsolve with smm(batch = 50)\n";
+    let file = SourceFile::new("dictionary.opt", text);
+    let d = pipeline::dictionary(&file, &CompileOptions::default()).expect("checks").expect("a dictionary model");
+    let plan = optc::plan::lower::dictionary::lower(&d.model, &d.choice);
+    optc::plan::verify::verify(&plan).expect("verifies");
+    insta::with_settings!({ description => text, omit_expression => true }, {
+        insta::assert_snapshot!("plans_of_dictionary_learning", optc::plan::dump::dump(&plan, None));
+    });
+}
+
 /// The dump of the plan `text` compiles to, pinned as `test@name` (the snapshot files keep the
 /// calling test's name), the model text as description.
 fn snapshot_plan(test: &str, name: &str, text: String, opts: &CompileOptions) {

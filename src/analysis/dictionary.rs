@@ -65,6 +65,20 @@ pub fn choose(d: &Dictionary) -> Result<DictionaryChoice, Vec<Problem>> {
             }
         }
     }
+    // The prox of ϕ on an atom is the composition of its parts: ½‖·‖² scales, the ball projects
+    // last; l1 and a group term, or two group terms, would need a splitting of their own.
+    let shrinks: Vec<_> = d.penalties.iter().filter(|p| p.def.name != "l2sq").collect();
+    if let [_, second, ..] = shrinks.as_slice() {
+        problems.push(
+            Problem::error(
+                "optc::dictionary",
+                "at most one of l1, group_l2 and group_linf may penalise the atoms",
+                second.span,
+                "a second one",
+            )
+            .with_help("their proxes do not compose; keep one (an l2sq term may stand beside it)"),
+        );
+    }
     if !problems.is_empty() {
         return Err(problems);
     }

@@ -147,6 +147,10 @@ fn data_failure(e: DataError) -> Failure {
 }
 
 pub fn run(args: &RunArgs) -> Result<(), Failure> {
+    // A dictionary-learning model has a run of its own (its data has no labels to read).
+    if super::dictionary::run(args)? {
+        return Ok(());
+    }
     if args.stream {
         return super::stream::run(args);
     }

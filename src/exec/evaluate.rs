@@ -68,6 +68,9 @@ fn evaluate_impl(
     if plan.objective.softmax {
         return evaluate_softmax(plan, state, data, rows, margins);
     }
+    if let Some(cost) = &plan.objective.dictionary {
+        return evaluate_dictionary(plan, cost, state, data, rows);
+    }
     let w = state.weights(plan);
     let intercept = state.intercept(plan);
     let obj = &plan.objective;
@@ -202,6 +205,29 @@ fn evaluate_softmax(
         nnz: w.iter().filter(|v| **v != 0.0).count(),
         nnz_rows: Some(if k > 0 { w.chunks(k).filter(|r| r.iter().any(|v| *v != 0.0)).count() } else { 0 }),
         error: Some(wrong as f64 / m.max(1) as f64),
+        mse: None,
+    }
+}
+
+/// F(D) = c·mean sparse_code(xᵢ, D, λ₁, λ₂) + ϕ(D) of a dictionary plan: every signal coded.
+/// `loss` is the mean cost; `nnz` counts D's non-zero entries.
+fn evaluate_dictionary(
+    plan: &Plan,
+    cost: &crate::plan::DictionaryCost,
+    state: &State,
+    data: &DataView,
+    rows: Option<&[u32]>,
+) -> Evaluation {
+    let d = state.weights(plan);
+    let x = crate::runtime::dictionary::Signals { indptr: data.indptr, indices: data.indices, values: data.values };
+    let (mean, penalty) =
+        crate::runtime::dictionary::cost(d, x, rows, (data.features, data.dims().classes), cost, data.operator);
+    Evaluation {
+        objective: plan.objective.loss_weight * mean + penalty,
+        loss: mean,
+        nnz: d.iter().filter(|v| **v != 0.0).count(),
+        nnz_rows: None,
+        error: None,
         mse: None,
     }
 }

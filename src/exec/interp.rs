@@ -91,6 +91,28 @@ fn exec(
                 crate::runtime::picard::prox(op, call.omega, x, &mut dual, gamma, call.tol, call.cap);
                 st.vectors[call.dual.0] = dual;
             }
+            Stmt::Dictionary(call) => {
+                let k = env.dims.classes;
+                let x = crate::runtime::dictionary::Signals {
+                    indptr: data.indptr,
+                    indices: data.indices,
+                    values: data.values,
+                };
+                // Two buffers and two scalars of one state: the buffers taken out while both move.
+                let mut atoms = std::mem::take(&mut st.vectors[call.atoms.0]);
+                let mut surrogate = std::mem::take(&mut st.vectors[call.surrogate.0]);
+                let (mut a, mut n) = (st.scalars[call.curvature.0], st.scalars[call.steps.0]);
+                let moving = crate::runtime::dictionary::EpochState {
+                    atoms: &mut atoms,
+                    surrogate: &mut surrogate,
+                    curvature: &mut a,
+                    steps: &mut n,
+                };
+                crate::runtime::dictionary::epoch(moving, x, orders.rows, (data.features, k), call, data.operator);
+                st.vectors[call.atoms.0] = atoms;
+                st.vectors[call.surrogate.0] = surrogate;
+                (st.scalars[call.curvature.0], st.scalars[call.steps.0]) = (a, n);
+            }
             Stmt::GroupShrink(target, gamma) => {
                 let gamma = eval(env, gamma, st, cur);
                 let op = data.operator.expect("the driver binds the operator for plans that use it");

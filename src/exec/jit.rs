@@ -89,6 +89,7 @@ pub fn compile_with(plan: &Plan, params: &[f64], disasm: bool) -> Result<Kernel,
         jb.symbol(name, addr);
     }
     jb.symbol("optc_picard", abi::picard_symbol());
+    jb.symbol("optc_dictionary", abi::dictionary_symbol());
     jb.symbol("optc_smm_catch_up", abi::catch_up_symbol());
     jb.symbol("optc_group_shrink", abi::group_shrink_symbol());
     let mut module = JITModule::new(jb);
@@ -208,7 +209,21 @@ fn define(
     } else {
         None
     };
-    let imports = translate::Imports { funcs: runtime, routines, picard, group_shrink, catch_up };
+    let mut learns_dictionary = false;
+    crate::plan::walk::stmts(body, &mut |s| learns_dictionary |= matches!(s, Stmt::Dictionary(_)));
+    let dictionary = if learns_dictionary {
+        let mut sig = module.make_signature();
+        sig.params.push(AbiParam::new(ptr));
+        sig.params.extend([AbiParam::new(types::I64); 6]);
+        sig.params.extend([AbiParam::new(types::F64); 7]);
+        let id = module
+            .declare_function("optc_dictionary", Linkage::Import, &sig)
+            .map_err(|e| JitError::Codegen(e.to_string()))?;
+        Some(module.declare_func_in_func(id, builder.func))
+    } else {
+        None
+    };
+    let imports = translate::Imports { funcs: runtime, routines, picard, group_shrink, catch_up, dictionary };
     translate::PlanTranslator::new(builder, plan, params, imports, ptr).translate_body(body);
 
     text.clif.push_str(&format!("; {name}\n{}\n", ctx.func.display()));

@@ -15,7 +15,8 @@ pub fn dump(plan: &Plan, facts: Option<&DataFacts>) -> String {
     };
     let _ = writeln!(o, "plan {}{kind}  # {}", plan.info.solver, plan.info.summary);
     let columns = if plan.reads_columns() { ", Xc: csc[m, d]" } else { "" };
-    let _ = write!(o, "inputs  X: csr[m, d]{columns}, y: vec[m]");
+    let labels = if plan.objective.dictionary.is_some() { "  # the signals, one per row" } else { ", y: vec[m]" };
+    let _ = write!(o, "inputs  X: csr[m, d]{columns}{labels}");
     if let Some(f) = facts {
         let _ = write!(o, "  # m = {}, d = {}, nnz = {}", f.rows, f.features, f.nnz);
     }
@@ -95,7 +96,18 @@ pub fn dump(plan: &Plan, facts: Option<&DataFacts>) -> String {
     stmts(plan, &plan.finish, 1, &mut o);
     let obj = &plan.objective;
     let weight = if obj.loss_weight == 1.0 { String::new() } else { format!("{}·", fmt_num(obj.loss_weight)) };
-    if obj.softmax {
+    if let Some(cost) = &obj.dictionary {
+        let _ = writeln!(
+            o,
+            "report  F(D) = {weight}(1/m)·Σᵢ sparse_code(x[i], D) + Σ over the atoms d of ϕ(d), after finish"
+        );
+        let _ = writeln!(
+            o,
+            "  sparse_code(x, D) = min over α of ½‖x − Dα‖² + {}·‖α‖₁ + {}·½‖α‖²  # each signal coded exactly",
+            fmt_num(cost.lambda1),
+            fmt_num(cost.lambda2)
+        );
+    } else if obj.softmax {
         let _ = writeln!(o, "report  F(W) = {weight}(1/m)·Σᵢ ℓ + Σⱼ,c R(W[j, c]) + Σⱼ T(W[j, ·]), after finish");
         let _ = writeln!(o, "  ℓ = logsumexp(a) - a[y[i]]  # with a = Wᵀx[i], the k scores");
         let _ = writeln!(o, "  R = {}", expr(plan, &obj.penalty, 0));
@@ -235,6 +247,33 @@ fn stmts(plan: &Plan, body: &[Stmt], depth: usize, o: &mut String) {
             Stmt::Guard(e, what) => _ = writeln!(o, "{pad}guard finite({})  # {what}", expr(plan, e, 0)),
             Stmt::StoreAt(v, r, c, e) => {
                 _ = writeln!(o, "{pad}{}[{}, {}] = {}", plan.vector(*v).name, r.name(), c.name(), expr(plan, e, 0))
+            }
+            Stmt::Dictionary(call) => {
+                let p = &call.penalty;
+                let mut phi = vec![];
+                if p.l1 > 0.0 {
+                    phi.push(format!("{}·‖d‖₁", fmt_num(p.l1)));
+                }
+                if p.l2 > 0.0 {
+                    phi.push(format!("{}·½‖d‖²", fmt_num(p.l2)));
+                }
+                if let Some((omega, gamma)) = p.group {
+                    phi.push(format!("{}·{}(B d)", fmt_num(gamma), omega.name()));
+                }
+                let phi = if phi.is_empty() { "0".to_string() } else { phi.join(" + ") };
+                let ball = p.ball.map_or(String::new(), |r| format!(", then ‖d‖ ≤ {}", fmt_num(r)));
+                let _ = writeln!(
+                    o,
+                    "{pad}dictionary({}[0..d, 0..k], surrogate {}, A = {}, n = {}, λ₁ = {}, λ₂ = {}, batch = {}, n₀ = {})  # per batch: codes, surrogate, each atom d ← prox of ϕ = {phi}{ball}",
+                    plan.vector(call.atoms).name,
+                    plan.vector(call.surrogate).name,
+                    plan.scalar(call.curvature).name,
+                    plan.scalar(call.steps).name,
+                    fmt_num(call.lambda1),
+                    fmt_num(call.lambda2),
+                    call.batch,
+                    fmt_num(call.n0)
+                );
             }
             Stmt::Picard(call) => {
                 let _ = writeln!(

@@ -7,6 +7,7 @@
 mod adagrad;
 mod dc;
 mod dcd;
+pub mod dictionary;
 mod fobos;
 mod multiclass;
 mod newton;
@@ -167,6 +168,7 @@ impl Builder {
                 dual: None,
                 dual_only: false,
                 softmax: false,
+                dictionary: None,
             },
             certificate: None,
             uncertified: super::Uncertified::Progress,
@@ -373,6 +375,7 @@ impl Builder {
             dual: None,
             dual_only: false,
             softmax: false,
+            dictionary: None,
         };
         // ℓ* in closed form for the stdlib's losses (a model cannot redefine them) and for a
         // loss the model declares with one of their formulas; any other has none here.
@@ -419,6 +422,7 @@ impl Builder {
             dual: None,
             dual_only: false,
             softmax: true,
+            dictionary: None,
         };
         let p = self.prox;
         self.plan.certificate = Some(Certificate {

@@ -185,6 +185,26 @@ fn stmts(plan: &Plan, body: &[Stmt], scope: Scope) -> Result<(), String> {
                 expr(plan, r, scope)?;
             }
             Stmt::Guard(e, _) => expr(plan, e, scope)?,
+            Stmt::Dictionary(call) => {
+                for v in [call.atoms, call.surrogate] {
+                    let decl = plan.vectors.get(v.0).ok_or_else(|| format!("vector #{} does not exist", v.0))?;
+                    if decl.len != Len::Features || decl.cols != Some(Len::Classes) || decl.role == VecRole::Labels {
+                        return Err(format!("`dictionary` on `{}`, which is not a mat[d, k]", decl.name));
+                    }
+                }
+                if call.atoms == call.surrogate {
+                    return Err("`dictionary` with the same buffer twice".into());
+                }
+                for id in [call.curvature, call.steps] {
+                    let decl = plan.scalars.get(id.0).ok_or_else(|| format!("scalar #{} does not exist", id.0))?;
+                    if decl.role != crate::plan::ScalarRole::State {
+                        return Err(format!("`dictionary` writes `{}`, which is not state", decl.name));
+                    }
+                }
+                if call.batch == 0 {
+                    return Err("`dictionary` with batches of 0".into());
+                }
+            }
             Stmt::Picard(call) => {
                 for (v, len) in [(call.target, Len::Features), (call.dual, Len::OpRows)] {
                     let decl = plan.vectors.get(v.0).ok_or_else(|| format!("vector #{} does not exist", v.0))?;

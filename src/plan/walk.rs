@@ -16,7 +16,8 @@ pub fn stmts<'a>(body: &'a [Stmt], f: &mut impl FnMut(&'a Stmt)) {
             | Stmt::Guard(..)
             | Stmt::Call(..)
             | Stmt::Picard(_)
-            | Stmt::GroupShrink(..) => {}
+            | Stmt::GroupShrink(..)
+            | Stmt::Dictionary(_) => {}
         }
     }
 }
@@ -35,7 +36,7 @@ pub fn exprs<'a>(body: &'a [Stmt], f: &mut impl FnMut(&'a Expr)) {
             expr(r, f);
         }
         Stmt::Picard(call) => expr(&call.gamma, f),
-        Stmt::For(..) => {}
+        Stmt::For(..) | Stmt::Dictionary(_) => {}
     });
 }
 

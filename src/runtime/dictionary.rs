@@ -97,7 +97,8 @@ pub struct Signals<'a> {
 }
 
 impl Signals<'_> {
-    fn row(&self, i: usize) -> (&[u32], &[f64]) {
+    /// Row i's indices and values.
+    pub fn row(&self, i: usize) -> (&[u32], &[f64]) {
         let (a, b) = (self.indptr[i], self.indptr[i + 1]);
         (&self.indices[a..b], &self.values[a..b])
     }
@@ -262,6 +263,143 @@ fn largest_eigenvalue(a: &[f64], k: usize) -> f64 {
     // The power iteration approaches λ_max from below; a little slack keeps the surrogate above
     // the cost, and the trace bounds it.
     (value * 1.01).min(trace)
+}
+
+/// The Picard prox of a group term on an atom: its stopping rule and cap (the composite
+/// plans' own).
+const PICARD_TOL: f64 = 1e-10;
+const PICARD_CAP: u32 = 10_000;
+
+/// atom ← prox_{t·ϕ}(atom), ϕ = l1·‖·‖₁ + (l2/2)‖·‖² + γ·ω(B·), then the projection on the ball:
+/// prox_{t(R + (l2/2)‖·‖²)}(v) = prox_{tR/(1+t·l2)}(v/(1 + t·l2)), and the ball's projection
+/// after the prox of a positively homogeneous R (Yu 2013). The analysis allows l1 or one group
+/// term, not both (their proxes do not compose).
+pub fn prox_atom(
+    atom: &mut [f64],
+    t: f64,
+    penalty: &crate::plan::AtomPenalty,
+    op: Option<&crate::runtime::picard::Operator>,
+) {
+    let shrink = 1.0 + t * penalty.l2;
+    let t = t / shrink;
+    atom.iter_mut().for_each(|v| *v /= shrink);
+    if penalty.l1 > 0.0 {
+        let tau = t * penalty.l1;
+        atom.iter_mut().for_each(|v| *v = v.signum() * (v.abs() - tau).max(0.0));
+    }
+    if let (Some((omega, gamma)), Some(op)) = (penalty.group, op) {
+        let mut dual = vec![0.0; op.rows];
+        crate::runtime::picard::prox(op, omega, atom, &mut dual, t * gamma, PICARD_TOL, PICARD_CAP);
+    }
+    if let Some(r) = penalty.ball {
+        project_ball(atom, r);
+    }
+}
+
+/// The mutable state one epoch of [`epoch`] moves: D and B as the plan holds them (mat[m, k],
+/// column c the atom c), A and the steps n.
+pub struct EpochState<'a> {
+    pub atoms: &'a mut [f64],
+    pub surrogate: &'a mut [f64],
+    pub curvature: &'a mut f64,
+    pub steps: &'a mut f64,
+}
+
+/// One epoch of SMM on the dictionary over `order`, in batches of `call.batch`; both back ends
+/// call it, so they agree to the bit. At n = 0 the atoms start from the first k non-zero
+/// signals of the order, normalised.
+pub fn epoch(
+    state: EpochState,
+    x: Signals,
+    order: &[u32],
+    (dim, k): (usize, usize),
+    call: &crate::plan::DictionaryCall,
+    op: Option<&crate::runtime::picard::Operator>,
+) {
+    if dim == 0 || k == 0 || state.atoms.len() < dim * k || state.surrogate.len() < dim * k {
+        return;
+    }
+    let transpose = |from: &[f64]| -> Vec<f64> {
+        let mut out = vec![0.0; dim * k];
+        for j in 0..dim {
+            for c in 0..k {
+                out[c * dim + j] = from[j * k + c];
+            }
+        }
+        out
+    };
+    let mut dict =
+        Dictionary { atoms: k, dim, d: transpose(state.atoms), a: *state.curvature, b: transpose(state.surrogate) };
+    let rows: Vec<usize> = order.iter().map(|&i| i as usize).filter(|&i| i + 1 < x.indptr.len()).collect();
+    if *state.steps == 0.0 {
+        let nonzero: Vec<usize> =
+            rows.iter().copied().filter(|&i| x.row(i).1.iter().any(|v| *v != 0.0)).take(k).collect();
+        let start = Dictionary::from_signals(x, &nonzero, dim);
+        dict.d[..start.d.len()].copy_from_slice(&start.d);
+    }
+    let mut n = *state.steps;
+    for batch in rows.chunks(call.batch.max(1)) {
+        n += 1.0;
+        let w = weight(n as usize, call.n0);
+        dict.step(x, batch, call.lambda1, call.lambda2, w, &mut |atom, t| prox_atom(atom, t, &call.penalty, op));
+    }
+    for j in 0..dim {
+        for c in 0..k {
+            state.atoms[j * k + c] = dict.d[c * dim + j];
+            state.surrogate[j * k + c] = dict.b[c * dim + j];
+        }
+    }
+    *state.curvature = dict.a;
+    *state.steps = n;
+}
+
+/// The mean cost (1/|rows|)·Σ ℓ(xᵢ, D) of `rows` (every row for None), D a mat[m, k] as the
+/// plan holds it; and ϕ(D) summed over the atoms.
+pub fn cost(
+    atoms: &[f64],
+    x: Signals,
+    rows: Option<&[u32]>,
+    (dim, k): (usize, usize),
+    cost: &crate::plan::DictionaryCost,
+    op: Option<&crate::runtime::picard::Operator>,
+) -> (f64, f64) {
+    let mut dict = Dictionary { atoms: k, dim, d: vec![0.0; dim * k], a: 0.0, b: vec![] };
+    for j in 0..dim.min(atoms.len() / k.max(1)) {
+        for c in 0..k {
+            dict.d[c * dim + j] = atoms[j * k + c];
+        }
+    }
+    let gram = dict.gram();
+    let all: Vec<u32>;
+    let rows = match rows {
+        Some(r) => r,
+        None => {
+            all = (0..x.indptr.len().saturating_sub(1) as u32).collect();
+            &all
+        }
+    };
+    let total: f64 = rows
+        .iter()
+        .map(|&i| {
+            let (idx, val) = x.row(i as usize);
+            dict.code(&gram, idx, val, cost.lambda1, cost.lambda2).1
+        })
+        .sum();
+    let mean = if rows.is_empty() { 0.0 } else { total / rows.len() as f64 };
+    let p = &cost.penalty;
+    let penalty: f64 = (0..k)
+        .map(|c| {
+            let atom = &dict.d[c * dim..(c + 1) * dim];
+            let l1: f64 = atom.iter().map(|v| v.abs()).sum();
+            let l2: f64 = atom.iter().map(|v| v * v).sum();
+            let group = match (p.group, op) {
+                (Some((omega, gamma)), Some(op)) => gamma * op.omega_value(omega, atom),
+                _ => 0.0,
+            };
+            p.l1 * l1 + 0.5 * p.l2 * l2 + group
+        })
+        .sum();
+    (mean, penalty)
 }
 
 /// wₙ = √((n₀ + 1)/(n + n₀)) for the n-th step (n from 1): SMM's weights (ALGORITHMS.md §7).

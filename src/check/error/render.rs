@@ -40,11 +40,11 @@ pub(super) fn render(e: &CheckError) -> Problem {
         }
         DictionaryModel { span } => Problem::error(
             "optc::dictionary",
-            "dictionary learning (`sparse_code`) is not trained by this build yet",
+            "this command does not take a dictionary-learning model (`sparse_code`) yet",
             *span,
             "a dictionary-learning objective",
         )
-        .with_help("`optc check MODEL` shows the model and the solver it will get"),
+        .with_help("`optc check` describes it, `optc plan` prints its plan and `optc run` trains it"),
         DictionaryShape { span, var, features } => Problem::error(
             "optc::dictionary",
             format!("a dictionary is a matrix with one atom of dim({features}) per column"),

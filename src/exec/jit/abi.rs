@@ -187,6 +187,72 @@ pub fn picard_symbol() -> *const u8 {
     optc_picard as *const u8
 }
 
+/// The dictionary entry point: one epoch of SMM on D (`runtime::dictionary::epoch`), the
+/// buffers and scalars named by their index in the plan, the rest of the call by value.
+///
+/// # Safety (why this is sound)
+/// Only kernels call it, passing the context [`call`] built (valid for the whole call) and
+/// the indices of a verified `dictionary` statement: two distinct state mat[d, k] and two state
+/// scalars. [`check_shapes`] checked before the call that every mat[d, k] has d·k entries;
+/// the order holds `n_order` row indices below m, and the CSR arrays are the data's (m + 1
+/// offsets, their last the number of entries). The operator, when not null, is the bound one.
+#[allow(clippy::too_many_arguments)]
+extern "C" fn optc_dictionary(
+    ctx: *mut KernelCtx,
+    atoms: i64,
+    surrogate: i64,
+    curvature: i64,
+    steps: i64,
+    batch: i64,
+    group: i64,
+    lambda1: f64,
+    lambda2: f64,
+    n0: f64,
+    l1: f64,
+    l2: f64,
+    gamma: f64,
+    ball: f64,
+) {
+    let group = crate::runtime::picard::Omega::from_code(group).map(|omega| (omega, gamma));
+    let penalty = crate::plan::AtomPenalty { l1, l2, group, ball: (ball >= 0.0).then_some(ball) };
+    let call = crate::plan::DictionaryCall {
+        atoms: crate::plan::VecId(atoms as usize),
+        surrogate: crate::plan::VecId(surrogate as usize),
+        curvature: crate::plan::ScalarId(curvature as usize),
+        steps: crate::plan::ScalarId(steps as usize),
+        lambda1,
+        lambda2,
+        batch: usize::try_from(batch).unwrap_or(1).max(1),
+        n0,
+        penalty,
+    };
+    // SAFETY: see above.
+    #[allow(unsafe_code)]
+    unsafe {
+        let ctx = &*ctx;
+        let (d, k, m) = (ctx.features as usize, ctx.classes as usize, ctx.rows as usize);
+        let indptr = std::slice::from_raw_parts(ctx.indptr, m + 1);
+        let nnz = indptr[m];
+        let x = crate::runtime::dictionary::Signals {
+            indptr,
+            indices: std::slice::from_raw_parts(ctx.indices, nnz),
+            values: std::slice::from_raw_parts(ctx.values, nnz),
+        };
+        let order = std::slice::from_raw_parts(ctx.order, ctx.n_order as usize);
+        let atoms = std::slice::from_raw_parts_mut(*ctx.vectors.add(call.atoms.0), d * k);
+        let surrogate = std::slice::from_raw_parts_mut(*ctx.vectors.add(call.surrogate.0), d * k);
+        let curvature = &mut *ctx.scalars.add(call.curvature.0);
+        let steps = &mut *ctx.scalars.add(call.steps.0);
+        let op = ctx.operator.as_ref();
+        let state = crate::runtime::dictionary::EpochState { atoms, surrogate, curvature, steps };
+        crate::runtime::dictionary::epoch(state, x, order, (d, k), &call, op);
+    }
+}
+
+pub fn dictionary_symbol() -> *const u8 {
+    optc_dictionary as *const u8
+}
+
 /// SMM's ℓ1 catch-up (`runtime::smm::l1_catch_up`) over two history buffers.
 ///
 /// # Safety (why this is sound)

@@ -60,6 +60,8 @@ pub struct Imports {
     pub group_shrink: Option<FuncRef>,
     /// SMM's ℓ1 catch-up, when the body uses it.
     pub catch_up: Option<FuncRef>,
+    /// `optc_dictionary`, for `dictionary` (reads the data, the order and B through the context).
+    pub dictionary: Option<FuncRef>,
 }
 
 #[derive(Clone, Copy)]
@@ -92,8 +94,15 @@ fn innermost(body: &[Stmt]) -> bool {
     let runtime = super::abi::runtime_symbols().map(|(_, _, f)| f);
     let mut plain = true;
     crate::plan::walk::stmts(body, &mut |s| {
-        plain &=
-            !matches!(s, Stmt::For(..) | Stmt::Repeat(..) | Stmt::Call(..) | Stmt::Picard(_) | Stmt::GroupShrink(..));
+        plain &= !matches!(
+            s,
+            Stmt::For(..)
+                | Stmt::Repeat(..)
+                | Stmt::Call(..)
+                | Stmt::Picard(_)
+                | Stmt::GroupShrink(..)
+                | Stmt::Dictionary(_)
+        );
     });
     crate::plan::walk::exprs(body, &mut |e| {
         plain &= match e {
@@ -201,6 +210,47 @@ impl<'a, 'b> PlanTranslator<'a, 'b> {
         self.b.switch_to_block(block);
     }
 
+    /// The runtime moves D, B, A and n: the state scalars go to memory before the call, and A
+    /// and n come back from it after.
+    fn translate_dictionary(&mut self, call: &crate::plan::DictionaryCall) {
+        self.store_state();
+        let int = |t: &mut Self, v: i64| t.b.ins().iconst(types::I64, v);
+        let group = call.penalty.group.map_or(-1, |(omega, _)| crate::runtime::picard::Omega::code(omega));
+        let ints = [
+            call.atoms.0 as i64,
+            call.surrogate.0 as i64,
+            call.curvature.0 as i64,
+            call.steps.0 as i64,
+            call.batch as i64,
+            group,
+        ];
+        let floats = [
+            call.lambda1,
+            call.lambda2,
+            call.n0,
+            call.penalty.l1,
+            call.penalty.l2,
+            call.penalty.group.map_or(0.0, |(_, g)| g),
+            call.penalty.ball.unwrap_or(-1.0),
+        ];
+        let mut args = vec![self.ctx];
+        for v in ints {
+            args.push(int(self, v));
+        }
+        for v in floats {
+            args.push(self.b.ins().f64const(v));
+        }
+        let fref = self.imports.dictionary.expect("imported for plans that learn a dictionary");
+        self.b.ins().call(fref, &args);
+        self.stored.clear();
+        for id in [call.curvature, call.steps] {
+            if let Some(var) = self.scalars[id.0] {
+                let x = self.b.ins().load(types::F64, trusted(), self.data.scalars, (id.0 * 8) as i32);
+                self.b.def_var(var, x);
+            }
+        }
+    }
+
     fn store_state(&mut self) {
         for (k, var) in self.scalars.iter().enumerate() {
             if let (Some(var), ScalarRole::State) = (var, self.plan.scalars[k].role) {
@@ -232,6 +282,7 @@ impl<'a, 'b> PlanTranslator<'a, 'b> {
                 self.stored.clear();
             }
             Stmt::GroupShrink(target, gamma) => self.translate_group_shrink(*target, gamma),
+            Stmt::Dictionary(call) => self.translate_dictionary(call),
             Stmt::Set(id, e) => {
                 let x = self.translate_expr(e);
                 let var = self.scalars[id.0].expect("verify: parameters are never assigned");
