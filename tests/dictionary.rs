@@ -175,3 +175,64 @@ fn run_learns_a_planted_dictionary_the_same_under_both_back_ends() {
     let out = optc(&["plan", m]);
     assert!(text(&out.stdout).contains("dictionary(D[0..d, 0..k], surrogate B"), "{}", text(&out.stdout));
 }
+
+/// A saved dictionary round-trips: `--test` reports the held-out mean cost (and `--trace` it per
+/// epoch), `optc predict` writes one code per signal as `j:αⱼ` pairs and prints the same mean
+/// cost, and `--init` continues from the saved D to a lower cost than the first pass reached.
+#[test]
+fn a_saved_dictionary_codes_new_signals_and_starts_a_run() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (signals, _) = planted(1200);
+    let (train, test): (Vec<&str>, Vec<&str>) = {
+        let lines: Vec<&str> = signals.lines().collect();
+        (lines[..1000].to_vec(), lines[1000..].to_vec())
+    };
+    let data = write(dir.path(), "train.svm", &(train.join("\n") + "\n"));
+    let held = write(dir.path(), "test.svm", &(test.join("\n") + "\n"));
+    let model = write(
+        dir.path(),
+        "m.opt",
+        "data x: sparse\nvar D: mat[dim(x), 32]\nminimize E[sparse_code(x, D, 0.1, 0.01)]\nst columns(D) ∈ L2Ball(1)\n",
+    );
+    let path = |name: &str| dir.path().join(name).to_str().expect("utf-8").to_string();
+    let (m, d, t) = (model.to_str().expect("utf-8"), data.to_str().expect("utf-8"), held.to_str().expect("utf-8"));
+    let (saved, trace, codes) = (path("D.txt"), path("trace.csv"), path("codes.txt"));
+    let out = optc(&["run", m, d, "--test", t, "--trace", &trace, "--save", &saved, "--json", "--quiet"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let first: Value = serde_json::from_slice(&out.stdout).expect("json");
+    let test_cost = first["test_loss"].as_f64().expect("a held-out cost");
+    let csv = std::fs::read_to_string(&trace).expect("trace");
+    assert_eq!(csv.lines().count(), 2, "{csv}");
+    assert!(csv.lines().nth(1).is_some_and(|l| l.starts_with("1,") && !l.ends_with(',')), "{csv}");
+    let out = optc(&["predict", &saved, t, "--out", &codes]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let said = text(&out.stderr);
+    let printed: f64 = said
+        .split("mean cost ℓ(x, D) = ")
+        .nth(1)
+        .and_then(|s| s.split_whitespace().next())
+        .and_then(|v| v.parse().ok())
+        .expect("the mean cost");
+    assert!((printed - test_cost).abs() < 1e-6, "{printed} vs {test_cost}");
+    let lines = std::fs::read_to_string(&codes).expect("codes");
+    assert_eq!(lines.lines().count(), 200);
+    for line in lines.lines() {
+        for pair in line.split_whitespace() {
+            let (j, a) = pair.split_once(':').expect("j:α");
+            let (j, a): (usize, f64) = (j.parse().expect("j"), a.parse().expect("α"));
+            assert!((1..=32).contains(&j) && a != 0.0, "{pair}");
+        }
+    }
+    let out = optc(&["run", m, d, "--init", &saved, "--json", "--quiet"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let again: Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert!(again["objective"].as_f64() < first["objective"].as_f64(), "{again} vs {first}");
+    let wrong = write(dir.path(), "wrong.opt", &std::fs::read_to_string(&model).expect("model").replace("32]", "16]"));
+    let out = optc(&["run", wrong.to_str().expect("utf-8"), d, "--init", &saved]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("a dictionary of 64 × 32 where the model and data have 64 × 16"),
+        "{}",
+        text(&out.stderr)
+    );
+}

@@ -28,9 +28,6 @@ pub fn run(args: &RunArgs) -> Result<bool, Failure> {
     for (flag, given) in [
         ("--stream", args.stream),
         ("--holdout", args.holdout.is_some()),
-        ("--init", args.init.is_some()),
-        ("--test", args.solve.test.is_some()),
-        ("--trace", args.trace.is_some()),
         ("--plot", args.plot.is_some()),
         ("--solver", args.solve.solver.is_some()),
         ("--shards", args.solve.shards.is_some()),
@@ -41,6 +38,7 @@ pub fn run(args: &RunArgs) -> Result<bool, Failure> {
     }
     let plan = crate::plan::lower::dictionary::lower(&model, &choice);
     let save_out = prepare_output(args.save.as_ref())?;
+    let trace_out = prepare_output(args.trace.as_ref())?;
     let (train, parse_seconds, _) = load_data(&args.data, !args.quiet, &args.solve.data)?;
     let features = train.features();
     let k = model.atoms;
@@ -63,14 +61,35 @@ pub fn run(args: &RunArgs) -> Result<bool, Failure> {
     };
     let labels = vec![0.0; train.rows()];
     let view = train.view(&labels, features).with_classes(k).with_operator(operator.as_ref());
+    let test = match &args.solve.test {
+        Some(p) => Some(load_data(p, !args.quiet, &args.solve.data)?.0),
+        None => None,
+    };
+    let test_labels = test.as_ref().map(|t| vec![0.0; t.rows()]);
+    let test_view = test
+        .as_ref()
+        .zip(test_labels.as_ref())
+        .map(|(t, y)| t.view(y, features).with_classes(k).with_operator(operator.as_ref()));
     let epochs = args.solve.epochs.unwrap_or(choice.epochs);
-    let settings = driver::RunSettings::fixed(epochs, args.solve.seed.unwrap_or(1));
+    let mut settings = driver::RunSettings::fixed(epochs, args.solve.seed.unwrap_or(1));
+    settings.trace = args.trace.is_some();
     let front_seconds = compile_start.elapsed().as_secs_f64();
     let mut selected = select_backend(&plan, &facts, !args.solve.no_jit);
     let backend_name = selected.backend.name();
-    let start = State::new(&plan, &facts, &labels);
-    let outcome = driver::run(&plan, selected.backend.as_mut(), &view, &facts, &settings, Some(start))
+    let mut start = State::new(&plan, &facts, &labels);
+    if let Some(path) = &args.init {
+        let d = read_saved(path, features, k)?;
+        let slot = plan.weights().expect("a dictionary plan holds D");
+        start.vectors[slot.0] = d;
+        // The steps count from 1: the epoch does not start D from signals again.
+        if let Some(crate::plan::Stmt::Dictionary(call)) = plan.epoch.first() {
+            start.scalars[call.steps.0] = 1.0;
+        }
+    }
+    let watch = driver::Watch { test: test_view.as_ref(), holdout: None };
+    let outcome = driver::run_watched(&plan, selected.backend.as_mut(), &view, &facts, &settings, Some(start), watch)
         .map_err(|f| Failure::Usage(format!("the run stopped: {} is {}", f.what, f.value)))?;
+    let held_out = test_view.as_ref().map(|t| crate::exec::evaluate::evaluate(&plan, &outcome.state, t).loss);
     let d = outcome.state.weights(&plan).to_vec();
     let eval = &outcome.eval;
     if args.json {
@@ -91,6 +110,7 @@ pub fn run(args: &RunArgs) -> Result<bool, Failure> {
             "status": "max_epochs",
             "stopped_by": format!("the passes asked for ({epochs}); no certificate: the cost is not convex"),
             "seconds": outcome.seconds,
+            "test_loss": held_out,
             "parse_seconds": parse_seconds,
             "compile_seconds": front_seconds + selected.jit_seconds,
             "backend": backend_name,
@@ -114,11 +134,133 @@ pub fn run(args: &RunArgs) -> Result<bool, Failure> {
             "  status       stopped after the passes asked for: the cost is not convex, so no duality gap certifies it"
         );
         println!("  nnz          {} of {} entries of D", eval.nnz, d.len());
+        if let Some(t) = held_out {
+            println!("  test cost    {t:.6}  (the mean ℓ(x, D) of the held-out signals)");
+        }
         println!("  time         {:.3} s to solve", outcome.seconds);
         println!("  backend      {backend_name}");
     }
     commit_output(save_out, || saved_dictionary(&model, &d, features))?;
+    commit_output(trace_out, || {
+        let mut csv = String::from("epoch,seconds,objective,loss,test_loss\n");
+        for p in &outcome.trace {
+            let test = p.test.as_ref().map_or(String::new(), |t| format!("{:.17e}", t.loss));
+            csv.push_str(&format!(
+                "{},{:.6},{:.17e},{:.17e},{test}\n",
+                p.epoch, p.seconds, p.eval.objective, p.eval.loss
+            ));
+        }
+        csv
+    })?;
     Ok(true)
+}
+
+/// A saved dictionary: λ₁, λ₂ from its header, and D (mat[m, K], row-major) from its rows.
+pub struct SavedDictionary {
+    pub lambda1: f64,
+    pub lambda2: f64,
+    pub dim: usize,
+    pub atoms: usize,
+    pub d: Vec<f64>,
+}
+
+impl SavedDictionary {
+    /// Whether `text` is what [`saved_dictionary`] writes.
+    pub fn is(text: &str) -> bool {
+        text.starts_with("# optc dictionary")
+    }
+
+    /// Reads `text` (from `path`, for messages): a bad line is an error naming it.
+    pub fn parse(text: &str, path: &std::path::Path) -> Result<SavedDictionary, Failure> {
+        let bad = |line: usize, what: String| Failure::Input(format!("{}:{line}: {what}", path.display()));
+        let (mut lambda1, mut lambda2, mut atoms) = (None, None, None);
+        let mut d = vec![];
+        let mut rows = 0;
+        for (n, line) in text.lines().enumerate() {
+            if let Some(h) = line.strip_prefix('#') {
+                let mut parts = h.split_whitespace();
+                let (key, value) = (parts.next(), parts.next().and_then(|v| v.parse::<f64>().ok()));
+                match key {
+                    Some("lambda1") => lambda1 = value,
+                    Some("lambda2") => lambda2 = value,
+                    Some("atoms") => atoms = value.map(|v| v as usize),
+                    _ => {}
+                }
+                continue;
+            }
+            let row: Vec<f64> = line
+                .split_whitespace()
+                .map(|v| v.parse::<f64>().ok().filter(|x| x.is_finite()))
+                .collect::<Option<_>>()
+                .ok_or_else(|| bad(n + 1, "not a row of finite numbers".into()))?;
+            if atoms.is_some_and(|k| k != row.len()) {
+                return Err(bad(
+                    n + 1,
+                    format!("{} values where the header says {} atoms", row.len(), atoms.unwrap_or(0)),
+                ));
+            }
+            d.extend(row);
+            rows += 1;
+        }
+        match (lambda1, lambda2, atoms) {
+            (Some(lambda1), Some(lambda2), Some(atoms)) if atoms > 0 => {
+                Ok(SavedDictionary { lambda1, lambda2, dim: rows, atoms, d })
+            }
+            _ => Err(bad(1, "a dictionary file's header names lambda1, lambda2 and atoms".into())),
+        }
+    }
+}
+
+/// `--init`: D from a saved dictionary, which must have the model's shape.
+fn read_saved(path: &std::path::Path, features: usize, k: usize) -> Result<Vec<f64>, Failure> {
+    let text = std::fs::read_to_string(path).map_err(|e| Failure::Input(format!("{}: {e}", path.display())))?;
+    if !SavedDictionary::is(&text) {
+        return Err(Failure::Input(format!(
+            "{}: not a saved dictionary (`optc run --save` writes one, starting `# optc dictionary`)",
+            path.display()
+        )));
+    }
+    let s = SavedDictionary::parse(&text, path)?;
+    if (s.dim, s.atoms) != (features, k) {
+        return Err(Failure::Usage(format!(
+            "--init {}: a dictionary of {} × {} where the model and data have {features} × {k}",
+            path.display(),
+            s.dim,
+            s.atoms
+        )));
+    }
+    Ok(s.d)
+}
+
+/// `optc predict` on a saved dictionary: each signal's code as `j:αⱼ` pairs (1-based atoms),
+/// one line a signal, and the mean ℓ(x, D) on standard error (unless quiet).
+pub fn predict(saved: &SavedDictionary, data: &crate::data::Dataset, quiet: bool) -> String {
+    use crate::runtime::dictionary::{Dictionary, Signals};
+    let (m, k) = (saved.dim, saved.atoms);
+    let mut dict = Dictionary { atoms: k, dim: m, d: vec![0.0; m * k], a: 0.0, b: vec![] };
+    for j in 0..m {
+        for c in 0..k {
+            dict.d[c * m + j] = saved.d[j * k + c];
+        }
+    }
+    let gram = dict.gram();
+    let (indptr, indices, values) = data.csr();
+    let x = Signals { indptr, indices, values };
+    let mut out = String::new();
+    let mut total = 0.0;
+    for i in 0..data.rows() {
+        let (idx, val) = x.row(i);
+        let (alpha, cost) = dict.code(&gram, idx, val, saved.lambda1, saved.lambda2);
+        total += cost;
+        let pairs: Vec<String> =
+            alpha.iter().enumerate().filter(|(_, a)| **a != 0.0).map(|(j, a)| format!("{}:{a}", j + 1)).collect();
+        out.push_str(&pairs.join(" "));
+        out.push('\n');
+    }
+    if !quiet {
+        eprintln!("mean cost ℓ(x, D) = {:.6} over {} signals", total / data.rows().max(1) as f64, data.rows());
+    }
+    out
 }
 
 /// D as text: `#` header lines (the model's λ₁, λ₂ and K among them), then one row of D (one

@@ -23,6 +23,23 @@ pub struct PredictArgs {
 }
 
 pub fn predict(args: &PredictArgs) -> Result<(), Failure> {
+    // A saved dictionary: the codes of the signals, not labels.
+    if let Ok(text) = std::fs::read_to_string(&args.saved_model) {
+        if super::dictionary::SavedDictionary::is(&text) {
+            let saved = super::dictionary::SavedDictionary::parse(&text, &args.saved_model)?;
+            let out_file = prepare_output(args.out.as_ref())?;
+            let (data, _, _) = load_data(&args.data, !args.quiet, &Default::default())?;
+            let codes = super::dictionary::predict(&saved, &data, args.quiet);
+            return match out_file {
+                Some(f) => commit_output(Some(f), || codes),
+                // A reader that stops early (`| head`) is not an error.
+                None => match std::io::Write::write_all(&mut std::io::stdout().lock(), codes.as_bytes()) {
+                    Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(Failure::Input(e.to_string())),
+                    _ => Ok(()),
+                },
+            };
+        }
+    }
     let model = SavedModel::read(&args.saved_model).map_err(|e| Failure::Input(e.to_string()))?;
     let out_file = prepare_output(args.out.as_ref())?;
     let (data, _, _) = load_data(&args.data, !args.quiet, &Default::default())?;
