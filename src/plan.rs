@@ -419,9 +419,9 @@ pub struct DictionaryCall {
     /// averaged surrogate's point, of the same shape.
     pub atoms: VecId,
     pub surrogate: VecId,
-    /// A, the averaged curvature, and n, the steps so far: state scalars. At n = 0 the atoms
-    /// start from the first k signals of the epoch's order, normalised.
-    pub curvature: ScalarId,
+    /// A, the averaged curvature of each atom (a vec[k]), and n, the steps so far (a state
+    /// scalar). At n = 0 the atoms start from the first k signals of the epoch's order.
+    pub curvature: VecId,
     pub steps: ScalarId,
     pub lambda1: f64,
     pub lambda2: f64,

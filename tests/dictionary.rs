@@ -21,7 +21,7 @@ fn codes_match_an_independent_elastic_net_solve() {
     let (m, k) = (rows.len(), rows[0].len());
     // The atoms are the columns of D: K rows of m.
     let d: Vec<f64> = (0..k).flat_map(|a| rows.iter().map(move |r| r[a])).collect();
-    let dict = Dictionary { atoms: k, dim: m, d, a: 0.0, b: vec![0.0; k * m] };
+    let dict = Dictionary { atoms: k, dim: m, d, a: vec![0.0; k], b: vec![0.0; k * m] };
     let signals: Vec<Vec<f64>> = f["x"].as_array().expect("x").iter().map(floats).collect();
     let gram = dict.gram();
     let indices: Vec<u32> = (0..m as u32).collect();

@@ -110,6 +110,7 @@ pub fn run(args: &RunArgs) -> Result<bool, Failure> {
             "status": "max_epochs",
             "stopped_by": format!("the passes asked for ({epochs}); no certificate: the cost is not convex"),
             "seconds": outcome.seconds,
+            "check_seconds": outcome.check_seconds,
             "test_loss": held_out,
             "parse_seconds": parse_seconds,
             "compile_seconds": front_seconds + selected.jit_seconds,
@@ -237,7 +238,7 @@ fn read_saved(path: &std::path::Path, features: usize, k: usize) -> Result<Vec<f
 pub fn predict(saved: &SavedDictionary, data: &crate::data::Dataset, quiet: bool) -> String {
     use crate::runtime::dictionary::{Dictionary, Signals};
     let (m, k) = (saved.dim, saved.atoms);
-    let mut dict = Dictionary { atoms: k, dim: m, d: vec![0.0; m * k], a: 0.0, b: vec![] };
+    let mut dict = Dictionary { atoms: k, dim: m, d: vec![0.0; m * k], a: vec![], b: vec![] };
     for j in 0..m {
         for c in 0..k {
             dict.d[c * m + j] = saved.d[j * k + c];

@@ -101,7 +101,8 @@ fn exec(
                 // Two buffers and two scalars of one state: the buffers taken out while both move.
                 let mut atoms = std::mem::take(&mut st.vectors[call.atoms.0]);
                 let mut surrogate = std::mem::take(&mut st.vectors[call.surrogate.0]);
-                let (mut a, mut n) = (st.scalars[call.curvature.0], st.scalars[call.steps.0]);
+                let mut a = std::mem::take(&mut st.vectors[call.curvature.0]);
+                let mut n = st.scalars[call.steps.0];
                 let moving = crate::runtime::dictionary::EpochState {
                     atoms: &mut atoms,
                     surrogate: &mut surrogate,
@@ -111,7 +112,8 @@ fn exec(
                 crate::runtime::dictionary::epoch(moving, x, orders.rows, (data.features, k), call, data.operator);
                 st.vectors[call.atoms.0] = atoms;
                 st.vectors[call.surrogate.0] = surrogate;
-                (st.scalars[call.curvature.0], st.scalars[call.steps.0]) = (a, n);
+                st.vectors[call.curvature.0] = a;
+                st.scalars[call.steps.0] = n;
             }
             Stmt::GroupShrink(target, gamma) => {
                 let gamma = eval(env, gamma, st, cur);

@@ -267,7 +267,7 @@ fn stmts(plan: &Plan, body: &[Stmt], depth: usize, o: &mut String) {
                     "{pad}dictionary({}[0..d, 0..k], surrogate {}, A = {}, n = {}, λ₁ = {}, λ₂ = {}, batch = {}, n₀ = {})  # per batch: codes, surrogate, each atom d ← prox of ϕ = {phi}{ball}",
                     plan.vector(call.atoms).name,
                     plan.vector(call.surrogate).name,
-                    plan.scalar(call.curvature).name,
+                    plan.vector(call.curvature).name,
                     plan.scalar(call.steps).name,
                     fmt_num(call.lambda1),
                     fmt_num(call.lambda2),

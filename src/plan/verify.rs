@@ -195,11 +195,17 @@ fn stmts(plan: &Plan, body: &[Stmt], scope: Scope) -> Result<(), String> {
                 if call.atoms == call.surrogate {
                     return Err("`dictionary` with the same buffer twice".into());
                 }
-                for id in [call.curvature, call.steps] {
-                    let decl = plan.scalars.get(id.0).ok_or_else(|| format!("scalar #{} does not exist", id.0))?;
-                    if decl.role != crate::plan::ScalarRole::State {
-                        return Err(format!("`dictionary` writes `{}`, which is not state", decl.name));
-                    }
+                let a = plan
+                    .vectors
+                    .get(call.curvature.0)
+                    .ok_or_else(|| format!("vector #{} does not exist", call.curvature.0))?;
+                if a.len != Len::Classes || a.cols.is_some() || a.role != VecRole::State {
+                    return Err(format!("`dictionary`'s curvatures in `{}`, which is not a state vec[k]", a.name));
+                }
+                let decl =
+                    plan.scalars.get(call.steps.0).ok_or_else(|| format!("scalar #{} does not exist", call.steps.0))?;
+                if decl.role != crate::plan::ScalarRole::State {
+                    return Err(format!("`dictionary` writes `{}`, which is not state", decl.name));
                 }
                 if call.batch == 0 {
                     return Err("`dictionary` with batches of 0".into());

@@ -6,29 +6,35 @@
 //!   ℓ(x, D) = min over α of ½‖x − Dα‖² + λ₁‖α‖₁ + (λ₂/2)‖α‖²,
 //!
 //! whose minimiser α* is unique for λ₂ > 0, so ∇_D ℓ = (Dα* − x)·α*ᵀ (Danskin). SMM averages
-//! proximal-gradient surrogates of the batches' costs (his eq. 5): with Mₙ = mean αα* ᵀ and Lₙ
-//! its largest eigenvalue (the curvature of the batch's cost in D with the codes held),
+//! proximal-gradient surrogates of the batches' costs (his eq. 5). The batch's cost, with its
+//! codes held, is a quadratic in D of Hessian Mₙ ⊗ I, Mₙ = mean αα*ᵀ; its surrogate here takes a
+//! curvature per atom, L_k = Σ_l |M_kl| (M ⪯ diag(L) by diagonal dominance, so it majorizes),
+//! rather than one λ_max(M) for all: an atom few codes use then moves as far as its own
+//! curvature allows, as in online dictionary learning's block updates (Mairal et al. 2010).
+//! Per atom k,
 //!
-//!   Aₙ = (1 − wₙ)·Aₙ₋₁ + wₙ·Lₙ,   Bₙ = (1 − wₙ)·Bₙ₋₁ + wₙ·(Lₙ·Dₙ₋₁ − ∇ₙ),   Dₙ = prox_{ϕ/Aₙ}(Bₙ/Aₙ),
+//!   A_k ← (1 − wₙ)·A_k + wₙ·L_k,   B_k ← (1 − wₙ)·B_k + wₙ·(L_k·d_k − ∇_k),   d_k ← prox_{ϕ/A_k}(B_k/A_k),
 //!
-//! the exact minimiser of the weighted average of the surrogates (each with its own Lₙ), ϕ
-//! applied atom by atom. The atoms are stored as the rows of a K × m array: an atom is one
-//! contiguous slice, as the prox and the column constraint take it.
+//! the exact minimiser of the weighted average of the surrogates, ϕ applied atom by atom. The
+//! atoms are stored as the rows of a K × m array: an atom is one contiguous slice, as the prox
+//! and the column constraint take it.
 
 /// The coder stops once no coordinate of a sweep moves the correlation it sees by more than
-/// this, relative to 1 + ‖Dᵀx‖∞: the largest KKT violation left.
-pub const CODE_TOL: f64 = 1e-12;
+/// this, relative to 1 + ‖Dᵀx‖∞: the largest KKT violation left. For the costs a run reports
+/// and `optc predict`'s codes.
+pub const CODE_TOL: f64 = 1e-9;
+/// The same for the codes of a training step, whose gradient in D needs less: on 20×20 image
+/// patches with K = 64 and λ₂ = 0, coding to 1e-12 was 91% of a run.
+pub const TRAIN_CODE_TOL: f64 = 1e-4;
 /// Sweeps of one code, at most: coordinate descent on a K × K system converges linearly, and
 /// a bound keeps a degenerate dictionary (duplicate atoms, λ₂ = 0) from looping.
 pub const CODE_SWEEPS: usize = 100_000;
-/// Power iterations for the batch's curvature L.
-const POWER_STEPS: usize = 50;
 
 /// argmin over α of ½‖x − Dα‖² + λ₁‖α‖₁ + (λ₂/2)‖α‖², from G = DᵀD (K × K, row-major) and
 /// c = Dᵀx, by cyclic coordinate descent with s = Gα kept: each step is O(K). Sweeps over the
 /// non-zero coordinates alternate with full sweeps until a full sweep moves nothing (glmnet's
 /// active set). `alpha` is the start (a warm start, or 0) and the result; the sweeps made.
-pub fn sparse_code(gram: &[f64], c: &[f64], l1: f64, l2: f64, alpha: &mut [f64]) -> usize {
+pub fn sparse_code(gram: &[f64], c: &[f64], (l1, l2): (f64, f64), rel_tol: f64, alpha: &mut [f64]) -> usize {
     let k = c.len();
     let mut s = vec![0.0; k];
     for j in 0..k {
@@ -38,7 +44,7 @@ pub fn sparse_code(gram: &[f64], c: &[f64], l1: f64, l2: f64, alpha: &mut [f64])
             }
         }
     }
-    let tol = CODE_TOL * (1.0 + c.iter().fold(0.0_f64, |m, x| m.max(x.abs())));
+    let tol = rel_tol * (1.0 + c.iter().fold(0.0_f64, |m, x| m.max(x.abs())));
     let mut sweeps = 0;
     let step = |j: usize, alpha: &mut [f64], s: &mut [f64]| -> f64 {
         let gjj = gram[j * k + j];
@@ -76,14 +82,15 @@ pub fn sparse_code(gram: &[f64], c: &[f64], l1: f64, l2: f64, alpha: &mut [f64])
     sweeps
 }
 
-/// The dictionary and SMM's averaged surrogate: the atoms (K rows of m), A and B.
+/// The dictionary and SMM's averaged surrogate: the atoms (K rows of m), A (one curvature per
+/// atom) and B.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Dictionary {
     pub atoms: usize,
     pub dim: usize,
     /// K × m, row k the atom d_k.
     pub d: Vec<f64>,
-    pub a: f64,
+    pub a: Vec<f64>,
     /// K × m, as `d`.
     pub b: Vec<f64>,
 }
@@ -126,7 +133,7 @@ impl Dictionary {
                 }
             }
         }
-        Dictionary { atoms, dim, d, a: 0.0, b: vec![0.0; atoms * dim] }
+        Dictionary { atoms, dim, d, a: vec![0.0; atoms], b: vec![0.0; atoms * dim] }
     }
 
     /// G = DᵀD, K × K.
@@ -155,11 +162,23 @@ impl Dictionary {
             .collect()
     }
 
-    /// The code of one signal and its cost ℓ(x, D), given G.
+    /// The code of one signal and its cost ℓ(x, D), given G, to [`CODE_TOL`].
     pub fn code(&self, gram: &[f64], idx: &[u32], val: &[f64], l1: f64, l2: f64) -> (Vec<f64>, f64) {
+        self.code_to(gram, idx, val, (l1, l2), CODE_TOL)
+    }
+
+    /// [`Dictionary::code`] to a KKT violation of `rel_tol` (see [`sparse_code`]).
+    pub fn code_to(
+        &self,
+        gram: &[f64],
+        idx: &[u32],
+        val: &[f64],
+        (l1, l2): (f64, f64),
+        rel_tol: f64,
+    ) -> (Vec<f64>, f64) {
         let c = self.correlations(idx, val);
         let mut alpha = vec![0.0; self.atoms];
-        sparse_code(gram, &c, l1, l2, &mut alpha);
+        sparse_code(gram, &c, (l1, l2), rel_tol, &mut alpha);
         let k = self.atoms;
         // ½‖x − Dα‖² = ½‖x‖² − αᵀc + ½αᵀGα.
         let mut quad = 0.0;
@@ -175,8 +194,9 @@ impl Dictionary {
     }
 
     /// SMM's step on the signals `rows` with weight w (w = 1 the first step): codes at the
-    /// current dictionary, the batch's gradient and curvature, the averaged surrogate, then
-    /// each atom ← `prox`(B_k/A, 1/A), the prox of ϕ/A on one atom.
+    /// current dictionary, the batch's gradient and curvatures, the averaged surrogate, then
+    /// each atom ← `prox`(B_k/A_k, 1/A_k), the prox of ϕ/A_k on one atom. An atom no code has
+    /// used yet (A_k = 0) stays where it is.
     pub fn step(
         &mut self,
         x: Signals,
@@ -195,7 +215,7 @@ impl Dictionary {
         let mut report = StepReport::default();
         for &i in rows {
             let (idx, val) = x.row(i);
-            let (alpha, cost) = self.code(&gram, idx, val, l1, l2);
+            let (alpha, cost) = self.code_to(&gram, idx, val, (l1, l2), TRAIN_CODE_TOL);
             report.cost += cost;
             let support: Vec<usize> = (0..k).filter(|&a| alpha[a] != 0.0).collect();
             report.nonzeros += support.len();
@@ -208,17 +228,14 @@ impl Dictionary {
                 }
             }
         }
-        let curvature = largest_eigenvalue(&big_m, k);
-        if curvature <= 0.0 || !curvature.is_finite() {
-            // Every code was 0: the batch's cost does not depend on D; nothing to average.
-            return report;
-        }
-        // ∇_k = Σ_l M_kl d_l − P_k; the surrogate's point L·d_k − ∇_k.
+        // L_k = Σ_l |M_kl| ≥ the curvature along atom k of any move (diagonal dominance).
+        let curvature: Vec<f64> = (0..k).map(|a| big_m[a * k..(a + 1) * k].iter().map(|v| v.abs()).sum()).collect();
+        // ∇_k = Σ_l M_kl d_l − P_k; the surrogate's point L_k·d_k − ∇_k.
         let mut target = vec![0.0; k * m];
         for a in 0..k {
             let t = &mut target[a * m..(a + 1) * m];
             for (tj, (dj, pj)) in t.iter_mut().zip(self.d[a * m..(a + 1) * m].iter().zip(&p[a * m..(a + 1) * m])) {
-                *tj = curvature * dj + pj;
+                *tj = curvature[a] * dj + pj;
             }
             for b in (0..k).filter(|&b| big_m[a * k + b] != 0.0) {
                 let mab = big_m[a * k + b];
@@ -227,42 +244,25 @@ impl Dictionary {
                 }
             }
         }
-        self.a = (1.0 - weight) * self.a + weight * curvature;
+        for (ak, lk) in self.a.iter_mut().zip(&curvature) {
+            *ak = (1.0 - weight) * *ak + weight * lk;
+        }
         for (b, t) in self.b.iter_mut().zip(&target) {
             *b = (1.0 - weight) * *b + weight * t;
         }
         for a in 0..k {
+            let ak = self.a[a];
+            if !(ak > 0.0 && ak.is_finite()) {
+                continue;
+            }
             let atom = &mut self.d[a * m..(a + 1) * m];
             for (dj, bj) in atom.iter_mut().zip(&self.b[a * m..(a + 1) * m]) {
-                *dj = bj / self.a;
+                *dj = bj / ak;
             }
-            prox(atom, 1.0 / self.a);
+            prox(atom, 1.0 / ak);
         }
         report
     }
-}
-
-/// λ_max of a symmetric positive semidefinite K × K matrix, by power iteration from the
-/// all-ones vector (bounded above by the trace, which it falls back to if the iteration fails).
-fn largest_eigenvalue(a: &[f64], k: usize) -> f64 {
-    let trace: f64 = (0..k).map(|i| a[i * k + i]).sum();
-    if k == 0 || trace <= 0.0 {
-        return 0.0;
-    }
-    let mut v = vec![1.0 / (k as f64).sqrt(); k];
-    let mut value = 0.0;
-    for _ in 0..POWER_STEPS {
-        let w: Vec<f64> = (0..k).map(|i| a[i * k..(i + 1) * k].iter().zip(&v).map(|(x, y)| x * y).sum()).collect();
-        let norm = w.iter().map(|x| x * x).sum::<f64>().sqrt();
-        if norm == 0.0 || !norm.is_finite() {
-            return trace;
-        }
-        value = norm;
-        v = w.into_iter().map(|x| x / norm).collect();
-    }
-    // The power iteration approaches λ_max from below; a little slack keeps the surrogate above
-    // the cost, and the trace bounds it.
-    (value * 1.01).min(trace)
 }
 
 /// The Picard prox of a group term on an atom: its stopping rule and cap (the composite
@@ -297,11 +297,11 @@ pub fn prox_atom(
 }
 
 /// The mutable state one epoch of [`epoch`] moves: D and B as the plan holds them (mat[m, k],
-/// column c the atom c), A and the steps n.
+/// column c the atom c), A (a vec[k]) and the steps n.
 pub struct EpochState<'a> {
     pub atoms: &'a mut [f64],
     pub surrogate: &'a mut [f64],
-    pub curvature: &'a mut f64,
+    pub curvature: &'a mut [f64],
     pub steps: &'a mut f64,
 }
 
@@ -316,7 +316,8 @@ pub fn epoch(
     call: &crate::plan::DictionaryCall,
     op: Option<&crate::runtime::picard::Operator>,
 ) {
-    if dim == 0 || k == 0 || state.atoms.len() < dim * k || state.surrogate.len() < dim * k {
+    if dim == 0 || k == 0 || state.atoms.len() < dim * k || state.surrogate.len() < dim * k || state.curvature.len() < k
+    {
         return;
     }
     let transpose = |from: &[f64]| -> Vec<f64> {
@@ -328,8 +329,13 @@ pub fn epoch(
         }
         out
     };
-    let mut dict =
-        Dictionary { atoms: k, dim, d: transpose(state.atoms), a: *state.curvature, b: transpose(state.surrogate) };
+    let mut dict = Dictionary {
+        atoms: k,
+        dim,
+        d: transpose(state.atoms),
+        a: state.curvature[..k].to_vec(),
+        b: transpose(state.surrogate),
+    };
     let rows: Vec<usize> = order.iter().map(|&i| i as usize).filter(|&i| i + 1 < x.indptr.len()).collect();
     if *state.steps == 0.0 {
         let nonzero: Vec<usize> =
@@ -349,7 +355,7 @@ pub fn epoch(
             state.surrogate[j * k + c] = dict.b[c * dim + j];
         }
     }
-    *state.curvature = dict.a;
+    state.curvature[..k].copy_from_slice(&dict.a);
     *state.steps = n;
 }
 
@@ -363,7 +369,7 @@ pub fn cost(
     cost: &crate::plan::DictionaryCost,
     op: Option<&crate::runtime::picard::Operator>,
 ) -> (f64, f64) {
-    let mut dict = Dictionary { atoms: k, dim, d: vec![0.0; dim * k], a: 0.0, b: vec![] };
+    let mut dict = Dictionary { atoms: k, dim, d: vec![0.0; dim * k], a: vec![], b: vec![] };
     for j in 0..dim.min(atoms.len() / k.max(1)) {
         for c in 0..k {
             dict.d[c * dim + j] = atoms[j * k + c];
@@ -432,7 +438,7 @@ mod tests {
         g
     }
 
-    /// The code satisfies the elastic net's optimality condition: cⱼ − (Gα)ⱼ − λ₂αⱼ is λ₁·sign(αⱼ)
+    /// The code satisfies the elastic net's optimality condition (to the coder's 1e-9·(1 + ‖c‖∞)): cⱼ − (Gα)ⱼ − λ₂αⱼ is λ₁·sign(αⱼ)
     /// on the support and at most λ₁ in size off it.
     #[test]
     fn codes_satisfy_the_elastic_nets_optimality_condition() {
@@ -444,13 +450,13 @@ mod tests {
             let x: Vec<f64> = (0..m).map(|_| rng.gen_range(-2.0..2.0)).collect();
             let c: Vec<f64> = d.iter().map(|a| a.iter().zip(&x).map(|(p, q)| p * q).sum()).collect();
             let mut alpha = vec![0.0; k];
-            sparse_code(&g, &c, l1, l2, &mut alpha);
+            sparse_code(&g, &c, (l1, l2), CODE_TOL, &mut alpha);
             for j in 0..k {
                 let r = c[j] - (0..k).map(|b| g[j * k + b] * alpha[b]).sum::<f64>() - l2 * alpha[j];
                 if alpha[j] != 0.0 {
-                    assert!((r - l1 * alpha[j].signum()).abs() < 1e-9, "λ = ({l1}, {l2}) j {j}: {r}");
+                    assert!((r - l1 * alpha[j].signum()).abs() < 1e-8, "λ = ({l1}, {l2}) j {j}: {r}");
                 } else {
-                    assert!(r.abs() <= l1 + 1e-9, "λ = ({l1}, {l2}) j {j}: {r}");
+                    assert!(r.abs() <= l1 + 1e-8, "λ = ({l1}, {l2}) j {j}: {r}");
                 }
             }
             assert!(alpha.iter().any(|a| *a != 0.0), "a non-trivial code");

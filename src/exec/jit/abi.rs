@@ -192,8 +192,9 @@ pub fn picard_symbol() -> *const u8 {
 ///
 /// # Safety (why this is sound)
 /// Only kernels call it, passing the context [`call`] built (valid for the whole call) and
-/// the indices of a verified `dictionary` statement: two distinct state mat[d, k] and two state
-/// scalars. [`check_shapes`] checked before the call that every mat[d, k] has d·k entries;
+/// the indices of a verified `dictionary` statement: two distinct state mat[d, k], a state
+/// vec[k] and a state scalar. [`check_shapes`] checked before the call that every mat[d, k]
+/// has d·k entries and every vec[k] k;
 /// the order holds `n_order` row indices below m, and the CSR arrays are the data's (m + 1
 /// offsets, their last the number of entries). The operator, when not null, is the bound one.
 #[allow(clippy::too_many_arguments)]
@@ -218,7 +219,7 @@ extern "C" fn optc_dictionary(
     let call = crate::plan::DictionaryCall {
         atoms: crate::plan::VecId(atoms as usize),
         surrogate: crate::plan::VecId(surrogate as usize),
-        curvature: crate::plan::ScalarId(curvature as usize),
+        curvature: crate::plan::VecId(curvature as usize),
         steps: crate::plan::ScalarId(steps as usize),
         lambda1,
         lambda2,
@@ -241,7 +242,7 @@ extern "C" fn optc_dictionary(
         let order = std::slice::from_raw_parts(ctx.order, ctx.n_order as usize);
         let atoms = std::slice::from_raw_parts_mut(*ctx.vectors.add(call.atoms.0), d * k);
         let surrogate = std::slice::from_raw_parts_mut(*ctx.vectors.add(call.surrogate.0), d * k);
-        let curvature = &mut *ctx.scalars.add(call.curvature.0);
+        let curvature = std::slice::from_raw_parts_mut(*ctx.vectors.add(call.curvature.0), k);
         let steps = &mut *ctx.scalars.add(call.steps.0);
         let op = ctx.operator.as_ref();
         let state = crate::runtime::dictionary::EpochState { atoms, surrogate, curvature, steps };

@@ -210,8 +210,8 @@ impl<'a, 'b> PlanTranslator<'a, 'b> {
         self.b.switch_to_block(block);
     }
 
-    /// The runtime moves D, B, A and n: the state scalars go to memory before the call, and A
-    /// and n come back from it after.
+    /// The runtime moves D, B, A and n: the state scalars go to memory before the call, and n
+    /// comes back from it after.
     fn translate_dictionary(&mut self, call: &crate::plan::DictionaryCall) {
         self.store_state();
         let int = |t: &mut Self, v: i64| t.b.ins().iconst(types::I64, v);
@@ -243,11 +243,9 @@ impl<'a, 'b> PlanTranslator<'a, 'b> {
         let fref = self.imports.dictionary.expect("imported for plans that learn a dictionary");
         self.b.ins().call(fref, &args);
         self.stored.clear();
-        for id in [call.curvature, call.steps] {
-            if let Some(var) = self.scalars[id.0] {
-                let x = self.b.ins().load(types::F64, trusted(), self.data.scalars, (id.0 * 8) as i32);
-                self.b.def_var(var, x);
-            }
+        if let Some(var) = self.scalars[call.steps.0] {
+            let x = self.b.ins().load(types::F64, trusted(), self.data.scalars, (call.steps.0 * 8) as i32);
+            self.b.def_var(var, x);
         }
     }
 

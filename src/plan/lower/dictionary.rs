@@ -51,7 +51,6 @@ pub fn lower(d: &Dictionary, choice: &DictionaryChoice) -> Plan {
         note: note.into(),
     };
     let scalars = vec![
-        scalar("A", ScalarRole::State, "the averaged curvature of the surrogates"),
         scalar("n", ScalarRole::State, "the steps so far (0: the atoms start from signals)"),
         scalar("a", ScalarRole::Local, "unused: the objective has no margin"),
     ];
@@ -62,12 +61,13 @@ pub fn lower(d: &Dictionary, choice: &DictionaryChoice) -> Plan {
         role,
         init: 0.0,
     };
-    let vectors = vec![matrix(&d.var.name, VecRole::Weights), matrix("B", VecRole::State)];
+    let curvatures = VecDecl { name: "A".into(), len: Len::Classes, cols: None, role: VecRole::State, init: 0.0 };
+    let vectors = vec![matrix(&d.var.name, VecRole::Weights), matrix("B", VecRole::State), curvatures];
     let call = DictionaryCall {
         atoms: VecId(0),
         surrogate: VecId(1),
-        curvature: ScalarId(0),
-        steps: ScalarId(1),
+        curvature: VecId(2),
+        steps: ScalarId(0),
         lambda1: d.lambda1,
         lambda2: d.lambda2,
         batch: choice.batch,
@@ -99,7 +99,7 @@ pub fn lower(d: &Dictionary, choice: &DictionaryChoice) -> Plan {
         objective: Objective {
             loss: Expr::Const(0.0),
             dloss: Expr::Const(0.0),
-            margin: ScalarId(2),
+            margin: ScalarId(1),
             intercept: None,
             intercept_l2: 0.0,
             class_intercept: None,
