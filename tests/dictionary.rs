@@ -86,6 +86,17 @@ fn check_describes_a_dictionary_model() {
     let out = optc(&["check", both.to_str().expect("utf-8")]);
     assert!(text(&out.stderr).contains("at most one of l1, group_l2 and group_linf"), "{}", text(&out.stderr));
     let data = write(dir.path(), "signals.svm", "0 1:0.5 2:0.25\n0 3:1\n");
+    let plot = dir.path().join("a.svg");
+    let out = optc(&[
+        "run",
+        set.to_str().expect("utf-8"),
+        data.to_str().expect("utf-8"),
+        "--plot",
+        plot.to_str().expect("utf-8"),
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr)
+        .contains("--plot draws the atoms as images of square signals (m = s², s > 1); these have m = 3"));
     let out = optc(&["path", model.to_str().expect("utf-8"), data.to_str().expect("utf-8"), "--param", "λ"]);
     assert!(
         text(&out.stderr).contains("this command does not take a dictionary-learning model"),
@@ -157,8 +168,23 @@ fn run_learns_a_planted_dictionary_the_same_under_both_back_ends() {
     let report: Value = serde_json::from_slice(&out.stdout).expect("json");
     assert_eq!((report["epochs"].as_u64(), report["atoms"].as_u64()), (Some(5), Some(32)));
     assert!(report["gap"].is_null());
-    let out = optc(&["run", m, d, "--no-jit", "--save", interp.to_str().expect("utf-8"), "--quiet"]);
+    let plot = dir.path().join("atoms.svg");
+    let out = optc(&[
+        "run",
+        m,
+        d,
+        "--no-jit",
+        "--save",
+        interp.to_str().expect("utf-8"),
+        "--plot",
+        plot.to_str().expect("utf-8"),
+        "--quiet",
+    ]);
     assert!(out.status.success(), "{}", text(&out.stderr));
+    // The atoms as 32 images of 8 × 8 squares, on a white ground.
+    let svg = std::fs::read_to_string(&plot).expect("the plot");
+    assert!(svg.starts_with("<svg") && svg.trim_end().ends_with("</svg>"));
+    assert_eq!(svg.matches("<rect").count(), 32 * 64 + 1);
     assert_eq!(std::fs::read(&jit).expect("jit"), std::fs::read(&interp).expect("interp"), "the back ends disagree");
     let rows = read_dictionary(&jit);
     assert_eq!((rows.len(), rows[0].len()), (64, 32));

@@ -28,7 +28,6 @@ pub fn run(args: &RunArgs) -> Result<bool, Failure> {
     for (flag, given) in [
         ("--stream", args.stream),
         ("--holdout", args.holdout.is_some()),
-        ("--plot", args.plot.is_some()),
         ("--solver", args.solve.solver.is_some()),
         ("--shards", args.solve.shards.is_some()),
     ] {
@@ -39,9 +38,16 @@ pub fn run(args: &RunArgs) -> Result<bool, Failure> {
     let plan = crate::plan::lower::dictionary::lower(&model, &choice);
     let save_out = prepare_output(args.save.as_ref())?;
     let trace_out = prepare_output(args.trace.as_ref())?;
+    let plot_out = prepare_output(args.plot.as_ref())?;
     let (train, parse_seconds, _) = load_data(&args.data, !args.quiet, &args.solve.data)?;
     let features = train.features();
     let k = model.atoms;
+    let side = (features as f64).sqrt().round() as usize;
+    if args.plot.is_some() && (side < 2 || side * side != features) {
+        return Err(Failure::Usage(format!(
+            "--plot draws the atoms as images of square signals (m = s², s > 1); these have m = {features}"
+        )));
+    }
     let facts = crate::data::DataFacts { classes: k, ..train.facts() };
     // The group term's operator, over the features, as a composite's would be bound.
     let operator = match crate::plan::lower::dictionary::groups_file(&model) {
@@ -142,6 +148,7 @@ pub fn run(args: &RunArgs) -> Result<bool, Failure> {
         println!("  backend      {backend_name}");
     }
     commit_output(save_out, || saved_dictionary(&model, &d, features))?;
+    commit_output(plot_out, || atoms_svg(&d, side, k))?;
     commit_output(trace_out, || {
         let mut csv = String::from("epoch,seconds,objective,loss,test_loss\n");
         for p in &outcome.trace {
@@ -154,6 +161,34 @@ pub fn run(args: &RunArgs) -> Result<bool, Failure> {
         csv
     })?;
     Ok(true)
+}
+
+/// The atoms as a grid of s × s images (Mairal 2013's Figure 3): each atom scaled by its own
+/// largest |value|, 0 mid-grey, positive lighter; SVG, a square per pixel.
+pub fn atoms_svg(d: &[f64], side: usize, k: usize) -> String {
+    const PIXEL: usize = 4;
+    let cols = (k as f64).sqrt().ceil().max(1.0) as usize;
+    let rows = k.div_ceil(cols);
+    let cell = side * PIXEL + 2;
+    let (width, height) = (cols * cell, rows * cell);
+    let mut out = format!(
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{width}\" height=\"{height}\" viewBox=\"0 0 {width} {height}\" shape-rendering=\"crispEdges\">\n<rect width=\"{width}\" height=\"{height}\" fill=\"white\"/>\n"
+    );
+    for c in 0..k {
+        let value = |j: usize| d[j * k + c];
+        let top = (0..side * side).map(|j| value(j).abs()).fold(0.0, f64::max);
+        let (x0, y0) = ((c % cols) * cell + 1, (c / cols) * cell + 1);
+        for j in 0..side * side {
+            let v = if top > 0.0 { value(j) / top } else { 0.0 };
+            let g = (127.5 + 127.5 * v).round().clamp(0.0, 255.0) as u8;
+            let (x, y) = (x0 + (j % side) * PIXEL, y0 + (j / side) * PIXEL);
+            out.push_str(&format!(
+                "<rect x=\"{x}\" y=\"{y}\" width=\"{PIXEL}\" height=\"{PIXEL}\" fill=\"rgb({g},{g},{g})\"/>\n"
+            ));
+        }
+    }
+    out.push_str("</svg>\n");
+    out
 }
 
 /// A saved dictionary: λ₁, λ₂ from its header, and D (mat[m, K], row-major) from its rows.
