@@ -64,18 +64,7 @@ pub fn check_dictionary_errors(
     lib: &Library,
     overrides: &[(String, f64)],
 ) -> Result<Dictionary, Vec<CheckError>> {
-    let mut lib = lib.clone();
-    let mut errors: Vec<CheckError> = lib.declare(program).into_iter().map(CheckError::Declaration).collect();
-    let mut ck = Checker { lib: &lib, errors: vec![], params: vec![], failed: vec![] };
-    let model = ck.dictionary(program, overrides);
-    errors.append(&mut ck.errors);
-    match model {
-        Some(m) if errors.is_empty() => Ok(m),
-        _ => {
-            errors.sort_by_cached_key(|e| e.span().start);
-            Err(errors)
-        }
-    }
+    run_checker(program, lib, |ck| ck.dictionary(program, overrides))
 }
 
 /// [`check`], with the errors as kinds rather than rendered text, in the order they are reported.
@@ -90,6 +79,17 @@ pub fn check_errors(
     }) {
         return Err(vec![CheckError::DictionaryModel { span: o.span }]);
     }
+    run_checker(program, lib, |ck| ck.model(program, overrides))
+}
+
+/// The library with the program's own declarations added, a checker over it that knows which
+/// of those failed (their uses are not reported again), and `walk`'s result, or every problem
+/// found, in the order of the text.
+fn run_checker<T>(
+    program: &ast::Program,
+    lib: &Library,
+    walk: impl FnOnce(&mut Checker) -> Option<T>,
+) -> Result<T, Vec<CheckError>> {
     let mut lib = lib.clone();
     let mut errors: Vec<CheckError> = lib.declare(program).into_iter().map(CheckError::Declaration).collect();
     let failed = program
@@ -103,7 +103,7 @@ pub fn check_errors(
         .filter(|n| lib.loss(n).is_none() && lib.regularizer(n).is_none() && lib.set(n).is_none())
         .collect();
     let mut ck = Checker { lib: &lib, errors: vec![], params: vec![], failed };
-    let model = ck.model(program, overrides);
+    let model = walk(&mut ck);
     errors.append(&mut ck.errors);
     match model {
         Some(m) if errors.is_empty() => Ok(m),
@@ -114,45 +114,72 @@ pub fn check_errors(
     }
 }
 
+/// What a program declares, read in one walk before its objective is: the data's columns,
+/// the variable, the intercept, the objective and the `solve with` statement.
+pub(super) struct Declared<'p> {
+    pub features: Option<Named>,
+    pub label: Option<(Named, LabelKind)>,
+    pub var: Option<(Named, Shape)>,
+    pub intercept: Option<Named>,
+    pub per_class: bool,
+    pub objective: Option<&'p ast::Objective>,
+    pub solve: Option<&'p ast::SolveStmt>,
+}
+
 impl Checker<'_> {
     pub(super) fn err(&mut self, e: CheckError) {
         self.errors.push(e);
     }
 
-    fn model(&mut self, program: &ast::Program, overrides: &[(String, f64)]) -> Option<Model> {
-        let mut features: Option<Named> = None;
-        let mut label: Option<(Named, LabelKind)> = None;
-        let mut var: Option<(Named, Shape)> = None;
-        let mut intercept: Option<Named> = None;
-        let mut per_class = false;
-        let mut objective: Option<&ast::Objective> = None;
-        let mut solve: Option<&ast::SolveStmt> = None;
-
+    /// The declarations of `program` (parameters folded as they come); with `intercepts`, a
+    /// second unknown that [`Checker::is_intercept`] recognises is the intercept, without it a
+    /// second variable.
+    pub(super) fn declarations<'p>(
+        &mut self,
+        program: &'p ast::Program,
+        overrides: &[(String, f64)],
+        intercepts: bool,
+    ) -> Declared<'p> {
+        let mut d = Declared {
+            features: None,
+            label: None,
+            var: None,
+            intercept: None,
+            per_class: false,
+            objective: None,
+            solve: None,
+        };
         for item in &program.items {
             match item {
-                ast::Item::Data(d) => self.data(d, &mut features, &mut label),
+                ast::Item::Data(data) => self.data(data, &mut d.features, &mut d.label),
                 ast::Item::Param(p) => self.param(p, overrides),
-                ast::Item::Var(v) if self.is_intercept(v, var.as_ref()) => {
-                    self.intercept(v, &mut intercept, &mut per_class)
+                ast::Item::Var(v) if intercepts && self.is_intercept(v, d.var.as_ref()) => {
+                    self.intercept(v, &mut d.intercept, &mut d.per_class)
                 }
                 ast::Item::Var(v) => {
-                    if let Some((prev, _)) = &var {
+                    if let Some((prev, _)) = &d.var {
                         self.err(CheckError::SecondVariable { span: v.name.span, first: prev.span });
-                    } else if let Some(s) = self.var_shape(v, features.as_ref(), label.as_ref()) {
-                        var = Some((Named { name: v.name.name.clone(), span: v.name.span }, s));
+                    } else if let Some(s) = self.var_shape(v, d.features.as_ref(), d.label.as_ref()) {
+                        d.var = Some((Named { name: v.name.name.clone(), span: v.name.span }, s));
                     }
                 }
                 ast::Item::Minimize(o) => {
-                    if let Some(prev) = objective {
+                    if let Some(prev) = d.objective {
                         self.err(CheckError::SecondObjective { span: o.span, first: prev.span });
                     } else {
-                        objective = Some(o);
+                        d.objective = Some(o);
                     }
                 }
-                ast::Item::Solve(s) => solve = Some(s),
+                ast::Item::Solve(s) => d.solve = Some(s),
                 ast::Item::Loss(_) | ast::Item::Regularizer(_) | ast::Item::Set(_) => {}
             }
         }
+        d
+    }
+
+    fn model(&mut self, program: &ast::Program, overrides: &[(String, f64)]) -> Option<Model> {
+        let Declared { features, label, var, intercept, per_class, objective, solve } =
+            self.declarations(program, overrides, true);
 
         let Some(objective) = objective else {
             let end = program.items.last().map_or(Span::default(), item_span);

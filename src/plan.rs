@@ -673,6 +673,42 @@ impl Uncertified {
 }
 
 impl Plan {
+    /// A plan with nothing in it yet: no buffers or statements, an objective of 0 with the
+    /// loss's weight 1, no certificate. Lowering fills in what its solver needs.
+    pub fn empty(info: PlanInfo) -> Plan {
+        Plan {
+            info,
+            scalars: vec![],
+            vectors: vec![],
+            init: vec![],
+            epoch: vec![],
+            finish: vec![],
+            step_counter: None,
+            cadence: None,
+            active_rows: None,
+            estimate: None,
+            tolerance: None,
+            objective: Objective {
+                loss: Expr::Const(0.0),
+                dloss: Expr::Const(0.0),
+                margin: ScalarId(0),
+                intercept: None,
+                intercept_l2: 0.0,
+                class_intercept: None,
+                loss_weight: 1.0,
+                penalty: Expr::Const(0.0),
+                vector: None,
+                composite: None,
+                dual: None,
+                dual_only: false,
+                softmax: false,
+                dictionary: None,
+            },
+            certificate: None,
+            uncertified: Uncertified::Progress,
+        }
+    }
+
     pub fn scalar(&self, id: ScalarId) -> &ScalarDecl {
         &self.scalars[id.0]
     }

@@ -168,6 +168,11 @@ fn run_learns_a_planted_dictionary_the_same_under_both_back_ends() {
     let report: Value = serde_json::from_slice(&out.stdout).expect("json");
     assert_eq!((report["epochs"].as_u64(), report["atoms"].as_u64()), (Some(5), Some(32)));
     assert!(report["gap"].is_null());
+    assert_eq!(report["status"], "max_epochs");
+    // No gap bounds a non-convex cost: a tolerance is refused, not ignored.
+    let out = optc(&["run", m, d, "--tol", "1e-3"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("--tol does not take a dictionary model"), "{}", text(&out.stderr));
     let plot = dir.path().join("atoms.svg");
     let out = optc(&[
         "run",

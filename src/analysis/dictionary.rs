@@ -6,7 +6,7 @@
 use std::fmt::Write;
 
 use super::{groups_note, penalty_text, FileFacts};
-use crate::check::{Dictionary, Operator};
+use crate::check::Dictionary;
 use crate::diagnostics::Problem;
 use crate::stdlib::ProxKind;
 use crate::symbolic::fmt_num;
@@ -125,7 +125,6 @@ pub fn report(d: &Dictionary, choice: &DictionaryChoice, name: &str, files: &Fil
             (None, kind) => format!("prox {} per atom", kind.describe()),
         };
         let _ = writeln!(o, "            {prox}");
-        debug_assert!(!matches!(p.operator, Some(Operator::Diff(_))));
     }
     if let Some(b) = &d.ball {
         let _ = writeln!(o, "constraint  {}: each atom projected on the ball after the prox", b.text);

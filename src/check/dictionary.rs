@@ -25,33 +25,7 @@ fn mentions_sparse_code(e: &ast::Expr) -> bool {
 
 impl Checker<'_> {
     pub(super) fn dictionary(&mut self, program: &ast::Program, overrides: &[(String, f64)]) -> Option<Dictionary> {
-        let mut features: Option<Named> = None;
-        let mut label: Option<(Named, LabelKind)> = None;
-        let mut var: Option<(Named, Shape)> = None;
-        let mut objective: Option<&ast::Objective> = None;
-        let mut solve: Option<&ast::SolveStmt> = None;
-        for item in &program.items {
-            match item {
-                ast::Item::Data(d) => self.data(d, &mut features, &mut label),
-                ast::Item::Param(p) => self.param(p, overrides),
-                ast::Item::Var(v) => {
-                    if let Some((prev, _)) = &var {
-                        self.err(CheckError::SecondVariable { span: v.name.span, first: prev.span });
-                    } else if let Some(s) = self.var_shape(v, features.as_ref(), label.as_ref()) {
-                        var = Some((Named { name: v.name.name.clone(), span: v.name.span }, s));
-                    }
-                }
-                ast::Item::Minimize(o) => {
-                    if let Some(prev) = objective {
-                        self.err(CheckError::SecondObjective { span: o.span, first: prev.span });
-                    } else {
-                        objective = Some(o);
-                    }
-                }
-                ast::Item::Solve(s) => solve = Some(s),
-                ast::Item::Loss(_) | ast::Item::Regularizer(_) | ast::Item::Set(_) => {}
-            }
-        }
+        let Declared { features, label: _, var, objective, solve, .. } = self.declarations(program, overrides, false);
         let objective = objective?;
         let Some(features) = features else {
             self.err(CheckError::NoFeatures { objective: objective.span });

@@ -29,6 +29,9 @@ pub fn run(args: &RunArgs) -> Result<bool, Failure> {
         ("--stream", args.stream),
         ("--holdout", args.holdout.is_some()),
         ("--solver", args.solve.solver.is_some()),
+        // No duality gap bounds a non-convex cost: the passes end the run.
+        ("--tol", args.solve.tol.is_some()),
+        ("--eager", args.solve.eager),
         ("--shards", args.solve.shards.is_some()),
     ] {
         if given {
@@ -50,10 +53,11 @@ pub fn run(args: &RunArgs) -> Result<bool, Failure> {
     }
     let facts = crate::data::DataFacts { classes: k, ..train.facts() };
     // The group term's operator, over the features, as a composite's would be bound.
-    let operator = match crate::plan::lower::dictionary::groups_file(&model) {
-        Some(path) => {
+    let group = crate::plan::lower::dictionary::atom_penalty(&model).group;
+    let operator = match (crate::plan::lower::dictionary::groups_file(&model), group) {
+        (Some(path), Some((omega, _))) => {
             let c = crate::plan::Composite {
-                omega: crate::runtime::picard::Omega::BlockLinf,
+                omega,
                 coef: 0.0,
                 operator: crate::plan::OperatorSpec::Groups(path.to_string()),
                 group_blocks: true,
@@ -63,7 +67,7 @@ pub fn run(args: &RunArgs) -> Result<bool, Failure> {
                 .map_err(|e| Failure::Usage(e.to_string()))?;
             Some(op)
         }
-        None => None,
+        _ => None,
     };
     let labels = vec![0.0; train.rows()];
     let view = train.view(&labels, features).with_classes(k).with_operator(operator.as_ref());
@@ -79,6 +83,7 @@ pub fn run(args: &RunArgs) -> Result<bool, Failure> {
     let epochs = args.solve.epochs.unwrap_or(choice.epochs);
     let mut settings = driver::RunSettings::fixed(epochs, args.solve.seed.unwrap_or(1));
     settings.trace = args.trace.is_some();
+    settings.time_limit = args.solve.time_limit;
     let front_seconds = compile_start.elapsed().as_secs_f64();
     let mut selected = select_backend(&plan, &facts, !args.solve.no_jit);
     let backend_name = selected.backend.name();
@@ -97,6 +102,10 @@ pub fn run(args: &RunArgs) -> Result<bool, Failure> {
         .map_err(|f| Failure::Usage(format!("the run stopped: {} is {}", f.what, f.value)))?;
     let held_out = test_view.as_ref().map(|t| crate::exec::evaluate::evaluate(&plan, &outcome.state, t).loss);
     let d = outcome.state.weights(&plan).to_vec();
+    let stopped_by = match outcome.status {
+        driver::Status::TimeLimit => outcome.rule.clone(),
+        _ => format!("the passes asked for ({epochs})"),
+    };
     let eval = &outcome.eval;
     if args.json {
         let r = serde_json::json!({
@@ -113,8 +122,8 @@ pub fn run(args: &RunArgs) -> Result<bool, Failure> {
             "loss": eval.loss,
             "gap": null,
             "nnz": eval.nnz,
-            "status": "max_epochs",
-            "stopped_by": format!("the passes asked for ({epochs}); no certificate: the cost is not convex"),
+            "status": outcome.status.name(),
+            "stopped_by": format!("{stopped_by}; no certificate: the cost is not convex"),
             "seconds": outcome.seconds,
             "check_seconds": outcome.check_seconds,
             "test_loss": held_out,
@@ -138,7 +147,8 @@ pub fn run(args: &RunArgs) -> Result<bool, Failure> {
             eval.objective - model.coef.value * eval.loss
         );
         println!(
-            "  status       stopped after the passes asked for: the cost is not convex, so no duality gap certifies it"
+            "  status       {}: {stopped_by} (the cost is not convex, so no duality gap certifies it)",
+            outcome.status.name()
         );
         println!("  nnz          {} of {} entries of D", eval.nnz, d.len());
         if let Some(t) = held_out {

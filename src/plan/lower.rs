@@ -137,42 +137,10 @@ impl Builder {
             )),
             Some(t) => summary.push_str(&format!("; prox {} of {}", t.routine().name(), t.describe())),
         }
-        let plan = Plan {
-            info: PlanInfo {
-                solver,
-                summary,
-                lazy,
-                classification: loss.label_kind == crate::stdlib::LabelKind::Labels,
-            },
-            scalars: vec![],
-            vectors: vec![],
-            init: vec![],
-            epoch: vec![],
-            finish: vec![],
-            step_counter: None,
-            cadence: None,
-            active_rows: None,
-            estimate: None,
-            tolerance: None,
-            objective: super::Objective {
-                loss: Expr::Const(0.0),
-                dloss: Expr::Const(0.0),
-                margin: ScalarId(0),
-                intercept: None,
-                intercept_l2: 0.0,
-                class_intercept: None,
-                loss_weight: 1.0,
-                penalty: Expr::Const(0.0),
-                vector,
-                composite: None,
-                dual: None,
-                dual_only: false,
-                softmax: false,
-                dictionary: None,
-            },
-            certificate: None,
-            uncertified: super::Uncertified::Progress,
-        };
+        let info =
+            PlanInfo { solver, summary, lazy, classification: loss.label_kind == crate::stdlib::LabelKind::Labels };
+        let mut plan = Plan::empty(info);
+        plan.objective.vector = vector;
         let wants_intercept = model.intercept.is_some();
         Builder { plan, prox, vector, composite: None, tangent: None, wants_intercept, intercept: None }
     }

@@ -5,8 +5,8 @@
 //! call. No certificate: the cost is not convex; the run ends at its passes.
 
 use super::super::{
-    AtomPenalty, DictionaryCall, DictionaryCost, Expr, Len, Objective, ParamInit, Plan, PlanInfo, ScalarDecl, ScalarId,
-    ScalarRole, Stmt, Uncertified, VecDecl, VecId, VecRole,
+    AtomPenalty, DictionaryCall, DictionaryCost, Len, ParamInit, Plan, PlanInfo, ScalarDecl, ScalarId, ScalarRole,
+    Stmt, Uncertified, VecDecl, VecId, VecRole,
 };
 use crate::analysis::dictionary::DictionaryChoice;
 use crate::check::Dictionary;
@@ -84,35 +84,13 @@ pub fn lower(d: &Dictionary, choice: &DictionaryChoice) -> Plan {
         d.var.name,
         choice.batch
     );
-    Plan {
-        info: PlanInfo { solver: "smm", summary, lazy: false, classification: false },
-        scalars,
-        vectors,
-        init: vec![],
-        epoch: vec![Stmt::Dictionary(call)],
-        finish: vec![],
-        step_counter: None,
-        cadence: None,
-        active_rows: None,
-        estimate: None,
-        tolerance: None,
-        objective: Objective {
-            loss: Expr::Const(0.0),
-            dloss: Expr::Const(0.0),
-            margin: ScalarId(1),
-            intercept: None,
-            intercept_l2: 0.0,
-            class_intercept: None,
-            loss_weight: d.coef.value,
-            penalty: Expr::Const(0.0),
-            vector: None,
-            dual: None,
-            dual_only: false,
-            composite: None,
-            dictionary: Some(DictionaryCost { lambda1: d.lambda1, lambda2: d.lambda2, penalty }),
-            softmax: false,
-        },
-        certificate: None,
-        uncertified: Uncertified::Caps,
-    }
+    let mut plan = Plan::empty(PlanInfo { solver: "smm", summary, lazy: false, classification: false });
+    plan.scalars = scalars;
+    plan.vectors = vectors;
+    plan.epoch = vec![Stmt::Dictionary(call)];
+    plan.objective.margin = ScalarId(1);
+    plan.objective.loss_weight = d.coef.value;
+    plan.objective.dictionary = Some(DictionaryCost { lambda1: d.lambda1, lambda2: d.lambda2, penalty });
+    plan.uncertified = Uncertified::Caps;
+    plan
 }
