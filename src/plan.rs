@@ -419,16 +419,54 @@ pub struct DictionaryCall {
     /// averaged surrogate's point, of the same shape.
     pub atoms: VecId,
     pub surrogate: VecId,
-    /// A, the averaged curvature of each atom (a vec[k]), and n, the steps so far (a state
-    /// scalar). At n = 0 the atoms start from the first k signals of the epoch's order.
+    /// A, the averaged curvature (a mat[k, k]), and n, the steps so far (a state scalar). At
+    /// n = 0 the atoms start from the first k signals of the epoch's order.
     pub curvature: VecId,
     pub steps: ScalarId,
     pub lambda1: f64,
     pub lambda2: f64,
     pub batch: usize,
-    /// n₀ of SMM's weights wₙ = √((n₀ + 1)/(n + n₀)).
+    /// n₀ of SMM's weights (`runtime::dictionary::weight`).
     pub n0: f64,
+    pub majorizer: Majorizer,
     pub penalty: AtomPenalty,
+}
+
+/// The majorizer SMM averages on a dictionary (`runtime::dictionary::Dictionary::step`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Majorizer {
+    /// Each batch's own cost at its codes, a quadratic in D (A = mean ααᵀ, B = mean αxᵀ),
+    /// minimised with ϕ by one sweep of block coordinate descent over the atoms.
+    Variational,
+    /// Mairal 2013's eq. 5: the proximal-gradient surrogate, one curvature per atom
+    /// (`solve with smm(linearize = 1)`).
+    Linearized,
+}
+
+impl Majorizer {
+    /// The name `optc plan` and `optc check` print.
+    pub fn name(self) -> &'static str {
+        match self {
+            Majorizer::Variational => "the batches' own costs at their codes (variational)",
+            Majorizer::Linearized => "the proximal-gradient surrogate (eq. 5)",
+        }
+    }
+
+    /// Its code in the JIT's call (and back).
+    pub fn code(self) -> i64 {
+        match self {
+            Majorizer::Variational => 0,
+            Majorizer::Linearized => 1,
+        }
+    }
+
+    pub fn from_code(code: i64) -> Majorizer {
+        if code == 1 {
+            Majorizer::Linearized
+        } else {
+            Majorizer::Variational
+        }
+    }
 }
 
 /// ϕ on one atom: l1·‖d‖₁ + (l2/2)‖d‖² + γ·ω(B d) over the bound operator's groups, then the

@@ -1,11 +1,15 @@
 //! `optc run` on a dictionary-learning model (Mairal 2013 §4.3): the plan of
-//! `plan::lower::dictionary` on the signals of DATA (their labels ignored), for the passes the
-//! model or `--epochs` asks, then the report and `--save` D as text.
+//! `plan::lower::dictionary` on the signals of DATA (their labels ignored), in memory or, with
+//! `--stream`, a block at a time, for the passes the model or `--epochs` asks, then the report
+//! and `--save` D as text.
 
 use super::run::{commit_output, load_data, prepare_output, RunArgs};
 use super::{model_dir, parse_sets, read_model, report_compile_error, Failure};
+use crate::data::stream::{scan, StreamSource, Streamed, DEFAULT_BLOCK_ROWS};
+use crate::exec::stream::StreamStop;
 use crate::exec::{driver, select_backend, State};
 use crate::pipeline::{self, CompileOptions, CompiledDictionary};
+use crate::stdlib::LabelKind;
 use std::time::Instant;
 
 /// Runs the dictionary model in `args.model`; Ok(false) when the file holds another kind of
@@ -26,7 +30,6 @@ pub fn run(args: &RunArgs) -> Result<bool, Failure> {
         return Ok(false);
     };
     for (flag, given) in [
-        ("--stream", args.stream),
         ("--holdout", args.holdout.is_some()),
         ("--solver", args.solve.solver.is_some()),
         // No duality gap bounds a non-convex cost: the passes end the run.
@@ -42,16 +45,38 @@ pub fn run(args: &RunArgs) -> Result<bool, Failure> {
     let save_out = prepare_output(args.save.as_ref())?;
     let trace_out = prepare_output(args.trace.as_ref())?;
     let plot_out = prepare_output(args.plot.as_ref())?;
-    let (train, parse_seconds, _) = load_data(&args.data, !args.quiet, &args.solve.data)?;
-    let features = train.features();
     let k = model.atoms;
+    let threads = args.solve.data.threads();
+    // In memory, the data; streamed, the first pass's facts and the source later passes read.
+    let (train, streamed, parse_seconds) = if args.stream {
+        let reading = Instant::now();
+        let mut source = StreamSource::new(&args.data, args.block_rows.unwrap_or(DEFAULT_BLOCK_ROWS), threads)
+            .map_err(Failure::Usage)?
+            .with_cache(args.solve.data.cache_dir());
+        let scan = scan(&mut source, args.solve.seed.unwrap_or(1)).map_err(|e| Failure::Input(e.to_string()))?;
+        let label_map = scan.label_map(LabelKind::Real).map_err(|e| Failure::Input(e.to_string()))?;
+        let streamed = Streamed { source, label_map, features: scan.features, classes: k };
+        (None, Some((streamed, scan)), reading.elapsed().as_secs_f64())
+    } else {
+        let (train, parse_seconds, _) = load_data(&args.data, !args.quiet, &args.solve.data)?;
+        (Some(train), None, parse_seconds)
+    };
+    let (features, rows) = match (&train, &streamed) {
+        (Some(t), _) => (t.features(), t.rows()),
+        (_, Some((_, scan))) => (scan.features, scan.rows),
+        _ => unreachable!("one of the two was read"),
+    };
+    let facts = match (&train, &streamed) {
+        (Some(t), _) => crate::data::DataFacts { classes: k, ..t.facts() },
+        (_, Some((_, scan))) => scan.facts(features, k),
+        _ => unreachable!("one of the two was read"),
+    };
     let side = (features as f64).sqrt().round() as usize;
     if args.plot.is_some() && (side < 2 || side * side != features) {
         return Err(Failure::Usage(format!(
             "--plot draws the atoms as images of square signals (m = s², s > 1); these have m = {features}"
         )));
     }
-    let facts = crate::data::DataFacts { classes: k, ..train.facts() };
     // The group term's operator, over the features, as a composite's would be bound.
     let group = crate::plan::lower::dictionary::atom_penalty(&model).group;
     let operator = match (crate::plan::lower::dictionary::groups_file(&model), group) {
@@ -69,8 +94,7 @@ pub fn run(args: &RunArgs) -> Result<bool, Failure> {
         }
         _ => None,
     };
-    let labels = vec![0.0; train.rows()];
-    let view = train.view(&labels, features).with_classes(k).with_operator(operator.as_ref());
+    let labels = vec![0.0; train.as_ref().map_or(0, |t| t.rows())];
     let test = match &args.solve.test {
         Some(p) => Some(load_data(p, !args.quiet, &args.solve.data)?.0),
         None => None,
@@ -79,7 +103,7 @@ pub fn run(args: &RunArgs) -> Result<bool, Failure> {
     let test_view = test
         .as_ref()
         .zip(test_labels.as_ref())
-        .map(|(t, y)| t.view(y, features).with_classes(k).with_operator(operator.as_ref()));
+        .map(|(t, y)| t.view(y, features).with_classes(k).with_operator(operator.as_ref()).with_threads(threads));
     let epochs = args.solve.epochs.unwrap_or(choice.epochs);
     let mut settings = driver::RunSettings::fixed(epochs, args.solve.seed.unwrap_or(1));
     settings.trace = args.trace.is_some();
@@ -97,9 +121,35 @@ pub fn run(args: &RunArgs) -> Result<bool, Failure> {
             start.scalars[call.steps.0] = 1.0;
         }
     }
-    let watch = driver::Watch { test: test_view.as_ref(), holdout: None };
-    let outcome = driver::run_watched(&plan, selected.backend.as_mut(), &view, &facts, &settings, Some(start), watch)
-        .map_err(|f| Failure::Usage(format!("the run stopped: {} is {}", f.what, f.value)))?;
+    let outcome = match (&train, &streamed) {
+        (Some(train), _) => {
+            let view =
+                train.view(&labels, features).with_classes(k).with_operator(operator.as_ref()).with_threads(threads);
+            let watch = driver::Watch { test: test_view.as_ref(), holdout: None };
+            driver::run_watched(&plan, selected.backend.as_mut(), &view, &facts, &settings, Some(start), watch)
+                .map_err(|f| Failure::Usage(format!("the run stopped: {} is {}", f.what, f.value)))?
+        }
+        (_, Some((streamed, _))) => {
+            let backend = selected.backend.as_mut();
+            crate::exec::stream::dictionary::run(
+                &plan,
+                backend,
+                streamed,
+                &settings,
+                start,
+                threads,
+                test_view.as_ref(),
+            )
+            .map_err(|stop| match stop {
+                StreamStop::Data(m) => Failure::Input(m),
+                StreamStop::Fault { fault, line } => Failure::Usage(format!(
+                    "the run stopped: {} is {} (in the block from line {line})",
+                    fault.what, fault.value
+                )),
+            })?
+        }
+        _ => unreachable!("one of the two was read"),
+    };
     let held_out = test_view.as_ref().map(|t| crate::exec::evaluate::evaluate(&plan, &outcome.state, t).loss);
     let d = outcome.state.weights(&plan).to_vec();
     let stopped_by = match outcome.status {
@@ -114,7 +164,8 @@ pub fn run(args: &RunArgs) -> Result<bool, Failure> {
             "solver": "smm",
             "solver_reason": choice.reason,
             "atoms": k,
-            "rows": train.rows(),
+            "rows": rows,
+            "streamed": args.stream,
             "features": features,
             "batch": choice.batch,
             "epochs": outcome.epochs,
@@ -133,12 +184,7 @@ pub fn run(args: &RunArgs) -> Result<bool, Failure> {
         });
         println!("{}", serde_json::to_string_pretty(&r).unwrap_or_default());
     } else if !args.quiet {
-        println!(
-            "optc: smm on {} — {} signals of dimension {}, {k} atoms",
-            args.data.display(),
-            train.rows(),
-            features
-        );
+        println!("optc: smm on {} — {} signals of dimension {}, {k} atoms", args.data.display(), rows, features);
         println!("  epochs       {} (seed {}), mini-batches of {}", outcome.epochs, settings.seed, choice.batch);
         println!(
             "  objective    F = {:.6}  (mean cost {:.6} + ϕ(D) {:.6})",
@@ -158,7 +204,13 @@ pub fn run(args: &RunArgs) -> Result<bool, Failure> {
         println!("  backend      {backend_name}");
     }
     commit_output(save_out, || saved_dictionary(&model, &d, features))?;
-    commit_output(plot_out, || atoms_svg(&d, side, k))?;
+    match plot_out {
+        Some(o) if args.plot.as_ref().is_some_and(|p| has_extension(p, "png")) => {
+            let png = atoms_png(&d, side, k).map_err(|e| Failure::Input(format!("--plot: {e}")))?;
+            o.commit(&png).map_err(|e| Failure::Input(e.to_string()))?;
+        }
+        o => commit_output(o, || atoms_svg(&d, side, k))?,
+    }
     commit_output(trace_out, || {
         let mut csv = String::from("epoch,seconds,objective,loss,test_loss\n");
         for p in &outcome.trace {
@@ -174,7 +226,8 @@ pub fn run(args: &RunArgs) -> Result<bool, Failure> {
 }
 
 /// The atoms as a grid of s × s images (Mairal 2013's Figure 3): each atom scaled by its own
-/// largest |value|, 0 mid-grey, positive lighter; SVG, a square per pixel.
+/// largest |value|, 0 mid-grey, positive lighter; SVG, a square per pixel (`--plot atoms.svg`;
+/// `atoms.png` writes [`atoms_png`]).
 pub fn atoms_svg(d: &[f64], side: usize, k: usize) -> String {
     const PIXEL: usize = 4;
     let cols = (k as f64).sqrt().ceil().max(1.0) as usize;
@@ -185,12 +238,10 @@ pub fn atoms_svg(d: &[f64], side: usize, k: usize) -> String {
         "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{width}\" height=\"{height}\" viewBox=\"0 0 {width} {height}\" shape-rendering=\"crispEdges\">\n<rect width=\"{width}\" height=\"{height}\" fill=\"white\"/>\n"
     );
     for c in 0..k {
-        let value = |j: usize| d[j * k + c];
-        let top = (0..side * side).map(|j| value(j).abs()).fold(0.0, f64::max);
+        let grey = grey(d, k, c, side * side);
         let (x0, y0) = ((c % cols) * cell + 1, (c / cols) * cell + 1);
         for j in 0..side * side {
-            let v = if top > 0.0 { value(j) / top } else { 0.0 };
-            let g = (127.5 + 127.5 * v).round().clamp(0.0, 255.0) as u8;
+            let g = grey(j);
             let (x, y) = (x0 + (j % side) * PIXEL, y0 + (j / side) * PIXEL);
             out.push_str(&format!(
                 "<rect x=\"{x}\" y=\"{y}\" width=\"{PIXEL}\" height=\"{PIXEL}\" fill=\"rgb({g},{g},{g})\"/>\n"
@@ -199,6 +250,49 @@ pub fn atoms_svg(d: &[f64], side: usize, k: usize) -> String {
     }
     out.push_str("</svg>\n");
     out
+}
+
+fn has_extension(path: &std::path::Path, ext: &str) -> bool {
+    path.extension().is_some_and(|e| e.eq_ignore_ascii_case(ext))
+}
+
+/// The grey level of pixel j of atom c (D a mat[s², k]): the atom scaled by its own largest
+/// |value|, 0 mid-grey, positive lighter.
+fn grey(d: &[f64], k: usize, c: usize, pixels: usize) -> impl Fn(usize) -> u8 + '_ {
+    let top = (0..pixels).map(|j| d[j * k + c].abs()).fold(0.0, f64::max);
+    move |j| {
+        let v = if top > 0.0 { d[j * k + c] / top } else { 0.0 };
+        (127.5 + 127.5 * v).round().clamp(0.0, 255.0) as u8
+    }
+}
+
+/// The same grid as [`atoms_svg`] as an 8-bit grey PNG, each pixel of an atom 4 × 4 on a
+/// white ground.
+pub fn atoms_png(d: &[f64], side: usize, k: usize) -> Result<Vec<u8>, png::EncodingError> {
+    const PIXEL: usize = 4;
+    let cols = (k as f64).sqrt().ceil().max(1.0) as usize;
+    let rows = k.div_ceil(cols).max(1);
+    let cell = side * PIXEL + 2;
+    let (width, height) = (cols * cell, rows * cell);
+    let mut image = vec![255u8; width * height];
+    for c in 0..k {
+        let g = grey(d, k, c, side * side);
+        let (x0, y0) = ((c % cols) * cell + 1, (c / cols) * cell + 1);
+        for y in 0..side * PIXEL {
+            for x in 0..side * PIXEL {
+                image[(y0 + y) * width + x0 + x] = g((y / PIXEL) * side + x / PIXEL);
+            }
+        }
+    }
+    let mut out = vec![];
+    {
+        let mut encoder = png::Encoder::new(&mut out, width as u32, height as u32);
+        encoder.set_color(png::ColorType::Grayscale);
+        encoder.set_depth(png::BitDepth::Eight);
+        let mut writer = encoder.write_header()?;
+        writer.write_image_data(&image)?;
+    }
+    Ok(out)
 }
 
 /// A saved dictionary: λ₁, λ₂ from its header, and D (mat[m, K], row-major) from its rows.
@@ -283,20 +377,21 @@ fn read_saved(path: &std::path::Path, features: usize, k: usize) -> Result<Vec<f
 pub fn predict(saved: &SavedDictionary, data: &crate::data::Dataset, quiet: bool) -> String {
     use crate::runtime::dictionary::{Dictionary, Signals};
     let (m, k) = (saved.dim, saved.atoms);
-    let mut dict = Dictionary { atoms: k, dim: m, d: vec![0.0; m * k], a: vec![], b: vec![] };
+    let mut d = vec![0.0; m * k];
     for j in 0..m {
         for c in 0..k {
-            dict.d[c * m + j] = saved.d[j * k + c];
+            d[c * m + j] = saved.d[j * k + c];
         }
     }
-    let gram = dict.gram();
+    let dict = Dictionary::new(k, m, d);
+    let coder = dict.coder();
     let (indptr, indices, values) = data.csr();
     let x = Signals { indptr, indices, values };
     let mut out = String::new();
     let mut total = 0.0;
     for i in 0..data.rows() {
         let (idx, val) = x.row(i);
-        let (alpha, cost) = dict.code(&gram, idx, val, saved.lambda1, saved.lambda2);
+        let (alpha, cost) = dict.code(&coder, idx, val, saved.lambda1, saved.lambda2);
         total += cost;
         let pairs: Vec<String> =
             alpha.iter().enumerate().filter(|(_, a)| **a != 0.0).map(|(j, a)| format!("{}:{a}", j + 1)).collect();

@@ -220,8 +220,15 @@ fn evaluate_dictionary(
 ) -> Evaluation {
     let d = state.weights(plan);
     let x = crate::runtime::dictionary::Signals { indptr: data.indptr, indices: data.indices, values: data.values };
-    let (mean, penalty) =
-        crate::runtime::dictionary::cost(d, x, rows, (data.features, data.dims().classes), cost, data.operator);
+    let (mean, penalty) = crate::runtime::dictionary::cost(
+        d,
+        x,
+        rows,
+        (data.features, data.dims().classes),
+        cost,
+        data.operator,
+        data.threads,
+    );
     Evaluation {
         objective: plan.objective.loss_weight * mean + penalty,
         loss: mean,

@@ -109,7 +109,15 @@ fn exec(
                     curvature: &mut a,
                     steps: &mut n,
                 };
-                crate::runtime::dictionary::epoch(moving, x, orders.rows, (data.features, k), call, data.operator);
+                crate::runtime::dictionary::epoch(
+                    moving,
+                    x,
+                    orders.rows,
+                    (data.features, k),
+                    call,
+                    data.operator,
+                    data.threads,
+                );
                 st.vectors[call.atoms.0] = atoms;
                 st.vectors[call.surrogate.0] = surrogate;
                 st.vectors[call.curvature.0] = a;

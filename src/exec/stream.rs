@@ -11,6 +11,8 @@
 //! epoch's steps, vec[m]) restarts at each block instead, after an exact closed-form catch-up
 //! of every coordinate: the same iterates up to rounding, with history of one block's size.
 
+pub mod dictionary;
+
 use super::certificate::{domain_scale, loss_conjugate, reg_conjugate};
 use super::driver::{check_params, Outcome, RunSettings};
 use super::evaluate::{evaluate, margin, Evaluation};

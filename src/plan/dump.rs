@@ -264,7 +264,7 @@ fn stmts(plan: &Plan, body: &[Stmt], depth: usize, o: &mut String) {
                 let ball = p.ball.map_or(String::new(), |r| format!(", then ‖d‖ ≤ {}", fmt_num(r)));
                 let _ = writeln!(
                     o,
-                    "{pad}dictionary({}[0..d, 0..k], surrogate {}, A = {}, n = {}, λ₁ = {}, λ₂ = {}, batch = {}, n₀ = {})  # per batch: codes, surrogate, each atom d ← prox of ϕ = {phi}{ball}",
+                    "{pad}dictionary({}[0..d, 0..k], B = {}, A = {}, n = {}, λ₁ = {}, λ₂ = {}, batch = {}, n₀ = {})  # per batch: codes, then A, B average {}, then each atom d ← prox of ϕ = {phi}{ball}",
                     plan.vector(call.atoms).name,
                     plan.vector(call.surrogate).name,
                     plan.vector(call.curvature).name,
@@ -272,7 +272,8 @@ fn stmts(plan: &Plan, body: &[Stmt], depth: usize, o: &mut String) {
                     fmt_num(call.lambda1),
                     fmt_num(call.lambda2),
                     call.batch,
-                    fmt_num(call.n0)
+                    fmt_num(call.n0),
+                    call.majorizer.name()
                 );
             }
             Stmt::Picard(call) => {

@@ -199,8 +199,8 @@ fn stmts(plan: &Plan, body: &[Stmt], scope: Scope) -> Result<(), String> {
                     .vectors
                     .get(call.curvature.0)
                     .ok_or_else(|| format!("vector #{} does not exist", call.curvature.0))?;
-                if a.len != Len::Classes || a.cols.is_some() || a.role != VecRole::State {
-                    return Err(format!("`dictionary`'s curvatures in `{}`, which is not a state vec[k]", a.name));
+                if a.len != Len::Classes || a.cols != Some(Len::Classes) || a.role != VecRole::State {
+                    return Err(format!("`dictionary`'s curvature in `{}`, which is not a state mat[k, k]", a.name));
                 }
                 let decl =
                     plan.scalars.get(call.steps.0).ok_or_else(|| format!("scalar #{} does not exist", call.steps.0))?;

@@ -35,6 +35,8 @@ pub struct KernelCtx {
     /// Written when a guard fires: the row and the offending value.
     pub fault_row: u64,
     pub fault_value: f64,
+    /// Threads a runtime call may use (`--threads`); no kernel reads it.
+    pub threads: u64,
 }
 
 /// Byte offsets of the [`KernelCtx`] fields, for the translator.
@@ -193,8 +195,8 @@ pub fn picard_symbol() -> *const u8 {
 /// # Safety (why this is sound)
 /// Only kernels call it, passing the context [`call`] built (valid for the whole call) and
 /// the indices of a verified `dictionary` statement: two distinct state mat[d, k], a state
-/// vec[k] and a state scalar. [`check_shapes`] checked before the call that every mat[d, k]
-/// has d·k entries and every vec[k] k;
+/// mat[k, k] and a state scalar. [`check_shapes`] checked before the call that every mat[d, k]
+/// has d·k entries and every mat[k, k] k²;
 /// the order holds `n_order` row indices below m, and the CSR arrays are the data's (m + 1
 /// offsets, their last the number of entries). The operator, when not null, is the bound one.
 #[allow(clippy::too_many_arguments)]
@@ -206,6 +208,7 @@ extern "C" fn optc_dictionary(
     steps: i64,
     batch: i64,
     group: i64,
+    majorizer: i64,
     lambda1: f64,
     lambda2: f64,
     n0: f64,
@@ -225,6 +228,7 @@ extern "C" fn optc_dictionary(
         lambda2,
         batch: usize::try_from(batch).unwrap_or(1).max(1),
         n0,
+        majorizer: crate::plan::Majorizer::from_code(majorizer),
         penalty,
     };
     // SAFETY: see above.
@@ -242,11 +246,11 @@ extern "C" fn optc_dictionary(
         let order = std::slice::from_raw_parts(ctx.order, ctx.n_order as usize);
         let atoms = std::slice::from_raw_parts_mut(*ctx.vectors.add(call.atoms.0), d * k);
         let surrogate = std::slice::from_raw_parts_mut(*ctx.vectors.add(call.surrogate.0), d * k);
-        let curvature = std::slice::from_raw_parts_mut(*ctx.vectors.add(call.curvature.0), k);
+        let curvature = std::slice::from_raw_parts_mut(*ctx.vectors.add(call.curvature.0), k * k);
         let steps = &mut *ctx.scalars.add(call.steps.0);
         let op = ctx.operator.as_ref();
         let state = crate::runtime::dictionary::EpochState { atoms, surrogate, curvature, steps };
-        crate::runtime::dictionary::epoch(state, x, order, (d, k), &call, op);
+        crate::runtime::dictionary::epoch(state, x, order, (d, k), &call, op, ctx.threads as usize);
     }
 }
 
@@ -425,6 +429,7 @@ pub fn call(
         col_values: data.csc.map_or(std::ptr::null(), |c| c.values().as_ptr()),
         fault_row: 0,
         fault_value: 0.0,
+        threads: data.threads as u64,
     };
     // SAFETY: see the function documentation.
     #[allow(unsafe_code)]

@@ -223,6 +223,7 @@ impl<'a, 'b> PlanTranslator<'a, 'b> {
             call.steps.0 as i64,
             call.batch as i64,
             group,
+            call.majorizer.code(),
         ];
         let floats = [
             call.lambda1,

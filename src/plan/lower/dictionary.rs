@@ -1,21 +1,23 @@
 //! Dictionary learning's plan (Mairal 2013 §4.3; ALGORITHMS.md §9): D a mat[d, k] of k atoms,
 //! the surrogate's point B beside it, and an epoch that is one runtime call,
-//! [`Stmt::Dictionary`]: this epoch's order in mini-batches, each coded exactly, averaged into
-//! SMM's surrogate and followed by the prox of ϕ on every atom. Both back ends make that one
+//! [`Stmt::Dictionary`]: this epoch's order in mini-batches, each coded exactly, its majorizer
+//! averaged into A and B (SMM) and followed by the prox of ϕ on every atom. Both back ends make that one
 //! call. No certificate: the cost is not convex; the run ends at its passes.
 
 use super::super::{
-    AtomPenalty, DictionaryCall, DictionaryCost, Len, ParamInit, Plan, PlanInfo, ScalarDecl, ScalarId, ScalarRole,
-    Stmt, Uncertified, VecDecl, VecId, VecRole,
+    AtomPenalty, DictionaryCall, DictionaryCost, Len, Majorizer, ParamInit, Plan, PlanInfo, ScalarDecl, ScalarId,
+    ScalarRole, Stmt, Uncertified, VecDecl, VecId, VecRole,
 };
 use crate::analysis::dictionary::DictionaryChoice;
 use crate::check::Dictionary;
 use crate::runtime::picard::Omega;
 
-/// SMM's n₀ for a dictionary: the weight of the first batches against the later ones. 10 found
-/// a planted dictionary of 32 atoms where the steps' plain average (n₀ → ∞) is slow to forget
-/// the random start.
-pub const N0: f64 = 10.0;
+/// SMM's n₀ for a dictionary under eq. 5's surrogate: the weight of the first batches against
+/// the later ones. 10 found a planted dictionary of 32 atoms where the steps' plain average
+/// (n₀ → ∞) is slow to forget the random start.
+pub const N0_LINEARIZED: f64 = 10.0;
+/// The same under the variational majorizer, whose weights are (n₀ + 1)/(n + n₀).
+pub const N0_VARIATIONAL: f64 = 6.0;
 
 /// ϕ on one atom from the model's penalties (the analysis allows at most one of l1 and a group
 /// term, whose proxes would not compose).
@@ -61,7 +63,8 @@ pub fn lower(d: &Dictionary, choice: &DictionaryChoice) -> Plan {
         role,
         init: 0.0,
     };
-    let curvatures = VecDecl { name: "A".into(), len: Len::Classes, cols: None, role: VecRole::State, init: 0.0 };
+    let curvatures =
+        VecDecl { name: "A".into(), len: Len::Classes, cols: Some(Len::Classes), role: VecRole::State, init: 0.0 };
     let vectors = vec![matrix(&d.var.name, VecRole::Weights), matrix("B", VecRole::State), curvatures];
     let call = DictionaryCall {
         atoms: VecId(0),
@@ -71,17 +74,22 @@ pub fn lower(d: &Dictionary, choice: &DictionaryChoice) -> Plan {
         lambda1: d.lambda1,
         lambda2: d.lambda2,
         batch: choice.batch,
-        n0: N0,
+        n0: match choice.majorizer {
+            Majorizer::Variational => N0_VARIATIONAL,
+            Majorizer::Linearized => N0_LINEARIZED,
+        },
+        majorizer: choice.majorizer,
         penalty,
     };
     let summary = format!(
-        "{}·E[sparse_code(x, {}, {}, {})], K = {} atoms; SMM on {} with the proximal-gradient surrogate, mini-batches of {}",
+        "{}·E[sparse_code(x, {}, {}, {})], K = {} atoms; SMM on {} averaging {}, mini-batches of {}",
         crate::symbolic::fmt_num(d.coef.value),
         d.var.name,
         crate::symbolic::fmt_num(d.lambda1),
         crate::symbolic::fmt_num(d.lambda2),
         d.atoms,
         d.var.name,
+        choice.majorizer.name(),
         choice.batch
     );
     let mut plan = Plan::empty(PlanInfo { solver: "smm", summary, lazy: false, classification: false });
