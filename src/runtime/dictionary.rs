@@ -328,7 +328,7 @@ impl Dictionary {
         weight: f64,
         majorizer: Majorizer,
         threads: usize,
-        prox: &mut dyn FnMut(&mut [f64], f64),
+        prox: &mut dyn FnMut(usize, &mut [f64], f64),
     ) -> StepReport {
         let (k, m) = (self.atoms, self.dim);
         let n = rows.len().max(1) as f64;
@@ -381,7 +381,7 @@ impl Dictionary {
                     for (dj, uj) in atom.iter_mut().zip(&u) {
                         *dj = uj / akk;
                     }
-                    prox(atom, 1.0 / akk);
+                    prox(a, atom, 1.0 / akk);
                 }
             }
             Majorizer::Linearized => {
@@ -419,7 +419,7 @@ impl Dictionary {
                     for (dj, bj) in atom.iter_mut().zip(&self.b[a * m..(a + 1) * m]) {
                         *dj = bj / akk;
                     }
-                    prox(atom, 1.0 / akk);
+                    prox(a, atom, 1.0 / akk);
                 }
             }
         }
@@ -432,7 +432,8 @@ impl Dictionary {
 const PICARD_TOL: f64 = 1e-10;
 const PICARD_CAP: u32 = 10_000;
 
-/// atom ← prox_{t·ϕ}(atom), ϕ = l1·‖·‖₁ + (l2/2)‖·‖² + γ·ω(B·), then the projection on the ball:
+/// atom ← prox_{t·ϕ}(atom), ϕ = l1·‖·‖₁ + (l2/2)‖·‖² + γ·ω(B·), then the projection on the ball
+/// (`dual`, the atom's Picard dual of length p, warm-starts the group term's prox):
 /// prox_{t(R + (l2/2)‖·‖²)}(v) = prox_{tR/(1+t·l2)}(v/(1 + t·l2)), and the ball's projection
 /// after the prox of a positively homogeneous R (Yu 2013). The analysis allows l1 or one group
 /// term, not both (their proxes do not compose).
@@ -441,6 +442,7 @@ pub fn prox_atom(
     t: f64,
     penalty: &crate::plan::AtomPenalty,
     op: Option<&crate::runtime::picard::Operator>,
+    dual: &mut [f64],
 ) {
     let shrink = 1.0 + t * penalty.l2;
     let t = t / shrink;
@@ -450,8 +452,9 @@ pub fn prox_atom(
         atom.iter_mut().for_each(|v| *v = v.signum() * (v.abs() - tau).max(0.0));
     }
     if let (Some((omega, gamma)), Some(op)) = (penalty.group, op) {
-        let mut dual = vec![0.0; op.rows];
-        crate::runtime::picard::prox(op, omega, atom, &mut dual, t * gamma, PICARD_TOL, PICARD_CAP);
+        if dual.len() == op.rows {
+            crate::runtime::picard::prox(op, omega, atom, dual, t * gamma, PICARD_TOL, PICARD_CAP);
+        }
     }
     if let Some(r) = penalty.ball {
         project_ball(atom, r);
@@ -521,11 +524,14 @@ pub fn epoch(
         dict.d[..start.d.len()].copy_from_slice(&start.d);
     }
     let mut n = *state.steps;
+    // Each atom's Picard dual, warm from batch to batch: an atom moves little between them.
+    let p = if call.penalty.group.is_some() { op.map_or(0, |op| op.rows) } else { 0 };
+    let mut duals = vec![0.0; k * p];
     for batch in rows.chunks(call.batch.max(1)) {
         n += 1.0;
         let w = weight(n as usize, call.n0, call.majorizer);
-        dict.step(x, batch, (call.lambda1, call.lambda2), w, call.majorizer, threads, &mut |atom, t| {
-            prox_atom(atom, t, &call.penalty, op)
+        dict.step(x, batch, (call.lambda1, call.lambda2), w, call.majorizer, threads, &mut |a, atom, t| {
+            prox_atom(atom, t, &call.penalty, op, &mut duals[a * p..(a + 1) * p])
         });
     }
     by_feature(&dict.d, state.atoms, (dim, k));
@@ -656,7 +662,7 @@ mod tests {
             let mut costs = vec![];
             for n in 1..=20 {
                 let w = weight(n, 0.0, majorizer);
-                let r = dict.step(x, &all, (0.1, 0.01), w, majorizer, 1, &mut |atom, _| project_ball(atom, 1.0));
+                let r = dict.step(x, &all, (0.1, 0.01), w, majorizer, 1, &mut |_, atom, _| project_ball(atom, 1.0));
                 costs.push(r.cost);
                 for a in 0..dict.atoms {
                     let norm = dict.d[a * m..(a + 1) * m].iter().map(|v| v * v).sum::<f64>().sqrt();
@@ -687,7 +693,7 @@ mod tests {
             let mut dict = Dictionary::from_signals(x, &[0, 1, 2, 3, 4], m);
             for n in 1..=3 {
                 let w = weight(n, 6.0, Majorizer::Variational);
-                dict.step(x, &all, (0.1, 0.0), w, Majorizer::Variational, threads, &mut |a, _| project_ball(a, 1.0));
+                dict.step(x, &all, (0.1, 0.0), w, Majorizer::Variational, threads, &mut |_, a, _| project_ball(a, 1.0));
             }
             dict
         };
@@ -744,7 +750,7 @@ mod tests {
                     weight(n, 6.0, Majorizer::Variational),
                     Majorizer::Variational,
                     1,
-                    &mut |atom, _| project_ball(atom, 1.0),
+                    &mut |_, atom, _| project_ball(atom, 1.0),
                 );
             }
         }

@@ -166,34 +166,63 @@ impl Operator {
     }
 }
 
-/// x ← prox_{γ·ω∘B}(x), the dual `z` (length p) warm-started and updated; stops when
-/// ‖z⁺ − z‖ ≤ tol·max(1, ‖z‖) or after `cap` iterations. Returns the iterations taken.
+/// x ← prox_{γ·ω∘B}(x), the dual `z` (length p) warm-started and updated; stops when a plain
+/// step moves z by at most tol·max(1, ‖z‖), or after `cap` iterations. Returns the iterations
+/// taken.
+///
+/// The steps are accelerated (FISTA on the dual, min over the ball of ½‖x − Bᵀz‖²) with
+/// O'Donoghue & Candès's gradient restart: the momentum is dropped whenever the step it produced
+/// points against it. On the overlapping 2×2 squares of 20×20 image atoms this took a prox from
+/// about 180 plain iterations to about 50. A small accelerated move does not prove a fixed point
+/// (the momentum can cancel the gradient short of it), so the stopping test is a plain step.
 pub fn prox(op: &Operator, omega: Omega, x: &mut [f64], z: &mut [f64], gamma: f64, tol: f64, cap: u32) -> u32 {
     let mu = 1.0 / op.norm_bound;
     let gamma = gamma.max(0.0);
     let mut bx = vec![0.0; op.rows];
     op.apply(x, &mut bx);
     let mut t = vec![0.0; op.cols];
-    let mut r = vec![0.0; op.rows];
+    let mut next = vec![0.0; op.rows];
+    let mut y = vec![0.0; op.rows];
+    let mut previous = z.to_vec();
+    let mut momentum = 1.0_f64;
     let mut iterations = 0;
     // Start inside the dual ball (a new γ may have shrunk it).
     project(op, omega, z, gamma);
+    // next = Π(from − μ·(B(Bᵀfrom) − Bx)).
+    let mut step = |from: &[f64], next: &mut [f64]| {
+        op.apply_t(from, &mut t);
+        op.apply(&t, next);
+        for ((n, f), b) in next.iter_mut().zip(from).zip(&bx) {
+            *n = f - mu * (*n - b);
+        }
+        project(op, omega, next, gamma);
+    };
     while iterations < cap {
         iterations += 1;
-        // r = z − μ·(B(Bᵀz) − Bx), then into the dual ball.
-        op.apply_t(z, &mut t);
-        op.apply(&t, &mut r);
-        let mut moved = 0.0;
-        for ((next, zr), br) in r.iter_mut().zip(z.iter()).zip(&bx) {
-            *next = zr - mu * (*next - br);
+        let following = (1.0 + (1.0 + 4.0 * momentum * momentum).sqrt()) / 2.0;
+        let beta = (momentum - 1.0) / following;
+        for ((yr, zr), pr) in y.iter_mut().zip(z.iter()).zip(&previous) {
+            *yr = zr + beta * (zr - pr);
         }
-        project(op, omega, &mut r, gamma);
-        for (zr, next) in z.iter_mut().zip(&r) {
-            moved += (next - *zr) * (next - *zr);
-            *zr = *next;
+        step(&y, &mut next);
+        // Restart when the step goes against the momentum: (y − next)·(next − z) > 0.
+        let against: f64 = y.iter().zip(&next).zip(z.iter()).map(|((yr, nr), zr)| (yr - nr) * (nr - zr)).sum();
+        momentum = if against > 0.0 { 1.0 } else { following };
+        previous.copy_from_slice(z);
+        let mut moved = 0.0;
+        for (zr, nr) in z.iter_mut().zip(&next) {
+            moved += (nr - *zr) * (nr - *zr);
+            *zr = *nr;
         }
         if moved.sqrt() <= tol * super::norm2(z).max(1.0) {
-            break;
+            // Confirm with a plain step from z.
+            step(z, &mut next);
+            let plain: f64 = next.iter().zip(z.iter()).map(|(n, zr)| (n - zr) * (n - zr)).sum::<f64>().sqrt();
+            if plain <= tol * super::norm2(z).max(1.0) {
+                z.copy_from_slice(&next);
+                break;
+            }
+            momentum = 1.0;
         }
     }
     op.apply_t(z, &mut t);
