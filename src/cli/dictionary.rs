@@ -375,7 +375,7 @@ fn read_saved(path: &std::path::Path, features: usize, k: usize) -> Result<Vec<f
 /// `optc predict` on a saved dictionary: each signal's code as `j:αⱼ` pairs (1-based atoms),
 /// one line a signal, and the mean ℓ(x, D) on standard error (unless quiet).
 pub fn predict(saved: &SavedDictionary, data: &crate::data::Dataset, quiet: bool) -> String {
-    use crate::runtime::dictionary::{Dictionary, Signals};
+    use crate::runtime::dictionary::{Dictionary, Signals, CODE_TOL};
     let (m, k) = (saved.dim, saved.atoms);
     let mut d = vec![0.0; m * k];
     for j in 0..m {
@@ -391,7 +391,7 @@ pub fn predict(saved: &SavedDictionary, data: &crate::data::Dataset, quiet: bool
     let mut total = 0.0;
     for i in 0..data.rows() {
         let (idx, val) = x.row(i);
-        let (alpha, cost) = dict.code(&coder, idx, val, saved.lambda1, saved.lambda2);
+        let (alpha, cost) = coder.code(idx, val, (saved.lambda1, saved.lambda2), CODE_TOL);
         total += cost;
         let pairs: Vec<String> =
             alpha.iter().enumerate().filter(|(_, a)| **a != 0.0).map(|(j, a)| format!("{}:{a}", j + 1)).collect();

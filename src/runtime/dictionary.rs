@@ -302,11 +302,6 @@ impl Dictionary {
         Coder { atoms: k, dim: m, gram: self.gram(), by_feature }
     }
 
-    /// The code of one signal and its cost ℓ(x, D), to [`CODE_TOL`].
-    pub fn code(&self, coder: &Coder, idx: &[u32], val: &[f64], l1: f64, l2: f64) -> (Vec<f64>, f64) {
-        coder.code(idx, val, (l1, l2), CODE_TOL)
-    }
-
     /// SMM's step on the signals `rows` with weight w (w = 1 the first step): codes at the
     /// current dictionary, then the batch's majorizer averaged into A and B, then the atoms.
     ///
@@ -640,12 +635,9 @@ mod tests {
         }
     }
 
-    /// Under either majorizer every atom stays in the ball, and 20 steps on one batch lower its
-    /// cost by at least 10%.
-    #[test]
-    fn the_step_leaves_atoms_in_the_ball_and_lowers_the_cost_of_its_batch() {
-        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(3);
-        let (m, rows) = (16, 200);
+    /// `rows` dense signals of m entries uniform in [−1, 1], as CSR arrays.
+    fn uniform_signals(seed: u64, m: usize, rows: usize) -> (Vec<usize>, Vec<u32>, Vec<f64>) {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
         let mut indptr = vec![0];
         let (mut indices, mut values) = (vec![], vec![]);
         for _ in 0..rows {
@@ -655,6 +647,15 @@ mod tests {
             }
             indptr.push(indices.len());
         }
+        (indptr, indices, values)
+    }
+
+    /// Under either majorizer every atom stays in the ball, and 20 steps on one batch lower its
+    /// cost by at least 10%.
+    #[test]
+    fn the_step_leaves_atoms_in_the_ball_and_lowers_the_cost_of_its_batch() {
+        let (m, rows) = (16, 200);
+        let (indptr, indices, values) = uniform_signals(3, m, rows);
         let x = Signals { indptr: &indptr, indices: &indices, values: &values };
         let all: Vec<usize> = (0..rows).collect();
         for majorizer in [Majorizer::Variational, Majorizer::Linearized] {
@@ -676,17 +677,8 @@ mod tests {
     /// The codes of a batch, and so the step, are the same bits on one thread and on three.
     #[test]
     fn threads_do_not_change_the_step() {
-        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(5);
         let (m, rows) = (12, 90);
-        let mut indptr = vec![0];
-        let (mut indices, mut values) = (vec![], vec![]);
-        for _ in 0..rows {
-            for j in 0..m {
-                indices.push(j as u32);
-                values.push(rng.gen_range(-1.0..1.0));
-            }
-            indptr.push(indices.len());
-        }
+        let (indptr, indices, values) = uniform_signals(5, m, rows);
         let x = Signals { indptr: &indptr, indices: &indices, values: &values };
         let all: Vec<usize> = (0..rows).collect();
         let run = |threads| {
