@@ -85,6 +85,18 @@ pub(crate) enum Failure {
     Diverged(String),
 }
 
+impl From<crate::session::Error> for Failure {
+    fn from(e: crate::session::Error) -> Failure {
+        use crate::session::Error;
+        match e {
+            // Printed as the CLI prints diagnostics: the library renders them as plain text.
+            Error::Model(m) | Error::Input(m) => Failure::Input(m),
+            Error::Usage(m) => Failure::Usage(m),
+            Error::Diverged(m) => Failure::Diverged(m),
+        }
+    }
+}
+
 pub fn main() -> i32 {
     let cli = match Cli::try_parse() {
         Ok(c) => c,

@@ -27,6 +27,7 @@ pub mod pipeline;
 pub mod plan;
 pub mod plot;
 pub mod runtime;
+pub mod session;
 pub mod solvers;
 pub mod source;
 pub mod stdlib;

@@ -281,7 +281,7 @@ fn unsolved(
         e @ Unsolved::Worse { .. } => e.failure(train, solver, Some(&step.text()), Some(&step.hint(solver))),
     };
     let context = format!("class {} (one-vs-rest problem {} of {k}): ", labels_text(&[label]), c + 1);
-    match failure {
+    match Failure::from(failure) {
         Failure::Diverged(m) => Failure::Diverged(context + &m),
         Failure::Input(m) => Failure::Input(context + &m),
         other => other,

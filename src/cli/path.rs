@@ -204,7 +204,7 @@ pub(crate) fn trace_path(
             .map_err(|e| {
                 // The point the path had reached, before the message of the failure itself.
                 let at = format!("at {} = {}: ", args.param, fmt_num(value));
-                match e.failure(train, plan.info.solver, None, None) {
+                match Failure::from(e.failure(train, plan.info.solver, None, None)) {
                     Failure::Diverged(m) => Failure::Diverged(format!("{at}{m}")),
                     other => other,
                 }

@@ -379,7 +379,7 @@ impl Repl {
         let solved =
             match session::solve(&mut plan, &bound, &view, Default::default(), &settings, !opts.solve.no_jit, warm) {
                 Ok(s) => s,
-                Err(e) => return Err(e.failure(train, plan.info.solver, None, None)),
+                Err(e) => return Err(e.failure(train, plan.info.solver, None, None).into()),
             };
         if let Some(why) = &solved.fallback {
             println!("note: {why}");

@@ -8,8 +8,6 @@ use crate::data::DataFacts;
 use crate::data::{read_libsvm_with, DataError, Dataset, LabelMap, ReadOptions};
 use crate::exec::driver;
 use crate::exec::evaluate::{evaluate, Evaluation};
-use crate::exec::Fault;
-use crate::memory::{available_bytes, bytes_text};
 use crate::model_file::SavedModel;
 use crate::output::OutputFile;
 use crate::pipeline::{self, CompileOptions};
@@ -258,7 +256,7 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
         warm.as_ref().map(|(w, b)| (w.as_slice(), *b)),
     ) {
         Ok(s) => s,
-        Err(e @ Unsolved::Fault(_)) => return Err(e.failure(&train, plan.info.solver, None, None)),
+        Err(e @ Unsolved::Fault(_)) => return Err(e.failure(&train, plan.info.solver, None, None).into()),
         Err(e @ Unsolved::Worse { epochs, objective, start_objective }) => {
             let step = StepShown::of(&plan, &settings, &facts).shown;
             if args.json {
@@ -273,7 +271,9 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
                 });
                 println!("{}", serde_json::to_string_pretty(&r).unwrap_or_default());
             }
-            return Err(e.failure(&train, plan.info.solver, Some(&step.text()), Some(&step.hint(plan.info.solver))));
+            return Err(e
+                .failure(&train, plan.info.solver, Some(&step.text()), Some(&step.hint(plan.info.solver)))
+                .into());
         }
     };
     if let Some(why) = &solved.fallback {
@@ -643,54 +643,6 @@ impl StepShown {
             ),
         }
     }
-}
-
-/// Refuses, before allocating, a run whose per-feature state does not fit in memory: one valid
-/// line with a huge feature index is enough to ask for tens of gigabytes.
-pub(super) fn ensure_memory(
-    plan: &crate::plan::Plan,
-    facts: &DataFacts,
-    data: &Dataset,
-    var: &str,
-) -> Result<(), Failure> {
-    let dims = facts.dims();
-    let entries: u64 = plan.vectors.iter().map(|v| dims.size(v) as u64).sum();
-    // The state, plus one copy of it that a flush or an evaluation may make.
-    let need = 2 * 8 * entries.max(facts.features as u64);
-    let Some(available) = available_bytes() else { return Ok(()) };
-    if need <= available {
-        return Ok(());
-    }
-    let cause = if facts.features > data.features() {
-        format!("the model declares `{var}` with {} entries", facts.features)
-    } else {
-        format!(
-            "{}:{}: feature index {} makes `{var}` {} long",
-            data.name, data.max_index_line, facts.features, facts.features
-        )
-    };
-    Err(Failure::Input(format!(
-        "{cause}; the solver's state would need {} of memory but {} is available\n  hint: check the feature indices of the data (are they 1-based and dense?), or renumber them",
-        bytes_text(need),
-        bytes_text(available)
-    )))
-}
-
-pub(super) fn diverged(f: &Fault, data: &Dataset, solver: &str) -> Failure {
-    let line = data.lines.get(f.row).copied().unwrap_or(0);
-    let steps = crate::analysis::SolverKind::from_name(solver).is_some_and(|k| k.option("eta0").is_some());
-    let hint = if steps {
-        format!("the step is too large for this data; lower it with `solve with {solver}(eta0 = ...)` or `step = ...`, or scale the features")
-    } else {
-        "scale the features, or choose another solver".to_string()
-    };
-    Failure::Diverged(format!(
-        "the solver diverged: at step t = {} (row at {}:{line}), {} is {}\n  hint: {hint}",
-        fmt_num(f.step),
-        data.name,
-        f.what,
-        f.value
-    ))
 }
 
 /// The text of a saved model, with a warning on standard error (unless `quiet`) when LIBLINEAR

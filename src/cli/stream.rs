@@ -10,9 +10,7 @@
 //! non-smooth loss) and says so; a solver the user named that cannot stream is refused, never
 //! silently replaced.
 
-use super::run::{
-    commit_output, ensure_memory, saved_model, saved_text, trace_csv, write_plot, Outputs, RunArgs, StepShown,
-};
+use super::run::{commit_output, saved_model, saved_text, trace_csv, write_plot, Outputs, RunArgs, StepShown};
 use super::session;
 use super::{compile, model_dir, parse_sets, read_model, report_compile_error, Failure};
 use crate::data::store::{Matrix, Store};
@@ -149,7 +147,7 @@ pub(super) fn run(args: &RunArgs) -> Result<(), Failure> {
         bytes: 0,
         max_index_line: scanned.max_index_line,
     };
-    ensure_memory(&plan, &facts, &shape_only, &compiled.model.var.name)?;
+    crate::session::bind::ensure_memory(&plan, &facts, &shape_only, &compiled.model.var.name)?;
     if let Some(m) = label_map.describe() {
         say(format!("note: {m}"));
     }
