@@ -83,6 +83,37 @@ pub(crate) enum Failure {
     Usage(String),
     /// The solver diverged: exit 3.
     Diverged(String),
+    /// Ctrl-C stopped the run, whose report and files are written: exit 130, as a shell
+    /// reports a process SIGINT ended.
+    Interrupted,
+}
+
+/// The process's interrupt flag, its Ctrl-C handler installed on first use: the first Ctrl-C
+/// sets it (the run stops after its epoch, reports and writes its files), a second one ends
+/// the process at once with exit 130.
+pub(crate) fn interrupt() -> crate::exec::cancel::Cancel {
+    static FLAG: std::sync::OnceLock<crate::exec::cancel::Cancel> = std::sync::OnceLock::new();
+    FLAG.get_or_init(|| {
+        let flag = crate::exec::cancel::Cancel::default();
+        let handler = flag.clone();
+        // Without a handler (another one is installed) Ctrl-C ends the process as it would.
+        let _ = ctrlc::set_handler(move || {
+            if handler.is_cancelled() {
+                std::process::exit(130);
+            }
+            handler.cancel();
+        });
+        flag
+    })
+    .clone()
+}
+
+/// Err(Interrupted) when a run ended on Ctrl-C, after everything else is done.
+fn unless_interrupted(status: crate::exec::driver::Status) -> Result<(), Failure> {
+    match status {
+        crate::exec::driver::Status::Interrupted => Err(Failure::Interrupted),
+        _ => Ok(()),
+    }
 }
 
 impl From<crate::session::Error> for Failure {
@@ -136,6 +167,7 @@ pub fn main() -> i32 {
             eprintln!("error: {m}");
             3
         }
+        Err(Failure::Interrupted) => 130,
     }
 }
 

@@ -3,6 +3,7 @@
 //! plan and the data, never the front end.
 
 pub mod calibrate;
+pub mod cancel;
 pub mod certificate;
 pub mod driver;
 pub mod evaluate;

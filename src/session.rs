@@ -258,6 +258,9 @@ pub struct Options {
     pub no_jit: bool,
     /// Start from w = 0 even when the session has an answer.
     pub cold: bool,
+    /// Set it (from any thread) to stop the solve after its current epoch, with status
+    /// `interrupted` and the last iterate.
+    pub cancel: crate::exec::cancel::Cancel,
 }
 
 /// One point of a solve's trace.
@@ -327,7 +330,8 @@ impl Session {
         let threads = opts.threads.unwrap_or_else(crate::data::available_threads).max(1);
         pipeline::shape(&mut compiled, train.features(), train.rows(), train.mean_row_norm_sq());
         let mut plan = pipeline::plan(&compiled, &compile_opts).map_err(|e| self.problem.error(e))?;
-        let (_, settings) = solve::run_settings(&compiled, &stop)?;
+        let (_, mut settings) = solve::run_settings(&compiled, &stop)?;
+        settings.cancel = opts.cancel.clone();
         if LabelMap::one_vs_rest(compiled.model.label_kind, train).is_some() {
             return Err(Error::Usage(
                 "a two-class loss on more than two labels trains one-vs-rest, which is not in the library yet: run it with `optc run`".into(),

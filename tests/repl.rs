@@ -126,3 +126,37 @@ fn a_run_in_the_repl_may_shard_its_epochs() {
     assert!(s.stderr.contains("`scd` does not take shards"), "{}", s.stderr);
     assert!(s.stdout.contains("epochs       3 (each in 2 shards on 2 threads, averaged)"), "{}", s.stdout);
 }
+
+/// Ctrl-C during a `:run` ends that solve (status `interrupted`) and not the session: the
+/// next `:run` runs, and `:quit` exits 0.
+#[test]
+fn ctrl_c_stops_a_solve_and_the_session_goes_on() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let model = write(
+        dir.path(),
+        "m.opt",
+        "data x: sparse, y: labels\nvar w: vec[dim(x)]\nparam λ = 1e-6\nminimize E[logistic(y, <x, w>)] + λ·l1(w)\nsolve with fobos\n",
+    );
+    let home = tempfile::tempdir().expect("tmp");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_optc"))
+        .args(["repl", model.to_str().expect("utf-8"), fixture("sparse_large.svm.xz").to_str().expect("utf-8")])
+        .env("XDG_DATA_HOME", home.path())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("optc runs");
+    let mut stdin = child.stdin.take().expect("stdin");
+    stdin.write_all(b":run --epochs 100000000\n").expect("written");
+    stdin.flush().expect("flushed");
+    std::thread::sleep(std::time::Duration::from_millis(2000));
+    let killed = Command::new("kill").args(["-INT", &child.id().to_string()]).status().expect("kill");
+    assert!(killed.success());
+    stdin.write_all(b":run --epochs 2\n:quit\n").expect("written");
+    drop(stdin);
+    let out = child.wait_with_output().expect("optc ends");
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}\n{}", text(&out.stderr));
+    assert!(stdout.contains("status       interrupted: an interrupt after epoch"), "{stdout}");
+    assert_eq!(epochs(&stdout).last(), Some(&2), "{stdout}");
+}

@@ -108,6 +108,7 @@ pub fn run(args: &RunArgs) -> Result<bool, Failure> {
     let mut settings = driver::RunSettings::fixed(epochs, args.solve.seed.unwrap_or(1));
     settings.trace = args.trace.is_some();
     settings.time_limit = args.solve.time_limit;
+    settings.cancel = super::interrupt();
     let front_seconds = compile_start.elapsed().as_secs_f64();
     let mut selected = select_backend(&plan, &facts, !args.solve.no_jit);
     let backend_name = selected.backend.name();
@@ -153,7 +154,7 @@ pub fn run(args: &RunArgs) -> Result<bool, Failure> {
     let held_out = test_view.as_ref().map(|t| crate::exec::evaluate::evaluate(&plan, &outcome.state, t).loss);
     let d = outcome.state.weights(&plan).to_vec();
     let stopped_by = match outcome.status {
-        driver::Status::TimeLimit => outcome.rule.clone(),
+        driver::Status::TimeLimit | driver::Status::Interrupted => outcome.rule.clone(),
         _ => format!("the passes asked for ({epochs})"),
     };
     let eval = &outcome.eval;
@@ -222,6 +223,7 @@ pub fn run(args: &RunArgs) -> Result<bool, Failure> {
         }
         csv
     })?;
+    super::unless_interrupted(outcome.status)?;
     Ok(true)
 }
 

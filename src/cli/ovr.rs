@@ -221,6 +221,7 @@ pub(super) fn worst(classes: &[Class]) -> Status {
         Status::EarlyStopped => 1,
         Status::MaxEpochs => 2,
         Status::TimeLimit => 3,
+        Status::Interrupted => 4,
     };
     classes.iter().map(|c| c.solved.outcome.status).max_by_key(|s| rank(*s)).unwrap_or(Status::Converged)
 }

@@ -193,7 +193,8 @@ pub(crate) fn trace_path(
         seed: Some(args.seed),
         shards: None,
     };
-    let (_, settings) = session::run_settings(&first, &stop)?;
+    let (_, mut settings) = session::run_settings(&first, &stop)?;
+    settings.cancel = super::interrupt();
     let mut points: Vec<Point> = vec![];
     let started = Instant::now();
     for value in grid(from, to, args.steps) {
@@ -242,6 +243,11 @@ pub(crate) fn trace_path(
             );
         }
         points.push(point);
+        // Ctrl-C: the point it stopped is kept (status `interrupted`), the rest of the grid
+        // is not run, and the finished points are written.
+        if settings.cancel.is_cancelled() {
+            break;
+        }
     }
     if !args.quiet {
         let epochs: usize = points.iter().map(|p| p.epochs).sum();
@@ -271,12 +277,13 @@ pub(crate) fn trace_path(
     }
     let csv = to_csv(&args.param, &points, regression);
     match outputs.csv {
-        Some(o) => o.commit(csv.as_bytes()).map_err(|e| Failure::Input(e.to_string())),
-        None => {
-            print!("{csv}");
-            Ok(())
-        }
+        Some(o) => o.commit(csv.as_bytes()).map_err(|e| Failure::Input(e.to_string()))?,
+        None => print!("{csv}"),
     }
+    if settings.cancel.is_cancelled() {
+        return Err(Failure::Interrupted);
+    }
+    Ok(())
 }
 
 /// `steps` values from `from` down to `to`, evenly spaced in log scale.

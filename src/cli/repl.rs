@@ -64,6 +64,8 @@ enum Next {
 }
 
 pub(super) fn repl(model: Option<&Path>, data: Option<&Path>, reading: DataOptions) -> Result<(), Failure> {
+    // Ctrl-C stops a solve, not the session (at the prompt the line editor reads it as a key).
+    super::interrupt();
     let terminal = std::io::stdin().is_terminal() && std::io::stdout().is_terminal();
     let mut repl =
         Repl { model: ModelText::empty(), train: None, data_generation: 0, test: None, last: None, terminal, reading };
@@ -182,7 +184,7 @@ fn history_file() -> Option<PathBuf> {
 
 fn print_failure(f: Failure) {
     match f {
-        Failure::Reported => {}
+        Failure::Reported | Failure::Interrupted => {}
         Failure::Input(m) | Failure::Usage(m) | Failure::Diverged(m) => eprintln!("error: {m}"),
     }
 }
@@ -498,5 +500,8 @@ fn facts(ev: &Evaluation, gap: Option<f64>, status: &str, rule: &str, weights: u
 fn run_settings(compiled: &Compiled, opts: &RunOpts, terminal: bool) -> Result<RunSettings, Failure> {
     let stop = opts.solve.stopping();
     let (_, settings) = session::run_settings(compiled, &stop)?;
-    Ok(RunSettings { progress: terminal, ..settings })
+    // Ctrl-C during a solve ends that solve (status `interrupted`); the session goes on.
+    let cancel = super::interrupt();
+    cancel.reset();
+    Ok(RunSettings { progress: terminal, cancel, ..settings })
 }

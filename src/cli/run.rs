@@ -152,6 +152,8 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
     if args.stream {
         return super::stream::run(args);
     }
+    // Ctrl-C from here on stops the solve, not the process.
+    let cancel = super::interrupt();
     let compile_start = Instant::now();
     let file = read_model(&args.model)?;
     let opts = CompileOptions {
@@ -233,6 +235,7 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
 
     run_settings.trace = args.trace.is_some() || args.plot.is_some();
     run_settings.progress = human;
+    run_settings.cancel = cancel;
     // Read before the run, so that a trace can follow the test error epoch by epoch.
     let test_data = match &args.solve.test {
         Some(p) => {
@@ -412,7 +415,7 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
         }
         say(format!("  backend      {backend_name} (model text → kernel in {:.1} ms)", 1e3 * compile_seconds));
     }
-    Ok(())
+    super::unless_interrupted(outcome.status)
 }
 
 /// What to do about a run that stopped short of its tolerance.

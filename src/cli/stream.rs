@@ -107,6 +107,7 @@ pub(super) fn run(args: &RunArgs) -> Result<(), Failure> {
             Some(format!("`{default}`, the default for this model, cannot stream ({why}); --stream runs {fallback}"));
     }
     let (settings, mut run_settings) = session::run_settings(&compiled, &args.solve.stopping())?;
+    run_settings.cancel = super::interrupt();
     if run_settings.shards > 1 {
         return Err(Failure::Usage(
             "--shards with --stream: a streamed epoch reads its blocks in file order on one thread; give one or the other".into(),
@@ -371,5 +372,5 @@ pub(super) fn run(args: &RunArgs) -> Result<(), Failure> {
             1e3 * compile_seconds
         ));
     }
-    Ok(())
+    super::unless_interrupted(outcome.status)
 }

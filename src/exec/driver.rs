@@ -31,6 +31,8 @@ pub struct RunSettings {
     /// Stochastic epochs cut into this many shards on as many threads, their states averaged
     /// ([`super::shards`]); 1: none.
     pub shards: usize,
+    /// Read after every epoch: once set, the run ends `interrupted` with its last iterate.
+    pub cancel: super::cancel::Cancel,
 }
 
 impl RunSettings {
@@ -45,6 +47,7 @@ impl RunSettings {
             trace: false,
             progress: false,
             shards: 1,
+            cancel: Default::default(),
         }
     }
 
@@ -69,6 +72,8 @@ pub enum Status {
     TimeLimit,
     /// The held-out loss stopped improving (`--holdout`).
     EarlyStopped,
+    /// Stopped from outside ([`super::cancel::Cancel`]: Ctrl-C, a library caller).
+    Interrupted,
 }
 
 impl Status {
@@ -78,6 +83,7 @@ impl Status {
             Status::MaxEpochs => "max_epochs",
             Status::TimeLimit => "time_limit",
             Status::EarlyStopped => "early_stopped",
+            Status::Interrupted => "interrupted",
         }
     }
 }
@@ -376,7 +382,7 @@ pub fn run_watched(
             }
         }
         bar.inc(1);
-        if checks.out_of_time(start.elapsed().as_secs_f64() - test_seconds, epochs) {
+        if checks.out_of_time(start.elapsed().as_secs_f64() - test_seconds, epochs) || checks.interrupted(epochs) {
             break;
         }
     }

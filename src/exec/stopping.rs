@@ -67,6 +67,16 @@ impl<'a> Checks<'a> {
         }
     }
 
+    /// Whether the run was asked to stop ([`RunSettings::cancel`]) after `epochs` epochs (then
+    /// the status says so).
+    pub(super) fn interrupted(&mut self, epochs: usize) -> bool {
+        if !self.settings.cancel.is_cancelled() {
+            return false;
+        }
+        (self.status, self.rule) = (Status::Interrupted, format!("an interrupt after epoch {epochs}"));
+        true
+    }
+
     /// Ends the run on the held-out loss, for the reason given.
     pub(super) fn stop_early(&mut self, rule: String) {
         (self.status, self.rule) = (Status::EarlyStopped, rule);

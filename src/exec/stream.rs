@@ -167,7 +167,7 @@ pub fn run(
                 break;
             }
         }
-        if checks.out_of_time(start.elapsed().as_secs_f64(), epochs) {
+        if checks.out_of_time(start.elapsed().as_secs_f64(), epochs) || checks.interrupted(epochs) {
             break;
         }
     }

@@ -75,6 +75,7 @@ pub fn run_settings(compiled: &Compiled, stop: &Stopping) -> Result<(Settings, R
         trace: false,
         progress: false,
         shards,
+        cancel: Default::default(),
     };
     Ok((settings, run))
 }

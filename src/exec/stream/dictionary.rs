@@ -57,6 +57,10 @@ pub fn run(
             status = Status::TimeLimit;
             break;
         }
+        if settings.cancel.is_cancelled() && epochs < settings.max_epochs {
+            status = Status::Interrupted;
+            break;
+        }
     }
     let checking = Instant::now();
     let eval = match trace.last() {
@@ -66,6 +70,7 @@ pub fn run(
     check_seconds += checking.elapsed().as_secs_f64();
     let rule = match status {
         Status::TimeLimit => format!("the time limit ({} s) after {epochs} passes", settings.time_limit.unwrap_or(0.0)),
+        Status::Interrupted => format!("an interrupt after pass {epochs}"),
         _ => format!("the passes asked for ({epochs})"),
     };
     Ok(Outcome {
