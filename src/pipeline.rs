@@ -53,7 +53,7 @@ pub struct CompiledDictionary {
 }
 
 /// The dictionary-learning model in `file` (Mairal 2013 §4.3), checked and analysed; None when
-/// the file holds another kind of model, which [`compile`] takes.
+/// the file holds another kind of model, which [`front_end`] takes.
 pub fn dictionary(file: &SourceFile, opts: &CompileOptions) -> Result<Option<CompiledDictionary>, CompileError> {
     let program = syntax::parse(file).map_err(|p| CompileError::Model(vec![p]))?;
     if !check::is_dictionary(&program) {

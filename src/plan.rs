@@ -348,7 +348,7 @@ pub enum Expr {
 
 /// The operands of [`Expr::CatchUp`]: `value` after the steps [from, to) of the epoch, each
 /// z ← (1 − w)·z + w·soft(z, τ), by a binary search on the prefix sums of w (`sums`) and the
-/// prefix sums of log(1 − w) (`logs`), both vec[m] indexed by position in the epoch;
+/// prefix sums of log(1 − w) (`logs`), both vec\[m] indexed by position in the epoch;
 /// `sums_to`, `logs_to` are their values at `to`. Positions are numbers the runtime clamps
 /// into the buffers.
 #[derive(Clone, Debug, PartialEq)]
@@ -391,12 +391,12 @@ pub enum Stmt {
     /// a whole buffer or one row of a matrix (a prox that is not per coordinate).
     Call(Routine, Slice, Expr),
     /// `picard(target, dual, γ)`: target ← prox_{γ·ω∘B}(target) by the runtime's Picard fixed
-    /// point, B the operator bound with the data, the dual (a vec[p]) warm-started across calls.
+    /// point, B the operator bound with the data, the dual (a vec\[p]) warm-started across calls.
     Picard(PicardCall),
     /// `group_shrink(target, γ)`: target_g ← max(0, 1 − γ/‖target_g‖)·target_g for each group g
     /// of the operator bound with the data (its blocks of rows, each row selecting one
     /// feature); features in no group are left as they are. The exact prox of γ·Σ_g‖·_g‖₂
-    /// when the groups are disjoint, which binding checks. The target is a vec[d].
+    /// when the groups are disjoint, which binding checks. The target is a vec\[d].
     GroupShrink(VecId, Expr),
     /// One epoch of SMM on a dictionary ([`crate::runtime::dictionary`]): this epoch's row
     /// order in mini-batches, each coded, averaged into the surrogate and followed by the prox
@@ -513,7 +513,7 @@ pub enum CompositeProx {
     GroupShrink,
 }
 
-/// The operands of [`Stmt::Picard`]: a vec[d] and a vec[p], ω, γ, and the inner stopping rule.
+/// The operands of [`Stmt::Picard`]: a vec\[d] and a vec\[p], ω, γ, and the inner stopping rule.
 #[derive(Clone, Debug, PartialEq)]
 pub struct PicardCall {
     pub target: VecId,
@@ -538,9 +538,9 @@ pub struct PlanInfo {
 /// path whatever back end ran the plan (ALGORITHMS.md's normalisation).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Objective {
-    /// ℓ(y[i], a) with the margin in the scalar `margin`.
+    /// ℓ(y\[i], a) with the margin in the scalar `margin`.
     pub loss: Expr,
-    /// ℓ′(y[i], a), unweighted: the dual point of the certificate.
+    /// ℓ′(y\[i], a), unweighted: the dual point of the certificate.
     pub dloss: Expr,
     pub margin: ScalarId,
     /// The intercept b (`var b: scalar`), a state scalar added to every margin; unregularized,
@@ -548,11 +548,11 @@ pub struct Objective {
     pub intercept: Option<ScalarId>,
     /// μ of `μ·l2sq(b)`, the intercept's ridge: F adds μ·½b² (0: b unregularized).
     pub intercept_l2: f64,
-    /// Softmax: one unregularized offset per class, b (a vec[k]) added to every row's scores; the
+    /// Softmax: one unregularized offset per class, b (a vec\[k]) added to every row's scores; the
     /// certificate's dual point must then satisfy Σᵢ uᵢ = 0 in ℝᵏ.
     pub class_intercept: Option<VecId>,
     pub loss_weight: f64,
-    /// Σ of the coordinate-wise regularizers at w[j] (constraints hold by construction).
+    /// Σ of the coordinate-wise regularizers at w\[j] (constraints hold by construction).
     pub penalty: Expr,
     /// The term on the whole vector (a norm, or a set's indicator), or on each row of a
     /// multiclass W, if any.
@@ -591,7 +591,7 @@ pub enum LossConjugate {
 }
 
 /// What the duality-gap certificate needs beyond the objective: ℓ* and the regularizer
-/// r(wⱼ) = l1·|wⱼ| + (l2/2)·wⱼ² + ι[lo, hi](wⱼ) per coordinate (per entry of W), whose conjugate
+/// r(wⱼ) = l1·|wⱼ| + (l2/2)·wⱼ² + ι\[lo, hi\](wⱼ) per coordinate (per entry of W), whose conjugate
 /// is closed-form, plus at most one vector term — on w, or on each row of W — (then there is no
 /// box: see the analysis's `split_prox`), or a group term over disjoint groups.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -662,7 +662,7 @@ pub const ESTIMATE_EVERY: usize = 10;
 /// every row when `returned` says they came back.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ActiveRows {
-    /// A vec[m]: the rows with a positive entry are in.
+    /// A vec\[m]: the rows with a positive entry are in.
     pub flags: VecId,
     /// A state scalar the epoch sets to 1 when every row came back, else 0.
     pub returned: ScalarId,

@@ -9,7 +9,7 @@
 //! positions are the file's, not the chunk's.
 //!
 //! With `--cache` the first pass also writes the blocks it parsed to a binary log
-//! ([`cache`]), and later passes read that instead of the text.
+//! (`cache`), and later passes read that instead of the text.
 
 mod cache;
 

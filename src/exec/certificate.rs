@@ -9,7 +9,7 @@
 //!
 //! Three more dual points tighten the bound, each valid for the same reason (any u in the
 //! domain bounds F* from below): the extrapolation of the last checks' points ([`DualHistory`]),
-//! the point at a Newton-refined primal ([`refined_dual`]), and the best D of the earlier checks
+//! the point at a Newton-refined primal (`refined_dual`), and the best D of the earlier checks
 //! of the run (D(u) ≤ F* does not expire when w moves on).
 
 mod groups;

@@ -8,7 +8,7 @@
 //! order when the body is one loop over the rows: the step counters live in the state and
 //! continue, the lazy stamps are flushed by `finish` only where the in-memory driver flushes
 //! (a copy at each check, the state at the end). SMM's per-epoch history (prefix sums over the
-//! epoch's steps, vec[m]) restarts at each block instead, after an exact closed-form catch-up
+//! epoch's steps, vec\[m]) restarts at each block instead, after an exact closed-form catch-up
 //! of every coordinate: the same iterates up to rounding, with history of one block's size.
 
 pub mod dictionary;

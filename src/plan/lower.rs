@@ -1,7 +1,7 @@
 //! Checked model + structure → update plan, one module per solver: `fobos` (stochastic,
 //! lazy O(nnz) steps), `adagrad` (FOBOS with per-coordinate steps), `scd` (coordinate descent
 //! over columns), `proxgrad` (batch proximal gradient with FISTA momentum), `tron` (Newton-CG
-//! for ½‖·‖² alone). They share [`Builder`]: the declarations, the report (F from
+//! for ½‖·‖² alone). They share `Builder`: the declarations, the report (F from
 //! the stdlib formulas, ℓ′ for the dual point) and the certificate.
 
 mod adagrad;

@@ -8,14 +8,14 @@
 //! which is a linear drift z ← z − wₙ·sign(z)·τ while |z| > τ, and a geometric decay
 //! z ← (1 − wₙ)·z once |z| ≤ τ (then θ = soft(z, τ) = 0). The drift never crosses 0 (wₙ ≤ 1),
 //! so the steps a coordinate missed compose in closed form: with the exclusive prefix sums
-//! S[r] = Σ_{s<r} w_s and P[r] = Σ_{s<r} log(1 − w_s) of the epoch's steps, the first step of
-//! the decay is the first r with S[r] − S[from] ≥ |z|/τ − 1 (a binary search: S increases), and
-//! the decay from r to `to` is the factor exp(P[to] − P[r]). O(log n) per coordinate read,
+//! S\[r] = Σ_{s<r} w_s and P\[r] = Σ_{s<r} log(1 − w_s) of the epoch's steps, the first step of
+//! the decay is the first r with S\[r] − S\[from] ≥ |z|/τ − 1 (a binary search: S increases), and
+//! the decay from r to `to` is the factor exp(P\[to] − P\[r]). O(log n) per coordinate read,
 //! instead of one update per step.
 
 /// z after the steps [from, to) of the epoch, from z at the start of step `from`. `sums` and
 /// `logs` hold S and P for the steps before `to` (at least `to` entries); `sums_to` and
-/// `logs_to` are S[to] and P[to] (the running totals, as `to` may be the epoch's length).
+/// `logs_to` are S\[to] and P\[to] (the running totals, as `to` may be the epoch's length).
 /// Positions arrive as f64 from a plan and are clamped into the arrays, so a bad plan cannot
 /// read out of bounds.
 #[allow(clippy::too_many_arguments)]

@@ -327,7 +327,7 @@ pub(super) fn as_kernel(code: *const u8) -> KernelFn {
 }
 
 /// Checks that `state`, `data` and `orders` have exactly the shapes the plan's code assumes.
-/// Together with [`crate::plan::verify::verify`] this is what makes [`call`] sound.
+/// Together with [`crate::plan::verify::verify`] this is what makes `call` sound.
 pub fn check_shapes(plan: &Plan, state: &State, data: &DataView, orders: &Orders) -> Result<(), String> {
     let rows = data.rows();
     if data.indptr.is_empty() || data.indptr[0] != 0 {
