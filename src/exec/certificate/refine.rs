@@ -1,0 +1,766 @@
+//! The Newton refinement of the certificate's dual point ([`super::assess`] calls
+//! [`refined_dual`]): proximal Newton steps on the columns that matter, whose model is solved by
+//! coordinate descent and conjugate gradients, run until the gap restricted to those columns is
+//! small, and the dual point taken at the refined primal. It moves a copy of the iterate, never
+//! the run's, and is tuned by the constants below; `support.rs` takes a support too wide for a
+//! dense Hessian.
+
+use super::*;
+
+/// In a run, the refinement is tried when F went down by less than this fraction of the gap
+/// since the last check: while F still falls fast the primal is what the gap waits for (and
+/// the signs of w, which the Newton steps keep, are not yet those of the optimum); once F
+/// stalls against the gap, the dual point is.
+pub(super) const REFINE_STALL: f64 = 0.1;
+/// At the first check of a run (nothing to compare F with), the refinement is tried when the
+/// gap is within this fraction of F already: after a warm start near the optimum, not after a
+/// cold one.
+pub(super) const REFINE_FIRST: f64 = 1e-2;
+/// Most coordinates a Newton refinement solves for: its dense Hessian holds n² entries, and every
+/// step of its model's minimisation costs up to n² a sweep or a conjugate-gradient iteration.
+pub(super) const REFINE_MAX: usize = 1500;
+/// Rounds of a refinement, at most: each picks V again (the non-zero coordinates of its point
+/// and the zero ones that violate optimality there) and solves F restricted to V.
+pub(super) const REFINE_ROUNDS: usize = 5;
+/// Rounds of a refinement at a check whose point the solver continues from: the epochs that
+/// follow bring in the remaining violators more cheaply than a wider V would.
+pub(super) const REFINE_ROUNDS_EAGER: usize = 2;
+/// A round ends once the duality gap of F restricted to V is this fraction of the gap asked
+/// for: the rest of the gap is left to the coordinates outside V.
+pub(super) const REFINE_SLACK: f64 = 0.1;
+/// Proximal Newton steps per round, at most (each a Hessian on V, a pass over the rows of X_V
+/// and a line search over the rows).
+pub(super) const REFINE_STEPS: usize = 20;
+/// A round takes every violating coordinate when V then holds at most this many.
+pub(super) const REFINE_ALL: usize = 512;
+/// Violating coordinates a round brings into V, at least (at most as many as V holds already,
+/// so V at most doubles a round: the Hessian costs Σᵢ nnz(xᵢ restricted to V)²).
+pub(super) const REFINE_ENTER: usize = 32;
+/// A round has converged when no coordinate of V is further than this fraction of l1 (or of
+/// the largest gradient, without l1) from its optimality condition: the scaling s of the dual
+/// point then costs at most this fraction of l1‖w‖₁.
+pub(super) const REFINE_RESIDUAL: f64 = 1e-9;
+/// What placing an entry of X_V by a counting sort costs, in entries of X scanned in order.
+pub(super) const SCATTER_COST: usize = 8;
+/// Runs of rows the Hessian of a Newton step is summed in (one a thread, on two cores).
+pub(super) const HESSIAN_PARTS: usize = 2;
+/// Rounds of a model's minimisation, at most: coordinate-descent sweeps, then conjugate
+/// gradients on the non-zero coordinates until they stop at no wall. On near-duplicate columns
+/// (debian-files at λ 1.03e-5, V of 700–1,100) the first models of a new V zig-zag: every run
+/// of conjugate gradients hits a wall at its first step and the next sweep undoes it, so 100
+/// rounds of n² sweeps ended unconverged all the same, at 130–480 ms a model. A step from 20
+/// rounds is as good to the line search, and the run takes 2.9 s instead of 3.5 s. Of the
+/// peer benchmark's other models only a9a at λ 1.13e-5 (n = 122: cheap rounds) and
+/// debian-files at λ 1.28e-4 pass 20 rounds, and their times do not move.
+pub(super) const MODEL_ROUNDS: usize = 20;
+/// The model is minimised once no coordinate violates its optimality condition by more than
+/// this fraction of the worst violation at v: an inexact Newton step whose forcing term is
+/// relative to the optimality of v keeps Newton's fast rate. A rule relative to the model's
+/// first gain does not: on a9a at λ ≈ 1e-5 it stopped at violations of several l1, and each
+/// step then moved F by 1e-6 while the gap stayed at half of F.
+pub(super) const MODEL_FORCING: f64 = 0.1;
+/// Coordinate-descent sweeps of a round.
+pub(super) const MODEL_SWEEPS: usize = 2;
+/// Conjugate-gradient iterations of a round, at most (and at most twice the coordinates).
+pub(super) const MODEL_CG_STEPS: usize = 200;
+/// Conjugate gradients stop once the residual is this fraction of the first.
+pub(super) const MODEL_CG_TOL: f64 = 1e-6;
+/// A step of conjugate gradients that lowers the model by less than this fraction of what its
+/// first round did ends them: on nearly singular H they go on for hundreds of steps gaining
+/// nothing.
+pub(super) const MODEL_TOL: f64 = 1e-3;
+/// Armijo's constant: a step is taken when F falls by this fraction of Δ = ∇ᵀd + l1·(‖x‖₁ − ‖v‖₁).
+pub(super) const ARMIJO: f64 = 1e-2;
+
+/// The dual point at a primal point refined by Newton steps on F restricted to a small set V of
+/// coordinates (the rest of w fixed): the best D over the refinement's rounds, or None. Each
+/// dual point is ℓ′ at the refined margins, scaled into the domain as usual, so it is a valid
+/// bound whatever the steps did: nothing about them needs to be right for the gap to be true,
+/// only for it to be tight. Stops once D reaches `enough`.
+///
+/// Why: on text data with near-duplicate columns (debian-files: dense columns that differ in
+/// 1e-4 of their mass) F is nearly flat along their differences, and coordinate descent crawls
+/// along them: for some 70 epochs after F is within 1e-4 of F* the gradient of such a column is
+/// still 1–5% above l1, the scaling s = l1/‖∇f‖∞ costs (1 − s)·l1‖w‖₁ ≈ 1e-3·F of the bound,
+/// and the run cannot certify what it has already reached. Newton steps solve those directions:
+/// the restricted problem (a thousand coordinates) is solved to the precision the certificate
+/// needs in a handful of them, and the gap drops to the true suboptimality of w.
+///
+/// A round: V = the non-zero coordinates and the ones that violate optimality most, then
+/// proximal Newton steps on F restricted to V ([`Round::newton`]).
+pub(super) fn refined_dual(
+    cert: &Certificate,
+    data: &DataView,
+    c: f64,
+    w: &[f64],
+    margins: &[f64],
+    gradient: &[f64],
+    Budget { enough, slack, rounds }: Budget,
+) -> Option<Refined> {
+    let twice_differentiable = matches!(cert.conjugate, LossConjugate::Logistic | LossConjugate::Squared);
+    if cert.vector.is_some() || cert.groups.is_some() || !twice_differentiable {
+        return None;
+    }
+    let support = w.iter().filter(|&&x| moves_freely(cert, x)).count();
+    if support > REFINE_MAX {
+        return support::refine(cert, data, c, w, margins, enough);
+    }
+    let scale = c / margins.len() as f64;
+    let mut v = w.to_vec();
+    let mut a = margins.to_vec();
+    let mut gradient = gradient.to_vec();
+    let mut best = f64::NEG_INFINITY;
+    // ∇f at the last point a round moved to (None: no round moved).
+    let mut last_gradient = None;
+    for _ in 0..rounds {
+        let mut inside = vec![];
+        let mut entering = vec![];
+        for (j, (&vj, &gj)) in v.iter().zip(&gradient).enumerate() {
+            if moves_freely(cert, vj) {
+                inside.push(j);
+            } else if violation(cert, vj, gj) > 0.0 {
+                entering.push((violation(cert, vj, gj), j));
+            }
+        }
+        // A support wider than a dense Hessian can hold is not near an optimum's (a stochastic
+        // iterate's: FOBOS on debian-files after two epochs has 16,665 non-zeros, a 2.2 GB
+        // Hessian and a minute of steps); the plain dual point is all such a check gets.
+        if inside.len() > REFINE_MAX {
+            break;
+        }
+        // The coordinates that violate optimality most: the next round looks at the violations
+        // again, at the point this one reaches.
+        // Every violator when V stays small: any one left out keeps the scale s of the dual
+        // point below 1 and the gap far from the truth (w8a at λ 7.08e-6: two rounds on 200
+        // and 286 of its 300 columns, each solved to 1e-5 on V, left gaps of 94% and 76% of
+        // F, and the run needed a second check; with every violator it needs one).
+        let room = if inside.len() + entering.len() <= REFINE_ALL {
+            entering.len()
+        } else {
+            REFINE_MAX.saturating_sub(inside.len()).min(REFINE_ENTER.max(inside.len()))
+        };
+        if entering.len() > room {
+            if room > 0 {
+                entering.select_nth_unstable_by(room - 1, |a, b| b.0.total_cmp(&a.0));
+            }
+            entering.truncate(room);
+        }
+        inside.extend(entering.into_iter().map(|(_, j)| j));
+        // In column order, so every row of X_V lists its entries by position in V.
+        inside.sort_unstable();
+        let mut round = Round { v: inside.iter().map(|&j| v[j]).collect(), cols: inside };
+        let n = round.cols.len();
+        if n == 0 {
+            break;
+        }
+        let sub = Subspace::new(data, w.len(), &round.cols);
+        let moved = round.newton(cert, scale, &sub, data.labels, &mut a, REFINE_SLACK * slack);
+        for (&j, &x) in round.cols.iter().zip(&round.v) {
+            v[j] = x;
+        }
+        let (d, z) = dual_at(cert, data, c, w.len(), 1, &refined_point(cert, data.labels, &a));
+        if d.is_finite() {
+            best = best.max(d);
+        }
+        gradient = z.iter().map(|x| -x).collect();
+        if moved {
+            last_gradient = Some(gradient.clone());
+        }
+        if best >= enough || !moved {
+            break;
+        }
+    }
+    best.is_finite().then_some(Refined { dual: best, moved: last_gradient.map(|g| (v, g)) })
+}
+
+/// The dual point at a refinement's margins a: ℓ′ into the domain of ℓ*, balanced to Σᵢ uᵢ = 0
+/// with a free intercept. The refinement's losses have ℓ″: the plan's own point (for hinge) is
+/// not read.
+pub(super) fn refined_point(cert: &Certificate, labels: &[f64], a: &[f64]) -> Vec<f64> {
+    if free_intercept(cert) {
+        return feasible_for_intercept(cert, labels, a, vec![]);
+    }
+    a.iter()
+        .zip(labels)
+        .map(|(&ai, &y)| into_loss_domain(cert.conjugate, y, loss_derivatives(cert.conjugate, y, ai).0))
+        .collect()
+}
+
+/// Whether x is a coordinate the refinements move freely: non-zero and strictly inside the box
+/// (where r is differentiable).
+pub(super) fn moves_freely(cert: &Certificate, x: f64) -> bool {
+    x != 0.0 && cert.lo < x && x < cert.hi
+}
+
+/// When a refinement stops: once its dual value reaches `enough`, or after `rounds` rounds.
+/// A round ends early once its gap on V is a small fraction of `slack`, the gap the caller asks
+/// for: the dual point needs no more.
+pub(super) struct Budget {
+    pub(super) enough: f64,
+    pub(super) slack: f64,
+    pub(super) rounds: usize,
+}
+
+/// What a refinement found: the best dual value, and the primal point its steps reached with
+/// ∇f there (from the pass that gave its dual point).
+pub(super) struct Refined {
+    pub(super) dual: f64,
+    pub(super) moved: Option<(Vec<f64>, Vec<f64>)>,
+}
+
+/// The coordinates V of a refinement round (in column order) and their values v.
+pub(super) struct Round {
+    pub(super) cols: Vec<usize>,
+    pub(super) v: Vec<f64>,
+}
+
+impl Round {
+    /// Proximal Newton steps on F restricted to V (newGLMNET's outer iteration: Yuan, Ho & Lin,
+    /// "An improved GLMNET for L1-regularized logistic regression", 2012). Each step minimises
+    /// the quadratic model of f at v plus the l1 term and the box ([`Round::model_minimiser`]),
+    /// then searches along the direction. The model's coordinate descent runs on the dense
+    /// Hessian of V, with no pass over the data, and sets coordinates to zero and back as the
+    /// l1 term asks: no active set to grow one coordinate a step. Moves `self.v` and the
+    /// margins `a` along; whether it moved at all.
+    /// The round ends once the gap on V is at most `negligible`.
+    pub(super) fn newton(
+        &mut self,
+        cert: &Certificate,
+        scale: f64,
+        sub: &Subspace,
+        labels: &[f64],
+        a: &mut Vec<f64>,
+        negligible: f64,
+    ) -> bool {
+        let n = self.cols.len();
+        let kind = cert.conjugate;
+        let mut moved = false;
+        // The margins with ℓ′, ℓ″ and Σᵢ ℓ there: after a step, its line search's accepted trial.
+        let mut now = Rows::at(kind, labels, a, None, sub.threads);
+        for _ in 0..REFINE_STEPS {
+            let loss_gradient: Vec<f64> = sub.transpose_times(&now.u).iter().map(|x| scale * x).collect();
+            let unit_of_residual =
+                if cert.l1 > 0.0 { cert.l1 } else { loss_gradient.iter().fold(0.0_f64, |x, g| x.max(g.abs())) };
+            if (0..n).all(|k| violation(cert, self.v[k], loss_gradient[k]) <= REFINE_RESIDUAL * unit_of_residual) {
+                break;
+            }
+            let gap_on_v = self.restricted_gap(cert, scale, labels, &now, &loss_gradient, sub.threads);
+            // No rule on a stall: from a cold point the first steps may take a tenth of the gap
+            // in four steps, then all of it in three (a9a at λ 1.13e-5), and any rule tried
+            // there cut them short and cost an epoch.
+            if gap_on_v <= negligible {
+                break;
+            }
+            let h = sub.hessian(&now.curvature, scale, cert.l2);
+            let gradient: Vec<f64> = (0..n).map(|k| loss_gradient[k] + cert.l2 * self.v[k]).collect();
+            let x = self.model_minimiser(cert, &h, &gradient, MODEL_FORCING);
+            let d: Vec<f64> = x.iter().zip(&self.v).map(|(x, v)| x - v).collect();
+            let l1_norm = |z: &[f64]| z.iter().map(|v| v.abs()).sum::<f64>();
+            let squared = |z: &[f64]| z.iter().map(|v| v * v).sum::<f64>();
+            let predicted = dot(&gradient, &d) + cert.l1 * (l1_norm(&x) - l1_norm(&self.v));
+            if predicted.is_nan() || predicted >= 0.0 {
+                break;
+            }
+            let dm = sub.times(&d);
+            let reg_now = cert.l1 * l1_norm(&self.v) + 0.5 * cert.l2 * squared(&self.v);
+            // Armijo's sufficient decrease (Δ = ∇ᵀd + l1·(‖x‖₁ − ‖v‖₁), as LIBLINEAR), or where
+            // differences of F near its minimum are lost to rounding, a non-positive slope of F
+            // at the end of the step: F is convex along it, so it decreased all the way.
+            let mut t = 1.0;
+            let step = loop {
+                let point: Vec<f64> =
+                    if t == 1.0 { x.clone() } else { self.v.iter().zip(&d).map(|(v, d)| v + t * d).collect() };
+                let trial = Rows::at(kind, labels, &now.a, Some((&dm, t)), sub.threads);
+                let change =
+                    scale * (trial.loss - now.loss) + cert.l1 * l1_norm(&point) + 0.5 * cert.l2 * squared(&point)
+                        - reg_now;
+                if change <= ARMIJO * t * predicted {
+                    break Some((point, trial));
+                }
+                // The slope from the left at the end: a coordinate the step took to zero counts
+                // with the sign it had before.
+                let reg_slope: f64 = (0..n)
+                    .map(|k| {
+                        let side = match (point[k] != 0.0, self.v[k] != 0.0) {
+                            (true, _) => point[k].signum(),
+                            (false, true) => self.v[k].signum(),
+                            (false, false) => 0.0,
+                        };
+                        (cert.l1 * side + cert.l2 * point[k]) * d[k]
+                    })
+                    .sum();
+                if scale * dot(&trial.u, &dm) + reg_slope <= 0.0 {
+                    break Some((point, trial));
+                }
+                t *= 0.5;
+                if t < 1e-12 {
+                    break None;
+                }
+            };
+            let Some((point, trial)) = step else { break };
+            (self.v, now, moved) = (point, trial, true);
+        }
+        *a = now.a;
+        moved
+    }
+
+    /// The duality gap of F restricted to V (the other coordinates fixed, their part of the
+    /// margins a constant) at v and the dual point ℓ′(a) scaled into the domain of r* on V:
+    /// Σᵢ c/m·[ℓ(aᵢ) + ℓ*(s·uᵢ) − s·uᵢ·a⁰ᵢ] + Σ_{j∈V} [r(vⱼ) + r*(s·zⱼ)] with a⁰ = a − X_V·v and
+    /// z = −∇_V f. It measures what a round is for: on a9a at λ ≈ 1e-5, F on V is within 1e-6
+    /// of its minimum while ∇f still exceeds l1 by a few l1 on some coordinate, and scaling the
+    /// dual point by s ≈ 1/4 costs ~2/3 of F in the bound (ℓ* is steep at the rows misclassified
+    /// by a wide margin, where uᵢ is near the end of its domain): the decrease F's model
+    /// predicts says the round is done long before the dual point is.
+    pub(super) fn restricted_gap(
+        &self,
+        cert: &Certificate,
+        scale: f64,
+        labels: &[f64],
+        Rows { a, u, loss, .. }: &Rows,
+        loss_gradient: &[f64],
+        threads: usize,
+    ) -> f64 {
+        let kind = cert.conjugate;
+        let z: Vec<f64> = loss_gradient.iter().map(|g| -g).collect();
+        let s = domain_scale(cert, &z);
+        // Σᵢ uᵢ·(X_V v)ᵢ = −⟨z, v⟩/scale turns a⁰ into a.
+        let conjugates: f64 = crate::exec::passes::blocks(a.len(), threads, |rows| {
+            rows.map(|i| {
+                let su = into_loss_domain(kind, labels[i], s * u[i]);
+                loss_conjugate(kind, labels[i], su) - su * a[i]
+            })
+            .sum::<f64>()
+        })
+        .into_iter()
+        .sum();
+        let regularizer: f64 = self
+            .v
+            .iter()
+            .zip(&z)
+            .map(|(&v, &zj)| cert.l1 * v.abs() + 0.5 * cert.l2 * v * v + reg_conjugate(cert, s * zj))
+            .sum();
+        scale * (loss + conjugates) - s * dot(&z, &self.v) + regularizer
+    }
+
+    /// The minimiser over lo ≤ x ≤ hi of ∇ᵀ(x − v) + ½(x − v)ᵀH(x − v) + l1‖x‖₁, H dense and
+    /// symmetric (row-major), until no coordinate violates its optimality condition by more
+    /// than `forcing` times the worst violation at v.
+    /// Coordinate descent finds which coordinates are zero or at a bound (a closed-form soft
+    /// threshold and clip per coordinate), conjugate gradients then solve the model on the
+    /// others with their signs kept: on one-hot or near-duplicate columns H is nearly singular,
+    /// and coordinate descent alone crawls along its flat directions as the solver's epochs do.
+    pub(super) fn model_minimiser(&self, cert: &Certificate, h: &[f64], gradient: &[f64], forcing: f64) -> Vec<f64> {
+        let n = gradient.len();
+        let mut model = Model { h, n, gradient, x: self.v.clone(), hd: vec![0.0; n], cert };
+        let enough = forcing * model.violation();
+        let mut first = None;
+        for _ in 0..MODEL_ROUNDS {
+            let mut gain = 0.0;
+            for _ in 0..MODEL_SWEEPS {
+                gain += model.sweep();
+            }
+            let negligible = MODEL_TOL * first.unwrap_or(gain);
+            // Every wall a run of conjugate gradients stops at takes a coordinate out of their
+            // set, and they go on without it: on one-hot groups many reach zero together.
+            for _ in 0..n {
+                let (more, hit) = model.conjugate_gradients(negligible);
+                gain += more;
+                if !hit {
+                    break;
+                }
+            }
+            first.get_or_insert(gain);
+            if model.violation() <= enough {
+                break;
+            }
+        }
+        model.x
+    }
+}
+
+/// The quadratic model of a Newton step at x: ∇ᵀ(x − v) + ½(x − v)ᵀH(x − v) + l1‖x‖₁ on the
+/// box, with H·(x − v) kept up to date.
+pub(super) struct Model<'a> {
+    pub(super) h: &'a [f64],
+    pub(super) n: usize,
+    pub(super) gradient: &'a [f64],
+    pub(super) x: Vec<f64>,
+    pub(super) hd: Vec<f64>,
+    pub(super) cert: &'a Certificate,
+}
+
+impl Model<'_> {
+    /// The largest distance of a coordinate from the model's optimality condition.
+    pub(super) fn violation(&self) -> f64 {
+        (0..self.n).map(|k| violation(self.cert, self.x[k], self.gradient[k] + self.hd[k])).fold(0.0, f64::max)
+    }
+
+    /// Sets xₖ, keeping H·(x − v) up to date.
+    pub(super) fn move_to(&mut self, k: usize, value: f64) {
+        let (n, change) = (self.n, value - self.x[k]);
+        self.x[k] = value;
+        for (acc, hk) in self.hd.iter_mut().zip(&self.h[k * n..k * n + n]) {
+            *acc += change * hk;
+        }
+    }
+
+    /// One cyclic sweep of coordinate descent; what it took off the model.
+    pub(super) fn sweep(&mut self) -> f64 {
+        let (n, l1) = (self.n, self.cert.l1);
+        let mut gain = 0.0;
+        for k in 0..n {
+            let hkk = self.h[k * n + k];
+            if hkk.is_nan() || hkk <= 0.0 {
+                continue;
+            }
+            let g = self.gradient[k] + self.hd[k];
+            let z = self.x[k] - g / hkk;
+            let target = (z.signum() * (z.abs() - l1 / hkk).max(0.0)).clamp(self.cert.lo, self.cert.hi);
+            let delta = target - self.x[k];
+            if delta != 0.0 {
+                gain -= g * delta + 0.5 * hkk * delta * delta + l1 * (target.abs() - self.x[k].abs());
+                self.move_to(k, target);
+            }
+        }
+        gain
+    }
+
+    /// Conjugate gradients on the model over S, the coordinates that are non-zero and inside
+    /// the box, each keeping its sign: there the l1 term is linear and the model a quadratic.
+    /// A step that would take a coordinate to zero or to a bound stops there (the model is
+    /// convex along it: it decreased all the way), and the next sweeps decide where it goes.
+    /// What the iterations took off the model, and whether they stopped at a wall.
+    pub(super) fn conjugate_gradients(&mut self, negligible: f64) -> (f64, bool) {
+        let (n, cert) = (self.n, self.cert);
+        let support: Vec<usize> = (0..n).filter(|&k| moves_freely(cert, self.x[k])).collect();
+        let s = support.len();
+        if s == 0 {
+            return (0.0, false);
+        }
+        let h = self.h;
+        // H·p on S: from a copy of H restricted to S (s² to copy, s² a product), or, when S
+        // holds most of V, from the rows of H with p spread over all n coordinates (s·n a
+        // product, nothing to copy): a run stopped by a wall after a step or two paid the copy
+        // for little (the models of a debian-desc run at λ 9.56e-6, V up to ~1000: 0.39–0.43 s
+        // with copies, 0.23–0.29 s without).
+        let compact = 2 * s < n;
+        let hs: Vec<f64> = if compact {
+            support.iter().flat_map(|&a| support.iter().map(move |&b| h[a * n + b])).collect()
+        } else {
+            vec![]
+        };
+        let mut spread = if compact { vec![] } else { vec![0.0; n] };
+        let sign: Vec<f64> = support.iter().map(|&k| self.x[k].signum()).collect();
+        // The negative gradient of the model on S, and the direction.
+        let mut residual: Vec<f64> =
+            support.iter().zip(&sign).map(|(&k, sg)| -(self.gradient[k] + self.hd[k] + cert.l1 * sg)).collect();
+        let mut direction = residual.clone();
+        let mut delta = vec![0.0; s];
+        let mut rr = dot(&residual, &residual);
+        let stop = rr * MODEL_CG_TOL * MODEL_CG_TOL;
+        let mut gain = 0.0;
+        let mut stopped_at = None;
+        for _ in 0..MODEL_CG_STEPS.min(2 * s) {
+            let hp: Vec<f64> = if compact {
+                hs.chunks_exact(s).map(|row| dot(row, &direction)).collect()
+            } else {
+                for (&k, &p) in support.iter().zip(&direction) {
+                    spread[k] = p;
+                }
+                support.iter().map(|&a| dot(&h[a * n..(a + 1) * n], &spread)).collect()
+            };
+            let php = dot(&direction, &hp);
+            if php.is_nan() || php <= 0.0 {
+                break;
+            }
+            let mut alpha = rr / php;
+            // The first coordinate to reach zero or a bound along the direction.
+            let mut hit = None;
+            for (q, &k) in support.iter().enumerate() {
+                let (xk, pk) = (self.x[k] + delta[q], direction[q]);
+                let wall = if xk * pk < 0.0 {
+                    0.0
+                } else if pk > 0.0 {
+                    cert.hi
+                } else if pk < 0.0 {
+                    cert.lo
+                } else {
+                    continue;
+                };
+                let reach = (wall - xk) / pk;
+                if reach < alpha {
+                    (alpha, hit) = (reach.max(0.0), Some((q, wall)));
+                }
+            }
+            let step_gain = alpha * dot(&residual, &direction) - 0.5 * alpha * alpha * php;
+            gain += step_gain;
+            for q in 0..s {
+                delta[q] += alpha * direction[q];
+                residual[q] -= alpha * hp[q];
+            }
+            if let Some((q, wall)) = hit {
+                stopped_at = Some((q, wall));
+                break;
+            }
+            let next = dot(&residual, &residual);
+            if next <= stop || step_gain < negligible {
+                break;
+            }
+            let beta = next / rr;
+            rr = next;
+            for (p, r) in direction.iter_mut().zip(&residual) {
+                *p = r + beta * *p;
+            }
+        }
+        for (q, &k) in support.iter().enumerate() {
+            // The coordinate a step stopped at lands on its wall exactly.
+            let moved_to = match stopped_at {
+                Some((at, wall)) if at == q => wall,
+                _ => self.x[k] + delta[q],
+            };
+            if moved_to != self.x[k] {
+                self.move_to(k, moved_to);
+            }
+        }
+        (gain, stopped_at.is_some())
+    }
+}
+
+/// What a Newton step needs of every row at margins a (or a + t·Δa, a line search's trial):
+/// ℓ′ and ℓ″ per row, and Σᵢ ℓ.
+pub(super) struct Rows {
+    pub(super) a: Vec<f64>,
+    pub(super) u: Vec<f64>,
+    pub(super) curvature: Vec<f64>,
+    pub(super) loss: f64,
+}
+
+impl Rows {
+    /// In blocks of rows on `threads` threads, the sum added in block order: the same numbers
+    /// for any thread count.
+    pub(super) fn at(
+        kind: LossConjugate,
+        labels: &[f64],
+        a: &[f64],
+        step: Option<(&[f64], f64)>,
+        threads: usize,
+    ) -> Rows {
+        let blocks = crate::exec::passes::blocks(a.len(), threads, |rows| {
+            let mut block = Rows { a: vec![], u: vec![], curvature: vec![], loss: 0.0 };
+            for i in rows {
+                let ai = step.map_or(a[i], |(da, t)| a[i] + t * da[i]);
+                let (loss, u, curvature) = loss_terms(kind, labels[i], ai);
+                block.a.push(ai);
+                block.u.push(u);
+                block.curvature.push(curvature);
+                block.loss += loss;
+            }
+            block
+        });
+        let mut all = Rows { a: vec![], u: vec![], curvature: vec![], loss: 0.0 };
+        for block in blocks {
+            all.a.extend(block.a);
+            all.u.extend(block.u);
+            all.curvature.extend(block.curvature);
+            all.loss += block.loss;
+        }
+        all
+    }
+}
+
+/// ℓ, ℓ′ and ℓ″ at a; for logistic from one exponential, e^−|y·a|, which cannot overflow
+/// (a line search's trials and the next step's Hessian take all three at every row).
+pub(super) fn loss_terms(kind: LossConjugate, y: f64, a: f64) -> (f64, f64, f64) {
+    match kind {
+        LossConjugate::Logistic => {
+            let ya = y * a;
+            let e = (-ya.abs()).exp();
+            // p = 1/(1 + e^{y·a}), the probability of the other label.
+            let p = if ya >= 0.0 { e / (1.0 + e) } else { 1.0 / (1.0 + e) };
+            ((-ya).max(0.0) + e.ln_1p(), -y * p, e / ((1.0 + e) * (1.0 + e)))
+        }
+        _ => {
+            let (u, curvature) = loss_derivatives(kind, y, a);
+            (loss_value(kind, y, a), u, curvature)
+        }
+    }
+}
+
+/// ℓ(y, a) of the losses [`loss_derivatives`] knows, in closed form for the line search.
+pub(super) fn loss_value(kind: LossConjugate, y: f64, a: f64) -> f64 {
+    match kind {
+        LossConjugate::Logistic => {
+            let z = -y * a;
+            // log(1 + eᶻ) without overflow for large z.
+            if z > 0.0 {
+                z + (-z).exp().ln_1p()
+            } else {
+                z.exp().ln_1p()
+            }
+        }
+        LossConjugate::SquaredHinge => (1.0 - y * a).max(0.0).powi(2),
+        LossConjugate::Squared | LossConjugate::Hinge | LossConjugate::Softmax => 0.5 * (a - y) * (a - y),
+    }
+}
+
+/// ℓ′(y, a) and ℓ″(y, a) of the twice-differentiable losses the certificate knows (the name of
+/// ℓ* names ℓ: a model cannot redefine the stdlib's losses), in closed form: a refinement
+/// evaluates them tens of times per row, where the plan's formula through the interpreter costs
+/// several times more. Hinge (not differentiable) and softmax (k scores a row) are never refined.
+pub(super) fn loss_derivatives(kind: LossConjugate, y: f64, a: f64) -> (f64, f64) {
+    match kind {
+        LossConjugate::Logistic => {
+            let p = 1.0 / (1.0 + (y * a).exp());
+            (-y * p, p * (1.0 - p))
+        }
+        // Its generalized second derivative, 2 where the hinge is active.
+        LossConjugate::SquaredHinge => {
+            let slack = (1.0 - y * a).max(0.0);
+            (-2.0 * y * slack, if slack > 0.0 { 2.0 } else { 0.0 })
+        }
+        LossConjugate::Squared | LossConjugate::Hinge | LossConjugate::Softmax => (a - y, 1.0),
+    }
+}
+
+/// The columns V of X, stored by rows (k-th entry of row i: the position in V and the value).
+pub(super) struct Subspace {
+    pub(super) ptr: Vec<usize>,
+    pub(super) slot: Vec<u32>,
+    pub(super) value: Vec<f64>,
+    pub(super) n: usize,
+    /// How many threads sum the Hessian (the data's `--threads`).
+    pub(super) threads: usize,
+}
+
+impl Subspace {
+    pub(super) fn new(data: &DataView, features: usize, cols: &[usize]) -> Self {
+        // A counting sort of V's columns by row costs O(nnz of X_V), not O(nnz of X), but every
+        // entry it places is a cache miss (each column sweeps the whole output): it pays when
+        // X_V holds a small part of X (text data: a thousand of a million columns), and a scan
+        // of the rows in order does when V holds most of the mass (w8a: 13 ms against 2 ms).
+        let csc = data.csc.filter(|c| c.count() == features);
+        // nnz of X_V when the columns are at hand, else a bound.
+        let entries = csc.map_or(data.values.len(), |c| cols.iter().map(|&j| c.ptr()[j + 1] - c.ptr()[j]).sum());
+        if let Some(csc) = csc.filter(|_| entries * SCATTER_COST < data.values.len()) {
+            let mut ptr = vec![0usize; data.rows() + 1];
+            for &j in cols {
+                for &i in &csc.rows()[csc.ptr()[j]..csc.ptr()[j + 1]] {
+                    ptr[i as usize + 1] += 1;
+                }
+            }
+            for i in 0..data.rows() {
+                ptr[i + 1] += ptr[i];
+            }
+            let mut next = ptr.clone();
+            let (mut slot, mut value) = (vec![0u32; ptr[data.rows()]], vec![0.0; ptr[data.rows()]]);
+            for (k, &j) in cols.iter().enumerate() {
+                for p in csc.ptr()[j]..csc.ptr()[j + 1] {
+                    let i = csc.rows()[p] as usize;
+                    slot[next[i]] = k as u32;
+                    value[next[i]] = csc.values()[p];
+                    next[i] += 1;
+                }
+            }
+            return Subspace { ptr, slot, value, n: cols.len(), threads: data.threads };
+        }
+        // Every entry is written and the cursor advances only for V's: a branch on membership
+        // mispredicts at every other entry when V holds half the columns (12 ms against 1.5 ms
+        // on w8a).
+        let mut position = vec![u32::MAX; data.columns.max(features)];
+        for (k, &j) in cols.iter().enumerate() {
+            position[j] = k as u32;
+        }
+        let (mut ptr, mut slot, mut value) =
+            (vec![0; data.rows() + 1], vec![0u32; entries + 1], vec![0.0; entries + 1]);
+        let mut next = 0;
+        for i in 0..data.rows() {
+            for k in data.indptr[i]..data.indptr[i + 1] {
+                let p = position[data.indices[k] as usize];
+                slot[next] = p;
+                value[next] = data.values[k];
+                next += usize::from(p != u32::MAX);
+            }
+            ptr[i + 1] = next;
+        }
+        slot.truncate(next);
+        value.truncate(next);
+        Subspace { ptr, slot, value, n: cols.len(), threads: data.threads }
+    }
+
+    /// scale·X_Vᵀ·diag(d)·X_V + (l2 + ν)·I, dense and row-major, ν a relative 1e-12 of the
+    /// largest diagonal entry: exactly duplicated columns make the matrix singular. Every row
+    /// lists its entries by position in V, so a row's products below the diagonal are a prefix.
+    pub(super) fn hessian(&self, d: &[f64], scale: f64, l2: f64) -> Vec<f64> {
+        let n = self.n;
+        // The lower triangle of the rows' outer products, in HESSIAN_PARTS fixed runs of rows
+        // added in order: the same sums for any thread count.
+        let m = d.len();
+        let part = |k: usize| {
+            let mut h = vec![0.0; n * n];
+            let first = m * k / HESSIAN_PARTS;
+            for (i, &di) in d.iter().enumerate().take(m * (k + 1) / HESSIAN_PARTS).skip(first) {
+                let di = scale * di;
+                if di == 0.0 {
+                    continue;
+                }
+                let (slots, values) =
+                    (&self.slot[self.ptr[i]..self.ptr[i + 1]], &self.value[self.ptr[i]..self.ptr[i + 1]]);
+                for (p, (&a, &va)) in slots.iter().zip(values).enumerate() {
+                    // A row of H as its own slice: its bounds check is against n, cheaper than
+                    // against n² after an add (8.1M products: 15.8 ms → 13.9 ms).
+                    let (fa, row) = (di * va, &mut h[a as usize * n..(a as usize + 1) * n]);
+                    for (&b, &vb) in slots[..=p].iter().zip(&values[..=p]) {
+                        row[b as usize] += fa * vb;
+                    }
+                }
+            }
+            h
+        };
+        let mut h = crate::exec::passes::add_in_order(crate::exec::passes::each(HESSIAN_PARTS, self.threads, part));
+        for a in 0..n {
+            for b in 0..a {
+                h[b * n + a] = h[a * n + b];
+            }
+        }
+        let largest = (0..n).map(|a| h[a * n + a]).fold(0.0, f64::max);
+        for a in 0..n {
+            h[a * n + a] += l2 + 1e-12 * largest;
+        }
+        h
+    }
+
+    /// Σᵢ dᵢ·x²ᵢₖ for every k of V: the diagonal of X_Vᵀ·diag(d)·X_V.
+    pub(super) fn weighted_squares(&self, d: &[f64]) -> Vec<f64> {
+        crate::exec::passes::add_in_order(crate::exec::passes::blocks(d.len(), self.threads, |rows| {
+            let mut out = vec![0.0; self.n];
+            for i in rows {
+                for k in self.ptr[i]..self.ptr[i + 1] {
+                    out[self.slot[k] as usize] += d[i] * self.value[k] * self.value[k];
+                }
+            }
+            out
+        }))
+    }
+
+    /// X_V·β, one entry per row.
+    pub(super) fn times(&self, beta: &[f64]) -> Vec<f64> {
+        crate::exec::passes::map(self.ptr.len() - 1, self.threads, |i| {
+            (self.ptr[i]..self.ptr[i + 1]).map(|k| self.value[k] * beta[self.slot[k] as usize]).sum()
+        })
+    }
+
+    /// X_Vᵀ·u, by blocks of rows added in block order.
+    pub(super) fn transpose_times(&self, u: &[f64]) -> Vec<f64> {
+        // u has a row at least (the caller has checked m > 0), so there is a block.
+        crate::exec::passes::add_in_order(crate::exec::passes::blocks(u.len(), self.threads, |rows| {
+            let mut out = vec![0.0; self.n];
+            for i in rows {
+                for k in self.ptr[i]..self.ptr[i + 1] {
+                    out[self.slot[k] as usize] += self.value[k] * u[i];
+                }
+            }
+            out
+        }))
+    }
+}
