@@ -1,15 +1,20 @@
 //! The command line (LANGUAGE.md): `check`, `plan`, `run`, `predict`, `path`, `repl`. Exit codes: 0 success,
 //! 1 the model or the data is wrong, 2 bad usage, 3 the solver diverged.
 
+mod args;
 mod dictionary;
 mod init;
+mod inputs;
+mod outputs;
 mod ovr;
 pub(crate) mod path;
 mod predict;
 mod repl;
 mod run;
+mod saved;
 pub(crate) mod session;
 mod stream;
+mod wording;
 
 use crate::diagnostics::render_terminal;
 use crate::pipeline::{self, CompileError, CompileOptions, Compiled};
@@ -52,7 +57,7 @@ enum Command {
         emit: Option<String>,
     },
     /// Compile the model and solve it on DATA.
-    Run(run::RunArgs),
+    Run(args::RunArgs),
     /// Score data with a saved model (optc's or LIBLINEAR's).
     Predict(predict::PredictArgs),
     /// Solve along a log-spaced grid of one parameter, each point warm-started from the last.
@@ -258,7 +263,7 @@ fn plan(
     };
     let facts = match data {
         Some(d) => {
-            let data = run::load_data(d, false, &Default::default())?.0;
+            let data = inputs::load_data(d, false, &Default::default())?.0;
             Some(data.facts_for(&plan, data.features()))
         }
         None => None,

@@ -3,7 +3,9 @@
 //! `--stream`, a block at a time, for the passes the model or `--epochs` asks, then the report
 //! and `--save` D as text.
 
-use super::run::{commit_output, load_data, prepare_output, RunArgs};
+use super::args::RunArgs;
+use super::inputs::load_data;
+use super::outputs::{commit_output, prepare_output};
 use super::{model_dir, parse_sets, read_model, report_compile_error, Failure};
 use crate::data::stream::{scan, StreamSource, Streamed, DEFAULT_BLOCK_ROWS};
 use crate::exec::stream::StreamStop;

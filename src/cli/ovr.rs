@@ -10,9 +10,13 @@
 
 mod report;
 
+use super::args::RunArgs;
 use super::init;
-use super::run::{commit_output, load_data, saved_text, Outputs, RunArgs, StepShown};
+use super::inputs::load_data;
+use super::outputs::{commit_output, Outputs};
+use super::saved::saved_text;
 use super::session::{self, Bound, Solved, Unsolved};
+use super::wording::StepShown;
 use super::{model_dir, Failure};
 use crate::analysis::Settings;
 use crate::data::cache::CacheNote;
@@ -247,7 +251,7 @@ fn warn_unconverged(args: &RunArgs, classes: &[Class], tol: Option<f64>) {
         short.len(),
         classes.len(),
         which.join(", "),
-        super::run::unconverged_hint(first.plan.info.solver)
+        super::wording::unconverged_hint(first.plan.info.solver)
     );
 }
 
@@ -295,7 +299,7 @@ fn unsolved(
 fn saved_model(model: &crate::check::Model, labels: &[f64], features: usize, classes: &[Class]) -> SavedModel {
     let k = classes.len();
     let with_bias = classes.iter().any(|c| c.intercept.is_some());
-    let t = super::run::bias_feature(model);
+    let t = super::saved::bias_feature(model);
     let mut w = vec![0.0; (features + usize::from(with_bias)) * k];
     for (c, class) in classes.iter().enumerate() {
         for (j, v) in class.w.iter().enumerate().take(features) {
@@ -306,7 +310,7 @@ fn saved_model(model: &crate::check::Model, labels: &[f64], features: usize, cla
         }
     }
     SavedModel {
-        solver_type: super::run::binary_solver_type(model).into(),
+        solver_type: super::saved::binary_solver_type(model).into(),
         nr_class: k,
         labels: labels.to_vec(),
         nr_feature: features,

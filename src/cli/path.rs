@@ -3,7 +3,8 @@
 //! strategy, for any model optc solves). The data is read and bound once; each value is a
 //! new plan, because parameters are folded into the code.
 
-use super::run::{load_data, prepare_output};
+use super::inputs::load_data;
+use super::outputs::prepare_output;
 use super::session::{self, Bound};
 use super::{compile, model_dir, parse_sets, read_model, report_compile_error, Failure};
 use crate::data::{Dataset, LabelMap};

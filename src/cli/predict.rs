@@ -1,6 +1,7 @@
 //! `optc predict SAVED DATA`: LIBLINEAR's `predict`, reading optc's or LIBLINEAR's model files.
 
-use super::run::{commit_output, load_data, prepare_output};
+use super::inputs::load_data;
+use super::outputs::{commit_output, prepare_output};
 use super::Failure;
 use crate::model_file::{fmt_exact, fmt_g, fmt_g17, SavedModel};
 use std::path::PathBuf;

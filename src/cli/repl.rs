@@ -10,8 +10,10 @@ mod commands;
 mod complete;
 mod model_text;
 
+use super::inputs::load_data;
+use super::outputs::{commit_output, prepare_output};
 use super::path::PathOptions;
-use super::run::{commit_output, load_data, prepare_output, saved_model, saved_text};
+use super::saved::{saved_model, saved_text};
 use super::session::{self, Bound, DataOptions};
 use super::{compile, model_dir, parse_sets, read_model, report_compile_error, Failure};
 use crate::data::{Dataset, LabelMap};

@@ -10,8 +10,11 @@
 //! non-smooth loss) and says so; a solver the user named that cannot stream is refused, never
 //! silently replaced.
 
-use super::run::{commit_output, saved_model, saved_text, trace_csv, write_plot, Outputs, RunArgs, StepShown};
+use super::args::RunArgs;
+use super::outputs::{commit_output, trace_csv, write_plot, Outputs};
+use super::saved::{saved_model, saved_text};
 use super::session;
+use super::wording::StepShown;
 use super::{compile, model_dir, parse_sets, read_model, report_compile_error, Failure};
 use crate::data::store::{Matrix, Store};
 use crate::data::stream::{scan, StreamSource, Streamed, DEFAULT_BLOCK_ROWS};

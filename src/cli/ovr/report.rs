@@ -74,7 +74,7 @@ pub(in crate::cli) fn json(s: &Summary) -> serde_json::Value {
                 "seconds": o.seconds,
                 "nnz": o.eval.nnz,
                 "intercept": c.intercept,
-                "step": crate::cli::run::StepShown::of(&c.plan, s.settings, &s.facts).shown.json(),
+                "step": crate::cli::wording::StepShown::of(&c.plan, s.settings, &s.facts).shown.json(),
             })
         })
         .collect();

@@ -1,0 +1,64 @@
+//! The flags of `optc run`, which the in-memory, streamed, one-vs-rest and dictionary runs
+//! all read.
+
+use super::session::SolveOptions;
+use std::path::PathBuf;
+
+#[derive(clap::Args, Debug)]
+pub struct RunArgs {
+    /// The model file (.opt).
+    pub model: PathBuf,
+    /// Training data, LIBSVM/svmlight text (plain, .gz, .bz2, .xz or .zst); `-` for stdin.
+    pub data: PathBuf,
+    #[command(flatten)]
+    pub solve: SolveOptions,
+    /// Hold out this fraction of the rows (seeded) and stop when their loss has not improved
+    /// for --patience epochs, returning the best epoch's weights.
+    #[arg(long, value_name = "FRACTION")]
+    pub holdout: Option<f64>,
+    /// Epochs without a better held-out loss before --holdout stops the run.
+    #[arg(long, value_name = "N", default_value_t = 5)]
+    pub patience: usize,
+    /// Start from the weights of a saved model (optc's or LIBLINEAR's) instead of 0.
+    #[arg(long, value_name = "SAVED_MODEL")]
+    pub init: Option<PathBuf>,
+    /// Write the weights in LIBLINEAR's model format (`-` for stdout).
+    #[arg(long)]
+    pub save: Option<PathBuf>,
+    /// Write the objective after every epoch as CSV (`-` for stdout); with --test, the test
+    /// error (or MSE) and loss too.
+    #[arg(long, value_name = "FILE.csv")]
+    pub trace: Option<PathBuf>,
+    /// Draw the trace as an SVG figure (`-` for stdout): suboptimality against epochs and
+    /// seconds, and the test error with --test.
+    #[arg(long, value_name = "FILE.svg")]
+    pub plot: Option<PathBuf>,
+    /// Print the report as JSON on stdout (human output goes to stderr).
+    #[arg(long)]
+    pub json: bool,
+    /// No progress bar and no summary.
+    #[arg(long)]
+    pub quiet: bool,
+    /// Make passes over DATA without loading it: memory is the weights plus a few blocks of
+    /// rows (stochastic solvers, rows in file order).
+    #[arg(long)]
+    pub stream: bool,
+    /// Rows per block with --stream (default 16384).
+    #[arg(long, value_name = "N", requires = "stream")]
+    pub block_rows: Option<usize>,
+}
+
+impl RunArgs {
+    /// A note for the user: on stdout, or on stderr when stdout carries `--json`; nothing
+    /// with `--quiet`.
+    pub(super) fn say(&self, s: String) {
+        if self.quiet {
+            return;
+        }
+        if self.json {
+            eprintln!("{s}");
+        } else {
+            println!("{s}");
+        }
+    }
+}
