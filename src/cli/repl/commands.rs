@@ -21,20 +21,12 @@ struct PathCmd {
     options: PathOptions,
 }
 
-/// The flags `:run` takes, for completion.
-pub(crate) const RUN_FLAGS: [&str; 11] = [
-    "--test",
-    "--set",
-    "--solver",
-    "--epochs",
-    "--tol",
-    "--time-limit",
-    "--seed",
-    "--no-jit",
-    "--eager",
-    "--threads",
-    "--cache",
-];
+/// The flags `:run` takes, for completion: read from its declaration ([`RunOpts`]), so a flag
+/// added to `optc run`'s solve options is completed too.
+pub(crate) fn run_flags() -> Vec<String> {
+    use clap::CommandFactory;
+    RunOpts::command().get_arguments().filter_map(|a| a.get_long()).map(|l| format!("--{l}")).collect()
+}
 
 #[derive(Debug, PartialEq)]
 pub(crate) enum Command {
@@ -59,7 +51,7 @@ pub(crate) const COMMANDS: [(&str, &str); 13] = [
     (":test", ":test FILE         read held-out data; runs report its error and loss"),
     (":check", ":check             typecheck the model; print the structure optc recognised"),
     (":plan", ":plan              print the update plan (bound to the data when loaded)"),
-    (":run", ":run [OPTIONS]     solve (--epochs --tol --solver --set --seed --time-limit --no-jit --eager --test)"),
+    (":run", ":run [OPTIONS]     solve (optc run's --epochs --tol --solver --set --seed --shards ...; :run --help)"),
     (":show", ":show [K]          objective, gap, status, nnz and the K (10) largest weights"),
     (
         ":path",

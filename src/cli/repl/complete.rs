@@ -2,7 +2,7 @@
 //! commands that read or write a file, and in statements the language's keywords, the stdlib's
 //! names, the solvers and the current model's own names.
 
-use super::commands::{COMMANDS, RUN_FLAGS};
+use super::commands::{run_flags, COMMANDS};
 use rustyline::completion::{Completer, FilenameCompleter, Pair};
 use rustyline::highlight::Highlighter;
 use rustyline::hint::Hinter;
@@ -63,11 +63,8 @@ impl ReplHelper {
                 "run" | "r" => {
                     let start = before.rfind(char::is_whitespace).map_or(0, |i| i + 1);
                     let word = &before[start..];
-                    let mut flags: Vec<String> = RUN_FLAGS
-                        .iter()
-                        .filter(|f| word.starts_with('-') && f.starts_with(word))
-                        .map(|f| f.to_string())
-                        .collect();
+                    let mut flags: Vec<String> =
+                        run_flags().into_iter().filter(|f| word.starts_with('-') && f.starts_with(word)).collect();
                     flags.sort();
                     Some((start, flags))
                 }
@@ -130,6 +127,8 @@ mod tests {
             complete(&h, ":run --epochs 3 --t"),
             (16, vec!["--test".into(), "--threads".into(), "--time-limit".into(), "--tol".into()])
         );
+        // Every solve option of `optc run` is completed, --shards among them.
+        assert_eq!(complete(&h, ":run --sh").1, vec!["--shards"]);
         assert_eq!(complete(&h, "minimize E[logis"), (11, vec!["logistic".to_string()]));
         assert_eq!(complete(&h, "solve with sc").1, vec!["scalar", "scd"]);
         assert!(complete(&h, "minimize E[logistic(y, <x, w>)] + la").1.contains(&"lam2".to_string()));
