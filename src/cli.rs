@@ -43,15 +43,8 @@ enum Command {
         model: PathBuf,
         /// Data to bind data-dependent parameters (η₀) to.
         data: Option<PathBuf>,
-        /// The eager reference plan (prox on every coordinate each step) instead of the lazy one.
-        #[arg(long)]
-        eager: bool,
-        /// Override a parameter (repeatable).
-        #[arg(long = "set", value_name = "NAME=VALUE")]
-        set: Vec<String>,
-        /// Force a solver (same as `solve with NAME`).
-        #[arg(long)]
-        solver: Option<String>,
+        #[command(flatten)]
+        options: session::ModelOptions,
         /// Also print the code the JIT generates: `clif` (Cranelift IR) or `asm` (machine code).
         #[arg(long, value_parser = ["clif", "asm"])]
         emit: Option<String>,
@@ -144,8 +137,8 @@ pub fn main() -> i32 {
     };
     let result = match cli.command {
         Command::Check { model } => check(&model),
-        Command::Plan { model, data, eager, set, solver, emit } => {
-            plan(&model, data.as_deref(), eager, &set, solver, emit.as_deref())
+        Command::Plan { model, data, options, emit } => {
+            plan(&model, data.as_deref(), options.eager, &options.set, options.solver, emit.as_deref())
         }
         Command::Run(args) => run::run(&args),
         Command::Predict(args) => predict::predict(&args),

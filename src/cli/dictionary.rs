@@ -20,7 +20,7 @@ pub fn run(args: &RunArgs) -> Result<bool, Failure> {
     let compile_start = Instant::now();
     let file = read_model(&args.model)?;
     let opts = CompileOptions {
-        overrides: parse_sets(&args.solve.set)?,
+        overrides: parse_sets(&args.solve.model.set)?,
         solver: None,
         eager: false,
         epochs: args.solve.epochs,
@@ -33,10 +33,10 @@ pub fn run(args: &RunArgs) -> Result<bool, Failure> {
     };
     for (flag, given) in [
         ("--holdout", args.holdout.is_some()),
-        ("--solver", args.solve.solver.is_some()),
+        ("--solver", args.solve.model.solver.is_some()),
         // No duality gap bounds a non-convex cost: the passes end the run.
         ("--tol", args.solve.tol.is_some()),
-        ("--eager", args.solve.eager),
+        ("--eager", args.solve.model.eager),
         ("--shards", args.solve.shards.is_some()),
     ] {
         if given {

@@ -52,12 +52,9 @@ pub struct PathOptions {
     /// The path as a picture: non-zeros, test error and the largest weights against the parameter.
     #[arg(long, value_name = "path.svg")]
     pub plot: Option<PathBuf>,
-    /// Override another parameter (repeatable).
-    #[arg(long = "set", value_name = "NAME=VALUE")]
-    pub set: Vec<String>,
-    /// Force a solver (same as `solve with NAME`).
-    #[arg(long)]
-    pub solver: Option<String>,
+    /// `--set` (another parameter), `--solver` and `--eager`, as `optc run` takes them.
+    #[command(flatten)]
+    pub model: super::session::ModelOptions,
     /// Each point's relative duality gap target (default 1e-4).
     #[arg(long, value_name = "T")]
     pub tol: Option<f64>,
@@ -143,14 +140,14 @@ pub(crate) fn trace_path(
             return Err(Failure::Usage(format!("{flag} {v}: give a positive number")));
         }
     }
-    let sets = parse_sets(&args.set)?;
+    let sets = parse_sets(&args.model.set)?;
     let opts_at = |value: f64| {
         let mut overrides = sets.clone();
         overrides.push((args.param.clone(), value));
         CompileOptions {
             overrides,
-            solver: args.solver.clone(),
-            eager: false,
+            solver: args.model.solver.clone(),
+            eager: args.model.eager,
             epochs: args.epochs,
             files: Some(dir.to_path_buf()),
         }

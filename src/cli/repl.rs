@@ -327,9 +327,9 @@ impl Repl {
 
     fn options(&self, opts: &RunOpts) -> Result<CompileOptions, Failure> {
         Ok(CompileOptions {
-            overrides: parse_sets(&opts.solve.set)?,
-            solver: opts.solve.solver.clone(),
-            eager: opts.solve.eager,
+            overrides: parse_sets(&opts.solve.model.set)?,
+            solver: opts.solve.model.solver.clone(),
+            eager: opts.solve.model.eager,
             epochs: opts.solve.epochs,
             files: Some(self.model.dir.clone()),
         })
@@ -358,7 +358,8 @@ impl Repl {
         let compiled = compile(&file, &copts)?;
         let mut plan = pipeline::plan(&compiled, &copts).map_err(|e| report_compile_error(e, &file))?;
         let settings = run_settings(&compiled, opts, self.terminal)?;
-        let shape = format!("{}solver {:?}\neager {}\n", self.model.shape(), opts.solve.solver, opts.solve.eager);
+        let shape =
+            format!("{}solver {:?}\neager {}\n", self.model.shape(), opts.solve.model.solver, opts.solve.model.eager);
         super::ovr::refuse(":run", &train.name, LabelMap::one_vs_rest(compiled.model.label_kind, train))?;
         let bound = Bound::new(&compiled, &plan, train, &self.model.dir, self.reading.threads())?;
         let view = bound.view(train, self.reading.threads());

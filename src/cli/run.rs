@@ -28,9 +28,9 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
     let compile_start = Instant::now();
     let file = read_model(&args.model)?;
     let opts = CompileOptions {
-        overrides: parse_sets(&args.solve.set)?,
-        solver: args.solve.solver.clone(),
-        eager: args.solve.eager,
+        overrides: parse_sets(&args.solve.model.set)?,
+        solver: args.solve.model.solver.clone(),
+        eager: args.solve.model.eager,
         epochs: args.solve.epochs,
         files: Some(model_dir(&args.model)),
     };

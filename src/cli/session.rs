@@ -11,12 +11,8 @@ pub(crate) struct SolveOptions {
     /// Held-out data: report its error and loss.
     #[arg(long)]
     pub test: Option<PathBuf>,
-    /// Override a parameter (repeatable): --set lambda=1e-3
-    #[arg(long = "set", value_name = "NAME=VALUE")]
-    pub set: Vec<String>,
-    /// Force a solver (same as `solve with NAME`).
-    #[arg(long)]
-    pub solver: Option<String>,
+    #[command(flatten)]
+    pub model: ModelOptions,
     /// Exactly N epochs (batch solvers: iterations), unless --tol is also given; then a cap.
     #[arg(long)]
     pub epochs: Option<usize>,
@@ -37,11 +33,23 @@ pub(crate) struct SolveOptions {
     /// Run the reference interpreter.
     #[arg(long)]
     pub no_jit: bool,
+    #[command(flatten)]
+    pub data: DataOptions,
+}
+
+/// What changes the model a command compiles, declared once for `run`, `path`, `plan` and the
+/// REPL's `:run`.
+#[derive(clap::Args, Debug, Default, Clone, PartialEq)]
+pub(crate) struct ModelOptions {
+    /// Override a parameter (repeatable): --set lambda=1e-3
+    #[arg(long = "set", value_name = "NAME=VALUE")]
+    pub set: Vec<String>,
+    /// Force a solver (same as `solve with NAME`).
+    #[arg(long)]
+    pub solver: Option<String>,
     /// Run the eager reference plan (prox on every coordinate each step).
     #[arg(long)]
     pub eager: bool,
-    #[command(flatten)]
-    pub data: DataOptions,
 }
 
 /// How data files are read (`--threads`, `--cache`), shared by `run`, `path` and the REPL.

@@ -53,9 +53,9 @@ pub(super) fn run(args: &RunArgs) -> Result<(), Failure> {
         .with_cache(args.solve.data.cache_dir());
     let file = read_model(&args.model)?;
     let opts = CompileOptions {
-        overrides: parse_sets(&args.solve.set)?,
-        solver: args.solve.solver.clone(),
-        eager: args.solve.eager,
+        overrides: parse_sets(&args.solve.model.set)?,
+        solver: args.solve.model.solver.clone(),
+        eager: args.solve.model.eager,
         epochs: args.solve.epochs,
         files: Some(model_dir(&args.model)),
     };

@@ -159,7 +159,10 @@ mod tests {
         assert_eq!(parse(":show 3"), Ok(Command::Show(3)));
         assert!(parse(":show many").is_err());
         let Ok(Command::Run(o)) = parse(":run --epochs 5 --set lambda=1e-3 --no-jit") else { panic!() };
-        assert_eq!((o.solve.epochs, o.solve.set, o.solve.no_jit), (Some(5), vec!["lambda=1e-3".to_string()], true));
+        assert_eq!(
+            (o.solve.epochs, o.solve.model.set, o.solve.no_jit),
+            (Some(5), vec!["lambda=1e-3".to_string()], true)
+        );
         assert!(parse(":run --bogus").unwrap_err().contains("--bogus"));
         assert!(parse(":shwo").unwrap_err().contains("did you mean `:show`?"));
         assert!(parse(":load").is_err());
