@@ -360,11 +360,18 @@ fn divergence_is_reported_identically() {
     let d = read_libsvm(&fixture("regression.svm")).expect("fixture");
     let view = d.view(&d.labels, d.features());
     let settings = RunSettings::fixed(2, 1);
-    let e1 =
-        driver::run(&plan, &mut Interpreter { plan: &plan }, &view, &d.facts(), &settings, None).expect_err("diverges");
+    let fault = |stopped| match stopped {
+        driver::Stopped::Fault(f) => f,
+        driver::Stopped::Refused(why) => panic!("refused: {why}"),
+    };
+    let e1 = fault(
+        driver::run(&plan, &mut Interpreter { plan: &plan }, &view, &d.facts(), &settings, None).expect_err("diverges"),
+    );
     let kernel = jit::compile(&plan, &optc::exec::bound_scalars(&plan, &d.facts())).expect("compiles");
-    let e2 = driver::run(&plan, &mut jit::JitBackend { plan: &plan, kernel }, &view, &d.facts(), &settings, None)
-        .expect_err("diverges");
+    let e2 = fault(
+        driver::run(&plan, &mut jit::JitBackend { plan: &plan, kernel }, &view, &d.facts(), &settings, None)
+            .expect_err("diverges"),
+    );
     assert_eq!((e1.step, e1.row, &e1.what), (e2.step, e2.row, &e2.what));
     assert!(e1.step >= 1.0 && !e1.value.is_finite());
 }

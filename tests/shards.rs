@@ -144,3 +144,22 @@ fn the_command_line_takes_shards_only_where_they_apply() {
     let out = optc(&["run", m, data, "--solver", "adagrad", "--shards", "2", "--epochs", "3"]);
     assert!(text(&out.stdout).contains("shards       2: each epoch's rows cut into 2 shards"), "{}", text(&out.stdout));
 }
+
+/// The driver refuses shards on a plan that cannot take them (proxgrad's batch steps) as a
+/// refusal, not as a fault with a NaN value, whatever the caller checked before.
+#[test]
+fn the_driver_refuses_shards_where_they_do_not_apply() {
+    use optc::exec::driver::{self, Stopped};
+    let o = fixture_named("l1_logistic");
+    let d = read_libsvm(&o.data).expect("fixture data");
+    let plan = compile(&format!("{}solve with proxgrad\n", o.model), &CompileOptions::default());
+    let view = d.view(&d.labels, d.features());
+    let facts = d.complete_facts(&plan, d.facts());
+    let settings = RunSettings { shards: 2, ..RunSettings::fixed(3, 1) };
+    let mut interp = optc::exec::interp::Interpreter { plan: &plan };
+    match driver::run(&plan, &mut interp, &view, &facts, &settings, None) {
+        Err(Stopped::Refused(why)) => assert!(why.contains("proxgrad"), "{why}"),
+        Err(Stopped::Fault(f)) => panic!("a fault: {f:?}"),
+        Ok(_) => panic!("ran"),
+    }
+}

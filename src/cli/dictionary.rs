@@ -130,7 +130,10 @@ pub fn run(args: &RunArgs) -> Result<bool, Failure> {
                 train.view(&labels, features).with_classes(k).with_operator(operator.as_ref()).with_threads(threads);
             let watch = driver::Watch { test: test_view.as_ref(), holdout: None };
             driver::run_watched(&plan, selected.backend.as_mut(), &view, &facts, &settings, Some(start), watch)
-                .map_err(|f| Failure::Usage(format!("the run stopped: {} is {}", f.what, f.value)))?
+                .map_err(|stopped| match stopped {
+                    driver::Stopped::Fault(f) => Failure::Usage(format!("the run stopped: {} is {}", f.what, f.value)),
+                    driver::Stopped::Refused(why) => Failure::Usage(why),
+                })?
         }
         (_, Some((streamed, _))) => {
             let backend = selected.backend.as_mut();

@@ -282,7 +282,7 @@ fn unsolved(
         println!("{}", serde_json::to_string_pretty(&r).unwrap_or_default());
     }
     let failure = match e {
-        e @ Unsolved::Fault(_) => e.failure(train, solver, None, None),
+        e @ (Unsolved::Fault(_) | Unsolved::Refused(_)) => e.failure(train, solver, None, None),
         e @ Unsolved::Worse { .. } => e.failure(train, solver, Some(&step.text()), Some(&step.hint(solver))),
     };
     let context = format!("class {} (one-vs-rest problem {} of {k}): ", labels_text(&[label]), c + 1);

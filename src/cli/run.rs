@@ -130,7 +130,9 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
         warm.as_ref().map(|(w, b)| (w.as_slice(), *b)),
     ) {
         Ok(s) => s,
-        Err(e @ Unsolved::Fault(_)) => return Err(e.failure(&train, plan.info.solver, None, None).into()),
+        Err(e @ (Unsolved::Fault(_) | Unsolved::Refused(_))) => {
+            return Err(e.failure(&train, plan.info.solver, None, None).into())
+        }
         Err(e @ Unsolved::Worse { epochs, objective, start_objective }) => {
             let step = StepShown::of(&plan, &settings, &facts).shown;
             if args.json {

@@ -64,6 +64,21 @@ impl RunSettings {
     }
 }
 
+/// Why a run gave no outcome: a guarded value went NaN or infinite, or the driver refused to
+/// start it (a request the back end cannot honour). A refusal is a usage error, not a fault:
+/// it has no value, step or row.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Stopped {
+    Fault(Fault),
+    Refused(String),
+}
+
+impl From<Fault> for Stopped {
+    fn from(f: Fault) -> Stopped {
+        Stopped::Fault(f)
+    }
+}
+
 /// How a run ended (divergence is a [`Fault`] instead).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Status {
@@ -225,7 +240,7 @@ pub fn run(
     facts: &DataFacts,
     settings: &RunSettings,
     start: Option<State>,
-) -> Result<Outcome, Fault> {
+) -> Result<Outcome, Stopped> {
     run_watched(plan, backend, data, facts, settings, start, Watch::default())
 }
 
@@ -259,7 +274,7 @@ pub fn run_watched(
     settings: &RunSettings,
     start: Option<State>,
     watch: Watch,
-) -> Result<Outcome, Fault> {
+) -> Result<Outcome, Stopped> {
     // A warm start is checked after its first epoch whatever `check_every` says: it is often
     // done by then, and a batch solver would otherwise run `check_every` iterations to say so.
     let warm = start.is_some();
@@ -298,7 +313,7 @@ pub fn run_watched(
     let check_every = if working.is_some() { WS_INNER } else { settings.check_every.max(1) };
     let mut history = DualHistory::default();
     if settings.shards > 1 {
-        super::shards::applies(plan).map_err(refused)?;
+        super::shards::applies(plan).map_err(Stopped::Refused)?;
     }
     let mut checks = Checks::new(plan, settings);
     let mut epochs = 0;
@@ -500,14 +515,11 @@ fn sharded_epoch(
     data: &DataView,
     rows: &[u32],
     k: usize,
-) -> Result<State, Fault> {
-    let code = backend.shared().ok_or_else(|| refused(format!("the {} back end cannot run shards", backend.name())))?;
-    super::shards::epoch(plan, code.as_ref(), state, data, rows, k)
-}
-
-/// A run the driver will not start, said as a fault at its first step.
-fn refused(what: String) -> Fault {
-    Fault { what, value: f64::NAN, step: 0.0, row: 0 }
+) -> Result<State, Stopped> {
+    let code = backend
+        .shared()
+        .ok_or_else(|| Stopped::Refused(format!("the {} back end cannot run shards", backend.name())))?;
+    Ok(super::shards::epoch(plan, code.as_ref(), state, data, rows, k)?)
 }
 
 /// Points the epochs at a new working set; its size.

@@ -97,6 +97,8 @@ pub struct Solved {
 pub enum Unsolved {
     /// A guarded value went NaN or infinite.
     Fault(Fault),
+    /// The driver would not start it (a usage error).
+    Refused(String),
     /// It ended worse than w = 0: with a convex F that was a valid answer, so the step
     /// overshot. (F may be negative: a `logeps` term is, near 0.)
     Worse { epochs: usize, objective: f64, start_objective: f64 },
@@ -113,6 +115,7 @@ impl Unsolved {
         );
         match self {
             Unsolved::Fault(f) => diverged(&f, train, solver),
+            Unsolved::Refused(why) => Error::Usage(why),
             Unsolved::Worse { epochs, objective, start_objective } => Error::Diverged(format!(
                 "the solver diverged: after {epochs} epochs F = {} is worse than F = {} at the cold start (w = 0){}\n  hint: {hint}",
                 crate::symbolic::fmt_num(objective),
@@ -159,7 +162,10 @@ pub fn solve(
     let backend = selected.backend.name();
     let outcome =
         driver::run_watched(plan, selected.backend.as_mut(), view, &bound.facts, settings, warm.map(|_| start), watch)
-            .map_err(Unsolved::Fault)?;
+            .map_err(|stopped| match stopped {
+                driver::Stopped::Fault(f) => Unsolved::Fault(f),
+                driver::Stopped::Refused(why) => Unsolved::Refused(why),
+            })?;
     let objective = outcome.eval.objective;
     if !objective.is_finite() || objective > start_objective + 1e-9 * start_objective.abs() + 1e-12 {
         return Err(Unsolved::Worse { epochs: outcome.epochs, objective, start_objective });
