@@ -7,8 +7,9 @@
 
 use super::StreamStop;
 use crate::data::stream::Streamed;
-use crate::exec::driver::{Outcome, RunSettings, Status, TracePoint};
+use crate::exec::driver::{Outcome, RunSettings};
 use crate::exec::evaluate::{evaluate, Evaluation};
+use crate::exec::stopping::{Checks, Ended};
 use crate::exec::{Backend, DataView, Orders, State};
 use crate::plan::Plan;
 use std::time::Instant;
@@ -28,8 +29,9 @@ pub fn run(
     let start = Instant::now();
     let mut order: Vec<u32> = vec![];
     let (mut epochs, mut check_seconds) = (0, 0.0);
-    let mut trace = vec![];
-    let mut status = Status::MaxEpochs;
+    // The stopping rules and words the in-memory run uses: the passes, the time limit, an
+    // interrupt (no tolerance: no gap bounds a non-convex cost).
+    let mut checks = Checks::new(plan, settings);
     let fault = |fault: crate::exec::Fault, lines: &[u32]| {
         let line = lines.get(fault.row).or(lines.first()).copied().unwrap_or(0);
         StreamStop::Fault { fault, line }
@@ -49,30 +51,19 @@ pub fn run(
             let eval = mean_cost(plan, &state, data, threads)?;
             let test = test.map(|t| evaluate(plan, &state, t));
             check_seconds += checking.elapsed().as_secs_f64();
-            trace.push(TracePoint { epoch: epochs, seconds: start.elapsed().as_secs_f64(), eval, gap: None, test });
+            checks.record(epochs, &eval, None, &state, start.elapsed().as_secs_f64(), test);
         }
-        if settings.time_limit.is_some_and(|limit| start.elapsed().as_secs_f64() >= limit)
-            && epochs < settings.max_epochs
-        {
-            status = Status::TimeLimit;
-            break;
-        }
-        if settings.cancel.is_cancelled() && epochs < settings.max_epochs {
-            status = Status::Interrupted;
+        if checks.out_of_time(start.elapsed().as_secs_f64(), epochs) || checks.interrupted(epochs) {
             break;
         }
     }
+    let Ended { status, rule, trace, at_end } = checks.end(epochs);
     let checking = Instant::now();
-    let eval = match trace.last() {
-        Some(p) if p.epoch == epochs => p.eval.clone(),
-        _ => mean_cost(plan, &state, data, threads)?,
+    let eval = match at_end {
+        Some((eval, _)) => eval,
+        None => mean_cost(plan, &state, data, threads)?,
     };
     check_seconds += checking.elapsed().as_secs_f64();
-    let rule = match status {
-        Status::TimeLimit => format!("the time limit ({} s) after {epochs} passes", settings.time_limit.unwrap_or(0.0)),
-        Status::Interrupted => format!("an interrupt after pass {epochs}"),
-        _ => format!("the passes asked for ({epochs})"),
-    };
     Ok(Outcome {
         state,
         epochs,
