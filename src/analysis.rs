@@ -151,6 +151,34 @@ pub struct TermReport {
     pub groups: Option<String>,
 }
 
+/// How the regularizer and the constraints are applied together: the four shapes of prox the
+/// compiled solvers take. Exactly one holds, so lowering matches on it once.
+#[derive(Clone, Debug)]
+pub enum ProxShape {
+    /// One closed-form prox per coordinate, the whole regularizer and constraint.
+    Coordinate(CoordinateProx),
+    /// A per-coordinate closed form followed by one routine on the whole vector (a norm, a ball,
+    /// the simplex): batch solvers apply it to all of w.
+    Vector(CoordinateProx, VectorTerm),
+    /// A composite term ω∘B (alone, or with ½‖·‖² whose scaling composes with it): batch
+    /// solvers apply its prox by the runtime's Picard fixed point, or, for `group_l2` over
+    /// groups its file showed disjoint, by the closed-form shrink of each group.
+    Composite(CoordinateProx, crate::plan::Composite),
+    /// A multiclass W: a prox per entry, then (optionally) one routine on each row (ℓ1/ℓ2 or
+    /// ℓ1/∞ rows) or on all of W.
+    Multiclass(CoordinateProx, Option<VectorTerm>),
+}
+
+impl Structure {
+    /// The per-coordinate prox, when it is the whole of the prox.
+    pub fn coordinate(&self) -> Option<CoordinateProx> {
+        match self.prox {
+            Some(ProxShape::Coordinate(p)) => Some(p),
+            _ => None,
+        }
+    }
+}
+
 #[derive(Clone, Debug)]
 pub struct Structure {
     pub smooth: Option<f64>,
@@ -160,18 +188,9 @@ pub struct Structure {
     pub constraints: Vec<TermReport>,
     pub convex: bool,
     pub composite: bool,
-    /// Set when the whole regularizer + constraint is one per-coordinate closed-form prox.
-    pub coordinate: Option<CoordinateProx>,
-    /// Set when it is a per-coordinate closed form followed by one vector routine (then
-    /// `coordinate` is None): batch solvers apply it to the whole vector.
-    pub vector: Option<(CoordinateProx, VectorTerm)>,
-    /// Set for a composite term ω∘B (alone, or with ½‖·‖² whose scaling composes with it):
-    /// batch solvers apply its prox by the runtime's Picard fixed point, or, for `group_l2`
-    /// over groups its file showed disjoint, by the closed-form shrink of each group.
-    pub composite_prox: Option<(CoordinateProx, crate::plan::Composite)>,
-    /// Set for a multiclass W whose prox is per entry, then (optionally) one routine on each
-    /// row (ℓ1/ℓ2 or ℓ1/∞ rows); `coordinate` and `vector` are None.
-    pub multiclass: Option<(CoordinateProx, Option<VectorTerm>)>,
+    /// The shape of the regularizer and constraints' prox, which lowering builds on; None when
+    /// the terms have no closed form together (`terms` says why, term by term).
+    pub prox: Option<ProxShape>,
     pub recommended: Choice,
     /// None when this build cannot run the model yet; `unavailable` says why.
     pub chosen: Option<Choice>,
@@ -207,6 +226,12 @@ pub struct ShapeRule {
 /// 0.042. Logistic at C = 0.01 (SCD, tron, dcd): a9a 0.037, 0.024, 0.027; w8a 0.057, 0.038,
 /// 0.039; at C = 1 SCD's 0.044 and 0.070 win.
 pub const STRONG_RIDGE: f64 = 0.5;
+
+/// The solvers that fit each kind of intercept ([`crate::solvers::Intercepts`]), as the
+/// diagnostics list them; a test holds each list to the registry.
+const FREE_INTERCEPT: &str = "scd, proxgrad, tron, fobos, adagrad, smm, smidas and truncated";
+const PENALISED_INTERCEPT: &str = "dcd and tron";
+const PER_CLASS_INTERCEPT: &str = "tron";
 
 impl ShapeRule {
     /// The choice for data of `rows` × `features`: the rule's for few features, for wide data,
@@ -514,11 +539,13 @@ pub fn analyse(model: &Model, files: &FileFacts, budget: Option<usize>) -> Resul
         }
     }
     // The intercept is one more unpenalized coordinate in SCD, proxgrad and the stochastic
-    // plans; Picard's dual (the SVM as a prox at 0) and DC's reweighting have no place for it.
+    // plans; Picard's dual (the SVM as a prox at 0) and DC's reweighting have no place for it
+    // (dual CD's refusal, which says why, comes first).
     if let (Some(c), Some(b)) = (&chosen, &model.intercept) {
-        if matches!(c.solver, SolverKind::Picard | SolverKind::Dc) {
+        let fits = c.solver.can().intercept;
+        if !(fits.free || fits.penalised && model.intercept_l2.is_some()) {
             unavailable = Some(format!(
-                "`{}` does not fit the intercept `{}` in this build (scd, proxgrad, tron, fobos, adagrad, smm, smidas and truncated do)",
+                "`{}` does not fit the intercept `{}` in this build ({FREE_INTERCEPT} do)",
                 c.solver.name(),
                 b.name
             ));
@@ -529,9 +556,9 @@ pub fn analyse(model: &Model, files: &FileFacts, budget: Option<usize>) -> Resul
     if let (Some(c), true) = (&chosen, model.intercept_per_class) {
         let why = if model.intercept_l2.is_some() {
             Some("a penalised per-class intercept is not compiled by this build (drop its `l2sq` term: unpenalised, tron fits it)".to_string())
-        } else if c.solver != SolverKind::Tron {
+        } else if !c.solver.can().intercept.per_class {
             Some(format!(
-                "per-class intercepts are compiled for tron (softmax with ½‖W‖² only) in this build; `{}` does not fit them",
+                "per-class intercepts are compiled for {PER_CLASS_INTERCEPT} (softmax with ½‖W‖² only) in this build; `{}` does not fit them",
                 c.solver.name()
             ))
         } else {
@@ -545,9 +572,9 @@ pub fn analyse(model: &Model, files: &FileFacts, budget: Option<usize>) -> Resul
     // `μ·l2sq(b)` is compiled where b is a coordinate of the solver's own: dual CD (a feature of
     // value √(λ/μ)) and tron.
     if let (Some(c), Some(r)) = (&chosen, &model.intercept_l2) {
-        if !matches!(c.solver, SolverKind::Dcd | SolverKind::Tron) {
+        if !c.solver.can().intercept.penalised {
             unavailable = Some(format!(
-                "`{}` does not fit a penalised intercept (`{}`) in this build (dcd and tron do)",
+                "`{}` does not fit a penalised intercept (`{}`) in this build ({PENALISED_INTERCEPT} do)",
                 c.solver.name(),
                 r.text
             ));
@@ -591,10 +618,13 @@ pub fn analyse(model: &Model, files: &FileFacts, budget: Option<usize>) -> Resul
         convex,
         // Overlapping (or unread) groups need the fixed point as much as ω(B w) does.
         composite: composite || model.regs.iter().any(|r| r.groups.is_some() && !disjoint_groups(r, files)),
-        coordinate,
-        vector,
-        multiclass,
-        composite_prox,
+        prox: match (coordinate, vector, multiclass, composite_prox) {
+            (Some(p), ..) => Some(ProxShape::Coordinate(p)),
+            (_, Some((p, t)), ..) => Some(ProxShape::Vector(p, t)),
+            (_, _, Some((p, rows)), _) => Some(ProxShape::Multiclass(p, rows)),
+            (.., Some((p, c))) => Some(ProxShape::Composite(p, c)),
+            _ => None,
+        },
         recommended,
         chosen,
         unavailable,
@@ -667,4 +697,31 @@ fn dual_cd_fits(model: &Model) -> bool {
         && model.loss.coef.value > 0.0
         && !model.regs.is_empty()
         && model.regs.iter().all(|r| r.def.prox == ProxKind::Scale && r.operator.is_none() && r.coef.value > 0.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The solvers a diagnostic lists, as a sorted set of names.
+    fn listed(text: &str) -> Vec<String> {
+        let mut names: Vec<String> =
+            text.replace(" and ", ", ").split(", ").map(str::trim).map(str::to_string).collect();
+        names.sort();
+        names
+    }
+
+    fn registered(what: impl Fn(crate::solvers::Intercepts) -> bool) -> Vec<String> {
+        let mut names: Vec<String> =
+            crate::solvers::that_can(|c| what(c.intercept)).iter().map(|s| s.name().to_string()).collect();
+        names.sort();
+        names
+    }
+
+    #[test]
+    fn the_intercept_diagnostics_list_what_the_registry_says() {
+        assert_eq!(listed(FREE_INTERCEPT), registered(|i| i.free));
+        assert_eq!(listed(PENALISED_INTERCEPT), registered(|i| i.penalised));
+        assert_eq!(listed(PER_CLASS_INTERCEPT), registered(|i| i.per_class));
+    }
 }

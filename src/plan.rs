@@ -527,7 +527,7 @@ pub struct PicardCall {
 /// Where the plan came from, for the header of the dump and the report.
 #[derive(Clone, Debug, PartialEq)]
 pub struct PlanInfo {
-    pub solver: &'static str,
+    pub solver: crate::solvers::SolverKind,
     pub summary: String,
     pub lazy: bool,
     /// Labels are ±1 and a prediction is the sign of the margin.

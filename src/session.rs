@@ -24,6 +24,7 @@ pub mod solve;
 use crate::data::{Dataset, LabelMap};
 use crate::exec::driver::Watch;
 use crate::pipeline::{self, CompileError, CompileOptions, Compiled};
+use crate::solvers::SolverKind;
 use crate::source::SourceFile;
 use crate::stdlib::Library;
 use serde::Serialize;
@@ -272,28 +273,121 @@ pub struct TracePoint {
     pub gap: Option<f64>,
 }
 
-/// What a solve found: the answer, its certificate and how it stopped.
+/// What a solve found: the answer, its certificate and how it stopped. Serialized, it is
+/// the record `optc run --json` prints (which leaves the weights to `--save`).
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Report {
     /// w (or W row-major, d × k).
     pub weights: Vec<f64>,
     /// b, for a model with `var b: scalar`.
     pub intercept: Option<f64>,
+    /// One offset per class, for a softmax model with `var b: vec[classes(y)]`.
+    pub intercepts: Option<Vec<f64>>,
     /// F at the answer, in ALGORITHMS.md's normalisation.
     pub objective: f64,
+    /// The mean loss at the answer, (1/m)·Σᵢ ℓ(yᵢ, ⟨xᵢ, w⟩), unweighted.
+    pub loss: f64,
     /// The certified duality gap: F − F* ≤ gap (None where no certificate applies).
     pub gap: Option<f64>,
-    /// `converged`, `max_epochs`, `time_limit`, …
+    /// gap / |F|, what `tol` bounds.
+    pub relative_gap: Option<f64>,
+    /// The relative gap the run was asked to reach (None: a fixed number of epochs).
+    pub tol: Option<f64>,
+    /// `converged`, `max_epochs`, `time_limit`, `interrupted`, …
     pub status: String,
-    /// The rule that stopped the run.
+    /// The rule that stopped the run, in words.
+    #[serde(rename = "stopped_by")]
     pub rule: String,
     pub epochs: usize,
+    /// The solve's seconds (the compile and the reading not counted).
     pub seconds: f64,
-    pub solver: String,
+    /// Of those, the seconds spent on certificate checks.
+    pub check_seconds: f64,
+    pub solver: SolverKind,
+    /// Why the compiler chose it (None when the model forced it).
+    pub solver_reason: Option<String>,
+    /// The lazy plan ran (coordinates caught up just before they are read).
+    pub lazy: bool,
+    /// `jit` or `interpreter`.
     pub backend: String,
     /// Non-zero weights.
     pub nnz: usize,
+    /// Multiclass: the features some class gives a non-zero weight.
+    pub nnz_rows: Option<usize>,
+    /// The training data's rows, features (as the model sees them) and non-zeros.
+    pub rows: usize,
+    pub features: usize,
+    pub data_nnz: usize,
+    /// Coordinates in the working set at the end, for solvers that keep one.
+    pub working_set: Option<usize>,
+    /// Features Gap Safe screening proved zero.
+    pub screened: Option<usize>,
+    /// The row (or column) order's seed.
+    pub seed: u64,
+    /// The shards each epoch was cut into (1: none).
+    pub shards: usize,
+    /// The fraction of training rows misclassified (classification).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub train_error: Option<f64>,
+    /// The mean squared error on the training rows (regression).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub train_mse: Option<f64>,
+    /// F and the gap after each check, when the solve was asked to trace.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub trace: Vec<TracePoint>,
+}
+
+impl Report {
+    /// The report of `solved`, a solve of `plan` (compiled as `compiled`) on `train`, seen as
+    /// `features` features, run with `settings` from the model's `seed`.
+    pub(crate) fn of(
+        compiled: &Compiled,
+        plan: &crate::plan::Plan,
+        train: &Dataset,
+        features: usize,
+        solved: &solve::Solved,
+        settings: &crate::exec::driver::RunSettings,
+    ) -> Report {
+        let outcome = &solved.outcome;
+        let ev = &outcome.eval;
+        let weights = outcome.state.weights(plan).to_vec();
+        let regression = compiled.model.label_kind == crate::stdlib::LabelKind::Real;
+        Report {
+            weights,
+            intercept: plan.objective.intercept.map(|_| outcome.state.intercept(plan)),
+            intercepts: plan.objective.class_intercept.map(|b| outcome.state.vectors[b.0].clone()),
+            objective: ev.objective,
+            loss: ev.loss,
+            gap: outcome.gap,
+            relative_gap: outcome.gap.map(|g| g / ev.objective.abs().max(f64::MIN_POSITIVE)),
+            tol: settings.tol,
+            status: outcome.status.name().to_string(),
+            rule: outcome.rule.clone(),
+            epochs: outcome.epochs,
+            seconds: outcome.seconds,
+            check_seconds: outcome.check_seconds,
+            solver: plan.info.solver,
+            solver_reason: compiled.structure.chosen.as_ref().map(|c| c.reason.clone()),
+            lazy: plan.info.lazy,
+            backend: solved.backend.to_string(),
+            nnz: ev.nnz,
+            nnz_rows: ev.nnz_rows,
+            rows: train.rows(),
+            features,
+            data_nnz: train.nnz(),
+            working_set: outcome.working_set,
+            screened: outcome.screened,
+            seed: settings.seed,
+            shards: settings.shards,
+            train_error: if regression { None } else { ev.error },
+            train_mse: if regression { ev.mse } else { None },
+            trace: outcome
+                .trace
+                .iter()
+                .map(|p| TracePoint { epoch: p.epoch, seconds: p.seconds, objective: p.eval.objective, gap: p.gap })
+                .collect(),
+        }
+    }
 }
 
 /// A problem on its data, solved as often as asked: each solve warm-starts from the last
@@ -352,27 +446,8 @@ impl Session {
             warm.map(|(w, b)| (w.as_slice(), *b)),
         )
         .map_err(|e| e.failure(train, plan.info.solver, None, None))?;
-        let outcome = solved.outcome;
-        let weights = outcome.state.weights(&plan).to_vec();
-        let intercept = plan.objective.intercept.map(|_| outcome.state.intercept(&plan));
-        self.warm = Some((weights.clone(), intercept.unwrap_or(0.0)));
-        Ok(Report {
-            nnz: weights.iter().filter(|v| **v != 0.0).count(),
-            weights,
-            intercept,
-            objective: outcome.eval.objective,
-            gap: outcome.gap,
-            status: outcome.status.name().to_string(),
-            rule: outcome.rule,
-            epochs: outcome.epochs,
-            seconds: outcome.seconds,
-            solver: plan.info.solver.to_string(),
-            backend: solved.backend.to_string(),
-            trace: outcome
-                .trace
-                .iter()
-                .map(|p| TracePoint { epoch: p.epoch, seconds: p.seconds, objective: p.eval.objective, gap: p.gap })
-                .collect(),
-        })
+        let report = Report::of(&compiled, &plan, train, bound.features, &solved, &settings);
+        self.warm = Some((report.weights.clone(), report.intercept.unwrap_or(0.0)));
+        Ok(report)
     }
 }

@@ -91,6 +91,53 @@ pub struct SolverSpec {
     pub default_max_epochs: usize,
     /// Epochs between two certificate checks (each costs passes over the data).
     pub check_every: usize,
+    /// What it can do besides the model it takes; every command asks here, never by name.
+    pub can: Capabilities,
+}
+
+/// What a solver can do beyond the models it takes: the one list `--shards`, `--stream`, the
+/// intercept checks and the report's wording consult.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Capabilities {
+    /// It lowers a lazy plan (skipped proxes composed in closed form just before a coordinate is
+    /// read) beside the eager one, and the report names which ran.
+    pub lazy: bool,
+    /// `--shards`: its epochs can be cut into shards on threads and the flushed states averaged.
+    pub shards: bool,
+    /// Its per-pass work restarts its history after a closed-form catch-up, so run a block at a
+    /// time (`--stream`) it is the same algorithm; per-row state it keeps is of the pass.
+    pub restarts_each_pass: bool,
+    /// Its steps or weights decay, so it rarely certifies a tight gap: the report's hint for an
+    /// unfinished run says to leave the solver to optc.
+    pub decaying_steps: bool,
+    /// Which intercepts it fits.
+    pub intercept: Intercepts,
+    /// How a run of it can end done.
+    pub certificate: Certificate,
+}
+
+/// The intercepts a solver fits: `var b: scalar` unregularized, `μ·l2sq(b)`, and one offset per
+/// class (`var b: vec[classes(y)]`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Intercepts {
+    pub free: bool,
+    pub penalised: bool,
+    pub per_class: bool,
+}
+
+impl Intercepts {
+    pub const NONE: Intercepts = Intercepts { free: false, penalised: false, per_class: false };
+}
+
+/// What says a run of the solver is done.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Certificate {
+    /// The Fenchel duality gap, a bound on F − F* (or, where the dual has no closed form, the
+    /// change of F between checks, said in the report).
+    Gap,
+    /// None: the objective it solves is not convex (DC), so it stops at its caps or when its
+    /// reweighting settles.
+    NonConvex,
 }
 
 const EPOCHS: OptionSpec =
@@ -99,6 +146,16 @@ const SEED: OptionSpec = OptionSpec { name: "seed", kind: OptionKind::Seed, help
 const TOL: OptionSpec =
     OptionSpec { name: "tol", kind: OptionKind::Positive, help: "stop when the certified relative gap is ≤ tol" };
 const ETA0: OptionSpec = OptionSpec { name: "eta0", kind: OptionKind::Positive, help: "η₀ of the step η₀/√t" };
+
+/// A batch or coordinate method: no lazy plan, no shards, fits an unregularized intercept.
+const BATCH: Capabilities = Capabilities {
+    lazy: false,
+    shards: false,
+    restarts_each_pass: false,
+    decaying_steps: false,
+    intercept: Intercepts { free: true, penalised: false, per_class: false },
+    certificate: Certificate::Gap,
+};
 
 const fn needs(smooth_loss: bool, coordinate_separable: bool) -> Requirements {
     Requirements {
@@ -127,6 +184,7 @@ pub const REGISTRY: [SolverSpec; 11] = [
         compiled: true,
         default_max_epochs: 100,
         check_every: 1,
+        can: Capabilities { lazy: true, shards: true, decaying_steps: true, ..BATCH },
     },
     SolverSpec {
         kind: SolverKind::Truncated,
@@ -153,6 +211,7 @@ pub const REGISTRY: [SolverSpec; 11] = [
         compiled: true,
         default_max_epochs: 100,
         check_every: 1,
+        can: Capabilities { lazy: true, decaying_steps: true, ..BATCH },
     },
     SolverSpec {
         kind: SolverKind::Adagrad,
@@ -173,6 +232,7 @@ pub const REGISTRY: [SolverSpec; 11] = [
         compiled: true,
         default_max_epochs: 100,
         check_every: 1,
+        can: Capabilities { lazy: true, shards: true, decaying_steps: true, ..BATCH },
     },
     SolverSpec {
         kind: SolverKind::Smm,
@@ -188,6 +248,7 @@ pub const REGISTRY: [SolverSpec; 11] = [
         compiled: true,
         default_max_epochs: 100,
         check_every: 1,
+        can: Capabilities { restarts_each_pass: true, decaying_steps: true, ..BATCH },
     },
     SolverSpec {
         kind: SolverKind::Scd,
@@ -206,6 +267,7 @@ pub const REGISTRY: [SolverSpec; 11] = [
         compiled: true,
         default_max_epochs: 1000,
         check_every: 1,
+        can: BATCH,
     },
     SolverSpec {
         kind: SolverKind::Smidas,
@@ -225,6 +287,7 @@ pub const REGISTRY: [SolverSpec; 11] = [
         compiled: true,
         default_max_epochs: 100,
         check_every: 1,
+        can: Capabilities { decaying_steps: true, ..BATCH },
     },
     SolverSpec {
         kind: SolverKind::Dc,
@@ -241,6 +304,7 @@ pub const REGISTRY: [SolverSpec; 11] = [
         compiled: true,
         default_max_epochs: 100,
         check_every: 1,
+        can: Capabilities { restarts_each_pass: true, intercept: Intercepts::NONE, certificate: Certificate::NonConvex, ..BATCH },
     },
     SolverSpec {
         kind: SolverKind::Proxgrad,
@@ -251,6 +315,7 @@ pub const REGISTRY: [SolverSpec; 11] = [
         default_max_epochs: 20000,
         // An iteration costs one pass, a check two or three.
         check_every: 10,
+        can: BATCH,
     },
     SolverSpec {
         kind: SolverKind::Picard,
@@ -261,6 +326,7 @@ pub const REGISTRY: [SolverSpec; 11] = [
         default_max_epochs: 50000,
         // An iteration costs two passes (margins, then w = −μBᵀv), a check two.
         check_every: 10,
+        can: Capabilities { intercept: Intercepts::NONE, ..BATCH },
     },
     SolverSpec {
         kind: SolverKind::Dcd,
@@ -283,6 +349,7 @@ pub const REGISTRY: [SolverSpec; 11] = [
         // two over all of them (the margins, then Xᵀu): a check is due once the epochs have
         // visited enough rows, or shrinking says it converged (`Plan::cadence`).
         check_every: 1,
+        can: Capabilities { intercept: Intercepts { free: false, penalised: true, per_class: false }, ..BATCH },
     },
     SolverSpec {
         kind: SolverKind::Tron,
@@ -294,6 +361,7 @@ pub const REGISTRY: [SolverSpec; 11] = [
         // A Newton iteration costs a pass per CG step (often ten or more), a check two or three;
         // checking every second iteration was no faster on a9a, w8a, dna and satimage.
         check_every: 1,
+        can: Capabilities { intercept: Intercepts { free: true, penalised: true, per_class: true }, ..BATCH },
     },
 ];
 
@@ -325,6 +393,11 @@ impl SolverKind {
         self.spec().check_every
     }
 
+    /// What it can do beyond the models it takes.
+    pub fn can(self) -> Capabilities {
+        self.spec().can
+    }
+
     pub fn option(self, name: &str) -> Option<&'static OptionSpec> {
         self.spec().options.iter().find(|o| o.name == name)
     }
@@ -337,6 +410,31 @@ impl SolverKind {
 /// Every name `solve with` accepts, `auto` last.
 pub fn names() -> Vec<&'static str> {
     REGISTRY.iter().map(|s| s.name).chain([AUTO]).collect()
+}
+
+/// The solvers that can do `what`, in the registry's order, for messages.
+pub fn that_can(what: impl Fn(Capabilities) -> bool) -> Vec<SolverKind> {
+    REGISTRY.iter().filter(|s| what(s.can)).map(|s| s.kind).collect()
+}
+
+impl std::fmt::Display for SolverKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A solver equals its name: `plan.info.solver == "dcd"`.
+impl PartialEq<&str> for SolverKind {
+    fn eq(&self, name: &&str) -> bool {
+        self.name() == *name
+    }
+}
+
+/// A solver is written as its name (the `--json` report's `"solver"`).
+impl serde::Serialize for SolverKind {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.name())
+    }
 }
 
 /// The solvers this build compiles, for messages.

@@ -531,7 +531,12 @@ fn rank_two_buffers_and_row_calls_run_the_same_and_right() {
     let d = read_libsvm(&fixture("regression.svm")).expect("fixture");
     let (m, features) = (d.rows(), d.features());
     let plan = Plan {
-        info: PlanInfo { solver: "handmade", summary: String::new(), lazy: false, classification: false },
+        info: PlanInfo {
+            solver: optc::solvers::SolverKind::Proxgrad,
+            summary: String::new(),
+            lazy: false,
+            classification: false,
+        },
         scalars: vec![
             scalar("L", ScalarRole::Param, lip),
             scalar("τ", ScalarRole::Param, tau),

@@ -11,6 +11,7 @@ use std::fmt::Write;
 use super::{groups_note, penalty_text, FileFacts};
 use crate::check::Dictionary;
 use crate::diagnostics::Problem;
+use crate::solvers::SolverKind;
 use crate::stdlib::ProxKind;
 use crate::symbolic::fmt_num;
 
@@ -35,7 +36,7 @@ pub fn choose(d: &Dictionary) -> Result<DictionaryChoice, Vec<Problem>> {
     let (mut batch, mut epochs) = (DEFAULT_BATCH, DEFAULT_EPOCHS);
     let mut majorizer = crate::plan::Majorizer::Variational;
     if let Some(s) = &d.solver {
-        if s.name != "smm" && s.name != "auto" {
+        if SolverKind::from_name(&s.name) != Some(SolverKind::Smm) && s.name != crate::solvers::AUTO {
             problems.push(
                 Problem::error(
                     "optc::solver",

@@ -91,12 +91,12 @@ pub fn report(model: &Model, st: &Structure, file_name: &str) -> String {
             "no: every term acts on the variable directly"
         }
     );
-    match (&st.coordinate, &st.vector) {
-        (Some(p), _) if p.tangent.is_some() => {
+    match &st.prox {
+        Some(ProxShape::Coordinate(p)) if p.tangent.is_some() => {
             _ = writeln!(o, "prox        per coordinate, of the convex DC surrogate: {}", p.describe())
         }
-        (Some(p), _) => _ = writeln!(o, "prox        per coordinate, closed form: {}", p.describe()),
-        (None, Some((p, t))) if p.l1 > 0.0 || p.l2 > 0.0 => {
+        Some(ProxShape::Coordinate(p)) => _ = writeln!(o, "prox        per coordinate, closed form: {}", p.describe()),
+        Some(ProxShape::Vector(p, t)) if p.l1 > 0.0 || p.l2 > 0.0 => {
             _ = writeln!(
                 o,
                 "prox        closed form: {} of {}, after the per-coordinate {}",
@@ -105,9 +105,10 @@ pub fn report(model: &Model, st: &Structure, file_name: &str) -> String {
                 p.describe()
             )
         }
-        (None, Some((_, t))) => _ = writeln!(o, "prox        closed form: {} of {}", t.routine().name(), t.describe()),
-        (None, None) if st.multiclass.is_some() => {
-            let (p, rows) = st.multiclass.expect("checked");
+        Some(ProxShape::Vector(_, t)) => {
+            _ = writeln!(o, "prox        closed form: {} of {}", t.routine().name(), t.describe())
+        }
+        Some(ProxShape::Multiclass(p, rows)) => {
             let entry = (p.l1 > 0.0 || p.l2 > 0.0 || p.has_box()).then(|| format!("per entry of W {}", p.describe()));
             let row = rows.map(|t| {
                 let which = if t.whole_matrix() { "W" } else { "each row of W" };
@@ -117,14 +118,11 @@ pub fn report(model: &Model, st: &Structure, file_name: &str) -> String {
             let what = if parts.is_empty() { "none (R = 0)".to_string() } else { parts.join(", then ") };
             let _ = writeln!(o, "prox        closed form: {what}");
         }
-        (None, None) => match &st.composite_prox {
-            Some((p, c)) if c.prox == crate::plan::CompositeProx::GroupShrink => {
-                let after =
-                    if p.l2 > 0.0 { format!(", after the per-coordinate {}", p.describe()) } else { String::new() };
-                _ = writeln!(o, "prox        closed form: ℓ2 shrink of each group{after}")
-            }
-            _ => _ = writeln!(o, "prox        term by term (see above)"),
-        },
+        Some(ProxShape::Composite(p, c)) if c.prox == crate::plan::CompositeProx::GroupShrink => {
+            let after = if p.l2 > 0.0 { format!(", after the per-coordinate {}", p.describe()) } else { String::new() };
+            _ = writeln!(o, "prox        closed form: ℓ2 shrink of each group{after}")
+        }
+        Some(ProxShape::Composite(..)) | None => _ = writeln!(o, "prox        term by term (see above)"),
     }
     let _ = writeln!(o, "recommended {} — {}", st.recommended.solver.name(), st.recommended.reason);
     if let Some(rule) = &st.by_shape {

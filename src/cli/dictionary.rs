@@ -167,7 +167,7 @@ pub fn run(args: &RunArgs) -> Result<bool, Failure> {
         let r = serde_json::json!({
             "model": args.model.display().to_string(),
             "data": args.data.display().to_string(),
-            "solver": "smm",
+            "solver": crate::solvers::SolverKind::Smm,
             "solver_reason": choice.reason,
             "atoms": k,
             "rows": rows,

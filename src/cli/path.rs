@@ -303,10 +303,10 @@ fn lambda_max(
     bound: &Bound,
     view: &crate::exec::DataView,
 ) -> Option<f64> {
-    let (one, two) = (at_one.structure.coordinate?, at_two.structure.coordinate?);
+    let (one, two) = (at_one.structure.coordinate()?, at_two.structure.coordinate()?);
     let linear = one.l1 > 0.0 && (two.l1 - 2.0 * one.l1).abs() <= 1e-12 * one.l1;
     // Only ℓ1 moves with the parameter; ½‖·‖² and boxes do not change the optimality of 0.
-    if !linear || one.l2 != two.l2 || at_one.structure.vector.is_some() || plan.certificate.is_none() {
+    if !linear || one.l2 != two.l2 || plan.certificate.is_none() {
         return None;
     }
     let zero = State::new(plan, &bound.facts, view.labels);

@@ -158,6 +158,7 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
     if let Some(p) = &args.init {
         say(format!("note: started from the weights of {}", p.display()));
     }
+    let report = crate::session::Report::of(&compiled, &plan, &train, features, &solved, &run_settings);
     let step = StepShown::of(&plan, &settings, &facts);
     let (eta0, n0) = (step.eta0, step.n0);
     let step = step.shown;
@@ -190,41 +191,22 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
     let test = test_view.as_ref().map(|tv| evaluate(&plan, &outcome.state, tv));
 
     commit_output(trace_out, || trace_csv(&outcome.trace, kind))?;
-    write_plot(plot_out, &file.name, &train.name, plan.info.solver, &outcome.trace, kind)?;
+    write_plot(plot_out, &file.name, &train.name, plan.info.solver.name(), &outcome.trace, kind)?;
     commit_output(save_out, || {
         let saved = saved_model(&compiled.model, &bound.label_map, features, &w, intercept);
         saved_text(with_class_bias(saved, class_bias.as_deref()), "--save", args.quiet)
     })?;
 
     if args.json {
-        let mut r = serde_json::json!({
+        // The run's Report, without the weights (`--save` writes them), and what the command
+        // line adds: its files, the step it took, the compile and the reading, the test error.
+        let mut r = serde_json::to_value(&report).unwrap_or_default();
+        let obj = r.as_object_mut().expect("a report is a record");
+        obj.remove("weights");
+        let extra = serde_json::json!({
             "model": file.name,
             "data": train.name,
-            "solver": plan.info.solver,
-            "solver_reason": compiled.structure.chosen.as_ref().map(|c| c.reason.clone()),
-            "lazy": plan.info.lazy,
-            "backend": backend_name,
             "compile_seconds": compile_seconds,
-            "objective": train_eval.objective,
-            "loss": train_eval.loss,
-            "nnz": train_eval.nnz,
-            "nnz_rows": train_eval.nnz_rows,
-            "intercept": intercept,
-            "intercepts": class_bias,
-            "features": features,
-            "rows": train.rows(),
-            "data_nnz": train.nnz(),
-            "epochs": outcome.epochs,
-            "status": outcome.status.name(),
-            "stopped_by": outcome.rule,
-            "gap": outcome.gap,
-            "relative_gap": outcome.gap.map(|g| g / train_eval.objective.abs().max(f64::MIN_POSITIVE)),
-            "tol": tol,
-            "check_seconds": outcome.check_seconds,
-            "working_set": outcome.working_set,
-            "screened": outcome.screened,
-            "shards": run_settings.shards,
-            "seed": settings.seed,
             "init": args.init.as_ref().map(|p| p.display().to_string()),
             "holdout": outcome.holdout.as_ref().map(|h| serde_json::json!({
                 "fraction": args.holdout,
@@ -248,13 +230,10 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
                 "tried": c.tried,
                 "seconds": c.seconds,
             })),
-            "seconds": outcome.seconds,
             "parse_seconds": parse_seconds,
         });
-        let obj = r.as_object_mut().expect("json object");
-        match kind {
-            LabelKind::Real => _ = obj.insert("train_mse".into(), train_eval.mse.into()),
-            _ => _ = obj.insert("train_error".into(), train_eval.error.into()),
+        if let serde_json::Value::Object(extra) = extra {
+            obj.extend(extra);
         }
         if let Some(t) = &test {
             obj.insert("test_loss".into(), t.loss.into());

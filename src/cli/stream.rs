@@ -21,6 +21,7 @@ use crate::data::stream::{scan, StreamSource, Streamed, DEFAULT_BLOCK_ROWS};
 use crate::data::Dataset;
 use crate::exec::stream::{no_streamed_gap, streamable, StreamStop};
 use crate::pipeline::{self, CompileOptions};
+use crate::solvers::SolverKind;
 use crate::stdlib::{LabelKind, Library};
 use crate::symbolic::fmt_num;
 use rand::SeedableRng;
@@ -30,7 +31,7 @@ use std::time::Instant;
 /// smooth loss (ALGORITHMS.md §9: "streaming data → SMM", one pass gives a usable model), else
 /// FOBOS (§9's choice for non-smooth losses), which takes every per-coordinate regularizer and
 /// constraint lazily, O(nnz) a step.
-const FALLBACKS: [&str; 2] = ["smm", "fobos"];
+const FALLBACKS: [SolverKind; 2] = [SolverKind::Smm, SolverKind::Fobos];
 
 pub(super) fn run(args: &RunArgs) -> Result<(), Failure> {
     let compile_start = Instant::now();
@@ -73,7 +74,7 @@ pub(super) fn run(args: &RunArgs) -> Result<(), Failure> {
         let mut refusals = vec![];
         let mut chosen = None;
         for fallback in FALLBACKS {
-            let tried = CompileOptions { solver: Some(fallback.into()), ..opts.clone() };
+            let tried = CompileOptions { solver: Some(fallback.name().into()), ..opts.clone() };
             // A fallback the model rules out (SMM with a non-smooth loss) is skipped, said only
             // when no fallback runs: the user asked for none of them.
             let built = pipeline::front_end(&file, &Library::standard(), &tried)
@@ -242,7 +243,7 @@ pub(super) fn run(args: &RunArgs) -> Result<(), Failure> {
     let w = outcome.state.weights(&plan).to_vec();
     let intercept = plan.objective.intercept.map(|_| outcome.state.intercept(&plan));
     commit_output(trace_out, || trace_csv(&outcome.trace, kind))?;
-    write_plot(plot_out, &file.name, &source.name, solver, &outcome.trace, kind)?;
+    write_plot(plot_out, &file.name, &source.name, solver.name(), &outcome.trace, kind)?;
     commit_output(save_out, || {
         saved_text(saved_model(&compiled.model, &streamed.label_map, features, &w, intercept), "--save", args.quiet)
     })?;
@@ -308,7 +309,7 @@ pub(super) fn run(args: &RunArgs) -> Result<(), Failure> {
     if human {
         let mut s = format!(
             "optc: {solver}{} on {} (streamed) — {} rows × {features} features, {} non-zeros (first pass {:.2} s, {} blocks of ≤ {} rows)\n",
-            if plan.info.lazy && matches!(solver, "fobos" | "adagrad" | "truncated") { " (lazy)" } else { "" },
+            if plan.info.lazy && solver.can().lazy { " (lazy)" } else { "" },
             source.name,
             scanned.rows,
             scanned.nnz,

@@ -5,14 +5,26 @@ use crate::data::DataFacts;
 use crate::data::Dataset;
 use crate::exec::driver;
 use crate::exec::evaluate::Evaluation;
+use crate::solvers::SolverKind;
 use crate::symbolic::fmt_num;
 
 /// What to do about a run that stopped short of its tolerance.
-pub(crate) fn unconverged_hint(solver: &str) -> &'static str {
-    if matches!(solver, "fobos" | "adagrad" | "smm") {
+pub(crate) fn unconverged_hint(solver: SolverKind) -> &'static str {
+    if solver.can().decaying_steps {
         "stochastic steps with decaying steps or weights rarely certify a tight gap; give a looser --tol, more --epochs with --tol, or leave the solver to optc (it picks a batch or coordinate method that certifies)"
     } else {
         "raise the cap with --epochs N (and keep --tol), or give --time-limit more time"
+    }
+}
+
+/// Which of its plans the solver ran, after its name: lazy or eager, DC online or batch.
+pub(crate) fn variant(plan: &crate::plan::Plan) -> &'static str {
+    match (plan.info.solver.can().lazy, plan.info.lazy, plan.uncertified) {
+        (true, true, _) => " (lazy)",
+        (true, false, _) => " (eager)",
+        (_, _, crate::plan::Uncertified::Reweighting { .. }) => " (batch: reweighted ℓ1)",
+        _ if plan.info.solver == SolverKind::Dc => " (online)",
+        _ => "",
     }
 }
 
@@ -31,13 +43,7 @@ pub(crate) fn summary(
     let mut s = format!(
         "optc: {}{} on {} — {} rows × {} features, {} non-zeros (read in {:.2} s)\n",
         plan.info.solver,
-        match (plan.info.solver, plan.info.lazy, plan.uncertified) {
-            ("fobos" | "adagrad" | "truncated", true, _) => " (lazy)",
-            ("fobos" | "adagrad" | "truncated", false, _) => " (eager)",
-            ("dc", _, crate::plan::Uncertified::Reweighting { .. }) => " (batch: reweighted ℓ1)",
-            ("dc", _, _) => " (online)",
-            _ => "",
-        },
+        variant(plan),
         train.name,
         train.rows(),
         features,
@@ -137,8 +143,8 @@ impl StepShown {
         let shown = match (&settings.step_text, n0, eta0) {
             (Some(text), _, _) => StepShown::Schedule(text.clone()),
             (None, Some(n0), _) => StepShown::Weights(n0),
-            (None, None, Some(eta)) if plan.info.solver == "adagrad" => StepShown::Scaled(eta),
-            (None, None, _) if plan.info.solver == "smidas" => StepShown::PerEpoch(eta0.unwrap_or(f64::NAN)),
+            (None, None, Some(eta)) if plan.info.solver == SolverKind::Adagrad => StepShown::Scaled(eta),
+            (None, None, _) if plan.info.solver == SolverKind::Smidas => StepShown::PerEpoch(eta0.unwrap_or(f64::NAN)),
             (None, None, _) => StepShown::Eta0(eta0),
         };
         StepOf { eta0, n0, shown }
@@ -166,7 +172,7 @@ impl StepShown {
         }
     }
 
-    pub(super) fn hint(&self, solver: &str) -> String {
+    pub(super) fn hint(&self, solver: SolverKind) -> String {
         match self {
             StepShown::Schedule(f) => format!("the step `{f}` is too large for this data; make it smaller, e.g. divide it by 10"),
             StepShown::Eta0(Some(v)) | StepShown::PerEpoch(v) => format!(

@@ -18,22 +18,20 @@
 
 use super::{DataView, Fault, Orders, SharedEpoch, State};
 use crate::plan::{Len, Plan, ScalarRole, VecRole};
-
-/// The solvers whose epochs may be sharded.
-pub const SOLVERS: [&str; 2] = ["fobos", "adagrad"];
+use crate::solvers::{self, SolverKind};
 
 /// The most shards an epoch may be cut into: a thread and a copy of the state each.
 pub const MAX_SHARDS: usize = 64;
 
 /// Why the solver named `solver` cannot take shards, or Ok: the command line's refusal, before
 /// any plan is made, and the driver's.
-pub fn takes(solver: &str) -> Result<(), String> {
-    if SOLVERS.contains(&solver) {
+pub fn takes(solver: SolverKind) -> Result<(), String> {
+    if solver.can().shards {
         return Ok(());
     }
     Err(format!(
         "`{solver}` does not take shards; they average the epochs of the stochastic solvers {}",
-        SOLVERS.map(|s| format!("`{s}`")).join(" and ")
+        solvers::that_can(|c| c.shards).iter().map(|s| format!("`{s}`")).collect::<Vec<_>>().join(" and ")
     ))
 }
 

@@ -22,6 +22,7 @@ use super::{Backend, DataView, Fault, Orders, State};
 use crate::data::stream::{PassError, Streamed};
 use crate::data::DataFacts;
 use crate::plan::{Len, Plan, Range, Stmt, VecRole};
+use crate::solvers::SolverKind;
 use std::time::Instant;
 
 /// Whether `plan` can run a block at a time; Err says why not, in words for the user.
@@ -46,12 +47,12 @@ pub fn streamable(plan: &Plan) -> Result<(), String> {
     let (before, after) = (&plan.epoch[..*at], &plan.epoch[at + 1..]);
     // SMM (and online DC, built on it) restart their per-epoch history after a closed-form
     // catch-up: done per block it is the same algorithm (see the module's doc).
-    let restarts_history = matches!(solver, "smm" | "dc");
+    let restarts_history = solver.can().restarts_each_pass;
     let per_pass_work = !before.is_empty() || !after.is_empty();
     if per_pass_work && !restarts_history {
         return Err(format!(
             "an epoch of `{solver}` does work once per pass besides its steps ({}); run a block at a time it would be done once per block",
-            if solver == "smidas" { "its step η₀/√e counts epochs" } else { "before or after the loop over the rows" }
+            if solver == SolverKind::Smidas { "its step η₀/√e counts epochs" } else { "before or after the loop over the rows" }
         ));
     }
     if let Some(v) = plan.vectors.iter().find(|v| v.len == Len::Rows && v.role != VecRole::Labels && !restarts_history)

@@ -8,9 +8,9 @@ use std::fmt::Write as _;
 
 pub fn dump(plan: &Plan, facts: Option<&DataFacts>) -> String {
     let mut o = String::new();
-    let kind = match (plan.info.solver, plan.info.lazy) {
-        ("fobos" | "adagrad" | "truncated", true) => " (lazy)",
-        ("fobos" | "adagrad" | "truncated", false) => " (eager)",
+    let kind = match (plan.info.solver.can().lazy, plan.info.lazy) {
+        (true, true) => " (lazy)",
+        (true, false) => " (eager)",
         _ => "",
     };
     let _ = writeln!(o, "plan {}{kind}  # {}", plan.info.solver, plan.info.summary);

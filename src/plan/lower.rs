@@ -23,10 +23,11 @@ use super::{
     Certificate, Expr, Index, Len, LossConjugate, ParamInit, Plan, PlanInfo, ScalarDecl, ScalarId, ScalarRole, VecDecl,
     VecId, VecRole,
 };
-use crate::analysis::{CoordinateProx, SolverKind, Structure};
+use crate::analysis::{CoordinateProx, ProxShape, Structure};
 use crate::check::Model;
 use crate::diagnostics::Problem;
 use crate::runtime::VectorTerm;
+use crate::solvers::SolverKind;
 use crate::symbolic::{Func, Sym};
 
 /// Options of lowering that are not part of the model.
@@ -53,29 +54,46 @@ pub fn lower(model: &Model, st: &Structure, opts: LowerOptions) -> Result<Plan, 
     if choice.solver == SolverKind::Tron {
         return tron::lower(model, st);
     }
-    match (choice.solver, st.multiclass) {
-        (SolverKind::Proxgrad, Some((prox, rows))) => return Ok(multiclass::lower(model, st, prox, rows)),
-        (SolverKind::Fobos, Some((prox, rows))) => return Ok(fobos::lower_multiclass(model, st, prox, rows, opts)),
-        _ => {}
+    match (choice.solver, &st.prox) {
+        (SolverKind::Proxgrad, Some(ProxShape::Multiclass(prox, rows))) => {
+            Ok(multiclass::lower(model, st, *prox, *rows))
+        }
+        (SolverKind::Fobos, Some(ProxShape::Multiclass(prox, rows))) => {
+            Ok(fobos::lower_multiclass(model, st, *prox, *rows, opts))
+        }
+        (SolverKind::Proxgrad, Some(ProxShape::Composite(prox, term))) => {
+            Ok(proxgrad::lower_composite(model, st, *prox, term.clone()))
+        }
+        (SolverKind::Proxgrad, Some(ProxShape::Vector(prox, term))) => {
+            Ok(proxgrad::lower(model, st, *prox, Some(*term)))
+        }
+        (s, Some(ProxShape::Coordinate(prox))) => coordinate(s, model, st, *prox, opts),
+        (s, _) => Err(not_compiled(s, model)),
     }
-    if let (SolverKind::Proxgrad, Some((prox, term))) = (choice.solver, &st.composite_prox) {
-        return Ok(proxgrad::lower_composite(model, st, *prox, term.clone()));
-    }
-    match (choice.solver, st.coordinate, st.vector) {
-        (SolverKind::Dc, Some(prox), _) if prox.tangent.is_some() => Ok(dc::lower(model, st, prox, opts)),
+}
+
+/// The plans of a prox that is one closed form per coordinate.
+fn coordinate(
+    s: SolverKind,
+    model: &Model,
+    st: &Structure,
+    prox: CoordinateProx,
+    opts: LowerOptions,
+) -> Result<Plan, Problem> {
+    match s {
+        SolverKind::Dc if prox.tangent.is_some() => Ok(dc::lower(model, st, prox, opts)),
         // Only the DC solvers keep the tangent weights of `logeps` (the analysis refuses others).
-        (s, Some(prox), _) if prox.tangent.is_some() => Err(not_compiled(s, model)),
-        (SolverKind::Fobos, Some(prox), _) => Ok(fobos::lower(model, st, prox, opts)),
-        (SolverKind::Truncated, Some(prox), _) => Ok(fobos::lower_truncated(model, st, prox, opts)),
-        (SolverKind::Smidas, Some(prox), _) => Ok(smidas::lower(model, st, prox)),
-        (SolverKind::Smm, Some(prox), _) => Ok(smm::lower(model, st, prox, opts)),
-        (SolverKind::Adagrad, Some(prox), _) => Ok(adagrad::lower(model, st, prox, opts)),
-        (SolverKind::Scd, Some(prox), _) => Ok(scd::lower(model, st, prox)),
-        (SolverKind::Proxgrad, Some(prox), _) => Ok(proxgrad::lower(model, st, prox, None)),
-        (SolverKind::Picard, Some(prox), _) => Ok(svm::lower(model, st, prox)),
-        (SolverKind::Dcd, Some(prox), _) => Ok(dcd::lower(model, st, prox)),
-        (SolverKind::Proxgrad, None, Some((prox, term))) => Ok(proxgrad::lower(model, st, prox, Some(term))),
-        (s, _, _) => Err(not_compiled(s, model)),
+        s if prox.tangent.is_some() => Err(not_compiled(s, model)),
+        SolverKind::Fobos => Ok(fobos::lower(model, st, prox, opts)),
+        SolverKind::Truncated => Ok(fobos::lower_truncated(model, st, prox, opts)),
+        SolverKind::Smidas => Ok(smidas::lower(model, st, prox)),
+        SolverKind::Smm => Ok(smm::lower(model, st, prox, opts)),
+        SolverKind::Adagrad => Ok(adagrad::lower(model, st, prox, opts)),
+        SolverKind::Scd => Ok(scd::lower(model, st, prox)),
+        SolverKind::Proxgrad => Ok(proxgrad::lower(model, st, prox, None)),
+        SolverKind::Picard => Ok(svm::lower(model, st, prox)),
+        SolverKind::Dcd => Ok(dcd::lower(model, st, prox)),
+        s => Err(not_compiled(s, model)),
     }
 }
 
@@ -106,7 +124,7 @@ pub(super) struct Builder {
 impl Builder {
     pub fn new(
         model: &Model,
-        solver: &'static str,
+        solver: SolverKind,
         lazy: bool,
         prox: CoordinateProx,
         vector: Option<VectorTerm>,

@@ -58,7 +58,7 @@ pub fn run_settings(compiled: &Compiled, stop: &Stopping) -> Result<(Settings, R
         )));
     }
     if shards > 1 {
-        crate::exec::shards::takes(solver.name())
+        crate::exec::shards::takes(solver)
             .map_err(|why| Error::Usage(format!("--shards {shards}: {why} (give --solver fobos, say)")))?;
     }
     let tol = match (settings.tol, settings.epochs) {
@@ -108,7 +108,7 @@ impl Unsolved {
     /// The message of exit 3: a fault names the row of `train` it happened at; an ending worse
     /// than w = 0 says so, with `step` (the schedule, when the caller knows it) and `hint` (by
     /// default: a smaller step, or another solver).
-    pub fn failure(self, train: &Dataset, solver: &str, step: Option<&str>, hint: Option<&str>) -> Error {
+    pub fn failure(self, train: &Dataset, solver: SolverKind, step: Option<&str>, hint: Option<&str>) -> Error {
         let hint = hint.map_or_else(
             || format!("give the solver a smaller step (`solve with {solver}(eta0 = ...)`), or choose another solver"),
             str::to_string,
@@ -173,9 +173,9 @@ pub fn solve(
     Ok(Solved { outcome, calibration, backend, fallback: selected.fallback.take(), jit_seconds: selected.jit_seconds })
 }
 
-pub fn diverged(f: &Fault, data: &Dataset, solver: &str) -> Error {
+pub fn diverged(f: &Fault, data: &Dataset, solver: SolverKind) -> Error {
     let line = data.lines.get(f.row).copied().unwrap_or(0);
-    let steps = crate::analysis::SolverKind::from_name(solver).is_some_and(|k| k.option("eta0").is_some());
+    let steps = solver.option("eta0").is_some();
     let hint = if steps {
         format!("the step is too large for this data; lower it with `solve with {solver}(eta0 = ...)` or `step = ...`, or scale the features")
     } else {

@@ -52,7 +52,7 @@ impl Summary<'_> {
     }
 
     fn solver(&self) -> &'static str {
-        self.classes.first().map_or("", |c| c.plan.info.solver)
+        self.classes.first().map_or("", |c| c.plan.info.solver.name())
     }
 }
 

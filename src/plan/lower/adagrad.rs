@@ -36,6 +36,7 @@ use super::super::{Expr, Index, Len, ParamInit, Plan, Range, ScalarId, ScalarRol
 use super::{Builder, LowerOptions};
 use crate::analysis::{CoordinateProx, Structure};
 use crate::check::Model;
+use crate::solvers::SolverKind;
 use crate::symbolic::Func;
 
 /// η = 1/(ETA_SCALE·max‖xᵢ‖) when `eta0` is not given (see the module docs).
@@ -84,7 +85,7 @@ struct Adagrad<'a> {
 
 impl<'a> Adagrad<'a> {
     fn new(model: &'a Model, st: &'a Structure, prox: CoordinateProx, opts: LowerOptions) -> Self {
-        let mut b = Builder::new(model, "adagrad", opts.lazy, prox, None);
+        let mut b = Builder::new(model, SolverKind::Adagrad, opts.lazy, prox, None);
         let (y, w) = b.labels_and_weights();
         let eta = match st.settings.eta0 {
             Some(v) => b.param("η0", v, "from `solve with adagrad(eta0 = ...)`"),

@@ -20,6 +20,7 @@ use super::super::{Expr, Index, Len, Plan, Range, ScalarRole, Stmt, Uncertified}
 use super::{Builder, LowerOptions};
 use crate::analysis::{CoordinateProx, Structure};
 use crate::check::Model;
+use crate::solvers::SolverKind;
 use crate::symbolic::{Cmp, Func};
 
 /// The weighted problem counts as solved when every coordinate's optimality violation
@@ -33,7 +34,7 @@ pub(super) fn lower(model: &Model, st: &Structure, prox: CoordinateProx, opts: L
     if st.settings.batch {
         return batch(model, st, prox);
     }
-    let mut plan = super::smm::lower_as(model, st, prox, opts, "dc");
+    let mut plan = super::smm::lower_as(model, st, prox, opts, SolverKind::Dc);
     plan.uncertified = Uncertified::Caps;
     plan
 }
@@ -44,7 +45,7 @@ fn batch(model: &Model, st: &Structure, prox: CoordinateProx) -> Plan {
     // ℓ″ even where it is constant: for a quadratic loss the model is exact and the line search
     // takes the full step.
     let d2 = crate::symbolic::simplify(&crate::symbolic::derivative(&d1, &loss.margin));
-    let n = super::newton::iteration(model, st, prox, &d2, "dc");
+    let n = super::newton::iteration(model, st, prox, &d2, SolverKind::Dc);
     let mut b: Builder = n.b;
     let (eta, t) = b.tangent().expect("labels_and_weights declares η for a logeps tangent");
     b.plan.info.summary.push_str(&format!(

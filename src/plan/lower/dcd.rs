@@ -25,6 +25,7 @@ use super::super::{Expr, Index, Len, ParamInit, Plan, Range, ScalarId, ScalarRol
 use super::Builder;
 use crate::analysis::{CoordinateProx, Structure};
 use crate::check::Model;
+use crate::solvers::SolverKind;
 use crate::stdlib::KnownLoss;
 use crate::symbolic::{Cmp, Func};
 
@@ -44,7 +45,7 @@ mod logistic;
 pub(super) fn lower(model: &Model, st: &Structure, prox: CoordinateProx) -> Plan {
     let squared = model.loss.def.known() == Some(KnownLoss::SquaredHinge);
     let logistic = model.loss.def.known() == Some(KnownLoss::Logistic);
-    let mut b = Builder::new(model, "dcd", false, prox, None);
+    let mut b = Builder::new(model, SolverKind::Dcd, false, prox, None);
     let (i, j) = (Index::Row, Index::Feature);
     let c = model.loss.coef.value;
     let (y, w) = b.labels_and_weights();

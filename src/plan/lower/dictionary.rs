@@ -11,6 +11,7 @@ use super::super::{
 use crate::analysis::dictionary::DictionaryChoice;
 use crate::check::Dictionary;
 use crate::runtime::picard::Omega;
+use crate::solvers::SolverKind;
 
 /// SMM's n₀ for a dictionary under eq. 5's surrogate: the weight of the first batches against
 /// the later ones. 10 found a planted dictionary of 32 atoms where the steps' plain average
@@ -92,7 +93,7 @@ pub fn lower(d: &Dictionary, choice: &DictionaryChoice) -> Plan {
         choice.majorizer.name(),
         choice.batch
     );
-    let mut plan = Plan::empty(PlanInfo { solver: "smm", summary, lazy: false, classification: false });
+    let mut plan = Plan::empty(PlanInfo { solver: SolverKind::Smm, summary, lazy: false, classification: false });
     plan.scalars = scalars;
     plan.vectors = vectors;
     plan.epoch = vec![Stmt::Dictionary(call)];

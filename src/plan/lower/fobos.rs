@@ -28,6 +28,7 @@ use super::{formula, Builder, LowerOptions};
 use crate::analysis::{CoordinateProx, Structure};
 use crate::check::Model;
 use crate::runtime::VectorTerm;
+use crate::solvers::SolverKind;
 use crate::symbolic::Func;
 
 /// The elastic-net renormalisation threshold for L (exp(300) is far from overflow).
@@ -39,12 +40,13 @@ const RESET_SCALE: f64 = 1e-150;
 mod matrix;
 
 pub(super) fn lower(model: &Model, st: &Structure, prox: CoordinateProx, opts: LowerOptions) -> Plan {
-    Fobos { model, st, prox, opts, b: Builder::new(model, "fobos", opts.lazy, prox, None), truncation: None }.lower()
+    Fobos { model, st, prox, opts, b: Builder::new(model, SolverKind::Fobos, opts.lazy, prox, None), truncation: None }
+        .lower()
 }
 
 /// Truncated gradient (see the module docs); the analysis has checked that R is ℓ1 alone.
 pub(super) fn lower_truncated(model: &Model, st: &Structure, prox: CoordinateProx, opts: LowerOptions) -> Plan {
-    let mut b = Builder::new(model, "truncated", opts.lazy, prox, None);
+    let mut b = Builder::new(model, SolverKind::Truncated, opts.lazy, prox, None);
     let every = st.settings.every.unwrap_or(1);
     let theta = st.settings.theta;
     b.plan.info.summary.push_str(&format!(
@@ -73,7 +75,7 @@ pub(super) fn lower_multiclass(
     opts: LowerOptions,
 ) -> Plan {
     let lazy = opts.lazy && !(prox.l1 > 0.0 && rows.is_some());
-    Fobos { model, st, prox, opts, b: Builder::new(model, "fobos", lazy, prox, rows), truncation: None }
+    Fobos { model, st, prox, opts, b: Builder::new(model, SolverKind::Fobos, lazy, prox, rows), truncation: None }
         .lower_matrix(rows)
 }
 

@@ -15,10 +15,11 @@ use super::super::{
 use super::Builder;
 use crate::analysis::{CoordinateProx, Structure};
 use crate::check::Model;
+use crate::solvers::SolverKind;
 use crate::symbolic::{Cmp, Func};
 
 pub(super) fn lower(model: &Model, st: &Structure, prox: CoordinateProx, rows: Option<VectorTerm>) -> Plan {
-    let mut b = Builder::new(model, "proxgrad", false, prox, rows);
+    let mut b = Builder::new(model, SolverKind::Proxgrad, false, prox, rows);
     b.plan.info.summary = summary(model, prox, rows);
     b.plan.info.classification = true;
     let beta = st.smooth.expect("softmax is smooth");

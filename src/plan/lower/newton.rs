@@ -21,6 +21,7 @@ use super::super::{Expr, Index, Len, ParamInit, Plan, Range, ScalarId, ScalarRol
 use super::{hoist_shared_calls, Builder};
 use crate::analysis::{CoordinateProx, Structure};
 use crate::check::Model;
+use crate::solvers::SolverKind;
 use crate::symbolic::{Cmp, Func, Sym};
 
 /// Armijo's sufficient-decrease fraction (LIBLINEAR's σ).
@@ -43,7 +44,7 @@ const INNER_TOL_FLOOR: f64 = 1e-3;
 const NU: f64 = 1e-12;
 
 pub(super) fn lower(model: &Model, st: &Structure, prox: CoordinateProx, d2: &Sym) -> Plan {
-    let Iteration { mut b, y, w, measure, step, margin, .. } = iteration(model, st, prox, d2, "scd");
+    let Iteration { mut b, y, w, measure, step, margin, .. } = iteration(model, st, prox, d2, SolverKind::Scd);
     b.plan.epoch = measure;
     b.plan.epoch.extend(step);
     b.report(model, st, w, y, margin);
@@ -76,7 +77,7 @@ pub(super) fn iteration(
     st: &Structure,
     prox: CoordinateProx,
     d2: &Sym,
-    solver: &'static str,
+    solver: SolverKind,
 ) -> Iteration {
     let mut b = Builder::new(model, solver, false, prox, None);
     b.plan.info.summary.push_str(if prox.tangent.is_some() {

@@ -22,6 +22,7 @@ use super::super::{
 use super::Builder;
 use crate::analysis::{CoordinateProx, Structure};
 use crate::check::Model;
+use crate::solvers::SolverKind;
 
 /// The inner Picard loop's stopping rule: ‖Δz‖ ≤ TOL·max(1, ‖z‖), or CAP iterations. Warm
 /// starts make a few iterations typical once the outer iterates settle.
@@ -45,7 +46,7 @@ fn build(
     vector: Option<VectorTerm>,
     composite: Option<Composite>,
 ) -> Plan {
-    let mut b = Builder::new(model, "proxgrad", false, prox, vector);
+    let mut b = Builder::new(model, SolverKind::Proxgrad, false, prox, vector);
     b.composite = composite.clone();
     if let Some(c) = &composite {
         let (how, which) = match c.prox {

@@ -16,10 +16,11 @@ use super::super::{Len, ParamInit, Plan, Range, ScalarRole, Stmt, VecRole};
 use super::Builder;
 use crate::analysis::{CoordinateProx, Structure};
 use crate::check::Model;
+use crate::solvers::SolverKind;
 use crate::symbolic::{Cmp, Func};
 
 pub(super) fn lower(model: &Model, st: &Structure, prox: CoordinateProx) -> Plan {
-    let probe = Builder::new(model, "scd", false, prox, None);
+    let probe = Builder::new(model, SolverKind::Scd, false, prox, None);
     if st.settings.newton != Some(false) {
         if let Some(d2) = probe.second_derivative(model, st) {
             return super::newton::lower(model, st, prox, &d2);

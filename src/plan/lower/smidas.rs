@@ -31,6 +31,7 @@ use super::super::{Expr, Index, Len, ParamInit, Plan, Range, ScalarId, ScalarRol
 use super::{formula, Builder};
 use crate::analysis::{CoordinateProx, Structure};
 use crate::check::Model;
+use crate::solvers::SolverKind;
 use crate::symbolic::{Cmp, Func};
 
 /// The η₀ candidates `optc run` tries on its sample: half decades, wide because the step in θ
@@ -41,7 +42,7 @@ pub const ETA0_GRID: [f64; 15] =
 const ETA0_DEFAULT: f64 = 1.0;
 
 pub(super) fn lower(model: &Model, st: &Structure, prox: CoordinateProx) -> Plan {
-    let mut b = Builder::new(model, "smidas", false, prox, None);
+    let mut b = Builder::new(model, SolverKind::Smidas, false, prox, None);
     b.plan.info.summary.push_str(
         "; mirror descent on θ with w = f⁻¹(θ), p-norm link; eager O(d) steps, exact: the ℓ1 truncation moves every \
          non-zero θⱼ and ‖θ‖_p, which every wⱼ reads, sums over all of them (no closed-form catch-up keeps it in O(nnz))",

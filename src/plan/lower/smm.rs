@@ -20,6 +20,7 @@ use super::super::{CatchUp, Expr, Index, Len, ParamInit, Plan, Range, ScalarRole
 use super::{Builder, LowerOptions};
 use crate::analysis::{CoordinateProx, Structure};
 use crate::check::Model;
+use crate::solvers::SolverKind;
 use crate::symbolic::Func;
 
 /// The n₀ candidates `optc run` tries on its sample (and the default where it cannot).
@@ -31,7 +32,7 @@ const N0_DEFAULT: f64 = 100.0;
 const LOG_FLOOR: f64 = 1e-300;
 
 pub(super) fn lower(model: &Model, st: &Structure, prox: CoordinateProx, opts: LowerOptions) -> Plan {
-    lower_as(model, st, prox, opts, "smm")
+    lower_as(model, st, prox, opts, SolverKind::Smm)
 }
 
 /// The plan under `solver`'s name. Online DC (ALGORITHMS.md §8) is this plan with a `logeps`
@@ -42,7 +43,7 @@ pub(super) fn lower_as(
     st: &Structure,
     prox: CoordinateProx,
     opts: LowerOptions,
-    solver: &'static str,
+    solver: SolverKind,
 ) -> Plan {
     let average = st.settings.average;
     // The closed-form catch-up is for ψ = λ‖·‖₁ alone, and for θ, not for an average of θ.

@@ -17,10 +17,11 @@ use super::super::{Expr, Index, Len, ParamInit, Plan, Range, ScalarRole, Stmt, V
 use super::Builder;
 use crate::analysis::{CoordinateProx, Structure};
 use crate::check::Model;
+use crate::solvers::SolverKind;
 use crate::symbolic::Func;
 
 pub(super) fn lower(model: &Model, st: &Structure, prox: CoordinateProx) -> Plan {
-    let mut b = Builder::new(model, "picard", false, prox, None);
+    let mut b = Builder::new(model, SolverKind::Picard, false, prox, None);
     let regs: Vec<&str> = model.regs.iter().map(|r| r.text.as_str()).collect();
     b.plan.info.summary = format!(
         "loss hinge, R = {}: the SVM as prox_{{ω∘B}}(0), B = diag(y)·X, ω = κ·Σ hinge; Picard on the dual",

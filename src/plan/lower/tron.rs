@@ -40,6 +40,7 @@ use super::{hoist_shared_calls, Builder};
 use crate::analysis::{CoordinateProx, Structure};
 use crate::check::Model;
 use crate::diagnostics::Problem;
+use crate::solvers::SolverKind;
 use crate::symbolic::{Cmp, Func};
 
 /// newton.cpp's α_pcg: M = (1 − α)·I + α·diag(∇²P) in LIBLINEAR's units.
@@ -65,9 +66,9 @@ const SIGMA: f64 = 0.01;
 const MAX_HALVINGS: u32 = 20;
 
 pub(super) fn lower(model: &Model, st: &Structure) -> Result<Plan, Problem> {
-    match (st.multiclass, st.coordinate) {
-        (Some((prox, None)), _) if is_ridge(prox) => Ok(softmax::lower(model, prox)),
-        (None, Some(prox)) if is_ridge(prox) => Ok(lower_scalar(model, st, prox)),
+    match st.prox {
+        Some(crate::analysis::ProxShape::Multiclass(prox, None)) if is_ridge(prox) => Ok(softmax::lower(model, prox)),
+        Some(crate::analysis::ProxShape::Coordinate(prox)) if is_ridge(prox) => Ok(lower_scalar(model, st, prox)),
         _ => Err(Problem::error(
             "optc::plan",
             "`tron` is compiled for a smooth loss with λ·l2sq terms only (λ > 0)",
@@ -452,7 +453,7 @@ fn select(cmp: Cmp, l: Expr, r: Expr, yes: Expr, no: Expr) -> Expr {
 
 /// The plan for a scalar loss ℓ(y, ⟨x, w⟩ (+ b)).
 fn lower_scalar(model: &Model, st: &Structure, prox: CoordinateProx) -> Plan {
-    let mut b = Builder::new(model, "tron", false, prox, None);
+    let mut b = Builder::new(model, SolverKind::Tron, false, prox, None);
     b.plan.info.summary = summary(model, "Newton steps by preconditioned CG on ∇²F = (c/m)·XᵀDX + λI");
     let (y, w) = b.labels_and_weights();
     let weights = Var { buf: w, b: b.intercept(), classes: None };

@@ -14,10 +14,11 @@ use super::super::Builder;
 use super::{Newton, Passes, Var};
 use crate::analysis::CoordinateProx;
 use crate::check::Model;
+use crate::solvers::SolverKind;
 use crate::symbolic::{Cmp, Func};
 
 pub(super) fn lower(model: &Model, prox: CoordinateProx) -> Plan {
-    let mut b = Builder::new(model, "tron", false, prox, None);
+    let mut b = Builder::new(model, SolverKind::Tron, false, prox, None);
     b.plan.info.summary =
         super::summary(model, "Newton steps by preconditioned CG on W, each row's ∇²ℓ = diag(p) − ppᵀ");
     b.plan.info.classification = true;
