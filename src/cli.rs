@@ -262,6 +262,7 @@ fn plan(
         None => None,
     };
     print!("{}", crate::plan::dump::dump(&plan, facts.as_ref()));
+    print!("{}", crate::plan::dump::refinement(&plan).unwrap_or_default());
     if let Some(emit) = emit {
         // Without data, data-dependent parameters are bound as if max‖xᵢ‖² = 1.
         let bound = facts.unwrap_or(crate::data::DataFacts {

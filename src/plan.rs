@@ -711,6 +711,16 @@ impl Uncertified {
 }
 
 impl Plan {
+    /// Whether a run's checks may refine the certificate's dual point by Newton steps on a copy
+    /// of w (`exec::certificate::refine`): a twice-differentiable loss (logistic, squared),
+    /// per-coordinate terms only, and a dual point made from the margins rather than a dual
+    /// method's own iterate.
+    pub fn refines_certificate(&self) -> bool {
+        let smooth = |c: &Certificate| matches!(c.conjugate, LossConjugate::Logistic | LossConjugate::Squared);
+        self.certificate.is_some_and(|c| smooth(&c) && c.vector.is_none() && c.groups.is_none())
+            && !self.objective.dual_only
+    }
+
     /// A plan with nothing in it yet: no buffers or statements, an objective of 0 with the
     /// loss's weight 1, no certificate. Lowering fills in what its solver needs.
     pub fn empty(info: PlanInfo) -> Plan {

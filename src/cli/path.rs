@@ -311,7 +311,7 @@ fn lambda_max(
     }
     let zero = State::new(plan, &bound.facts, view.labels);
     let (eval, margins) = crate::exec::evaluate::evaluate_with_margins(plan, &zero, view);
-    let a = crate::exec::certificate::assess(plan, &zero, view, eval.objective, &margins, None, f64::INFINITY)?;
+    let a = crate::exec::certificate::assess(plan, &zero, view, eval.objective, &margins, None)?;
     let g = a.gradient.iter().fold(0.0_f64, |m, v| m.max(v.abs()));
     (g > 0.0).then_some(g / one.l1)
 }

@@ -247,6 +247,7 @@ impl Repl {
                 let plan = pipeline::plan(&c, &opts).map_err(|e| report_compile_error(e, &file))?;
                 let facts = self.train.as_ref().map(|d| d.facts_for(&plan, d.features()));
                 print!("{}", crate::plan::dump::dump(&plan, facts.as_ref()));
+                print!("{}", crate::plan::dump::refinement(&plan).unwrap_or_default());
                 Ok(())
             }
             Command::Run(opts) => self.run(&opts),

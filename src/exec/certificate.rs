@@ -14,10 +14,12 @@
 
 mod groups;
 mod intercept;
-mod refine;
+mod loss;
+pub mod refine;
 mod support;
 
-use refine::*;
+use loss::loss_derivatives;
+use refine::{REFINE_FIRST, REFINE_STALL};
 
 use super::interp::{eval_at, Env};
 use super::{DataView, State};
@@ -268,6 +270,34 @@ pub struct Assessment {
     /// D at the dual point whose correlations `gradient` holds (ℓ′ of the margins, scaled into
     /// the domain): Gap Safe screening's ball is centred there. −∞ at a dual method's check.
     pub plain_dual: f64,
+    /// The best D of this check's dual points, and of the run's earlier checks: the gap is F
+    /// minus the larger.
+    dual: f64,
+    earlier: f64,
+    /// F stalled against the gap since the last check (or there is no run to compare with):
+    /// the Newton refinement ([`refine::refine`]) is due if the gap is short of the target.
+    stalled: bool,
+    /// The run refines at every check ([`DualHistory`]'s `eager`).
+    eager: bool,
+}
+
+impl Assessment {
+    /// F minus the best dual value, never negative (rounding can make F − D dip below 0 at the
+    /// optimum) and ∞ where it is not a number.
+    fn settle(&mut self, objective: f64) {
+        let gap = objective - self.dual.max(self.earlier);
+        self.gap = if gap.is_nan() { f64::INFINITY } else { gap.max(0.0) };
+    }
+}
+
+/// Records a check in the run's history: its best dual value, which bounds F* at every later
+/// check too, and F, which the next check's stall test compares with. Called after the
+/// refinement, whose dual value counts.
+pub fn record(history: Option<&mut DualHistory>, assessment: Option<&Assessment>, objective: f64) {
+    if let (Some(h), Some(a)) = (history, assessment) {
+        h.best = h.best.max(a.dual);
+        h.objective = Some(objective);
+    }
 }
 
 /// The certified bound on F(w) − F* at flushed weights, given F(w) (None when the plan has no
@@ -275,8 +305,8 @@ pub struct Assessment {
 /// rounding can make F − D dip below 0 at the optimum), and ∇f(w), which the working-set
 /// driver ranks features by.
 /// `margins` are ⟨xᵢ, w⟩ for every row, as [`super::evaluate::evaluate_with_margins`] gives them.
-/// `target` is the gap the caller stops at: once the cheap dual points reach it, the Newton-refined
-/// one is not computed.
+/// The dual points are the closed-form ones (the plain point, the plan's own, the extrapolation
+/// of `history`'s); a run then calls [`refine::refine`] and [`record`].
 pub fn assess(
     plan: &Plan,
     state: &State,
@@ -284,7 +314,6 @@ pub fn assess(
     objective: f64,
     margins: &[f64],
     history: Option<&mut DualHistory>,
-    target: f64,
 ) -> Option<Assessment> {
     let cert = plan.certificate?;
     let w = state.weights(plan);
@@ -298,6 +327,10 @@ pub fn assess(
             gradient: vec![0.0; w.len()],
             polished: None,
             plain_dual: f64::NEG_INFINITY,
+            dual: f64::NEG_INFINITY,
+            earlier: f64::NEG_INFINITY,
+            stalled: false,
+            eager: false,
         });
     }
     let obj = &plan.objective;
@@ -384,30 +417,10 @@ pub fn assess(
                 None => gap <= REFINE_FIRST * objective.abs(),
             }
     });
-    let mut polished = None;
-    if gap > target && stalled {
-        let eager = history.as_ref().is_some_and(|h| h.eager);
-        let rounds = if eager { REFINE_ROUNDS_EAGER } else { REFINE_ROUNDS };
-        if let Some(refined) = refined_dual(
-            &cert,
-            data,
-            c,
-            w,
-            margins,
-            &gradient,
-            Budget { enough: objective - target, slack: target, rounds },
-        ) {
-            dual = dual.max(refined.dual);
-            polished = refined.moved;
-        }
-    }
-    if let Some(h) = history {
-        h.best = h.best.max(dual);
-        h.objective = Some(objective);
-    }
-    let gap = objective - dual.max(earlier);
-    let gap = if gap.is_nan() { f64::INFINITY } else { gap.max(0.0) };
-    Some(Assessment { gap, gradient, polished, plain_dual })
+    let eager = history.as_ref().is_some_and(|h| h.eager);
+    let mut a = Assessment { gap, gradient, polished: None, plain_dual, dual, earlier, stalled, eager };
+    a.settle(objective);
+    Some(a)
 }
 
 /// The gap at the dual iterate of a dual method ([`crate::plan::Objective::dual_only`]): D at
@@ -430,17 +443,19 @@ fn dual_iterate(
         (0..m).map(|i| into_loss_domain(cert.conjugate, data.labels[i], eval_at(&env, dual, state, i, 0))).collect();
     let (d, _) = dual_at(cert, data, plan.objective.loss_weight, features, 1, &own);
     let d = if d.is_nan() { f64::NEG_INFINITY } else { d };
-    let best = match history {
-        Some(h) => {
-            h.best = h.best.max(d);
-            h.objective = Some(objective);
-            h.best
-        }
-        None => d,
+    let earlier = history.map_or(f64::NEG_INFINITY, |h| h.best);
+    let mut a = Assessment {
+        gap: f64::INFINITY,
+        gradient: vec![],
+        polished: None,
+        plain_dual: f64::NEG_INFINITY,
+        dual: d,
+        earlier,
+        stalled: false,
+        eager: false,
     };
-    let gap = objective - best;
-    let gap = if gap.is_nan() { f64::INFINITY } else { gap.max(0.0) };
-    Assessment { gap, gradient: vec![], polished: None, plain_dual: f64::NEG_INFINITY }
+    a.settle(objective);
+    a
 }
 
 /// An unregularized intercept, whose dual point must satisfy Σᵢ uᵢ = 0.

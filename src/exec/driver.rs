@@ -1,7 +1,7 @@
 //! The outer loop: epochs over a seeded permutation of the rows, progress, per-epoch traces,
 //! and the flush at the end. A back end only ever runs one epoch or the finish.
 
-use super::certificate::{assess, violation, Assessment, DualHistory};
+use super::certificate::{self, assess, violation, Assessment, DualHistory};
 use super::evaluate::{evaluate, evaluate_with_margins, Evaluation};
 use super::screening::Screening;
 use super::stopping::{Checks, Ended};
@@ -472,7 +472,12 @@ fn check_point(
     target: impl Fn(f64) -> f64,
 ) -> (Evaluation, Option<Assessment>) {
     let (eval, margins) = evaluate_with_margins(plan, state, data);
-    let assessment = assess(plan, state, data, eval.objective, &margins, history, target(eval.objective));
+    let mut history = history;
+    let mut assessment = assess(plan, state, data, eval.objective, &margins, history.as_deref_mut());
+    if let Some(a) = assessment.as_mut() {
+        certificate::refine::refine(plan, data, state, &margins, a, eval.objective, target(eval.objective));
+    }
+    certificate::record(history, assessment.as_ref(), eval.objective);
     (eval, assessment)
 }
 

@@ -183,6 +183,17 @@ pub fn dump(plan: &Plan, facts: Option<&DataFacts>) -> String {
     o
 }
 
+/// The step a run's checks may take besides the plan's own statements, for `optc plan` to
+/// print after the plan: the Newton refinement of the certificate's dual point.
+pub fn refinement(plan: &Plan) -> Option<String> {
+    plan.refines_certificate().then(|| {
+        "refine  at a check where F stalls short of tol: proximal Newton steps on a copy of w (its support and the \
+         worst violators of optimality, while a dense Hessian holds them), and the dual point at the point they reach; a \
+         column solver continues from it when F is lower there\n"
+            .to_string()
+    })
+}
+
 /// r(wⱼ) as the certificate sees it.
 fn penalty_text(c: &Certificate) -> String {
     let mut parts = vec![];

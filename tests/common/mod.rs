@@ -156,7 +156,7 @@ pub const L1_LOGISTIC: &str =
 /// with every dual point the certificate knows, the Newton-refined one included), reading the
 /// data by columns or, with `by_rows`, through the rows only.
 pub fn gaps(plan: &Plan, d: &Dataset, state: &optc::exec::State, by_rows: bool) -> (f64, f64, f64) {
-    use optc::exec::certificate::{assess, DualHistory};
+    use optc::exec::certificate::{assess, refine::refine, DualHistory};
     let kind = if plan.info.classification { optc::stdlib::LabelKind::Labels } else { optc::stdlib::LabelKind::Real };
     let map = LabelMap::fit(kind, d).expect("labels");
     let y = map.apply(d).expect("labels map");
@@ -164,11 +164,11 @@ pub fn gaps(plan: &Plan, d: &Dataset, state: &optc::exec::State, by_rows: bool) 
     let view = if by_rows { d.view(&y, d.features()) } else { d.view(&y, d.features()).with_columns(&columns) };
     let (eval, margins) = optc::exec::evaluate::evaluate_with_margins(plan, state, &view);
     let f = eval.objective;
-    // A fresh history and an unreachable target: the plain point alone.
-    let plain =
-        assess(plan, state, &view, f, &margins, Some(&mut DualHistory::default()), f64::INFINITY).expect("certificate");
+    // A fresh history and no refinement: the plain point alone.
+    let plain = assess(plan, state, &view, f, &margins, Some(&mut DualHistory::default())).expect("certificate");
     // No history (a one-off gap) and a target of 0: every dual point, the refined one included.
-    let all = assess(plan, state, &view, f, &margins, None, 0.0).expect("certificate");
+    let mut all = assess(plan, state, &view, f, &margins, None).expect("certificate");
+    refine(plan, &view, state, &margins, &mut all, f, 0.0);
     (f, plain.gap, all.gap)
 }
 

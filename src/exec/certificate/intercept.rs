@@ -28,7 +28,7 @@ pub(super) fn shift_to_optimal_offset(kind: LossConjugate, labels: &[f64], a: &m
     for _ in 0..OFFSET_STEPS {
         let (mut g, mut h) = (0.0, 0.0);
         for (&ai, &y) in a.iter().zip(labels) {
-            let (d1, d2) = super::loss_derivatives(kind, y, ai + t);
+            let (d1, d2) = super::loss::loss_derivatives(kind, y, ai + t);
             g += d1;
             h += d2;
         }

@@ -1,11 +1,40 @@
-//! The Newton refinement of the certificate's dual point ([`super::assess`] calls
-//! [`refined_dual`]): proximal Newton steps on the columns that matter, whose model is solved by
-//! coordinate descent and conjugate gradients, run until the gap restricted to those columns is
-//! small, and the dual point taken at the refined primal. It moves a copy of the iterate, never
-//! the run's, and is tuned by the constants below; `support.rs` takes a support too wide for a
-//! dense Hessian.
+//! The Newton refinement of the certificate's dual point, the one part of the certificate that
+//! solves rather than evaluates: the driver calls [`refine`] between [`super::assess`] and
+//! [`super::record`], and `optc plan` says which plans take it ([`Plan::refines_certificate`]).
+//! Proximal Newton steps on the columns that matter, whose model is solved by coordinate
+//! descent and conjugate gradients, run until the gap restricted to those columns is small, and
+//! the dual point is taken at the refined primal. It moves a copy of the iterate, never the
+//! run's (a column solver may continue from it: [`Assessment::polished`]), and is tuned by the
+//! constants below; `support.rs` takes a support too wide for a dense Hessian.
 
+use super::loss::{loss_derivatives, loss_terms};
 use super::*;
+
+/// Tightens `a`, the assessment of `state` (F = `objective`, margins `margins`), by the dual
+/// point at a Newton-refined primal, when the plan takes it, F has stalled against the gap and
+/// the closed-form dual points left the gap above `target`, the gap the run stops at. The
+/// refined dual value counts once [`super::record`] records the check.
+pub fn refine(
+    plan: &Plan,
+    data: &DataView,
+    state: &State,
+    margins: &[f64],
+    a: &mut Assessment,
+    objective: f64,
+    target: f64,
+) {
+    let gap = objective - a.dual.max(a.earlier);
+    let due = gap > target && a.stalled && plan.refines_certificate();
+    let Some(cert) = plan.certificate.filter(|_| due) else { return };
+    let rounds = if a.eager { REFINE_ROUNDS_EAGER } else { REFINE_ROUNDS };
+    let budget = Budget { enough: objective - target, slack: target, rounds };
+    let w = state.weights(plan);
+    if let Some(refined) = refined_dual(&cert, data, plan.objective.loss_weight, w, margins, &a.gradient, budget) {
+        a.dual = a.dual.max(refined.dual);
+        a.polished = refined.moved;
+        a.settle(objective);
+    }
+}
 
 /// In a run, the refinement is tried when F went down by less than this fraction of the gap
 /// since the last check: while F still falls fast the primal is what the gap waits for (and
@@ -569,59 +598,6 @@ impl Rows {
     }
 }
 
-/// ℓ, ℓ′ and ℓ″ at a; for logistic from one exponential, e^−|y·a|, which cannot overflow
-/// (a line search's trials and the next step's Hessian take all three at every row).
-pub(super) fn loss_terms(kind: LossConjugate, y: f64, a: f64) -> (f64, f64, f64) {
-    match kind {
-        LossConjugate::Logistic => {
-            let ya = y * a;
-            let e = (-ya.abs()).exp();
-            // p = 1/(1 + e^{y·a}), the probability of the other label.
-            let p = if ya >= 0.0 { e / (1.0 + e) } else { 1.0 / (1.0 + e) };
-            ((-ya).max(0.0) + e.ln_1p(), -y * p, e / ((1.0 + e) * (1.0 + e)))
-        }
-        _ => {
-            let (u, curvature) = loss_derivatives(kind, y, a);
-            (loss_value(kind, y, a), u, curvature)
-        }
-    }
-}
-
-/// ℓ(y, a) of the losses [`loss_derivatives`] knows, in closed form for the line search.
-pub(super) fn loss_value(kind: LossConjugate, y: f64, a: f64) -> f64 {
-    match kind {
-        LossConjugate::Logistic => {
-            let z = -y * a;
-            // log(1 + eᶻ) without overflow for large z.
-            if z > 0.0 {
-                z + (-z).exp().ln_1p()
-            } else {
-                z.exp().ln_1p()
-            }
-        }
-        LossConjugate::SquaredHinge => (1.0 - y * a).max(0.0).powi(2),
-        LossConjugate::Squared | LossConjugate::Hinge | LossConjugate::Softmax => 0.5 * (a - y) * (a - y),
-    }
-}
-
-/// ℓ′(y, a) and ℓ″(y, a) of the twice-differentiable losses the certificate knows (the name of
-/// ℓ* names ℓ: a model cannot redefine the stdlib's losses), in closed form: a refinement
-/// evaluates them tens of times per row, where the plan's formula through the interpreter costs
-/// several times more. Hinge (not differentiable) and softmax (k scores a row) are never refined.
-pub(super) fn loss_derivatives(kind: LossConjugate, y: f64, a: f64) -> (f64, f64) {
-    match kind {
-        LossConjugate::Logistic => {
-            let p = 1.0 / (1.0 + (y * a).exp());
-            (-y * p, p * (1.0 - p))
-        }
-        // Its generalized second derivative, 2 where the hinge is active.
-        LossConjugate::SquaredHinge => {
-            let slack = (1.0 - y * a).max(0.0);
-            (-2.0 * y * slack, if slack > 0.0 { 2.0 } else { 0.0 })
-        }
-        LossConjugate::Squared | LossConjugate::Hinge | LossConjugate::Softmax => (a - y, 1.0),
-    }
-}
 
 /// The columns V of X, stored by rows (k-th entry of row i: the position in V and the value).
 pub(super) struct Subspace {

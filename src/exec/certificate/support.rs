@@ -12,7 +12,8 @@
 //! A Newton step through CG costs two passes over X_V per iteration and takes the
 //! near-duplicate directions as they come.
 
-use super::{dot, dual_at, moves_freely, refined_point, Refined, Rows, Subspace, REFINE_RESIDUAL};
+use super::refine::{moves_freely, refined_point, Refined, Rows, Subspace, REFINE_RESIDUAL};
+use super::{dot, dual_at};
 use crate::exec::DataView;
 use crate::plan::Certificate;
 

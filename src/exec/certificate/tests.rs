@@ -1,3 +1,5 @@
+use super::loss::{loss_derivatives, loss_terms, loss_value};
+use super::refine::*;
 use super::*;
 
 fn cert(l1: f64, l2: f64, lo: f64, hi: f64) -> Certificate {

@@ -1,0 +1,60 @@
+//! The losses the certificate knows, in closed form: ℓ, ℓ′ and ℓ″ by the name of ℓ* (a model
+//! cannot redefine the stdlib's losses). The intercept's balance, the refinement and the tests
+//! evaluate them per row, where the plan's formula through the interpreter costs several times
+//! more.
+
+use crate::plan::LossConjugate;
+
+/// ℓ, ℓ′ and ℓ″ at a; for logistic from one exponential, e^−|y·a|, which cannot overflow
+/// (a line search's trials and the next step's Hessian take all three at every row).
+pub(crate) fn loss_terms(kind: LossConjugate, y: f64, a: f64) -> (f64, f64, f64) {
+    match kind {
+        LossConjugate::Logistic => {
+            let ya = y * a;
+            let e = (-ya.abs()).exp();
+            // p = 1/(1 + e^{y·a}), the probability of the other label.
+            let p = if ya >= 0.0 { e / (1.0 + e) } else { 1.0 / (1.0 + e) };
+            ((-ya).max(0.0) + e.ln_1p(), -y * p, e / ((1.0 + e) * (1.0 + e)))
+        }
+        _ => {
+            let (u, curvature) = loss_derivatives(kind, y, a);
+            (loss_value(kind, y, a), u, curvature)
+        }
+    }
+}
+
+/// ℓ(y, a) of the losses [`loss_derivatives`] knows, in closed form for the line search.
+pub(crate) fn loss_value(kind: LossConjugate, y: f64, a: f64) -> f64 {
+    match kind {
+        LossConjugate::Logistic => {
+            let z = -y * a;
+            // log(1 + eᶻ) without overflow for large z.
+            if z > 0.0 {
+                z + (-z).exp().ln_1p()
+            } else {
+                z.exp().ln_1p()
+            }
+        }
+        LossConjugate::SquaredHinge => (1.0 - y * a).max(0.0).powi(2),
+        LossConjugate::Squared | LossConjugate::Hinge | LossConjugate::Softmax => 0.5 * (a - y) * (a - y),
+    }
+}
+
+/// ℓ′(y, a) and ℓ″(y, a) of the twice-differentiable losses the certificate knows (the name of
+/// ℓ* names ℓ: a model cannot redefine the stdlib's losses), in closed form: a refinement
+/// evaluates them tens of times per row, where the plan's formula through the interpreter costs
+/// several times more. Hinge (not differentiable) and softmax (k scores a row) are never refined.
+pub(crate) fn loss_derivatives(kind: LossConjugate, y: f64, a: f64) -> (f64, f64) {
+    match kind {
+        LossConjugate::Logistic => {
+            let p = 1.0 / (1.0 + (y * a).exp());
+            (-y * p, p * (1.0 - p))
+        }
+        // Its generalized second derivative, 2 where the hinge is active.
+        LossConjugate::SquaredHinge => {
+            let slack = (1.0 - y * a).max(0.0);
+            (-2.0 * y * slack, if slack > 0.0 { 2.0 } else { 0.0 })
+        }
+        LossConjugate::Squared | LossConjugate::Hinge | LossConjugate::Softmax => (a - y, 1.0),
+    }
+}
