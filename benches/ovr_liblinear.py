@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """One-vs-rest against LIBLINEAR's CLI on multiclass sets: a two-class loss on k > 2 labels is k
-one-vs-rest problems in both (ALGORITHMS.md §11), C = 1 (λ = 1/m), no bias.
+one-vs-rest problems in both (docs/algorithms.md §11), C = 1 (λ = 1/m), no bias.
 
   hinge          optc `E[hinge(y, <x, w>)] + λ·l2sq(w)`          liblinear-train -s 3
   squared hinge  optc `E[squared_hinge(y, <x, w>)] + λ·l2sq(w)`  liblinear-train -s 1

@@ -126,7 +126,7 @@ def main():
     os.makedirs(DOCS, exist_ok=True)
     tmp = tempfile.mkdtemp(prefix="optc-papers-")
     md = ["# The papers' comparisons, reproduced", "", "Made by `python3 benches/papers.py` on ../shared/data "
-          "(see its docstring). F is the objective as ALGORITHMS.md defines it, recorded after each epoch.", ""]
+          "(see its docstring). F is the objective as [algorithms.md](algorithms.md) defines it, recorded after each epoch.", ""]
     try:
         text = decompress("debian-desc.binary.train.xz", tmp)
 

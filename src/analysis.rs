@@ -1,6 +1,6 @@
 //! Stage 3: the structure of a checked model. Smoothness of the loss, convexity and
 //! separability of each term, whether a regularizer is composite ω∘B, which prox applies, and
-//! which solver runs it (ALGORITHMS.md §9) — with the reason, since users ask "why this one?".
+//! which solver runs it (docs/algorithms.md §9) — with the reason, since users ask "why this one?".
 
 pub mod dictionary;
 mod file_facts;
@@ -39,7 +39,7 @@ pub struct CoordinateProx {
 
 /// coef·Σⱼ log(|wⱼ| + ε), concave in |w|: the DC solvers majorize it at the last iterate θ by
 /// its tangent coef·Σⱼ ηⱼ·|wⱼ| with ηⱼ = 1/(|θⱼ| + ε), so the prox soft-thresholds coordinate j
-/// at τ·(l1 + coef·ηⱼ) (ALGORITHMS.md §8).
+/// at τ·(l1 + coef·ηⱼ) (docs/algorithms.md §8).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Tangent {
     pub coef: f64,
@@ -196,7 +196,7 @@ pub struct Structure {
     pub chosen: Option<Choice>,
     pub unavailable: Option<String>,
     pub settings: Settings,
-    /// When the default depends on the data's shape (ALGORITHMS.md §9): the solver for few
+    /// When the default depends on the data's shape (docs/algorithms.md §9): the solver for few
     /// features against the one chosen above, for the run to pick once the data is bound.
     pub by_shape: Option<ShapeRule>,
 }
@@ -400,7 +400,7 @@ pub fn analyse(model: &Model, files: &FileFacts, budget: Option<usize>) -> Resul
             ),
         }
     } else if let Some(newton) = ridge::default_choice(model) {
-        // ½‖·‖² alone (ALGORITHMS.md §11): Newton-CG, for a scalar loss and for softmax on W.
+        // ½‖·‖² alone (docs/algorithms.md §11): Newton-CG, for a scalar loss and for softmax on W.
         newton
     } else if smooth.is_some() && all_coordinate {
         Choice {
@@ -687,7 +687,7 @@ fn is_svm(model: &Model) -> bool {
 
 /// A loss whose dual coordinate step optc has (hinge, squared hinge in closed form; logistic by
 /// a 1-D Newton method), by name or by formula, with λ·l2sq terms only: no constraint, no other term, no unregularized intercept
-/// (whose Σ αᵢyᵢ = 0 in the dual needs pairwise steps, ALGORITHMS.md §11).
+/// (whose Σ αᵢyᵢ = 0 in the dual needs pairwise steps, docs/algorithms.md §11).
 fn dual_cd_fits(model: &Model) -> bool {
     use crate::stdlib::KnownLoss;
     matches!(model.loss.def.known(), Some(KnownLoss::Hinge | KnownLoss::SquaredHinge | KnownLoss::Logistic))

@@ -1,4 +1,4 @@
-//! The command line (LANGUAGE.md): `check`, `plan`, `run`, `predict`, `path`, `repl`. Exit codes: 0 success,
+//! The command line (docs/cli.md): `check`, `plan`, `run`, `predict`, `path`, `repl`. Exit codes: 0 success,
 //! 1 the model or the data is wrong, 2 bad usage, 3 the solver diverged.
 
 mod args;

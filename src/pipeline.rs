@@ -21,7 +21,7 @@ pub struct CompileOptions {
     /// Off for the eager reference plan.
     pub eager: bool,
     /// `--epochs N` from the command line: a budget of passes the default choice heeds
-    /// (ALGORITHMS.md §9: one or two passes are SMM's).
+    /// (docs/algorithms.md §9: one or two passes are SMM's).
     pub epochs: Option<usize>,
     /// The directory `load("...")` paths are relative to: the model file's. The files are read
     /// and checked before analysis, which takes facts from them (disjoint groups get a

@@ -16,7 +16,7 @@
 //! Phases: `init` runs once at the start of a run (and of a warm start: it rebuilds derived
 //! state such as z = Xw from the weights), `epoch` is one pass or one batch iteration, `finish`
 //! flushes pending lazy work so the weights are exact; the driver checks the certificate
-//! ([`Certificate`], ALGORITHMS.md §10) between epochs and the report evaluates [`Objective`].
+//! ([`Certificate`], docs/algorithms.md §10) between epochs and the report evaluates [`Objective`].
 
 pub mod dump;
 pub mod lower;
@@ -535,7 +535,7 @@ pub struct PlanInfo {
 }
 
 /// How the report computes F(w) = c·(1/m)·Σᵢ ℓ(yᵢ, ⟨xᵢ, w⟩) + Σⱼ penalty(wⱼ), the same code
-/// path whatever back end ran the plan (ALGORITHMS.md's normalisation).
+/// path whatever back end ran the plan (docs/algorithms.md's normalisation).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Objective {
     /// ℓ(y\[i], a) with the margin in the scalar `margin`.
@@ -574,7 +574,7 @@ pub struct Objective {
     pub softmax: bool,
 }
 
-/// The convex conjugate ℓ*(y, u) of a loss in its margin (ALGORITHMS.md §10), where optc knows
+/// The convex conjugate ℓ*(y, u) of a loss in its margin (docs/algorithms.md §10), where optc knows
 /// it in closed form.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum LossConjugate {
@@ -684,7 +684,7 @@ impl Cadence {
 }
 
 /// What ends a run that has no certificate, besides the epoch cap and the time limit. A
-/// non-convex F has no duality gap (ALGORITHMS.md §10), so its plans say what they stop on
+/// non-convex F has no duality gap (docs/algorithms.md §10), so its plans say what they stop on
 /// rather than borrow the convex rule.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Uncertified {

@@ -1,4 +1,4 @@
-//! The runtime library: vector kernels that are not per coordinate (ALGORITHMS.md §2), called
+//! The runtime library: vector kernels that are not per coordinate (docs/algorithms.md §2), called
 //! on a whole buffer by `call` statements of a plan. The interpreter calls [`Routine::apply`];
 //! the JIT emits a call to the C-ABI entry point of the same routine (`exec/jit/abi.rs`), so
 //! both back ends run the same code and produce the same bits. The duality-gap certificate uses

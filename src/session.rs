@@ -283,7 +283,7 @@ pub struct Report {
     pub intercept: Option<f64>,
     /// One offset per class, for a softmax model with `var b: vec[classes(y)]`.
     pub intercepts: Option<Vec<f64>>,
-    /// F at the answer, in ALGORITHMS.md's normalisation.
+    /// F at the answer, in docs/algorithms.md's normalisation.
     pub objective: f64,
     /// The mean loss at the answer, (1/m)·Σᵢ ℓ(yᵢ, ⟨xᵢ, w⟩), unweighted.
     pub loss: f64,

@@ -3,7 +3,7 @@
 //! names, the analyser the options and requirements, the lowering and the driver the rest;
 //! adding a solver is an entry here plus its lowering in `plan::lower`.
 
-/// A solver of ALGORITHMS.md.
+/// A solver of docs/algorithms.md.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum SolverKind {
     Fobos,
@@ -365,7 +365,7 @@ pub const REGISTRY: [SolverSpec; 11] = [
     },
 ];
 
-/// `auto` lets the compiler choose (ALGORITHMS.md §9).
+/// `auto` lets the compiler choose (docs/algorithms.md §9).
 pub const AUTO: &str = "auto";
 
 impl SolverKind {

@@ -129,7 +129,7 @@ impl Separability {
     }
 }
 
-/// The proximity operators optc knows how to apply (ALGORITHMS.md §2).
+/// The proximity operators optc knows how to apply (docs/algorithms.md §2).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ProxKind {
     SoftThreshold,
@@ -571,7 +571,7 @@ mod tests {
             let hinge = if y * a < 1.0 { -y } else { 0.0 };
             assert_eq!(eval("hinge", y, a), hinge, "hinge ℓ′({y},{a})");
         }
-        assert_eq!(eval("hinge", 1.0, 1.0), 0.0, "hinge at the kink takes 0, as ALGORITHMS.md §1");
+        assert_eq!(eval("hinge", 1.0, 1.0), 0.0, "hinge at the kink takes 0, as docs/algorithms.md §1");
         assert_eq!(eval("squared", 2.5, 4.0), 1.5);
         for &(y, a) in &[(1.0f64, 0.3f64), (-1.0, 2.0), (1.0, 1.0), (-1.0, -0.25), (1.0, -1e3)] {
             let want = -2.0 * y * (1.0 - y * a).max(0.0);

@@ -701,7 +701,7 @@ fn eta0_is_calibrated_on_a_sample_unless_given() {
     assert_eq!(given["eta0"], 0.5);
 }
 
-/// ALGORITHMS.md §9: a budget of one or two passes (`--epochs 1`, or `solve with auto(epochs =
+/// docs/algorithms.md §9: a budget of one or two passes (`--epochs 1`, or `solve with auto(epochs =
 /// 1)` in the model) makes SMM the default for a smooth loss with a per-coordinate R, and the
 /// n₀ it tuned is reported; a larger budget keeps SCD.
 #[test]

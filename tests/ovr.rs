@@ -1,4 +1,4 @@
-//! One-vs-rest (ALGORITHMS.md §11): a two-class loss on data with k > 2 labels is k binary
+//! One-vs-rest (docs/algorithms.md §11): a two-class loss on data with k > 2 labels is k binary
 //! problems in LIBLINEAR's class order, each solved to its certified optimum, saved as
 //! LIBLINEAR's k-column model and predicted by the argmax of the k decision values.
 

@@ -1,5 +1,5 @@
 //! Snapshot tests (insta): the plan of every example, the structure report of every
-//! LANGUAGE.md example and of the group examples, and the diagnostics of broken models. Each
+//! docs/language.md example and of the group examples, and the diagnostics of broken models. Each
 //! snapshot carries its source. The files models `load` are read from the inputs' own
 //! directories, named relative to the package root (where cargo runs tests) so that the paths
 //! the snapshots show do not depend on the checkout.
@@ -34,7 +34,7 @@ fn plans_of_the_examples() {
     });
 }
 
-/// `optc check` for every model of LANGUAGE.md, in both spellings.
+/// `optc check` for every model of docs/language.md, in both spellings.
 #[test]
 fn structure_of_the_language_examples() {
     insta::glob!("inputs/language", "*.opt", |path| {
@@ -215,7 +215,7 @@ fn plans_with_an_intercept() {
     }
 }
 
-/// tron's Newton-CG plans (ALGORITHMS.md §11), forced: ½‖·‖²-regularized logistic regression,
+/// tron's Newton-CG plans (docs/algorithms.md §11), forced: ½‖·‖²-regularized logistic regression,
 /// the same with an unregularized intercept (one more CG coordinate), and softmax on W.
 #[test]
 fn plans_of_tron() {

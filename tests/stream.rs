@@ -204,7 +204,7 @@ fn the_cli_says_which_solver_it_streamed_and_why() {
         "--save",
         saved.to_str().expect("utf-8"),
     ]);
-    // ALGORITHMS.md §9: streamed data with a smooth loss runs SMM.
+    // docs/algorithms.md §9: streamed data with a smooth loss runs SMM.
     assert_eq!(r["solver"], "smm");
     assert!(r["solver_note"].as_str().is_some_and(|n| n.contains("scd") && n.contains("columns")), "{r}");
     assert_eq!(r["epochs"], 3);

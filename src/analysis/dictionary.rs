@@ -1,4 +1,4 @@
-//! Dictionary learning's structure (ALGORITHMS.md §9): the cost is not convex (bilinear in D
+//! Dictionary learning's structure (docs/algorithms.md §9): the cost is not convex (bilinear in D
 //! and the codes), so no duality gap certifies it; SMM on D in mini-batches is the method, and
 //! the only one of optc's that takes a structured ϕ on the atoms. Its majorizer is each
 //! batch's own cost at its codes: eq. 5's proximal-gradient surrogate (Mairal 2013), one 1/L

@@ -71,7 +71,7 @@ pub(super) fn split_prox(model: &Model, rows: bool) -> Result<(CoordinateProx, O
 /// One composite term — `ω(B w)` with ω = ℓ1 or ℓ2, or `group_l2(groups(...), w)` — beside
 /// ½‖·‖² terms only, whose scaling composes with any prox: prox_{τ(R + μ/2‖·‖²)}(v) =
 /// prox_{τR/(1+τμ)}(v/(1+τμ)). Its prox is the Picard fixed point, or the closed-form shrink of
-/// each group for `group_l2` over groups `files` shows disjoint (ALGORITHMS.md §3: when ω is
+/// each group for `group_l2` over groups `files` shows disjoint (docs/algorithms.md §3: when ω is
 /// separable and B a selection, the fixed point is reached in one step).
 pub(super) fn composite_prox(model: &Model, files: &FileFacts) -> Option<(CoordinateProx, crate::plan::Composite)> {
     use crate::plan::{Composite, CompositeProx, OperatorSpec};

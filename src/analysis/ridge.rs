@@ -1,4 +1,4 @@
-//! The ℓ2-regularized models of ALGORITHMS.md §11 that `tron` (truncated Newton with
+//! The ℓ2-regularized models of docs/algorithms.md §11 that `tron` (truncated Newton with
 //! conjugate gradients) takes: a smooth loss with λ·l2sq terms only, λ > 0, no constraint.
 //! F is then twice differentiable (almost everywhere, for squared hinge) and λ-strongly
 //! convex, so every Newton system (c/m)·XᵀDX + λI is positive definite; any other term needs a
@@ -46,7 +46,7 @@ pub(super) fn misfit(model: &Model) -> Option<(String, Span, String)> {
     None
 }
 
-/// `tron` as the default (ALGORITHMS.md §9): a smooth scalar loss, or softmax on a matrix W,
+/// `tron` as the default (docs/algorithms.md §9): a smooth scalar loss, or softmax on a matrix W,
 /// with λ·l2sq terms only. None for every other model.
 pub(super) fn default_choice(model: &Model) -> Option<Choice> {
     let loss = &model.loss.def;
@@ -56,11 +56,11 @@ pub(super) fn default_choice(model: &Model) -> Option<Choice> {
     match (&model.shape, loss.multiclass) {
         (Shape::Mat(..), true) => Some(Choice {
             solver: SolverKind::Tron,
-            reason: "softmax with ½‖W‖² only (ALGORITHMS.md §9, §11): truncated Newton with conjugate gradients on W, a few Hessian-vector passes per iteration where FISTA takes thousands of gradient steps".into(),
+            reason: "softmax with ½‖W‖² only (docs/algorithms.md §9, §11): truncated Newton with conjugate gradients on W, a few Hessian-vector passes per iteration where FISTA takes thousands of gradient steps".into(),
         }),
         (Shape::Vec(_), false) => Some(Choice {
             solver: SolverKind::Tron,
-            reason: "twice-differentiable loss with ½‖·‖² only (ALGORITHMS.md §9, §11): truncated Newton with conjugate gradients and a line search (TRON's successor in LIBLINEAR, -s 0/-s 2), a few Hessian-vector passes per iteration and a fast local rate".into(),
+            reason: "twice-differentiable loss with ½‖·‖² only (docs/algorithms.md §9, §11): truncated Newton with conjugate gradients and a line search (TRON's successor in LIBLINEAR, -s 0/-s 2), a few Hessian-vector passes per iteration and a fast local rate".into(),
         }),
         _ => None,
     }

@@ -1,4 +1,4 @@
-//! One-vs-rest (ALGORITHMS.md §11; LANGUAGE.md's newer forms): a two-class loss on data with
+//! One-vs-rest (docs/algorithms.md §11; docs/language.md): a two-class loss on data with
 //! k > 2 labels is k binary problems, problem c labelled +1 on the rows of class c and −1 on the
 //! rest, as LIBLINEAR trains every solver but its Crammer–Singer one. Each problem is the same
 //! plan on the same bound data (only y changes), solved to the same certificate; `--save`

@@ -152,7 +152,7 @@ pub(crate) fn trace_path(
             files: Some(dir.to_path_buf()),
         }
     };
-    // The default a data shape settles (ALGORITHMS.md §9) is settled for every point alike;
+    // The default a data shape settles (docs/algorithms.md §9) is settled for every point alike;
     // one plan serves every λ, so no λ's ridge strength decides (an infinite mean ‖xᵢ‖²).
     let compiled_at = |value: f64| {
         compile(file, &opts_at(value)).map(|mut c| {

@@ -52,12 +52,12 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
     let front_seconds = compile_start.elapsed().as_secs_f64();
     let Outputs { save: save_out, trace: trace_out, plot: plot_out } = Outputs::prepare(args)?;
     let (train, parse_seconds, cache_note) = load_data(&args.data, !args.quiet, &args.solve.data)?;
-    // A default that depends on the data's shape is settled now (ALGORITHMS.md §9).
+    // A default that depends on the data's shape is settled now (docs/algorithms.md §9).
     if pipeline::shape(&mut compiled, train.features(), train.rows(), train.mean_row_norm_sq()) {
         plan = pipeline::plan(&compiled, &opts).map_err(|e| report_compile_error(e, &file))?;
         (settings, run_settings) = session::run_settings(&compiled, &stop)?;
     }
-    // A two-class loss on more than two labels: k one-vs-rest problems (ALGORITHMS.md §11).
+    // A two-class loss on more than two labels: k one-vs-rest problems (docs/algorithms.md §11).
     if let Some(classes) = LabelMap::one_vs_rest(compiled.model.label_kind, &train) {
         let outputs = Outputs { save: save_out, trace: trace_out, plot: plot_out };
         let start = super::ovr::Start {

@@ -28,7 +28,7 @@ use rand::SeedableRng;
 use std::time::Instant;
 
 /// The solvers `--stream` runs when the model's default cannot stream, in order: SMM for a
-/// smooth loss (ALGORITHMS.md §9: "streaming data → SMM", one pass gives a usable model), else
+/// smooth loss (docs/algorithms.md §9: "streaming data → SMM", one pass gives a usable model), else
 /// FOBOS (§9's choice for non-smooth losses), which takes every per-coordinate regularizer and
 /// constraint lazily, O(nnz) a step.
 const FALLBACKS: [SolverKind; 2] = [SolverKind::Smm, SolverKind::Fobos];

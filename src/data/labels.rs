@@ -1,4 +1,4 @@
-//! Raw labels → what a loss reads. LANGUAGE.md: `labels` are ±1 (0/1 mapped to −1/+1);
+//! Raw labels → what a loss reads. docs/language.md: `labels` are ±1 (0/1 mapped to −1/+1);
 //! optc extends that to any two values (the smaller → −1), as LIBSVM's sets use 1/2.
 //! `classes` map k distinct labels to 0..k in first-seen order; `real` is the identity.
 //! A two-class loss on data with k > 2 labels trains one-vs-rest ([`LabelMap::one_vs_rest`]).
@@ -69,7 +69,7 @@ impl LabelMap {
         Ok(LabelMap { kind, originals })
     }
 
-    /// One-vs-rest's classes (ALGORITHMS.md §11): when a two-class loss (`kind` is `labels`)
+    /// One-vs-rest's classes (docs/algorithms.md §11): when a two-class loss (`kind` is `labels`)
     /// meets data with more than two whole-number labels, a map of kind `classes` (the labels in
     /// first-seen order, LIBLINEAR's numbering, so a saved model's `label` line and its weight
     /// columns are the ones `liblinear-train` writes); None for two labels or fewer, and for

@@ -1,4 +1,4 @@
-//! The duality-gap certificate of ALGORITHMS.md §10: for any u ∈ ℝᵐ in the domain of ℓ*,
+//! The duality-gap certificate of docs/algorithms.md §10: for any u ∈ ℝᵐ in the domain of ℓ*,
 //!
 //!   F(w) ≥ F* ≥ D(u) = −(c/m)·Σᵢ ℓ*(yᵢ, uᵢ) − Σⱼ r*(−(c/m)·(Xᵀu)ⱼ),
 //!

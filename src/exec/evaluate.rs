@@ -7,7 +7,7 @@ use crate::plan::Plan;
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct Evaluation {
-    /// F(w) in ALGORITHMS.md's normalisation (on the data given).
+    /// F(w) in docs/algorithms.md's normalisation (on the data given).
     pub objective: f64,
     /// (1/m)·Σᵢ ℓ(yᵢ, ⟨xᵢ, w⟩), unweighted.
     pub loss: f64,

@@ -240,7 +240,7 @@ fn with_labels(plan: &Plan, mut state: State, view: &DataView) -> State {
 }
 
 /// F of flushed weights and, where [`no_streamed_gap`] allows, the duality gap of
-/// ALGORITHMS.md §10 at the dual point uᵢ = ℓ′(yᵢ, aᵢ) scaled into the domain (the best dual
+/// docs/algorithms.md §10 at the dual point uᵢ = ℓ′(yᵢ, aᵢ) scaled into the domain (the best dual
 /// value of the run's checks kept in `best_dual`), and the passes it took: one for F and Xᵀu,
 /// one for Σᵢ ℓ*(yᵢ, s·uᵢ) once the scale s is known.
 fn check(

@@ -160,7 +160,7 @@ pub fn dump(plan: &Plan, facts: Option<&DataFacts>) -> String {
             };
             let _ = writeln!(
                 o,
-                "check   duality gap (ALGORITHMS.md §10): {point}, ℓ* of {conj}, R* of {}{rows}",
+                "check   duality gap (docs/algorithms.md §10): {point}, ℓ* of {conj}, R* of {}{rows}",
                 penalty_text(c)
             );
         }

@@ -573,7 +573,7 @@ pub fn cost(
 }
 
 /// SMM's weight of the n-th step (n from 1; w₁ = 1). Under eq. 5's surrogate the weights of
-/// ALGORITHMS.md §7, √((n₀ + 1)/(n + n₀)). Under the variational majorizer
+/// docs/algorithms.md §7, √((n₀ + 1)/(n + n₀)). Under the variational majorizer
 /// (n₀ + 1)/(n + n₀): the quadratics are the batches' own costs, and with ρ = 1 the average
 /// forgets the first, poor codes at the rate online dictionary learning does (Mairal et al.
 /// 2010), while n₀ keeps the early batches from weighing as one each.

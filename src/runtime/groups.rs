@@ -1,4 +1,4 @@
-//! The prox of γ·Σ_g ‖w_g‖₂ over disjoint groups (ALGORITHMS.md §2: "group lasso, disjoint
+//! The prox of γ·Σ_g ‖w_g‖₂ over disjoint groups (docs/algorithms.md §2: "group lasso, disjoint
 //! groups — ℓ2 prox per group"). The penalty is then separable per group, so its prox is the
 //! ℓ2 shrink of each group on its own, in closed form: what the Picard fixed point of §3 would
 //! converge to, in one pass and without a dual.

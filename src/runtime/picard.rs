@@ -1,5 +1,5 @@
 //! The prox of a composite ω∘B by the Picard fixed point of Argyriou, Baldassarre, Micchelli &
-//! Pontil (ALGORITHMS.md §3), in its dual forward–backward form:
+//! Pontil (docs/algorithms.md §3), in its dual forward–backward form:
 //!
 //!   z ← Π_{γ·dual ball of ω}(z − μ·(B(Bᵀz) − Bx)),   prox_{γω∘B}(x) = x − Bᵀz,
 //!

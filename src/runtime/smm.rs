@@ -1,4 +1,4 @@
-//! The sparse catch-up of SMM with ψ = λ‖·‖₁ (Mairal 2013; ALGORITHMS.md §7).
+//! The sparse catch-up of SMM with ψ = λ‖·‖₁ (Mairal 2013; docs/algorithms.md §7).
 //!
 //! A coordinate outside the support of the step's example sees no gradient, so its averaged
 //! surrogate point follows the scalar recursion

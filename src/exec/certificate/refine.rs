@@ -1,5 +1,5 @@
 //! The Newton refinement of the certificate's dual point, the one part of the certificate that
-//! solves rather than evaluates: the driver calls [`refine`] between [`super::assess`] and
+//! solves rather than evaluates: the driver calls [`refine()`] between [`super::assess`] and
 //! [`super::record`], and `optc plan` says which plans take it ([`Plan::refines_certificate`]).
 //! Proximal Newton steps on the columns that matter, whose model is solved by coordinate
 //! descent and conjugate gradients, run until the gap restricted to those columns is small, and
@@ -597,7 +597,6 @@ impl Rows {
         all
     }
 }
-
 
 /// The columns V of X, stored by rows (k-th entry of row i: the position in V and the value).
 pub(super) struct Subspace {

@@ -1,4 +1,4 @@
-//! AdaGrad-FOBOS with diagonal scaling (ALGORITHMS.md §4, Duchi & Singer's slides): one
+//! AdaGrad-FOBOS with diagonal scaling (docs/algorithms.md §4, Duchi & Singer's slides): one
 //! stochastic gradient step per row, scaled per coordinate by the root of the squared
 //! gradients that coordinate has seen, then the prox scaled the same way:
 //!

@@ -1,4 +1,4 @@
-//! DC programming for F(w) = f(w) + λ·Σⱼ log(|wⱼ| + ε) (Mairal 2013 §4.2; ALGORITHMS.md §8).
+//! DC programming for F(w) = f(w) + λ·Σⱼ log(|wⱼ| + ε) (Mairal 2013 §4.2; docs/algorithms.md §8).
 //! The penalty is concave in |w|, so its tangent at any θ, λ·Σⱼ ηⱼ·|wⱼ| with ηⱼ = 1/(|θⱼ| + ε)
 //! (plus a constant), majorizes it: both solvers minimize weighted-ℓ1 surrogates, and differ in
 //! how often the weights move.

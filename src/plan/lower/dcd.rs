@@ -1,5 +1,5 @@
 //! Dual coordinate descent for the ℓ2-regularized SVMs (Hsieh, Chang, Lin, Keerthi &
-//! Sundararajan, ICML 2008; LIBLINEAR's `-s 3` and `-s 1`; ALGORITHMS.md §11). With
+//! Sundararajan, ICML 2008; LIBLINEAR's `-s 3` and `-s 1`; docs/algorithms.md §11). With
 //! C = c/(λm), F(w) = c·(1/m)·Σᵢ ℓ(yᵢ⟨xᵢ, w⟩) + λ·½‖w‖² is λ times LIBLINEAR's primal
 //! ½‖w‖² + C·Σᵢ ℓ, whose dual is
 //!

@@ -1,4 +1,4 @@
-//! Dictionary learning's plan (Mairal 2013 §4.3; ALGORITHMS.md §9): D a mat[d, k] of k atoms,
+//! Dictionary learning's plan (Mairal 2013 §4.3; docs/algorithms.md §9): D a mat[d, k] of k atoms,
 //! the surrogate's point B beside it, and an epoch that is one runtime call,
 //! [`Stmt::Dictionary`]: this epoch's order in mini-batches, each coded exactly, its majorizer
 //! averaged into A and B (SMM) and followed by the prox of ϕ on every atom. Both back ends make that one

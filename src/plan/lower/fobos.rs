@@ -1,4 +1,4 @@
-//! FOBOS (ALGORITHMS.md §4): one stochastic gradient step per row, then the prox.
+//! FOBOS (docs/algorithms.md §4): one stochastic gradient step per row, then the prox.
 //!
 //! The lazy plan is exactly the eager algorithm reordered: a coordinate's proxes from the steps
 //! that did not touch it are composed into one closed-form catch-up, applied just before the

@@ -1,5 +1,5 @@
 //! Batch proximal gradient with FISTA momentum and gradient-based adaptive restart
-//! (ALGORITHMS.md §3's outer loop; O'Donoghue & Candès' restart):
+//! (docs/algorithms.md §3's outer loop; O'Donoghue & Candès' restart):
 //!
 //!   g = ∇f(ŵ) = (c/m)·Xᵀℓ′(y, Xŵ),   w⁺ = prox_{R/L}(ŵ − g/L),
 //!   restart when ⟨ŵ − w⁺, w⁺ − w⟩ > 0 (momentum points uphill), else

@@ -1,4 +1,4 @@
-//! SCD (ALGORITHMS.md §5): parameter-free coordinate steps over a fresh permutation of the
+//! SCD (docs/algorithms.md §5): parameter-free coordinate steps over a fresh permutation of the
 //! columns each epoch, with z = Xw maintained so a step costs O(nnz of column j):
 //!
 //!   gⱼ = (c/m)·Σᵢ xᵢⱼ·ℓ′(yᵢ, zᵢ),  βⱼ = c·β·(1/m)·Σᵢ xᵢⱼ²,  wⱼ⁺ = prox_{r/βⱼ}(wⱼ − gⱼ/βⱼ),

@@ -1,5 +1,5 @@
 //! SMIDAS, stochastic mirror descent made sparse (Shalev-Shwartz & Tewari 2009, Algorithm 3;
-//! ALGORITHMS.md §6). The iterate is the dual (mirror) vector θ; the weights are
+//! docs/algorithms.md §6). The iterate is the dual (mirror) vector θ; the weights are
 //! w = f⁻¹(θ), f⁻¹ⱼ(θ) = sign(θⱼ)·|θⱼ|^{p−1}/‖θ‖_p^{p−2}, with p = max(2, 2·ln d). A step
 //! samples a row, takes the gradient step θ̃ = θ − η·ℓ′(yᵢ, ⟨w, xᵢ⟩)·xᵢ in the dual, then
 //! truncates every coordinate toward 0 by η·λ.

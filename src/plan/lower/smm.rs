@@ -1,5 +1,5 @@
 //! SMM, stochastic majorization–minimization with proximal-gradient surrogates (Mairal 2013;
-//! ALGORITHMS.md §7). Every surrogate has the same curvature L, so their weighted average is
+//! docs/algorithms.md §7). Every surrogate has the same curvature L, so their weighted average is
 //! one vector z̄:
 //!
 //!   z̄ ← (1 − ωₙ)·z̄ + ωₙ·(θ − ∇fₙ(θ)/L),   θ ← prox_{ψ/L}(z̄),   ωₙ = √((n₀ + 1)/(n + n₀)),
@@ -35,7 +35,7 @@ pub(super) fn lower(model: &Model, st: &Structure, prox: CoordinateProx, opts: L
     lower_as(model, st, prox, opts, SolverKind::Smm)
 }
 
-/// The plan under `solver`'s name. Online DC (ALGORITHMS.md §8) is this plan with a `logeps`
+/// The plan under `solver`'s name. Online DC (docs/algorithms.md §8) is this plan with a `logeps`
 /// tangent in the prox: the tangents' weights are averaged like the surrogates' points,
 /// η ← (1 − ω)·η + ω/(|θ| + ε), before the prox at threshold (l1 + λ·ηⱼ)/L.
 pub(super) fn lower_as(

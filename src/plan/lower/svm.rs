@@ -1,5 +1,5 @@
 //! The linear SVM as Argyriou, Baldassarre, Micchelli & Pontil solve it (§4 of their paper,
-//! ALGORITHMS.md §3): F(w) = c·(1/m)·Σᵢ hinge(yᵢ⟨xᵢ, w⟩) + λ·½‖w‖² is λ times
+//! docs/algorithms.md §3): F(w) = c·(1/m)·Σᵢ hinge(yᵢ⟨xᵢ, w⟩) + λ·½‖w‖² is λ times
 //! ½‖w − 0‖² + ω(Bw) with B = diag(y)·X and ω(ζ) = κ·Σᵢ hinge(ζᵢ), κ = c/(λm), so its minimiser
 //! is prox_{ω∘B}(0), computed by the Picard iteration on the dual v ∈ ℝᵐ:
 //!

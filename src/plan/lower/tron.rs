@@ -1,4 +1,4 @@
-//! Truncated Newton for a twice-differentiable loss with ½‖·‖² only (ALGORITHMS.md §9, §11):
+//! Truncated Newton for a twice-differentiable loss with ½‖·‖² only (docs/algorithms.md §9, §11):
 //! LIBLINEAR's primal solver for `-s 0` / `-s 2` in its current form (newton.cpp, LIBLINEAR
 //! ≥ 2.40: Hsia, Chiang & Lin 2018, the line-search successor of TRON, Lin, Weng & Keerthi
 //! 2008). For F(w) = (c/m)·Σᵢ ℓ(yᵢ, zᵢ) + (λ/2)‖w‖², z = Xw (+ b), one epoch is one Newton
