@@ -18,10 +18,15 @@
 //! flushes pending lazy work so the weights are exact; the driver checks the certificate
 //! ([`Certificate`], docs/algorithms.md §10) between epochs and the report evaluates [`Objective`].
 
+mod calls;
 pub mod dump;
 pub mod lower;
+mod objective;
 pub mod verify;
 pub mod walk;
+
+pub use calls::*;
+pub use objective::*;
 
 pub use crate::runtime::{Routine, VectorTerm};
 use crate::symbolic::{Cmp, Func};
@@ -404,126 +409,6 @@ pub enum Stmt {
     Dictionary(DictionaryCall),
 }
 
-/// What [`Objective::dictionary`] evaluates.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct DictionaryCost {
-    pub lambda1: f64,
-    pub lambda2: f64,
-    pub penalty: AtomPenalty,
-}
-
-/// The operands of [`Stmt::Dictionary`].
-#[derive(Clone, Debug, PartialEq)]
-pub struct DictionaryCall {
-    /// D, a mat[d, k] whose column c is atom c (the k of [`Dims`] counts the atoms), and B, the
-    /// averaged surrogate's point, of the same shape.
-    pub atoms: VecId,
-    pub surrogate: VecId,
-    /// A, the averaged curvature (a mat[k, k]), and n, the steps so far (a state scalar). At
-    /// n = 0 the atoms start from the first k signals of the epoch's order.
-    pub curvature: VecId,
-    pub steps: ScalarId,
-    pub lambda1: f64,
-    pub lambda2: f64,
-    pub batch: usize,
-    /// n₀ of SMM's weights (`runtime::dictionary::weight`).
-    pub n0: f64,
-    pub majorizer: Majorizer,
-    pub penalty: AtomPenalty,
-}
-
-/// The majorizer SMM averages on a dictionary (`runtime::dictionary::Dictionary::step`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Majorizer {
-    /// Each batch's own cost at its codes, a quadratic in D (A = mean ααᵀ, B = mean αxᵀ),
-    /// minimised with ϕ by one sweep of block coordinate descent over the atoms.
-    Variational,
-    /// Mairal 2013's eq. 5: the proximal-gradient surrogate, one curvature per atom
-    /// (`solve with smm(linearize = 1)`).
-    Linearized,
-}
-
-impl Majorizer {
-    /// The name `optc plan` and `optc check` print.
-    pub fn name(self) -> &'static str {
-        match self {
-            Majorizer::Variational => "the batches' own costs at their codes (variational)",
-            Majorizer::Linearized => "the proximal-gradient surrogate (eq. 5)",
-        }
-    }
-
-    /// Its code in the JIT's call (and back).
-    pub fn code(self) -> i64 {
-        match self {
-            Majorizer::Variational => 0,
-            Majorizer::Linearized => 1,
-        }
-    }
-
-    pub fn from_code(code: i64) -> Majorizer {
-        if code == 1 {
-            Majorizer::Linearized
-        } else {
-            Majorizer::Variational
-        }
-    }
-}
-
-/// ϕ on one atom: l1·‖d‖₁ + (l2/2)‖d‖² + γ·ω(B d) over the bound operator's groups, then the
-/// ball ‖d‖ ≤ r. The prox is the composition (see `runtime::dictionary::prox_atom`).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct AtomPenalty {
-    pub l1: f64,
-    pub l2: f64,
-    pub group: Option<(crate::runtime::picard::Omega, f64)>,
-    pub ball: Option<f64>,
-}
-
-/// Which operator B a composite term names; built when the data is bound (its size depends on
-/// d, and `load(...)` files are read then, relative to the model file).
-#[derive(Clone, Debug, PartialEq)]
-pub enum OperatorSpec {
-    /// `diff(n)`; None for `diff(dim(x))`.
-    Diff(Option<usize>),
-    /// `incidence(load(path))`
-    Incidence(String),
-    /// `groups(load(path))`
-    Groups(String),
-}
-
-/// A composite term coef·ω(B w) (or `group_l2`, ω = Σ_g ‖·‖₂ over stacked group selections).
-#[derive(Clone, Debug, PartialEq)]
-pub struct Composite {
-    pub omega: crate::runtime::picard::Omega,
-    pub coef: f64,
-    pub operator: OperatorSpec,
-    /// ω sums ‖·‖₂ over the groups of B's rows (`group_l2`), rather than over all of them at
-    /// once (`l2(B w)`); for ℓ1 every row is its own block.
-    pub group_blocks: bool,
-    pub prox: CompositeProx,
-}
-
-/// How the prox of a composite term is computed.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum CompositeProx {
-    /// The Picard fixed point ([`Stmt::Picard`]): right for any B.
-    Picard,
-    /// `group_l2` over groups its file showed disjoint: the closed-form shrink of each group
-    /// ([`Stmt::GroupShrink`]). Binding the operator checks that they still are.
-    GroupShrink,
-}
-
-/// The operands of [`Stmt::Picard`]: a vec\[d] and a vec\[p], ω, γ, and the inner stopping rule.
-#[derive(Clone, Debug, PartialEq)]
-pub struct PicardCall {
-    pub target: VecId,
-    pub dual: VecId,
-    pub omega: crate::runtime::picard::Omega,
-    pub gamma: Expr,
-    pub tol: f64,
-    pub cap: u32,
-}
-
 /// Where the plan came from, for the header of the dump and the report.
 #[derive(Clone, Debug, PartialEq)]
 pub struct PlanInfo {
@@ -532,83 +417,6 @@ pub struct PlanInfo {
     pub lazy: bool,
     /// Labels are ±1 and a prediction is the sign of the margin.
     pub classification: bool,
-}
-
-/// How the report computes F(w) = c·(1/m)·Σᵢ ℓ(yᵢ, ⟨xᵢ, w⟩) + Σⱼ penalty(wⱼ), the same code
-/// path whatever back end ran the plan (docs/algorithms.md's normalisation).
-#[derive(Clone, Debug, PartialEq)]
-pub struct Objective {
-    /// ℓ(y\[i], a) with the margin in the scalar `margin`.
-    pub loss: Expr,
-    /// ℓ′(y\[i], a), unweighted: the dual point of the certificate.
-    pub dloss: Expr,
-    pub margin: ScalarId,
-    /// The intercept b (`var b: scalar`), a state scalar added to every margin; unregularized,
-    /// so the certificate's dual point must also satisfy Σᵢ uᵢ = 0.
-    pub intercept: Option<ScalarId>,
-    /// μ of `μ·l2sq(b)`, the intercept's ridge: F adds μ·½b² (0: b unregularized).
-    pub intercept_l2: f64,
-    /// Softmax: one unregularized offset per class, b (a vec\[k]) added to every row's scores; the
-    /// certificate's dual point must then satisfy Σᵢ uᵢ = 0 in ℝᵏ.
-    pub class_intercept: Option<VecId>,
-    pub loss_weight: f64,
-    /// Σ of the coordinate-wise regularizers at w\[j] (constraints hold by construction).
-    pub penalty: Expr,
-    /// The term on the whole vector (a norm, or a set's indicator), or on each row of a
-    /// multiclass W, if any.
-    pub vector: Option<VectorTerm>,
-    /// A dual point the plan maintains, uᵢ as an expression at row i of the state (the Picard
-    /// SVM's dual); the certificate tries it besides ℓ′ at the margins.
-    pub dual: Option<Expr>,
-    /// The plan's dual point is the iterate of a dual method (dual coordinate descent): the
-    /// certificate evaluates it alone. ℓ′ at the margins and its extrapolation would cost two
-    /// more passes a check for a bound no tighter than the one the solver optimises.
-    pub dual_only: bool,
-    /// A composite term coef·ω(B w), evaluated with the operator bound with the data.
-    pub composite: Option<Composite>,
-    /// Dictionary learning: F(D) = (c/m)·Σᵢ sparse_code(xᵢ, D, λ₁, λ₂) + Σ over atoms of ϕ, the
-    /// weights a mat[d, k] of k atoms (`loss`, `dloss`, `margin` and `penalty` are unused).
-    pub dictionary: Option<DictionaryCost>,
-    /// Multiclass: ℓ is softmax over the k scores aᵢ = Wᵀxᵢ, ℓ(y, a) = logsumexp(a) − a_y,
-    /// evaluated directly (`loss`, `dloss` and `margin` are unused), and `penalty` reads W[j, c].
-    pub softmax: bool,
-}
-
-/// The convex conjugate ℓ*(y, u) of a loss in its margin (docs/algorithms.md §10), where optc knows
-/// it in closed form.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum LossConjugate {
-    /// p·log p + (1 − p)·log(1 − p), p = −y·u ∈ [0, 1]
-    Logistic,
-    /// ½u² + u·y
-    Squared,
-    /// y·u for y·u ∈ [−1, 0]
-    Hinge,
-    /// y·u + u²/4 for y·u ≤ 0 (the squared hinge max(0, 1 − y·a)²)
-    SquaredHinge,
-    /// Σ_c q_c·log q_c with q = u + e_y in the simplex (u ∈ ℝᵏ: softmax's conjugate)
-    Softmax,
-}
-
-/// What the duality-gap certificate needs beyond the objective: ℓ* and the regularizer
-/// r(wⱼ) = l1·|wⱼ| + (l2/2)·wⱼ² + ι\[lo, hi\](wⱼ) per coordinate (per entry of W), whose conjugate
-/// is closed-form, plus at most one vector term — on w, or on each row of W — (then there is no
-/// box: see the analysis's `split_prox`), or a group term over disjoint groups.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Certificate {
-    pub conjugate: LossConjugate,
-    pub l1: f64,
-    pub l2: f64,
-    pub lo: f64,
-    pub hi: f64,
-    pub vector: Option<VectorTerm>,
-    /// γ of γ·Σ_g ‖w_g‖₂ over the disjoint groups of the operator bound with the data (no
-    /// ℓ1, box or vector term beside it), whose conjugate is closed-form too.
-    pub groups: Option<f64>,
-    /// An intercept: unregularized (`intercept_l2` = 0), the dual point must also satisfy
-    /// Σᵢ uᵢ = 0; with `μ·l2sq(b)`, R* adds (Σᵢ (c/m)·uᵢ)²/(2μ) instead.
-    pub intercept: bool,
-    pub intercept_l2: f64,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -681,33 +489,6 @@ pub struct Cadence {
 impl Cadence {
     /// Passes' worth of visits between two checks when the solver's test does not pass.
     pub const PASSES: usize = 8;
-}
-
-/// What ends a run that has no certificate, besides the epoch cap and the time limit. A
-/// non-convex F has no duality gap (docs/algorithms.md §10), so its plans say what they stop on
-/// rather than borrow the convex rule.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Uncertified {
-    /// The relative change of F between two checks ≤ tol: a convex F whose dual has no closed
-    /// form here (ω∘B).
-    Progress,
-    /// Nothing: online DC on a non-convex F has no test that it is done, and a small change of
-    /// F between epochs of a stochastic method is not one.
-    Caps,
-    /// Batch DC's reweighting has settled: the epoch leaves in `change` the last reweighting's
-    /// largest relative change of a weight (1 where a coordinate entered or left the support)
-    /// and counts reweightings in `rounds`; the run stops when `change` ≤ tol.
-    Reweighting { change: ScalarId, rounds: ScalarId },
-}
-
-impl Uncertified {
-    /// Why the run has no certificate, for the report.
-    pub fn reason(self) -> &'static str {
-        match self {
-            Uncertified::Progress => "no closed-form dual for this model",
-            Uncertified::Caps | Uncertified::Reweighting { .. } => "F is not convex, so no duality gap bounds F − F*",
-        }
-    }
 }
 
 impl Plan {

@@ -19,6 +19,8 @@
 //! ```
 
 pub mod bind;
+pub(crate) mod ovr;
+pub(crate) mod saved;
 pub mod solve;
 
 use crate::data::{Dataset, LabelMap};
@@ -152,43 +154,18 @@ impl Data {
     /// Rows in CSR form with 0-based column indices, one label per row; `features` widens the
     /// data past its largest index. Every pointer and index is checked (the message names the
     /// row and the position); each row's entries are sorted and repeated columns summed.
-    pub fn from_csr<I: CsrIndex>(
-        indptr: &[I],
+    pub fn from_csr<P: CsrIndex, I: CsrIndex>(
+        indptr: &[P],
         indices: &[I],
         values: &[f64],
         labels: &[f64],
         features: Option<usize>,
     ) -> Result<Data, Error> {
         let bad = |m: String| Err(Error::Input(m));
-        if indptr.is_empty() {
-            return bad("indptr is empty: it has one entry more than there are rows".into());
-        }
-        let rows = indptr.len() - 1;
+        let ptr = pointers(indptr, indices.len(), values.len(), "rows")?;
+        let rows = ptr.len() - 1;
         if labels.len() != rows {
             return bad(format!("{} labels for {rows} rows", labels.len()));
-        }
-        if indices.len() != values.len() {
-            return bad(format!("{} indices but {} values", indices.len(), values.len()));
-        }
-        let mut ptr = Vec::with_capacity(rows + 1);
-        for (r, p) in indptr.iter().enumerate() {
-            match p.index() {
-                Some(p) if p <= indices.len() && ptr.last().is_none_or(|&q| q <= p) => ptr.push(p),
-                _ => {
-                    return bad(format!(
-                        "indptr[{r}] = {p} is not a position in 0..={} after the one before it",
-                        indices.len()
-                    ))
-                }
-            }
-        }
-        if ptr[0] != 0 || ptr[rows] != indices.len() {
-            return bad(format!(
-                "indptr runs from {} to {}; it must run from 0 to {}",
-                ptr[0],
-                ptr[rows],
-                indices.len()
-            ));
         }
         let (mut idx, mut val, mut out_ptr) = (Vec::with_capacity(indices.len()), vec![], vec![0usize]);
         let mut width = features.unwrap_or(0);
@@ -216,14 +193,85 @@ impl Data {
             }
             out_ptr.push(idx.len());
         }
-        if labels.iter().any(|y| !y.is_finite()) {
-            return bad("a label is not finite".into());
+        Data::owned((rows, width), out_ptr, idx, val, labels.to_vec())
+    }
+
+    /// Rows in CSR form as owned arrays (0-based u32 column indices), taken without a copy when
+    /// every row's indices are already strictly increasing (as scipy's canonical CSR and
+    /// optc's own reader make them); otherwise as [`Data::from_csr`] takes them.
+    pub fn from_csr_vecs(
+        indptr: Vec<usize>,
+        indices: Vec<u32>,
+        values: Vec<f64>,
+        labels: Vec<f64>,
+        features: Option<usize>,
+    ) -> Result<Data, Error> {
+        let ptr = pointers(&indptr, indices.len(), values.len(), "rows")?;
+        let rows = ptr.len() - 1;
+        let canonical = (0..rows).all(|r| indices[ptr[r]..ptr[r + 1]].windows(2).all(|p| p[0] < p[1]));
+        if !canonical || labels.len() != rows || values.iter().any(|v| !v.is_finite()) {
+            return Data::from_csr(&indptr, &indices, &values, &labels, features);
         }
-        let x = crate::data::store::csr((rows, width), out_ptr, idx, val)
+        let width = indices.iter().map(|&j| j as usize + 1).max().unwrap_or(0).max(features.unwrap_or(0));
+        Data::owned((rows, width), indptr, indices, values, labels)
+    }
+
+    /// Columns in CSC form (0-based row indices, one label per row): optc reads rows, so the
+    /// matrix is transposed into CSR once, O(nnz). Every pointer and index is checked, as
+    /// [`Data::from_csr`] checks them, and repeated entries are summed.
+    pub fn from_csc<I: CsrIndex>(indptr: &[I], indices: &[I], values: &[f64], labels: &[f64]) -> Result<Data, Error> {
+        let ptr = pointers(indptr, indices.len(), values.len(), "columns")?;
+        let (rows, columns) = (labels.len(), ptr.len() - 1);
+        let mut entries: Vec<Vec<(u32, f64)>> = vec![vec![]; rows];
+        for j in 0..columns {
+            for k in ptr[j]..ptr[j + 1] {
+                let i = match indices[k].index().filter(|&i| i < rows) {
+                    Some(i) => i,
+                    None => {
+                        return Err(Error::Input(format!(
+                            "column {j}, position {k}: row index {} is not in 0..{rows} (one label a row)",
+                            indices[k]
+                        )))
+                    }
+                };
+                let column = u32::try_from(j).map_err(|_| Error::Input(format!("column {j} is not in 0..2³²")))?;
+                entries[i].push((column, values[k]));
+            }
+        }
+        let mut indptr = vec![0usize];
+        let (mut idx, mut val) = (Vec::with_capacity(values.len()), Vec::with_capacity(values.len()));
+        for row in entries {
+            for (j, v) in row {
+                idx.push(j);
+                val.push(v);
+            }
+            indptr.push(idx.len());
+        }
+        // Column by column, each row's entries arrive in increasing column order: canonical
+        // unless a column repeats a row, which from_csr sums.
+        Data::from_csr(&indptr, &idx, &val, labels, Some(columns))
+    }
+
+    /// A dataset of checked, canonical CSR arrays.
+    fn owned(
+        shape: (usize, usize),
+        indptr: Vec<usize>,
+        indices: Vec<u32>,
+        values: Vec<f64>,
+        labels: Vec<f64>,
+    ) -> Result<Data, Error> {
+        if labels.iter().any(|y| !y.is_finite()) {
+            return Err(Error::Input("a label is not finite".into()));
+        }
+        if let Some((k, v)) = values.iter().enumerate().find(|(_, v)| !v.is_finite()) {
+            return Err(Error::Input(format!("position {k}: the value {v} is not finite")));
+        }
+        let rows = shape.0;
+        let x = crate::data::store::csr(shape, indptr, indices, values)
             .map_err(|e| Error::Input(format!("the arrays do not make a matrix: {e}")))?;
         let set = Dataset {
             x,
-            labels: labels.to_vec(),
+            labels,
             lines: (1..=rows as u32).collect(),
             name: "arrays".into(),
             bytes: 0,
@@ -239,6 +287,31 @@ impl Data {
     pub fn features(&self) -> usize {
         self.set.features()
     }
+}
+
+/// The row (or column) pointers of compressed arrays with `entries` indices and `values`
+/// values, checked: non-decreasing positions from 0 to the number of entries. `what` names the
+/// pointers' axis in messages.
+fn pointers<I: CsrIndex>(indptr: &[I], entries: usize, values: usize, what: &str) -> Result<Vec<usize>, Error> {
+    let bad = |m: String| Err(Error::Input(m));
+    if indptr.is_empty() {
+        return bad(format!("indptr is empty: it has one entry more than there are {what}"));
+    }
+    if entries != values {
+        return bad(format!("{entries} indices but {values} values"));
+    }
+    let mut ptr = Vec::with_capacity(indptr.len());
+    for (r, p) in indptr.iter().enumerate() {
+        match p.index() {
+            Some(p) if p <= entries && ptr.last().is_none_or(|&q| q <= p) => ptr.push(p),
+            _ => return bad(format!("indptr[{r}] = {p} is not a position in 0..={entries} after the one before it")),
+        }
+    }
+    let last = ptr.len() - 1;
+    if ptr[0] != 0 || ptr[last] != entries {
+        return bad(format!("indptr runs from {} to {}; it must run from 0 to {entries}", ptr[0], ptr[last]));
+    }
+    Ok(ptr)
 }
 
 /// How one solve goes. `Default` is what `optc run` does with no flags.
@@ -335,6 +408,30 @@ pub struct Report {
     /// F and the gap after each check, when the solve was asked to trace.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub trace: Vec<TracePoint>,
+    /// One-vs-rest: each class's problem, in the order of `labels`. The report above is then
+    /// of the whole: `weights` is LIBLINEAR's d × k matrix (row-major, w[j·k + c]),
+    /// `intercepts` the classes' b, F the mean of theirs, the gap the largest, the status the
+    /// worst, the epochs the most, and `train_error` the argmax predictor's.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub classes: Vec<ClassReport>,
+}
+
+/// One class's problem of a one-vs-rest solve: class c against the rest.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ClassReport {
+    /// The class's label as the data has it.
+    pub label: f64,
+    pub objective: f64,
+    pub loss: f64,
+    pub gap: Option<f64>,
+    pub relative_gap: Option<f64>,
+    pub status: String,
+    #[serde(rename = "stopped_by")]
+    pub rule: String,
+    pub epochs: usize,
+    pub seconds: f64,
+    pub nnz: usize,
+    pub intercept: Option<f64>,
 }
 
 impl Report {
@@ -386,6 +483,84 @@ impl Report {
                 .iter()
                 .map(|p| TracePoint { epoch: p.epoch, seconds: p.seconds, objective: p.eval.objective, gap: p.gap })
                 .collect(),
+            classes: vec![],
+        }
+    }
+
+    /// The report of a one-vs-rest solve: the whole as [`Report::classes`] says, its
+    /// solver, backend, order and settings those of the first class (all classes share them).
+    pub(crate) fn of_classes(
+        compiled: &Compiled,
+        train: &Dataset,
+        features: usize,
+        classes: &[ovr::Class],
+        settings: &crate::exec::driver::RunSettings,
+        seconds: f64,
+    ) -> Report {
+        let labels: Vec<f64> = classes.iter().map(|c| c.label).collect();
+        let saved = ovr::saved_model(&compiled.model, &labels, features, classes);
+        let k = classes.len();
+        let mut weights = vec![0.0; features * k];
+        for (c, class) in classes.iter().enumerate() {
+            for (j, v) in class.w.iter().enumerate().take(features) {
+                weights[j * k + c] = *v;
+            }
+        }
+        let objective = classes.iter().map(|c| c.solved.outcome.eval.objective).sum::<f64>() / k.max(1) as f64;
+        let gaps: Option<Vec<f64>> = classes.iter().map(|c| c.solved.outcome.gap).collect();
+        let relative: Option<Vec<f64>> = classes.iter().map(ovr::Class::relative_gap).collect();
+        let status = ovr::worst(classes);
+        let first = classes.iter().find(|c| c.solved.outcome.status == status).or(classes.first());
+        let reports = classes
+            .iter()
+            .map(|c| {
+                let o = &c.solved.outcome;
+                ClassReport {
+                    label: c.label,
+                    objective: o.eval.objective,
+                    loss: o.eval.loss,
+                    gap: o.gap,
+                    relative_gap: c.relative_gap(),
+                    status: o.status.name().to_string(),
+                    rule: o.rule.clone(),
+                    epochs: o.epochs,
+                    seconds: o.seconds,
+                    nnz: o.eval.nnz,
+                    intercept: c.intercept,
+                }
+            })
+            .collect::<Vec<_>>();
+        Report {
+            nnz: weights.iter().filter(|v| **v != 0.0).count(),
+            weights,
+            intercept: None,
+            intercepts: classes.iter().map(|c| c.intercept).collect(),
+            objective,
+            loss: classes.iter().map(|c| c.solved.outcome.eval.loss).sum::<f64>() / k.max(1) as f64,
+            gap: gaps.and_then(|g| g.into_iter().reduce(f64::max)),
+            relative_gap: relative.and_then(|g| g.into_iter().reduce(f64::max)),
+            tol: settings.tol,
+            status: status.name().to_string(),
+            rule: first.map_or_else(String::new, |c| c.solved.outcome.rule.clone()),
+            epochs: classes.iter().map(|c| c.solved.outcome.epochs).max().unwrap_or(0),
+            seconds,
+            check_seconds: classes.iter().map(|c| c.solved.outcome.check_seconds).sum(),
+            solver: classes.first().map_or(crate::solvers::SolverKind::Fobos, |c| c.plan.info.solver),
+            solver_reason: compiled.structure.chosen.as_ref().map(|c| c.reason.clone()),
+            lazy: classes.first().is_some_and(|c| c.plan.info.lazy),
+            backend: classes.first().map_or("", |c| c.solved.backend).to_string(),
+            nnz_rows: None,
+            rows: train.rows(),
+            features,
+            data_nnz: train.nnz(),
+            working_set: None,
+            screened: None,
+            seed: settings.seed,
+            shards: settings.shards,
+            train_error: Some(ovr::argmax_error(&saved, train)),
+            train_mse: None,
+            trace: vec![],
+            classes: reports,
         }
     }
 }
@@ -426,10 +601,8 @@ impl Session {
         let mut plan = pipeline::plan(&compiled, &compile_opts).map_err(|e| self.problem.error(e))?;
         let (_, mut settings) = solve::run_settings(&compiled, &stop)?;
         settings.cancel = opts.cancel.clone();
-        if LabelMap::one_vs_rest(compiled.model.label_kind, train).is_some() {
-            return Err(Error::Usage(
-                "a two-class loss on more than two labels trains one-vs-rest, which is not in the library yet: run it with `optc run`".into(),
-            ));
+        if let Some(classes) = LabelMap::one_vs_rest(compiled.model.label_kind, train) {
+            return self.solve_one_vs_rest(&compiled, &plan, &settings, classes, (threads, !opts.no_jit, opts.cold));
         }
         let bound = bind::Bound::new(&compiled, &plan, train, &self.problem.dir, threads)?;
         let view = bound.view(train, threads);
@@ -448,6 +621,34 @@ impl Session {
         .map_err(|e| e.failure(train, plan.info.solver, None, None))?;
         let report = Report::of(&compiled, &plan, train, bound.features, &solved, &settings);
         self.warm = Some((report.weights.clone(), report.intercept.unwrap_or(0.0)));
+        Ok(report)
+    }
+
+    /// A two-class loss on k > 2 labels: k one-vs-rest problems, each warm from its class's
+    /// column of the last answer (unless cold), as `optc run` trains them.
+    fn solve_one_vs_rest(
+        &mut self,
+        compiled: &Compiled,
+        plan: &crate::plan::Plan,
+        settings: &crate::exec::driver::RunSettings,
+        classes: LabelMap,
+        (threads, jit, cold): (usize, bool, bool),
+    ) -> Result<Report, Error> {
+        let train = &self.data.set;
+        let labels = classes.originals.clone();
+        let k = labels.len();
+        let bound = bind::Bound::one_vs_rest(compiled, plan, train, &self.problem.dir, threads, classes)?;
+        let warm: Option<Vec<Vec<f64>>> = self
+            .warm
+            .as_ref()
+            .filter(|(w, _)| !cold && w.len() == bound.features * k)
+            .map(|(w, _)| (0..k).map(|c| w.iter().skip(c).step_by(k).copied().collect()).collect());
+        let start = std::time::Instant::now();
+        let solved = ovr::solve(plan, &bound, train, &labels, settings, (threads, jit), warm.as_deref())
+            .map_err(|f| f.why.failure(train, f.plan.info.solver, None, None))?;
+        let report =
+            Report::of_classes(compiled, train, bound.features, &solved, settings, start.elapsed().as_secs_f64());
+        self.warm = Some((report.weights.clone(), 0.0));
         Ok(report)
     }
 }

@@ -91,3 +91,88 @@ fn a_warm_solve_after_a_parameter_change_reaches_the_cold_optimum() {
     assert!((warm.objective - cold.objective).abs() <= gw + gc, "{warm:?} vs {cold:?}");
     assert_eq!((warm.status.as_str(), cold.status.as_str()), ("converged", "converged"));
 }
+
+/// A two-class loss on k > 2 labels solves k one-vs-rest problems, as `optc run` does: each
+/// class's F and epochs to the bit, the same argmax training error, and LIBLINEAR's d × k
+/// weights; a second solve warm-starts every class from its column.
+#[test]
+fn one_vs_rest_is_the_clis_class_by_class() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let model = write(dir.path(), "m.opt", MODEL);
+    let data = fixture("multiclass.svm");
+    let out = optc(&["run", model.to_str().expect("utf-8"), data.to_str().expect("utf-8"), "--json", "--quiet"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let cli: Value = serde_json::from_slice(&out.stdout).expect("json");
+    let cli_classes = cli["classes"].as_array().expect("classes");
+
+    let mut session =
+        Session::new(Problem::from_file(&model).expect("model"), Data::from_file(&data, 2).expect("data"));
+    let report = session.solve(&Options::default()).expect("solved");
+    assert_eq!(report.classes.len(), cli_classes.len());
+    for (ours, theirs) in report.classes.iter().zip(cli_classes) {
+        assert_eq!(Some(ours.label), theirs["label"].as_f64());
+        assert_eq!(Some(ours.objective.to_bits()), theirs["objective"].as_f64().map(f64::to_bits), "{ours:?}");
+        assert_eq!(Some(ours.epochs as u64), theirs["epochs"].as_u64());
+        assert_eq!(ours.status, "converged");
+    }
+    assert_eq!(report.train_error, cli["train_error"].as_f64());
+    assert_eq!(report.weights.len(), report.features * report.classes.len());
+    // Class c's weights are column c of the matrix.
+    let k = report.classes.len();
+    assert!(report.weights.iter().skip(1).step_by(k).any(|v| *v != 0.0));
+
+    session.set("λ", 0.01).expect("λ");
+    let warm = session.solve(&Options::default()).expect("warm");
+    let problem = Problem::from_file(&model).expect("model").with("λ", 0.01).expect("λ");
+    let cold = Session::new(problem, Data::from_file(&data, 2).expect("data"))
+        .solve(&Options { cold: true, ..Options::default() })
+        .expect("cold");
+    for (w, c) in warm.classes.iter().zip(&cold.classes) {
+        let (gw, gc) = (w.gap.expect("a gap"), c.gap.expect("a gap"));
+        assert!((w.objective - c.objective).abs() <= gw + gc, "{w:?} vs {c:?}");
+    }
+}
+
+/// The same rows given as CSC arrays, or as owned CSR vectors the data takes without a copy,
+/// solve to the same bits as the file.
+#[test]
+fn csc_arrays_and_owned_vectors_solve_as_the_file_does() {
+    let data = fixture("binary.svm");
+    let solve = |d: Data| Session::new(Problem::from_text(MODEL).expect("model"), d).solve(&Options::default());
+    let from_file = solve(Data::from_file(&data, 2).expect("data")).expect("solved");
+    let (indptr, indices, values, labels) = arrays(&data);
+    // The transpose, made here: column j's (row, value) pairs in row order.
+    let features = indices.iter().map(|&j| j as usize + 1).max().unwrap_or(0);
+    let mut columns: Vec<Vec<(i64, f64)>> = vec![vec![]; features];
+    for r in 0..labels.len() {
+        for k in indptr[r] as usize..indptr[r + 1] as usize {
+            columns[indices[k] as usize].push((r as i64, values[k]));
+        }
+    }
+    let mut col_ptr = vec![0i64];
+    let (mut rows, mut col_values) = (vec![], vec![]);
+    for c in &columns {
+        for &(r, v) in c {
+            rows.push(r);
+            col_values.push(v);
+        }
+        col_ptr.push(rows.len() as i64);
+    }
+    let from_csc = solve(Data::from_csc(&col_ptr, &rows, &col_values, &labels).expect("csc")).expect("solved");
+    assert_eq!(from_csc.objective.to_bits(), from_file.objective.to_bits());
+    assert_eq!(from_csc.weights, from_file.weights);
+
+    let owned = Data::from_csr_vecs(
+        indptr.iter().map(|&p| p as usize).collect(),
+        indices.iter().map(|&j| j as u32).collect(),
+        values.clone(),
+        labels.clone(),
+        None,
+    )
+    .expect("vectors");
+    let from_vecs = solve(owned).expect("solved");
+    assert_eq!(from_vecs.objective.to_bits(), from_file.objective.to_bits());
+
+    let bad = Data::from_csc(&[0u32, 1], &[5u32], &[1.0], &[1.0, -1.0]);
+    assert!(matches!(bad, Err(Error::Input(m)) if m.contains("column 0, position 0")));
+}

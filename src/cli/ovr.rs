@@ -10,22 +10,23 @@
 
 mod report;
 
+pub(super) use crate::session::ovr::worst;
+
 use super::args::RunArgs;
 use super::init;
 use super::inputs::load_data;
 use super::outputs::{commit_output, Outputs};
 use super::saved::saved_text;
-use super::session::{self, Bound, Solved, Unsolved};
+use super::session::{Bound, Unsolved};
 use super::wording::StepShown;
 use super::{model_dir, Failure};
 use crate::analysis::Settings;
 use crate::data::cache::CacheNote;
-use crate::data::{one_vs_rest_labels, DataView, Dataset, LabelMap};
-use crate::exec::driver::{self, RunSettings, Status};
-use crate::exec::passes;
-use crate::model_file::SavedModel;
+use crate::data::{Dataset, LabelMap};
+use crate::exec::driver::{RunSettings, Status};
 use crate::pipeline::Compiled;
 use crate::plan::Plan;
+use crate::session::ovr::{self, argmax_error, saved_model, split_threads, Class};
 use crate::source::SourceFile;
 use crate::stdlib::LabelKind;
 use std::time::Instant;
@@ -45,34 +46,6 @@ pub(super) struct Start<'a> {
     pub cache_note: Option<CacheNote>,
     pub front_seconds: f64,
     pub outputs: Outputs,
-}
-
-/// One class's problem, solved.
-pub(super) struct Class {
-    /// The raw label of the class.
-    pub label: f64,
-    /// The plan as it ran, with a calibrated step bound in.
-    pub plan: Plan,
-    pub solved: Solved,
-    pub w: Vec<f64>,
-    pub intercept: Option<f64>,
-}
-
-impl Class {
-    /// gap / |F|, None without a certificate.
-    pub fn relative_gap(&self) -> Option<f64> {
-        let o = &self.solved.outcome;
-        o.gap.map(|g| g / o.eval.objective.abs().max(f64::MIN_POSITIVE))
-    }
-}
-
-/// How `--threads N` is spent: min(N, k) problems at once, each problem's passes (F and the
-/// certificate at a check) on N / that many threads. A pass's numbers do not depend on its
-/// thread count ([`passes`]), nor a problem's on which worker ran it, so the weights are the
-/// same bits for every N.
-pub(super) fn split_threads(threads: usize, k: usize) -> (usize, usize) {
-    let at_once = threads.clamp(1, k.max(1));
-    (at_once, (threads / at_once).max(1))
 }
 
 /// Refuses data with more than two labels for a two-class loss (`classes`, from
@@ -156,31 +129,13 @@ pub(super) fn run(args: &RunArgs, start: Start) -> Result<(), Failure> {
     // Progress bars of problems running side by side would overwrite each other.
     run_settings.progress = false;
     let (at_once, per_problem) = split_threads(threads, k);
-    let view = bound.view(&train, per_problem);
-    let jit = !args.solve.no_jit;
     let solving = Instant::now();
-    let results = passes::queued(k, at_once, |c| {
-        let y = one_vs_rest_labels(&bound.y, c);
-        let view = DataView { labels: &y, ..view };
-        let mut plan = plan.clone();
-        let warm = warm.as_ref().map(|w| (w[c].as_slice(), 0.0));
-        let solved = session::solve(&mut plan, &bound, &view, driver::Watch::default(), &run_settings, jit, warm);
-        (plan, solved)
-    });
+    let solved =
+        ovr::solve(&plan, &bound, &train, &labels, &run_settings, (threads, !args.solve.no_jit), warm.as_deref())
+            .map_err(|f| {
+                unsolved(f.why, &f.plan, &settings, &bound, &train, (f.class, k, labels[f.class]), args.json)
+            })?;
     let wall = solving.elapsed().as_secs_f64();
-
-    let mut solved = Vec::with_capacity(k);
-    for (c, (plan, result)) in results.into_iter().enumerate() {
-        let label = labels[c];
-        match result {
-            Ok(s) => {
-                let w = s.outcome.state.weights(&plan).to_vec();
-                let intercept = plan.objective.intercept.map(|_| s.outcome.state.intercept(&plan));
-                solved.push(Class { label, plan, solved: s, w, intercept });
-            }
-            Err(e) => return Err(unsolved(e, &plan, &settings, &bound, &train, (c, k, label), args.json)),
-        }
-    }
     if let Some(why) = solved.iter().find_map(|c| c.solved.fallback.as_ref()) {
         say(format!("note: {why}"));
     }
@@ -216,18 +171,6 @@ pub(super) fn run(args: &RunArgs, start: Start) -> Result<(), Failure> {
         say(report::human(&summary));
     }
     Ok(())
-}
-
-/// The worst of the classes' statuses: the run is converged only when every class is.
-pub(super) fn worst(classes: &[Class]) -> Status {
-    let rank = |s: Status| match s {
-        Status::Converged => 0,
-        Status::EarlyStopped => 1,
-        Status::MaxEpochs => 2,
-        Status::TimeLimit => 3,
-        Status::Interrupted => 4,
-    };
-    classes.iter().map(|c| c.solved.outcome.status).max_by_key(|s| rank(*s)).unwrap_or(Status::Converged)
 }
 
 /// One warning for every class that stopped short of the tolerance (a run without one, exactly
@@ -293,60 +236,7 @@ fn unsolved(
     }
 }
 
-/// LIBLINEAR's k-column model: row j holds w₁[j] … w_k[j] in `label` order, an intercept row
-/// last when the model has one (bias t, b/t: see `run::bias_feature`); the solver type is the
-/// two-class one of each column.
-fn saved_model(model: &crate::check::Model, labels: &[f64], features: usize, classes: &[Class]) -> SavedModel {
-    let k = classes.len();
-    let with_bias = classes.iter().any(|c| c.intercept.is_some());
-    let t = super::saved::bias_feature(model);
-    let mut w = vec![0.0; (features + usize::from(with_bias)) * k];
-    for (c, class) in classes.iter().enumerate() {
-        for (j, v) in class.w.iter().enumerate().take(features) {
-            w[j * k + c] = *v;
-        }
-        if let Some(b) = class.intercept {
-            w[features * k + c] = b / t;
-        }
-    }
-    SavedModel {
-        solver_type: super::saved::binary_solver_type(model).into(),
-        nr_class: k,
-        labels: labels.to_vec(),
-        nr_feature: features,
-        bias: if with_bias { t } else { -1.0 },
-        w,
-    }
-}
-
-/// The fraction of rows whose label is not the argmax of the k decision values (ties to the
-/// first class, as LIBLINEAR's predict).
-fn argmax_error(saved: &SavedModel, data: &Dataset) -> f64 {
-    let (indptr, indices, values) = data.csr();
-    let wrong = (0..data.rows())
-        .filter(|&i| {
-            let rows = indptr[i]..indptr[i + 1];
-            saved.predict(&saved.decision(&indices[rows.clone()], &values[rows])) != data.labels[i]
-        })
-        .count();
-    wrong as f64 / data.rows().max(1) as f64
-}
-
 /// Labels as the report and messages show them: `3, 2, 1`.
 pub(super) fn labels_text(labels: &[f64]) -> String {
     labels.iter().map(|v| crate::symbolic::fmt_num(*v)).collect::<Vec<_>>().join(", ")
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn threads_go_to_problems_first() {
-        assert_eq!(split_threads(1, 3), (1, 1));
-        assert_eq!(split_threads(2, 3), (2, 1));
-        assert_eq!(split_threads(3, 3), (3, 1));
-        assert_eq!(split_threads(8, 3), (3, 2));
-        assert_eq!(split_threads(16, 10), (10, 1));
-    }
 }

@@ -4,7 +4,7 @@ use super::args::RunArgs;
 use super::init;
 use super::inputs::load_data;
 use super::outputs::{commit_output, trace_csv, write_plot, Outputs};
-use super::saved::{saved_model, saved_text, with_class_bias};
+use super::saved::saved_text;
 use super::session::{self, Bound, Unsolved};
 use super::wording::{summary, unconverged_hint, StepShown};
 use super::{compile, model_dir, parse_sets, read_model, report_compile_error, Failure};
@@ -12,6 +12,7 @@ use crate::data::LabelMap;
 use crate::exec::driver;
 use crate::exec::evaluate::evaluate;
 use crate::pipeline::{self, CompileOptions};
+use crate::session::saved::{saved_model, with_class_bias};
 use crate::stdlib::LabelKind;
 use std::time::Instant;
 

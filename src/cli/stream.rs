@@ -12,7 +12,7 @@
 
 use super::args::RunArgs;
 use super::outputs::{commit_output, trace_csv, write_plot, Outputs};
-use super::saved::{saved_model, saved_text};
+use super::saved::saved_text;
 use super::session;
 use super::wording::StepShown;
 use super::{compile, model_dir, parse_sets, read_model, report_compile_error, Failure};
@@ -21,6 +21,7 @@ use crate::data::stream::{scan, StreamSource, Streamed, DEFAULT_BLOCK_ROWS};
 use crate::data::Dataset;
 use crate::exec::stream::{no_streamed_gap, streamable, StreamStop};
 use crate::pipeline::{self, CompileOptions};
+use crate::session::saved::saved_model;
 use crate::solvers::SolverKind;
 use crate::stdlib::{LabelKind, Library};
 use crate::symbolic::fmt_num;

@@ -1,0 +1,108 @@
+//! What a plan says of F beside its statements: the formulas the report evaluates F with, the
+//! certificate's closed-form dual (docs/algorithms.md §10), and what ends a run that has none.
+
+use super::*;
+
+/// How the report computes F(w) = c·(1/m)·Σᵢ ℓ(yᵢ, ⟨xᵢ, w⟩) + Σⱼ penalty(wⱼ), the same code
+/// path whatever back end ran the plan (docs/algorithms.md's normalisation).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Objective {
+    /// ℓ(y\[i], a) with the margin in the scalar `margin`.
+    pub loss: Expr,
+    /// ℓ′(y\[i], a), unweighted: the dual point of the certificate.
+    pub dloss: Expr,
+    pub margin: ScalarId,
+    /// The intercept b (`var b: scalar`), a state scalar added to every margin; unregularized,
+    /// so the certificate's dual point must also satisfy Σᵢ uᵢ = 0.
+    pub intercept: Option<ScalarId>,
+    /// μ of `μ·l2sq(b)`, the intercept's ridge: F adds μ·½b² (0: b unregularized).
+    pub intercept_l2: f64,
+    /// Softmax: one unregularized offset per class, b (a vec\[k]) added to every row's scores; the
+    /// certificate's dual point must then satisfy Σᵢ uᵢ = 0 in ℝᵏ.
+    pub class_intercept: Option<VecId>,
+    pub loss_weight: f64,
+    /// Σ of the coordinate-wise regularizers at w\[j] (constraints hold by construction).
+    pub penalty: Expr,
+    /// The term on the whole vector (a norm, or a set's indicator), or on each row of a
+    /// multiclass W, if any.
+    pub vector: Option<VectorTerm>,
+    /// A dual point the plan maintains, uᵢ as an expression at row i of the state (the Picard
+    /// SVM's dual); the certificate tries it besides ℓ′ at the margins.
+    pub dual: Option<Expr>,
+    /// The plan's dual point is the iterate of a dual method (dual coordinate descent): the
+    /// certificate evaluates it alone. ℓ′ at the margins and its extrapolation would cost two
+    /// more passes a check for a bound no tighter than the one the solver optimises.
+    pub dual_only: bool,
+    /// A composite term coef·ω(B w), evaluated with the operator bound with the data.
+    pub composite: Option<Composite>,
+    /// Dictionary learning: F(D) = (c/m)·Σᵢ sparse_code(xᵢ, D, λ₁, λ₂) + Σ over atoms of ϕ, the
+    /// weights a mat[d, k] of k atoms (`loss`, `dloss`, `margin` and `penalty` are unused).
+    pub dictionary: Option<DictionaryCost>,
+    /// Multiclass: ℓ is softmax over the k scores aᵢ = Wᵀxᵢ, ℓ(y, a) = logsumexp(a) − a_y,
+    /// evaluated directly (`loss`, `dloss` and `margin` are unused), and `penalty` reads W[j, c].
+    pub softmax: bool,
+}
+
+/// The convex conjugate ℓ*(y, u) of a loss in its margin (docs/algorithms.md §10), where optc knows
+/// it in closed form.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LossConjugate {
+    /// p·log p + (1 − p)·log(1 − p), p = −y·u ∈ [0, 1]
+    Logistic,
+    /// ½u² + u·y
+    Squared,
+    /// y·u for y·u ∈ [−1, 0]
+    Hinge,
+    /// y·u + u²/4 for y·u ≤ 0 (the squared hinge max(0, 1 − y·a)²)
+    SquaredHinge,
+    /// Σ_c q_c·log q_c with q = u + e_y in the simplex (u ∈ ℝᵏ: softmax's conjugate)
+    Softmax,
+}
+
+/// What the duality-gap certificate needs beyond the objective: ℓ* and the regularizer
+/// r(wⱼ) = l1·|wⱼ| + (l2/2)·wⱼ² + ι\[lo, hi\](wⱼ) per coordinate (per entry of W), whose conjugate
+/// is closed-form, plus at most one vector term — on w, or on each row of W — (then there is no
+/// box: see the analysis's `split_prox`), or a group term over disjoint groups.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Certificate {
+    pub conjugate: LossConjugate,
+    pub l1: f64,
+    pub l2: f64,
+    pub lo: f64,
+    pub hi: f64,
+    pub vector: Option<VectorTerm>,
+    /// γ of γ·Σ_g ‖w_g‖₂ over the disjoint groups of the operator bound with the data (no
+    /// ℓ1, box or vector term beside it), whose conjugate is closed-form too.
+    pub groups: Option<f64>,
+    /// An intercept: unregularized (`intercept_l2` = 0), the dual point must also satisfy
+    /// Σᵢ uᵢ = 0; with `μ·l2sq(b)`, R* adds (Σᵢ (c/m)·uᵢ)²/(2μ) instead.
+    pub intercept: bool,
+    pub intercept_l2: f64,
+}
+
+/// What ends a run that has no certificate, besides the epoch cap and the time limit. A
+/// non-convex F has no duality gap (docs/algorithms.md §10), so its plans say what they stop on
+/// rather than borrow the convex rule.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Uncertified {
+    /// The relative change of F between two checks ≤ tol: a convex F whose dual has no closed
+    /// form here (ω∘B).
+    Progress,
+    /// Nothing: online DC on a non-convex F has no test that it is done, and a small change of
+    /// F between epochs of a stochastic method is not one.
+    Caps,
+    /// Batch DC's reweighting has settled: the epoch leaves in `change` the last reweighting's
+    /// largest relative change of a weight (1 where a coordinate entered or left the support)
+    /// and counts reweightings in `rounds`; the run stops when `change` ≤ tol.
+    Reweighting { change: ScalarId, rounds: ScalarId },
+}
+
+impl Uncertified {
+    /// Why the run has no certificate, for the report.
+    pub fn reason(self) -> &'static str {
+        match self {
+            Uncertified::Progress => "no closed-form dual for this model",
+            Uncertified::Caps | Uncertified::Reweighting { .. } => "F is not convex, so no duality gap bounds F − F*",
+        }
+    }
+}
