@@ -6,7 +6,7 @@ use super::inputs::load_data;
 use super::outputs::{commit_output, trace_csv, write_plot, Outputs};
 use super::saved::saved_text;
 use super::session::{self, Bound, Unsolved};
-use super::wording::{summary, unconverged_hint, StepShown};
+use super::wording::{diverged_json, not_converged, summary, unconverged_hint, StepShown};
 use super::{compile, model_dir, parse_sets, read_model, report_compile_error, Failure};
 use crate::data::LabelMap;
 use crate::exec::driver;
@@ -137,15 +137,7 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
         Err(e @ Unsolved::Worse { epochs, objective, start_objective }) => {
             let step = StepShown::of(&plan, &settings, &facts).shown;
             if args.json {
-                let r = serde_json::json!({
-                    "status": "diverged",
-                    "objective": objective,
-                    "start_objective": start_objective,
-                    "gap": null,
-                    "solver": plan.info.solver,
-                    "epochs": epochs,
-                    "step": step.json(),
-                });
+                let r = diverged_json(objective, start_objective, plan.info.solver, epochs, &step);
                 println!("{}", serde_json::to_string_pretty(&r).unwrap_or_default());
             }
             return Err(e
@@ -177,16 +169,8 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
     // Early stopping is what the user asked for; the status line says it.
     let early = outcome.status == driver::Status::EarlyStopped;
     if outcome.status != driver::Status::Converged && tol.is_some() && !args.quiet && !caps_only && !early {
-        eprintln!(
-            "warning: not converged: stopped by {} with {}; the answer may be far from the optimum\n  hint: {}",
-            outcome.rule,
-            match outcome.gap {
-                Some(g) =>
-                    format!("relative gap {:.1e} > tol {:.0e}", g / train_eval.objective.abs(), tol.unwrap_or(0.0)),
-                None => "no certificate".into(),
-            },
-            unconverged_hint(plan.info.solver)
-        );
+        let hint = unconverged_hint(plan.info.solver);
+        eprintln!("{}", not_converged(&outcome.rule, outcome.gap, train_eval.objective, tol.unwrap_or(0.0), hint));
     }
 
     let test = test_view.as_ref().map(|tv| evaluate(&plan, &outcome.state, tv));

@@ -14,14 +14,16 @@ use super::args::RunArgs;
 use super::outputs::{commit_output, trace_csv, write_plot, Outputs};
 use super::saved::saved_text;
 use super::session;
-use super::wording::StepShown;
+use super::wording::{diverged_json, not_converged, StepShown};
 use super::{compile, model_dir, parse_sets, read_model, report_compile_error, Failure};
 use crate::data::store::{Matrix, Store};
 use crate::data::stream::{scan, StreamSource, Streamed, DEFAULT_BLOCK_ROWS};
 use crate::data::Dataset;
 use crate::exec::stream::{no_streamed_gap, streamable, StreamStop};
 use crate::pipeline::{self, CompileOptions};
+use crate::session::bind::declared_features;
 use crate::session::saved::saved_model;
+use crate::session::solve::{worse_than_start, Unsolved};
 use crate::solvers::SolverKind;
 use crate::stdlib::{LabelKind, Library};
 use crate::symbolic::fmt_num;
@@ -36,19 +38,7 @@ const FALLBACKS: [SolverKind; 2] = [SolverKind::Smm, SolverKind::Fobos];
 
 pub(super) fn run(args: &RunArgs) -> Result<(), Failure> {
     let compile_start = Instant::now();
-    if args.holdout.is_some() {
-        return Err(Failure::Usage(
-            "--holdout with --stream: the held-out rows would have to be kept in memory".into(),
-        ));
-    }
-    if args.solve.test.is_some() {
-        return Err(Failure::Usage(
-            "--test with --stream is not supported: save the model (--save) and score the test file with `optc predict`".into(),
-        ));
-    }
-    if args.init.is_some() {
-        return Err(Failure::Usage("--init with --stream is not supported: streamed runs start from w = 0".into()));
-    }
+    refuse_flags(args)?;
     let workers = args.solve.data.threads();
     let mut source = StreamSource::new(&args.data, args.block_rows.unwrap_or(DEFAULT_BLOCK_ROWS), workers)
         .map_err(Failure::Usage)?
@@ -61,56 +51,7 @@ pub(super) fn run(args: &RunArgs) -> Result<(), Failure> {
         epochs: args.solve.epochs,
         files: Some(model_dir(&args.model)),
     };
-    let mut compiled = compile(&file, &opts)?;
-    let mut plan = pipeline::plan(&compiled, &opts).map_err(|e| report_compile_error(e, &file))?;
-    let mut switched = None;
-    if let Err(why) = streamable(&plan) {
-        if let Some(req) = &compiled.model.solver {
-            return Err(Failure::Usage(format!(
-                "--stream cannot run `{}`: {why}\n  hint: choose a stochastic solver (fobos, adagrad, smm, truncated), or run without --stream",
-                req.name
-            )));
-        }
-        let default = plan.info.solver;
-        let mut refusals = vec![];
-        let mut chosen = None;
-        for fallback in FALLBACKS {
-            let tried = CompileOptions { solver: Some(fallback.name().into()), ..opts.clone() };
-            // A fallback the model rules out (SMM with a non-smooth loss) is skipped, said only
-            // when no fallback runs: the user asked for none of them.
-            let built = pipeline::front_end(&file, &Library::standard(), &tried)
-                .and_then(|c| pipeline::plan(&c, &tried).map(|p| (c, p)));
-            let (c, p) = match built {
-                Ok(built) => built,
-                Err(e) => {
-                    let why = match e {
-                        pipeline::CompileError::Usage(m) => m,
-                        pipeline::CompileError::Model(problems) => {
-                            problems.into_iter().map(|p| p.message).collect::<Vec<_>>().join("; ")
-                        }
-                    };
-                    refusals.push(format!("{fallback}: {why}"));
-                    continue;
-                }
-            };
-            match streamable(&p) {
-                Ok(()) => {
-                    chosen = Some((fallback, c, p));
-                    break;
-                }
-                Err(also) => refusals.push(format!("{fallback}: {also}")),
-            }
-        }
-        let Some((fallback, c, p)) = chosen else {
-            return Err(Failure::Usage(format!(
-                "--stream has no solver for this model: its default `{default}` cannot stream ({why}){}",
-                if refusals.is_empty() { String::new() } else { format!(", nor can {}", refusals.join("; ")) }
-            )));
-        };
-        (compiled, plan) = (c, p);
-        switched =
-            Some(format!("`{default}`, the default for this model, cannot stream ({why}); --stream runs {fallback}"));
-    }
+    let (compiled, mut plan, switched) = streamable_plan(&file, &opts)?;
     let (settings, mut run_settings) = session::run_settings(&compiled, &args.solve.stopping())?;
     run_settings.cancel = super::interrupt();
     if run_settings.shards > 1 {
@@ -122,7 +63,6 @@ pub(super) fn run(args: &RunArgs) -> Result<(), Failure> {
     let front_seconds = compile_start.elapsed().as_secs_f64();
     let Outputs { save: save_out, trace: trace_out, plot: plot_out } = Outputs::prepare(args)?;
 
-    let human = !args.quiet;
     let say = |s: String| args.say(s);
     let scanning = Instant::now();
     let scanned = scan(&mut source, settings.seed).map_err(|e| {
@@ -133,16 +73,7 @@ pub(super) fn run(args: &RunArgs) -> Result<(), Failure> {
     let kind = compiled.model.label_kind;
     super::ovr::refuse("--stream", &source.name, scanned.one_vs_rest(kind))?;
     let label_map = scanned.label_map(kind).map_err(|e| Failure::Input(e.to_string()))?;
-    let features = match &compiled.model.shape {
-        crate::check::Shape::Vec(crate::check::Dim::Fixed(n)) if *n < scanned.features => {
-            return Err(Failure::Input(format!(
-                "{}: the data has {} features but the model declares `{}: vec[{n}]`",
-                source.name, scanned.features, compiled.model.var.name
-            )))
-        }
-        crate::check::Shape::Vec(crate::check::Dim::Fixed(n)) => *n,
-        _ => scanned.features,
-    };
+    let features = declared_features(&compiled.model, scanned.features, &source.name)?;
     let classes = if kind == LabelKind::Classes { label_map.originals.len() } else { 0 };
     let facts = scanned.facts(features, classes);
     let shape_only = Dataset {
@@ -165,23 +96,7 @@ pub(super) fn run(args: &RunArgs) -> Result<(), Failure> {
     }
 
     let jit = !args.solve.no_jit;
-    let sample_y = label_map.apply(&scanned.sample).map_err(|e| Failure::Input(e.to_string()))?;
-    let sample_view = scanned.sample.view(&sample_y, features).with_classes(classes);
-    // As the in-memory run: ~5% of the rows (at least 1,000), here drawn from the one-block
-    // reservoir the scan kept.
-    let n = scanned.sample.rows().min(1000.max(scanned.rows / 20));
-    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(settings.seed ^ 0x5eed);
-    let mut rows: Vec<u32> =
-        rand::seq::index::sample(&mut rng, scanned.sample.rows(), n).into_iter().map(|i| i as u32).collect();
-    rows.sort_unstable();
-    let calibration = match crate::exec::calibrate::calibrate_on(&plan, &sample_view, &facts, &rows, jit) {
-        Some((calibrated, c)) => {
-            plan = calibrated;
-            Some(c)
-        }
-        None => None,
-    };
-
+    let calibration = calibrate(&mut plan, &scanned, &label_map, (features, classes), &facts, settings.seed, jit)?;
     run_settings.trace = args.trace.is_some() || args.plot.is_some();
     let streamed = Streamed { source: source.clone(), label_map, features, classes };
     let mut selected = crate::exec::select_backend(&plan, &facts, jit);
@@ -207,39 +122,21 @@ pub(super) fn run(args: &RunArgs) -> Result<(), Failure> {
     };
     let outcome = &done.outcome;
     let ev = &outcome.eval;
-    let start_objective = done.start_objective;
-    if !ev.objective.is_finite() || ev.objective > start_objective + 1e-9 * start_objective.abs() + 1e-12 {
+    if worse_than_start(ev.objective, done.start_objective) {
         if args.json {
-            let r = serde_json::json!({
-                "status": "diverged",
-                "objective": ev.objective,
-                "start_objective": start_objective,
-                "gap": null,
-                "solver": solver,
-                "epochs": outcome.epochs,
-                "step": step.shown.json(),
-                "stream": true,
-            });
+            let mut r = diverged_json(ev.objective, done.start_objective, solver, outcome.epochs, &step.shown);
+            r["stream"] = true.into();
             println!("{}", serde_json::to_string_pretty(&r).unwrap_or_default());
         }
-        return Err(Failure::Diverged(format!(
-            "the solver diverged: after {} epochs F = {} is worse than F = {} at the cold start (w = 0) (step {})\n  hint: {}",
-            outcome.epochs,
-            fmt_num(ev.objective),
-            fmt_num(start_objective),
-            step.shown.text(),
-            step.shown.hint(solver)
-        )));
+        let worse =
+            Unsolved::Worse { epochs: outcome.epochs, objective: ev.objective, start_objective: done.start_objective };
+        return Err(worse
+            .failure(&shape_only, solver, Some(&step.shown.text()), Some(&step.shown.hint(solver)))
+            .into());
     }
     if outcome.status != crate::exec::driver::Status::Converged && tol.is_some() && !args.quiet {
-        eprintln!(
-            "warning: not converged: stopped by {} with {}; the answer may be far from the optimum\n  hint: a stochastic method with decaying steps rarely certifies a tight gap; give a looser --tol or more --epochs",
-            outcome.rule,
-            match outcome.gap {
-                Some(g) => format!("relative gap {:.1e} > tol {:.0e}", g / ev.objective.abs(), tol.unwrap_or(0.0)),
-                None => "no certificate".into(),
-            },
-        );
+        let hint = "a stochastic method with decaying steps rarely certifies a tight gap; give a looser --tol or more --epochs";
+        eprintln!("{}", not_converged(&outcome.rule, outcome.gap, ev.objective, tol.unwrap_or(0.0), hint));
     }
     let w = outcome.state.weights(&plan).to_vec();
     let intercept = plan.objective.intercept.map(|_| outcome.state.intercept(&plan));
@@ -249,133 +146,272 @@ pub(super) fn run(args: &RunArgs) -> Result<(), Failure> {
         saved_text(saved_model(&compiled.model, &streamed.label_map, features, &w, intercept), "--save", args.quiet)
     })?;
     let epoch_nnz = scanned.nnz as f64 * outcome.epochs as f64;
-    let nnz_per_second = if done.epoch_seconds > 0.0 { epoch_nnz / done.epoch_seconds } else { 0.0 };
-    let no_gap = no_streamed_gap(&plan);
-    let compile_seconds = front_seconds + selected.jit_seconds;
+    let ran = Ran {
+        file: &file,
+        source: &source,
+        scanned: &scanned,
+        plan: &plan,
+        settings: &settings,
+        step: &step,
+        done: &done,
+        switched: switched.as_deref(),
+        backend: selected.backend.name(),
+        compile_seconds: front_seconds + selected.jit_seconds,
+        scan_seconds,
+        calibration: calibration.as_ref(),
+        features,
+        intercept,
+        tol,
+        nnz_per_second: if done.epoch_seconds > 0.0 { epoch_nnz / done.epoch_seconds } else { 0.0 },
+    };
     if args.json {
-        let stream = serde_json::json!({
-            "block_rows": source.block_rows,
-            "largest_block": scanned.largest_block,
-            "blocks": scanned.blocks,
-            "parse_threads": source.workers,
-            "bytes": scanned.bytes,
-            "passes": 1 + done.passes,
-            "scan_seconds": scan_seconds,
-            "epoch_seconds": done.epoch_seconds,
-            "epoch_nnz_per_second": nnz_per_second,
-            "order": "file",
-            "cache": source.cached().map(|p| p.display().to_string()),
-            "cache_note": scanned.cache.as_ref().map(|n| n.to_string()),
-            "calibration_rows": calibration.as_ref().map(|c| c.rows),
-        });
-        let mut r = serde_json::json!({
-            "model": file.name,
-            "data": source.name,
-            "solver": solver,
-            "solver_note": switched,
-            "lazy": plan.info.lazy,
-            "backend": selected.backend.name(),
-            "compile_seconds": compile_seconds,
-            "objective": ev.objective,
-            "loss": ev.loss,
-            "nnz": ev.nnz,
-            "nnz_rows": ev.nnz_rows,
-            "intercept": intercept,
-            "features": features,
-            "rows": scanned.rows,
-            "data_nnz": scanned.nnz,
-            "epochs": outcome.epochs,
-            "status": outcome.status.name(),
-            "stopped_by": outcome.rule,
-            "gap": outcome.gap,
-            "relative_gap": outcome.gap.map(|g| g / ev.objective.abs().max(f64::MIN_POSITIVE)),
-            "no_gap_because": outcome.gap.is_none().then_some(no_gap).flatten(),
-            "tol": tol,
-            "check_seconds": outcome.check_seconds,
-            "seed": settings.seed,
-            "eta0": if settings.step_text.is_some() { None } else { step.eta0 },
-            "n0": step.n0,
-            "step": step.shown.json(),
-            "seconds": outcome.seconds,
-            "parse_seconds": scan_seconds,
-            "stream": stream,
-        });
-        let obj = r.as_object_mut().expect("json object");
-        match kind {
-            LabelKind::Real => _ = obj.insert("train_mse".into(), ev.mse.into()),
-            _ => _ = obj.insert("train_error".into(), ev.error.into()),
-        }
-        println!("{}", serde_json::to_string_pretty(&r).unwrap_or_default());
+        println!("{}", serde_json::to_string_pretty(&json(&ran, kind)).unwrap_or_default());
     }
-    if human {
-        let mut s = format!(
-            "optc: {solver}{} on {} (streamed) — {} rows × {features} features, {} non-zeros (first pass {:.2} s, {} blocks of ≤ {} rows)\n",
-            if plan.info.lazy && solver.can().lazy { " (lazy)" } else { "" },
-            source.name,
-            scanned.rows,
-            scanned.nnz,
-            scan_seconds,
-            scanned.blocks,
-            source.block_rows,
-        );
-        s += &format!(
-            "  epochs       {} (rows in file order; {})\n",
-            outcome.epochs,
-            match step.shown {
-                StepShown::Eta0(None) => format!("seed {}", settings.seed),
-                _ => format!("step {}", step.shown.text()),
-            }
-        );
-        s += &format!("  objective    F = {:.6}  (mean loss {:.6})\n", ev.objective, ev.loss);
-        match (outcome.gap, no_gap) {
-            (Some(g), _) => {
-                s += &format!(
-                    "  gap          {g:.2e}  (relative {:.2e}: F − F* ≤ gap, certified)\n",
-                    g / ev.objective.abs()
-                )
-            }
-            (None, why) => s += &format!("  gap          none: {}\n", why.unwrap_or("not computed")),
-        }
-        s += &format!("  status       {}: {}\n", outcome.status.name(), outcome.rule);
-        s += &format!("  nnz          {} of {} weights\n", ev.nnz, w.len());
-        if let Some(b) = intercept {
-            s += &format!("  intercept    b = {}  (unregularized)\n", fmt_num(b));
-        }
-        if let Some(e) = ev.error {
-            s += &format!("  train error  {:.2}%\n", 100.0 * e);
-        }
-        if let Some(e) = ev.mse {
-            s += &format!("  train mse    {e:.6}\n");
-        }
-        s += &format!(
-            "  time         {:.3} s to solve: {} passes over the file, epochs at {:.2e} non-zeros/s (reading included)\n",
-            outcome.seconds, done.passes, nnz_per_second
-        );
-        s += &match source.cached() {
-            Some(c) => format!(
-                "  memory       the state (d = {features}) and at most 3 blocks of ≤ {} rows (passes read the cache {})",
-                source.block_rows,
-                c.display()
-            ),
-            None => format!(
-                "  memory       the state (d = {features}) and at most {} blocks of ≤ {} rows ({} parse threads)",
-                3 * source.workers + 2,
-                source.block_rows,
-                source.workers
-            ),
-        };
-        say(s);
+    if !args.quiet {
+        say(human(&ran, w.len()));
         if let Some(c) = &calibration {
             say(format!(
                 "  step         {} chosen on {} sample rows in {:.2} s (default would be {:.4})",
                 c.param, c.rows, c.seconds, c.default
             ));
         }
-        say(format!(
-            "  backend      {} (model text → kernel in {:.1} ms)",
-            selected.backend.name(),
-            1e3 * compile_seconds
-        ));
+        say(format!("  backend      {} (model text → kernel in {:.1} ms)", ran.backend, 1e3 * ran.compile_seconds));
     }
     super::unless_interrupted(outcome.status)
+}
+
+/// The flags of `optc run` a streamed run cannot honour: each needs rows kept in memory or a
+/// start other than w = 0.
+fn refuse_flags(args: &RunArgs) -> Result<(), Failure> {
+    if args.holdout.is_some() {
+        return Err(Failure::Usage(
+            "--holdout with --stream: the held-out rows would have to be kept in memory".into(),
+        ));
+    }
+    if args.solve.test.is_some() {
+        return Err(Failure::Usage(
+            "--test with --stream is not supported: save the model (--save) and score the test file with `optc predict`".into(),
+        ));
+    }
+    if args.init.is_some() {
+        return Err(Failure::Usage("--init with --stream is not supported: streamed runs start from w = 0".into()));
+    }
+    Ok(())
+}
+
+/// The model compiled and planned for a streamed run: its own plan when that streams, else the
+/// first of [`FALLBACKS`] that does, with the note that says so. A solver the model names that
+/// cannot stream is refused, never replaced.
+fn streamable_plan(
+    file: &crate::source::SourceFile,
+    opts: &CompileOptions,
+) -> Result<(pipeline::Compiled, crate::plan::Plan, Option<String>), Failure> {
+    let compiled = compile(file, opts)?;
+    let plan = pipeline::plan(&compiled, opts).map_err(|e| report_compile_error(e, file))?;
+    let Err(why) = streamable(&plan) else { return Ok((compiled, plan, None)) };
+    if let Some(req) = &compiled.model.solver {
+        return Err(Failure::Usage(format!(
+            "--stream cannot run `{}`: {why}\n  hint: choose a stochastic solver (fobos, adagrad, smm, truncated), or run without --stream",
+            req.name
+        )));
+    }
+    let default = plan.info.solver;
+    let mut refusals = vec![];
+    for fallback in FALLBACKS {
+        let tried = CompileOptions { solver: Some(fallback.name().into()), ..opts.clone() };
+        // A fallback the model rules out (SMM with a non-smooth loss) is skipped, said only
+        // when no fallback runs: the user asked for none of them.
+        let built = pipeline::front_end(file, &Library::standard(), &tried)
+            .and_then(|c| pipeline::plan(&c, &tried).map(|p| (c, p)));
+        let (c, p) = match built {
+            Ok(built) => built,
+            Err(e) => {
+                let why = match e {
+                    pipeline::CompileError::Usage(m) => m,
+                    pipeline::CompileError::Model(problems) => {
+                        problems.into_iter().map(|p| p.message).collect::<Vec<_>>().join("; ")
+                    }
+                };
+                refusals.push(format!("{fallback}: {why}"));
+                continue;
+            }
+        };
+        match streamable(&p) {
+            Ok(()) => {
+                let note =
+                    format!("`{default}`, the default for this model, cannot stream ({why}); --stream runs {fallback}");
+                return Ok((c, p, Some(note)));
+            }
+            Err(also) => refusals.push(format!("{fallback}: {also}")),
+        }
+    }
+    Err(Failure::Usage(format!(
+        "--stream has no solver for this model: its default `{default}` cannot stream ({why}){}",
+        if refusals.is_empty() { String::new() } else { format!(", nor can {}", refusals.join("; ")) }
+    )))
+}
+
+/// The plan's step (or SMM's n₀) tuned as the in-memory run tunes it, on ~5% of the rows (at
+/// least 1,000) drawn from the one-block reservoir the scan kept; `plan` comes back with it bound.
+fn calibrate(
+    plan: &mut crate::plan::Plan,
+    scanned: &crate::data::stream::Scan,
+    label_map: &crate::data::LabelMap,
+    (features, classes): (usize, usize),
+    facts: &crate::data::DataFacts,
+    seed: u64,
+    jit: bool,
+) -> Result<Option<crate::exec::calibrate::Calibration>, Failure> {
+    let sample_y = label_map.apply(&scanned.sample).map_err(|e| Failure::Input(e.to_string()))?;
+    let sample_view = scanned.sample.view(&sample_y, features).with_classes(classes);
+    let n = scanned.sample.rows().min(1000.max(scanned.rows / 20));
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed ^ 0x5eed);
+    let mut rows: Vec<u32> =
+        rand::seq::index::sample(&mut rng, scanned.sample.rows(), n).into_iter().map(|i| i as u32).collect();
+    rows.sort_unstable();
+    Ok(crate::exec::calibrate::calibrate_on(plan, &sample_view, facts, &rows, jit).map(|(calibrated, c)| {
+        *plan = calibrated;
+        c
+    }))
+}
+
+/// What a streamed run that ended with an answer reports.
+struct Ran<'a> {
+    file: &'a crate::source::SourceFile,
+    source: &'a StreamSource,
+    scanned: &'a crate::data::stream::Scan,
+    plan: &'a crate::plan::Plan,
+    settings: &'a crate::analysis::Settings,
+    step: &'a super::wording::StepOf,
+    done: &'a crate::exec::stream::StreamOutcome,
+    switched: Option<&'a str>,
+    backend: &'static str,
+    compile_seconds: f64,
+    scan_seconds: f64,
+    calibration: Option<&'a crate::exec::calibrate::Calibration>,
+    features: usize,
+    intercept: Option<f64>,
+    tol: Option<f64>,
+    nnz_per_second: f64,
+}
+
+/// The streamed run's `--json` record.
+fn json(r: &Ran, kind: LabelKind) -> serde_json::Value {
+    let (outcome, source, scanned) = (&r.done.outcome, r.source, r.scanned);
+    let ev = &outcome.eval;
+    let stream = serde_json::json!({
+        "block_rows": source.block_rows,
+        "largest_block": scanned.largest_block,
+        "blocks": scanned.blocks,
+        "parse_threads": source.workers,
+        "bytes": scanned.bytes,
+        "passes": 1 + r.done.passes,
+        "scan_seconds": r.scan_seconds,
+        "epoch_seconds": r.done.epoch_seconds,
+        "epoch_nnz_per_second": r.nnz_per_second,
+        "order": "file",
+        "cache": source.cached().map(|p| p.display().to_string()),
+        "cache_note": scanned.cache.as_ref().map(|n| n.to_string()),
+        "calibration_rows": r.calibration.map(|c| c.rows),
+    });
+    let mut json = serde_json::json!({
+        "model": r.file.name,
+        "data": source.name,
+        "solver": r.plan.info.solver,
+        "solver_note": r.switched,
+        "lazy": r.plan.info.lazy,
+        "backend": r.backend,
+        "compile_seconds": r.compile_seconds,
+        "objective": ev.objective,
+        "loss": ev.loss,
+        "nnz": ev.nnz,
+        "nnz_rows": ev.nnz_rows,
+        "intercept": r.intercept,
+        "features": r.features,
+        "rows": scanned.rows,
+        "data_nnz": scanned.nnz,
+        "epochs": outcome.epochs,
+        "status": outcome.status.name(),
+        "stopped_by": outcome.rule,
+        "gap": outcome.gap,
+        "relative_gap": outcome.gap.map(|g| g / ev.objective.abs().max(f64::MIN_POSITIVE)),
+        "no_gap_because": outcome.gap.is_none().then_some(no_streamed_gap(r.plan)).flatten(),
+        "tol": r.tol,
+        "check_seconds": outcome.check_seconds,
+        "seed": r.settings.seed,
+        "eta0": if r.settings.step_text.is_some() { None } else { r.step.eta0 },
+        "n0": r.step.n0,
+        "step": r.step.shown.json(),
+        "seconds": outcome.seconds,
+        "parse_seconds": r.scan_seconds,
+        "stream": stream,
+    });
+    let obj = json.as_object_mut().expect("json object");
+    match kind {
+        LabelKind::Real => _ = obj.insert("train_mse".into(), ev.mse.into()),
+        _ => _ = obj.insert("train_error".into(), ev.error.into()),
+    }
+    json
+}
+
+/// The streamed run's report for people, `weights` of them.
+fn human(r: &Ran, weights: usize) -> String {
+    let (outcome, source, scanned, features) = (&r.done.outcome, r.source, r.scanned, r.features);
+    let ev = &outcome.eval;
+    let solver = r.plan.info.solver;
+    let mut s = format!(
+        "optc: {solver}{} on {} (streamed) — {} rows × {features} features, {} non-zeros (first pass {:.2} s, {} blocks of ≤ {} rows)\n",
+        if r.plan.info.lazy && solver.can().lazy { " (lazy)" } else { "" },
+        source.name,
+        scanned.rows,
+        scanned.nnz,
+        r.scan_seconds,
+        scanned.blocks,
+        source.block_rows,
+    );
+    s += &format!(
+        "  epochs       {} (rows in file order; {})\n",
+        outcome.epochs,
+        match r.step.shown {
+            StepShown::Eta0(None) => format!("seed {}", r.settings.seed),
+            _ => format!("step {}", r.step.shown.text()),
+        }
+    );
+    s += &format!("  objective    F = {:.6}  (mean loss {:.6})\n", ev.objective, ev.loss);
+    match (outcome.gap, no_streamed_gap(r.plan)) {
+        (Some(g), _) => {
+            s +=
+                &format!("  gap          {g:.2e}  (relative {:.2e}: F − F* ≤ gap, certified)\n", g / ev.objective.abs())
+        }
+        (None, why) => s += &format!("  gap          none: {}\n", why.unwrap_or("not computed")),
+    }
+    s += &format!("  status       {}: {}\n", outcome.status.name(), outcome.rule);
+    s += &format!("  nnz          {} of {weights} weights\n", ev.nnz);
+    if let Some(b) = r.intercept {
+        s += &format!("  intercept    b = {}  (unregularized)\n", fmt_num(b));
+    }
+    if let Some(e) = ev.error {
+        s += &format!("  train error  {:.2}%\n", 100.0 * e);
+    }
+    if let Some(e) = ev.mse {
+        s += &format!("  train mse    {e:.6}\n");
+    }
+    s += &format!(
+        "  time         {:.3} s to solve: {} passes over the file, epochs at {:.2e} non-zeros/s (reading included)\n",
+        outcome.seconds, r.done.passes, r.nnz_per_second
+    );
+    s += &match source.cached() {
+        Some(c) => format!(
+            "  memory       the state (d = {features}) and at most 3 blocks of ≤ {} rows (passes read the cache {})",
+            source.block_rows,
+            c.display()
+        ),
+        None => format!(
+            "  memory       the state (d = {features}) and at most {} blocks of ≤ {} rows ({} parse threads)",
+            3 * source.workers + 2,
+            source.block_rows,
+            source.workers
+        ),
+    };
+    s
 }

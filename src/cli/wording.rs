@@ -17,6 +17,37 @@ pub(crate) fn unconverged_hint(solver: SolverKind) -> &'static str {
     }
 }
 
+/// The warning of a run that stopped short of `tol`: the rule that stopped it, how far the
+/// relative gap was (or that there was none), and `hint`.
+pub(crate) fn not_converged(rule: &str, gap: Option<f64>, objective: f64, tol: f64, hint: &str) -> String {
+    format!(
+        "warning: not converged: stopped by {rule} with {}; the answer may be far from the optimum\n  hint: {hint}",
+        match gap {
+            Some(g) => format!("relative gap {:.1e} > tol {tol:.0e}", g / objective.abs()),
+            None => "no certificate".into(),
+        },
+    )
+}
+
+/// The `--json` record of a run that ended worse than w = 0.
+pub(crate) fn diverged_json(
+    objective: f64,
+    start_objective: f64,
+    solver: SolverKind,
+    epochs: usize,
+    step: &StepShown,
+) -> serde_json::Value {
+    serde_json::json!({
+        "status": "diverged",
+        "objective": objective,
+        "start_objective": start_objective,
+        "gap": null,
+        "solver": solver,
+        "epochs": epochs,
+        "step": step.json(),
+    })
+}
+
 /// Which of its plans the solver ran, after its name: lazy or eager, DC online or batch.
 pub(crate) fn variant(plan: &crate::plan::Plan) -> &'static str {
     match (plan.info.solver.can().lazy, plan.info.lazy, plan.uncertified) {

@@ -58,18 +58,7 @@ impl Bound {
     ) -> Result<Bound, Error> {
         let kind = compiled.model.label_kind;
         let y = label_map.apply(train).map_err(|e| Error::Input(e.to_string()))?;
-        let features = match &compiled.model.shape {
-            crate::check::Shape::Vec(crate::check::Dim::Fixed(n)) if *n < train.features() => {
-                return Err(Error::Input(format!(
-                    "{}: the data has {} features but the model declares `{}: vec[{n}]`",
-                    train.name,
-                    train.features(),
-                    compiled.model.var.name
-                )))
-            }
-            crate::check::Shape::Vec(crate::check::Dim::Fixed(n)) => *n,
-            _ => train.features(),
-        };
+        let features = declared_features(&compiled.model, train.features(), &train.name)?;
         let classes = if kind == LabelKind::Classes { label_map.originals.len() } else { 0 };
         let facts = DataFacts { features, classes, ..train.facts() };
         ensure_memory(plan, &facts, train, &compiled.model.var.name)?;
@@ -130,4 +119,17 @@ pub fn ensure_memory(plan: &crate::plan::Plan, facts: &DataFacts, data: &Dataset
         bytes_text(need),
         bytes_text(available)
     )))
+}
+
+/// The features the model sees on data with `features` of them (the file `name`): the data's,
+/// or the model's `vec[n]` when it declares at least as many; fewer is an input error.
+pub fn declared_features(model: &crate::check::Model, features: usize, name: &str) -> Result<usize, Error> {
+    match &model.shape {
+        crate::check::Shape::Vec(crate::check::Dim::Fixed(n)) if *n < features => Err(Error::Input(format!(
+            "{name}: the data has {features} features but the model declares `{}: vec[{n}]`",
+            model.var.name
+        ))),
+        crate::check::Shape::Vec(crate::check::Dim::Fixed(n)) => Ok(*n),
+        _ => Ok(features),
+    }
 }

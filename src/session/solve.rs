@@ -126,6 +126,12 @@ impl Unsolved {
     }
 }
 
+/// A run that ended at F worse than F at w = 0 (or not a number): with a convex F the cold
+/// start was a valid answer, so the steps overshot. The in-memory and the streamed run test it.
+pub fn worse_than_start(objective: f64, start_objective: f64) -> bool {
+    !objective.is_finite() || objective > start_objective + 1e-9 * start_objective.abs() + 1e-12
+}
+
 /// Runs `plan` on the bound data: calibrates its tuned parameter, picks the back end, and
 /// solves from `warm` weights and intercept if given (the derived state is rebuilt from them by the plan's
 /// init), looking at held-out rows as `watch` says. `plan` comes back with the calibrated value
@@ -167,7 +173,7 @@ pub fn solve(
                 driver::Stopped::Refused(why) => Unsolved::Refused(why),
             })?;
     let objective = outcome.eval.objective;
-    if !objective.is_finite() || objective > start_objective + 1e-9 * start_objective.abs() + 1e-12 {
+    if worse_than_start(objective, start_objective) {
         return Err(Unsolved::Worse { epochs: outcome.epochs, objective, start_objective });
     }
     Ok(Solved { outcome, calibration, backend, fallback: selected.fallback.take(), jit_seconds: selected.jit_seconds })
