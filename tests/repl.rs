@@ -15,18 +15,23 @@ struct Session {
 /// Runs `optc repl ARGS` with `script` on standard input.
 fn repl(args: &[&str], script: &str) -> Session {
     let home = tempfile::tempdir().expect("tmp");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_optc"))
+    let mut child = spawn_repl(args, home.path());
+    child.stdin.take().expect("stdin").write_all(script.as_bytes()).expect("script written");
+    let out = child.wait_with_output().expect("optc ends");
+    Session { stdout: text(&out.stdout), stderr: text(&out.stderr), code: out.status.code() }
+}
+
+/// `optc repl ARGS` with its history under `home`, every stream piped.
+fn spawn_repl(args: &[&str], home: &std::path::Path) -> std::process::Child {
+    Command::new(env!("CARGO_BIN_EXE_optc"))
         .arg("repl")
         .args(args)
-        .env("XDG_DATA_HOME", home.path())
+        .env("XDG_DATA_HOME", home)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
-        .expect("optc runs");
-    child.stdin.take().expect("stdin").write_all(script.as_bytes()).expect("script written");
-    let out = child.wait_with_output().expect("optc ends");
-    Session { stdout: text(&out.stdout), stderr: text(&out.stderr), code: out.status.code() }
+        .expect("optc runs")
 }
 
 /// The epoch counts of the runs, in order.
@@ -138,14 +143,8 @@ fn ctrl_c_stops_a_solve_and_the_session_goes_on() {
         "data x: sparse, y: labels\nvar w: vec[dim(x)]\nparam λ = 1e-6\nminimize E[logistic(y, <x, w>)] + λ·l1(w)\nsolve with fobos\n",
     );
     let home = tempfile::tempdir().expect("tmp");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_optc"))
-        .args(["repl", model.to_str().expect("utf-8"), fixture("sparse_large.svm.xz").to_str().expect("utf-8")])
-        .env("XDG_DATA_HOME", home.path())
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("optc runs");
+    let data = fixture("sparse_large.svm.xz");
+    let mut child = spawn_repl(&[model.to_str().expect("utf-8"), data.to_str().expect("utf-8")], home.path());
     let mut stdin = child.stdin.take().expect("stdin");
     stdin.write_all(b":run --epochs 100000000\n").expect("written");
     stdin.flush().expect("flushed");
