@@ -18,7 +18,8 @@
 //!
 //! Layout (native byte order): a 64-byte header and the canonical path of the source; then per
 //! block a 48-byte frame (rows, non-zeros, features, text bytes, line of the largest feature
-//! index: u64; CRC-32 of the arrays: u32; 4 zero bytes) followed by its arrays: row pointers
+//! index: u64; CRC-32 of the frame's other bytes and the arrays: u32; 4 zero bytes) followed by
+//! its arrays: row pointers
 //! (usize × rows+1), column indices (u32 × nnz), values (f64 × nnz), labels (f64 × rows), file
 //! lines (u32 × rows); then a trailer of the frame's size (u64::MAX where a frame has its row
 //! count, the file's length, the largest block's bytes after its frame, and a CRC-32 of those).
@@ -34,8 +35,9 @@ use std::sync::mpsc::{sync_channel, Receiver};
 use std::sync::Arc;
 
 const MAGIC: &[u8; 8] = b"OPTCSTRM";
-/// Bump whenever the layout or the meaning of a field changes.
-const VERSION: u32 = 3;
+/// Bump whenever the layout or the meaning of a field changes (4: a block's checksum covers its
+/// frame too).
+const VERSION: u32 = 4;
 /// The longest source path a header holds: more is a damaged header, not a path to allocate.
 const MAX_PATH: u64 = 1 << 16;
 const HEADER: usize = 64;
@@ -68,6 +70,16 @@ impl Frame {
         }
         b[40..44].copy_from_slice(&self.crc.to_ne_bytes());
         b
+    }
+
+    /// The block's checksum: of every byte of its frame but the checksum's own, then of
+    /// `arrays`, so that no byte of a block is used unchecked.
+    fn checksum(frame: &[u8; FRAME], arrays: &[&[u8]]) -> u32 {
+        let mut crc = crc32fast::Hasher::new();
+        crc.update(&frame[..40]);
+        crc.update(&frame[44..]);
+        arrays.iter().for_each(|a| crc.update(a));
+        crc.finalize()
     }
 
     fn decode(b: &[u8; FRAME]) -> Frame {
@@ -144,16 +156,15 @@ impl Writer {
 
     pub(super) fn push(&mut self, d: &Dataset) -> io::Result<()> {
         let arrays = sections(d);
-        let mut crc = crc32fast::Hasher::new();
-        arrays.iter().for_each(|a| crc.update(a));
-        let frame = Frame {
+        let mut frame = Frame {
             rows: d.rows() as u64,
             nnz: d.nnz() as u64,
             features: d.features() as u64,
             bytes: d.bytes,
             max_index_line: d.max_index_line as u64,
-            crc: crc.finalize(),
+            crc: 0,
         };
+        frame.crc = Frame::checksum(&frame.encode(), &arrays);
         self.out.write_all(&frame.encode())?;
         for a in arrays {
             self.out.write_all(a)?;
@@ -301,6 +312,8 @@ impl Log {
         let mut lines = vec![0u32; rows];
         let mut pos = at + FRAME as u64;
         let mut crc = crc32fast::Hasher::new();
+        crc.update(&frame[..40]);
+        crc.update(&frame[44..]);
         for bytes in [
             bytemuck::cast_slice_mut::<usize, u8>(&mut indptr),
             bytemuck::cast_slice_mut(&mut indices),
