@@ -86,24 +86,33 @@ pub(crate) enum Failure {
     Interrupted,
 }
 
-/// The process's interrupt flag, its Ctrl-C handler installed on first use: the first Ctrl-C
-/// sets it (the run stops after its epoch, reports and writes its files), a second one ends
-/// the process at once with exit 130.
+/// The process's interrupt flag, set by the signal handler [`install_signals`] installs.
+static INTERRUPT: std::sync::OnceLock<crate::exec::cancel::Cancel> = std::sync::OnceLock::new();
+/// A solve is listening to [`INTERRUPT`] (see [`interrupt`]).
+static ARMED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Installs the handler of SIGINT, SIGTERM and SIGHUP for the whole process. While a solve
+/// listens ([`interrupt`]), the first signal sets the interrupt flag: the run stops after its
+/// epoch, reports and writes its files. Otherwise, and at a second signal, the process removes
+/// its temporary files (a cache or an output half written) and ends at once with exit 130.
+fn install_signals() {
+    let flag = INTERRUPT.get_or_init(crate::exec::cancel::Cancel::default).clone();
+    // Without a handler (another one is installed) a signal ends the process as it would.
+    let _ = ctrlc::set_handler(move || {
+        if ARMED.load(std::sync::atomic::Ordering::SeqCst) && !flag.is_cancelled() {
+            flag.cancel();
+            return;
+        }
+        crate::temporary::remove_all();
+        std::process::exit(130);
+    });
+}
+
+/// The process's interrupt flag, for a solve to stop on: from now on the first Ctrl-C (or
+/// SIGTERM) sets it instead of ending the process.
 pub(crate) fn interrupt() -> crate::exec::cancel::Cancel {
-    static FLAG: std::sync::OnceLock<crate::exec::cancel::Cancel> = std::sync::OnceLock::new();
-    FLAG.get_or_init(|| {
-        let flag = crate::exec::cancel::Cancel::default();
-        let handler = flag.clone();
-        // Without a handler (another one is installed) Ctrl-C ends the process as it would.
-        let _ = ctrlc::set_handler(move || {
-            if handler.is_cancelled() {
-                std::process::exit(130);
-            }
-            handler.cancel();
-        });
-        flag
-    })
-    .clone()
+    ARMED.store(true, std::sync::atomic::Ordering::SeqCst);
+    INTERRUPT.get_or_init(crate::exec::cancel::Cancel::default).clone()
 }
 
 /// Err(Interrupted) when a run ended on Ctrl-C, after everything else is done.
@@ -127,6 +136,7 @@ impl From<crate::session::Error> for Failure {
 }
 
 pub fn main() -> i32 {
+    install_signals();
     let cli = match Cli::try_parse() {
         Ok(c) => c,
         Err(e) => {

@@ -33,3 +33,4 @@ pub mod source;
 pub mod stdlib;
 pub mod symbolic;
 pub mod syntax;
+pub mod temporary;

@@ -37,7 +37,7 @@ enum Target {
     /// A regular file (or a new one): a temporary file renamed over `real` at the end.
     Replace {
         real: PathBuf,
-        tmp: tempfile::NamedTempFile,
+        tmp: crate::temporary::Temporary,
         keep: Option<Kept>,
     },
 }
@@ -135,11 +135,7 @@ fn replace(real: PathBuf, keep: Option<Kept>) -> Result<Target, String> {
     }
     let name = real.file_name().map_or("out".into(), |n| n.to_string_lossy().into_owned());
     // 0666 here is masked by the umask when the file is created, as for `>` in a shell.
-    let tmp = tempfile::Builder::new()
-        .prefix(&format!(".{name}."))
-        .suffix(".tmp")
-        .permissions(std::fs::Permissions::from_mode(0o666))
-        .tempfile_in(&dir)
+    let tmp = crate::temporary::Temporary::new_in(&dir, &format!(".{name}.tmp"), Some(0o666))
         .map_err(|e| format!("cannot create a file in {}: {}", dir.display(), plain(&e)))?;
     Ok(Target::Replace { real, tmp, keep })
 }

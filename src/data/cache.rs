@@ -229,10 +229,10 @@ fn read(place: &Path, key: &Key, name: &str) -> Result<Dataset, Miss> {
 
 /// A temporary file in the directory of `place` (made if missing), for a cache written whole
 /// and then renamed over `place`: a reader never sees it half written.
-pub(super) fn temporary_beside(place: &Path) -> io::Result<tempfile::NamedTempFile> {
+pub(super) fn temporary_beside(place: &Path) -> io::Result<crate::temporary::Temporary> {
     let dir = place.parent().unwrap_or(Path::new("."));
     fs::create_dir_all(dir)?;
-    tempfile::Builder::new().prefix(".optc-cache").tempfile_in(dir)
+    crate::temporary::Temporary::new_in(dir, ".cache", None)
 }
 
 /// A dataset's arrays as bytes, in the order both caches store them: the row pointers, the

@@ -122,7 +122,7 @@ fn header(key: &Key, block_rows: usize) -> Vec<u8> {
 /// A log being written during the first pass.
 pub(super) struct Writer {
     place: PathBuf,
-    out: BufWriter<tempfile::NamedTempFile>,
+    out: BufWriter<crate::temporary::Temporary>,
     /// Bytes written so far.
     at: u64,
     /// The largest block's bytes after its frame.
