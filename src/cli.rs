@@ -180,8 +180,8 @@ pub fn main() -> i32 {
 }
 
 pub(crate) fn read_model(path: &Path) -> Result<SourceFile, Failure> {
-    let bytes =
-        std::fs::read(path).map_err(|e| Failure::Input(format!("cannot read model {}: {e}", path.display())))?;
+    let bytes = std::fs::read(path)
+        .map_err(|e| Failure::Input(format!("cannot read model {}: {}", path.display(), crate::data::io_reason(&e))))?;
     let text = String::from_utf8(bytes).map_err(|e| {
         let at = e.utf8_error().valid_up_to();
         let line = 1 + e.as_bytes()[..at].iter().filter(|&&b| b == b'\n').count();
@@ -266,7 +266,7 @@ fn plan(
     };
     let facts = match data {
         Some(d) => {
-            let data = inputs::load_data(d, false, &Default::default())?.0;
+            let data = inputs::load_data(d, "data file", false, &Default::default())?.0;
             Some(data.facts_for(&plan, data.features()))
         }
         None => None,

@@ -149,3 +149,19 @@ pub fn escape_for_message(bytes: &[u8], max: usize) -> String {
     }
     out
 }
+
+/// An I/O error's reason in plain words, for messages that already name the file: "no such
+/// file", "permission denied", else the system's wording without its "(os error N)".
+pub fn io_reason(e: &std::io::Error) -> String {
+    match e.kind() {
+        std::io::ErrorKind::NotFound => "no such file".into(),
+        std::io::ErrorKind::PermissionDenied => "permission denied".into(),
+        _ => {
+            let s = e.to_string();
+            match s.find(" (os error") {
+                Some(k) => s[..k].to_string(),
+                None => s,
+            }
+        }
+    }
+}

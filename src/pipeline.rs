@@ -80,17 +80,32 @@ fn resolve_overrides(
     for (name, value) in &opts.overrides {
         match check::resolve_param(&declared, name) {
             Some(p) => overrides.push((p.clone(), *value)),
-            None => {
-                let hint = match check::suggest_param(name, &declared) {
-                    Some(s) => format!("; did you mean `{s}`?"),
-                    None if declared.is_empty() => "; the model declares no parameters".into(),
-                    None => format!("; the model declares {}", declared.join(", ")),
-                };
-                return Err(CompileError::Usage(format!("--set {name}: the model has no parameter `{name}`{hint}")));
-            }
+            None => return Err(unknown_param("--set", name, &declared)),
         }
     }
     Ok(overrides)
+}
+
+/// `flag name` names no parameter of a model that declares `declared`: said with the closest
+/// name, or the ones there are.
+fn unknown_param(flag: &str, name: &str, declared: &[String]) -> CompileError {
+    let hint = match check::suggest_param(name, declared) {
+        Some(s) => format!("; did you mean `{s}`?"),
+        None if declared.is_empty() => "; the model declares no parameters".into(),
+        None => format!("; the model declares {}", declared.join(", ")),
+    };
+    CompileError::Usage(format!("{flag} {name}: the model has no parameter `{name}`{hint}"))
+}
+
+/// Ok when the model in `file` declares the parameter `name` (or its ASCII alias), else the
+/// usage error that names `flag`, the option that gave it (`--param`).
+pub fn declares_param(file: &SourceFile, name: &str, flag: &str) -> Result<(), CompileError> {
+    let program = syntax::parse(file).map_err(|p| CompileError::Model(vec![p]))?;
+    let declared = check::declared_params(&program);
+    match check::resolve_param(&declared, name) {
+        Some(_) => Ok(()),
+        None => Err(unknown_param(flag, name, &declared)),
+    }
 }
 
 /// Parses, checks and analyses a model (reading the files it loads when `opts.files` says where).

@@ -37,7 +37,7 @@ pub struct RunArgs {
     #[arg(long)]
     pub json: bool,
     /// No progress bar and no summary.
-    #[arg(long)]
+    #[arg(short, long)]
     pub quiet: bool,
     /// Make passes over DATA without loading it: memory is the weights plus a few blocks of
     /// rows (stochastic solvers, rows in file order).

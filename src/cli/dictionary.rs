@@ -60,7 +60,7 @@ pub fn run(args: &RunArgs) -> Result<bool, Failure> {
         let streamed = Streamed { source, label_map, features: scan.features, classes: k };
         (None, Some((streamed, scan)), reading.elapsed().as_secs_f64())
     } else {
-        let (train, parse_seconds, _) = load_data(&args.data, !args.quiet, &args.solve.data)?;
+        let (train, parse_seconds, _) = load_data(&args.data, "data file", !args.quiet, &args.solve.data)?;
         (Some(train), None, parse_seconds)
     };
     let (features, rows) = match (&train, &streamed) {
@@ -98,7 +98,7 @@ pub fn run(args: &RunArgs) -> Result<bool, Failure> {
     };
     let labels = vec![0.0; train.as_ref().map_or(0, |t| t.rows())];
     let test = match &args.solve.test {
-        Some(p) => Some(load_data(p, !args.quiet, &args.solve.data)?.0),
+        Some(p) => Some(load_data(p, "test file", !args.quiet, &args.solve.data)?.0),
         None => None,
     };
     let test_labels = test.as_ref().map(|t| vec![0.0; t.rows()]);

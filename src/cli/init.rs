@@ -16,6 +16,7 @@ pub(crate) fn initial_weights(
     kind: LabelKind,
     intercept: bool,
 ) -> Result<(Vec<f64>, f64), Failure> {
+    super::inputs::readable("--init model file", path)?;
     let saved = SavedModel::read(path).map_err(|e| Failure::Input(e.to_string()))?;
     let file = path.display();
     let wrong = |what: String| Failure::Input(format!("--init {file}: {what}"));

@@ -11,9 +11,11 @@ use std::time::Instant;
 /// the cache did; with `progress`, the bytes read are shown on a terminal.
 pub(crate) fn load_data(
     path: &Path,
+    role: &str,
     progress: bool,
     opts: &DataOptions,
 ) -> Result<(Dataset, f64, Option<CacheNote>), Failure> {
+    readable(role, path)?;
     let start = Instant::now();
     let read = ReadOptions { threads: opts.threads(), progress };
     let parse = || read_libsvm_with(path, &read);
@@ -25,6 +27,24 @@ pub(crate) fn load_data(
         None => (parse().map_err(data_failure)?, None),
     };
     Ok((d, start.elapsed().as_secs_f64(), note))
+}
+
+/// Ok when the file a command was given as its `role` ("data file", "test file", …) can be
+/// opened (or is `-`, standard input); else the input error that names the role, the file and
+/// the reason in plain words.
+pub(crate) fn readable(role: &str, path: &Path) -> Result<(), Failure> {
+    if path == Path::new("-") {
+        return Ok(());
+    }
+    let why = match std::fs::metadata(path) {
+        Ok(m) if m.is_dir() => "it is a folder".to_string(),
+        Ok(_) => match std::fs::File::open(path) {
+            Ok(_) => return Ok(()),
+            Err(e) => crate::data::io_reason(&e),
+        },
+        Err(e) => crate::data::io_reason(&e),
+    };
+    Err(Failure::Input(format!("cannot read {role} {}: {why}", path.display())))
 }
 
 pub(crate) fn data_failure(e: DataError) -> Failure {

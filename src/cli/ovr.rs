@@ -118,7 +118,7 @@ pub(super) fn run(args: &RunArgs, start: Start) -> Result<(), Failure> {
     }
     let test = match &args.solve.test {
         Some(p) => {
-            let (t, _, _) = load_data(p, !args.quiet, &args.solve.data)?;
+            let (t, _, _) = load_data(p, "test file", !args.quiet, &args.solve.data)?;
             // A label training never saw is an error, as in a two-class run.
             bound.labels_of(&t)?;
             Some(t)

@@ -71,7 +71,7 @@ pub struct PathOptions {
     #[arg(long)]
     pub no_jit: bool,
     /// No per-point lines on standard error.
-    #[arg(long)]
+    #[arg(short, long)]
     pub quiet: bool,
     #[command(flatten)]
     pub data: super::session::DataOptions,
@@ -114,9 +114,9 @@ pub(crate) struct Point {
 pub fn path(args: &PathArgs) -> Result<(), Failure> {
     let file = read_model(&args.model)?;
     let outputs = Outputs::prepare(&args.options)?;
-    let (train, _, _) = load_data(&args.data, false, &args.options.data)?;
+    let (train, _, _) = load_data(&args.data, "data file", false, &args.options.data)?;
     let test = match &args.options.test {
-        Some(p) => Some(load_data(p, false, &args.options.data)?.0),
+        Some(p) => Some(load_data(p, "test file", false, &args.options.data)?.0),
         None => None,
     };
     trace_path(&file, &model_dir(&args.model), &train, test.as_ref(), &args.options, outputs)
@@ -141,6 +141,7 @@ pub(crate) fn trace_path(
         }
     }
     let sets = parse_sets(&args.model.set)?;
+    pipeline::declares_param(file, &args.param, "--param").map_err(|e| report_compile_error(e, file))?;
     let opts_at = |value: f64| {
         let mut overrides = sets.clone();
         overrides.push((args.param.clone(), value));

@@ -24,12 +24,13 @@ pub struct PredictArgs {
 }
 
 pub fn predict(args: &PredictArgs) -> Result<(), Failure> {
+    super::inputs::readable("model file", &args.saved_model)?;
     // A saved dictionary: the codes of the signals, not labels.
     if let Ok(text) = std::fs::read_to_string(&args.saved_model) {
         if super::dictionary::SavedDictionary::is(&text) {
             let saved = super::dictionary::SavedDictionary::parse(&text, &args.saved_model)?;
             let out_file = prepare_output(args.out.as_ref())?;
-            let (data, _, _) = load_data(&args.data, !args.quiet, &Default::default())?;
+            let (data, _, _) = load_data(&args.data, "data file", !args.quiet, &Default::default())?;
             let codes = super::dictionary::predict(&saved, &data, args.quiet);
             return match out_file {
                 Some(f) => commit_output(Some(f), || codes),
@@ -43,7 +44,7 @@ pub fn predict(args: &PredictArgs) -> Result<(), Failure> {
     }
     let model = SavedModel::read(&args.saved_model).map_err(|e| Failure::Input(e.to_string()))?;
     let out_file = prepare_output(args.out.as_ref())?;
-    let (data, _, _) = load_data(&args.data, !args.quiet, &Default::default())?;
+    let (data, _, _) = load_data(&args.data, "data file", !args.quiet, &Default::default())?;
     if !args.quiet {
         for w in warnings(&model, &data) {
             eprintln!("warning: {w}");

@@ -214,7 +214,7 @@ impl Repl {
         match command {
             Command::Load(path) => self.load(&path),
             Command::Data(path) => {
-                let (d, seconds, note) = load_data(&path, self.terminal, &self.reading)?;
+                let (d, seconds, note) = load_data(&path, "data file", self.terminal, &self.reading)?;
                 if let Some(n) = note {
                     println!("note: {n}");
                 }
@@ -230,7 +230,7 @@ impl Repl {
                 Ok(())
             }
             Command::Test(path) => {
-                let (d, _, _) = load_data(&path, self.terminal, &self.reading)?;
+                let (d, _, _) = load_data(&path, "test file", self.terminal, &self.reading)?;
                 println!("test data: {} — {} rows × {} features", d.name, d.rows(), d.features());
                 self.test = Some(d);
                 Ok(())
@@ -345,7 +345,7 @@ impl Repl {
         };
         let outputs = super::path::Outputs::prepare(opts)?;
         let test = match &opts.test {
-            Some(p) => Some(load_data(p, self.terminal, &opts.data.or(&self.reading))?.0),
+            Some(p) => Some(load_data(p, "test file", self.terminal, &opts.data.or(&self.reading))?.0),
             None => None,
         };
         super::path::trace_path(&file, &self.model.dir, train, test.as_ref().or(self.test.as_ref()), opts, outputs)
@@ -418,7 +418,7 @@ impl Repl {
             println!("  train mse    {e:.6}");
         }
         let test = match &opts.solve.test {
-            Some(p) => Some(load_data(p, self.terminal, &opts.solve.data.or(&self.reading))?.0),
+            Some(p) => Some(load_data(p, "test file", self.terminal, &opts.solve.data.or(&self.reading))?.0),
             None => None,
         };
         if let Some(t) = test.as_ref().or(self.test.as_ref()) {

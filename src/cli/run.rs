@@ -52,7 +52,7 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
 
     let front_seconds = compile_start.elapsed().as_secs_f64();
     let Outputs { save: save_out, trace: trace_out, plot: plot_out } = Outputs::prepare(args)?;
-    let (train, parse_seconds, cache_note) = load_data(&args.data, !args.quiet, &args.solve.data)?;
+    let (train, parse_seconds, cache_note) = load_data(&args.data, "data file", !args.quiet, &args.solve.data)?;
     // A default that depends on the data's shape is settled now (docs/algorithms.md §9).
     if pipeline::shape(&mut compiled, train.features(), train.rows(), train.mean_row_norm_sq()) {
         plan = pipeline::plan(&compiled, &opts).map_err(|e| report_compile_error(e, &file))?;
@@ -111,7 +111,7 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
     // Read before the run, so that a trace can follow the test error epoch by epoch.
     let test_data = match &args.solve.test {
         Some(p) => {
-            let (t, _, _) = load_data(p, !args.quiet, &args.solve.data)?;
+            let (t, _, _) = load_data(p, "test file", !args.quiet, &args.solve.data)?;
             let ty = bound.labels_of(&t)?;
             Some((t, ty))
         }

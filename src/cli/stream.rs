@@ -39,6 +39,7 @@ const FALLBACKS: [SolverKind; 2] = [SolverKind::Smm, SolverKind::Fobos];
 pub(super) fn run(args: &RunArgs) -> Result<(), Failure> {
     let compile_start = Instant::now();
     refuse_flags(args)?;
+    super::inputs::readable("data file", &args.data)?;
     let workers = args.solve.data.threads();
     let mut source = StreamSource::new(&args.data, args.block_rows.unwrap_or(DEFAULT_BLOCK_ROWS), workers)
         .map_err(Failure::Usage)?

@@ -8,7 +8,7 @@ use std::path::Path;
 /// A problem in a `load(...)` file: which file, which line, and what is wrong there.
 #[derive(Debug, thiserror::Error)]
 pub enum LoadError {
-    #[error("{file}: {source}")]
+    #[error("cannot read {file}: {}", crate::data::io_reason(.source))]
     Io { file: String, source: std::io::Error },
     #[error("{file}:{line}: {problem}")]
     Bad { file: String, line: usize, problem: LineProblem },

@@ -1,0 +1,72 @@
+//! What a new user meets on the way (#31): the flags LIBLINEAR users type, and messages that
+//! name what is wrong in the user's terms.
+
+mod common;
+
+use common::{fixture, optc, text, write};
+
+const MODEL: &str = "data x: sparse, y: labels\nvar w: vec[dim(x)]\nparam λ = 0.02\n\
+                     minimize E[logistic(y, <x, w>)] + λ·l1(w)\n";
+
+/// `-q` is `--quiet` wherever `--quiet` is: `run`, `path` and `predict`.
+#[test]
+fn dash_q_is_quiet_everywhere() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let model = write(dir.path(), "m.opt", MODEL);
+    let (m, d) = (model.to_str().expect("utf-8"), fixture("binary.svm"));
+    let d = d.to_str().expect("utf-8");
+    let saved = dir.path().join("m.model");
+    let run = optc(&["run", m, d, "-q", "--save", saved.to_str().expect("utf-8")]);
+    assert!(run.status.success() && run.stderr.is_empty(), "{}", text(&run.stderr));
+    let path = optc(&["path", m, d, "--param", "λ", "--steps", "3", "-q"]);
+    assert!(path.status.success() && path.stderr.is_empty(), "{}", text(&path.stderr));
+    let predict = optc(&["predict", saved.to_str().expect("utf-8"), d, "-q"]);
+    assert!(predict.status.success() && predict.stderr.is_empty(), "{}", text(&predict.stderr));
+}
+
+/// `path --param NAME` for a parameter the model does not declare names `--param`, and the
+/// parameters there are.
+#[test]
+fn an_unknown_path_parameter_names_param() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let model = write(dir.path(), "m.opt", MODEL);
+    let d = fixture("binary.svm");
+    let out = optc(&["path", model.to_str().expect("utf-8"), d.to_str().expect("utf-8"), "--param", "mu"]);
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("--param mu: the model has no parameter `mu`") && err.contains("declares λ"), "{err}");
+    assert!(!err.contains("--set"), "{err}");
+}
+
+/// A file that cannot be read is named by its role, with the reason in plain words: the data,
+/// the test file, the model, the saved model, `--init`'s, and a file the model loads.
+#[test]
+fn an_unreadable_file_is_named_by_its_role() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let model = write(dir.path(), "m.opt", MODEL);
+    let groups = write(
+        dir.path(),
+        "g.opt",
+        "data x: sparse, y: labels\nvar w: vec[dim(x)]\nminimize E[logistic(y, <x, w>)] + 0.1·group_l2(groups(load(\"nothere.txt\")), w)\n",
+    );
+    let (m, d) = (model.to_str().expect("utf-8"), fixture("binary.svm"));
+    let d = d.to_str().expect("utf-8");
+    let folder = dir.path().to_str().expect("utf-8");
+    let cases: Vec<(Vec<&str>, &str)> = vec![
+        (vec!["run", m, "nothere.svm"], "cannot read data file nothere.svm: no such file"),
+        (vec!["run", m, "nothere.svm", "--stream"], "cannot read data file nothere.svm: no such file"),
+        (vec!["run", m, folder], "it is a folder"),
+        (vec!["run", m, d, "--test", "nothere.svm"], "cannot read test file nothere.svm: no such file"),
+        (vec!["run", m, d, "--init", "nothere.model"], "cannot read --init model file nothere.model: no such file"),
+        (vec!["run", "nothere.opt", d], "cannot read model nothere.opt: no such file"),
+        (vec!["predict", "nothere.model", d], "cannot read model file nothere.model: no such file"),
+        (vec!["run", groups.to_str().expect("utf-8"), d], "nothere.txt: no such file"),
+    ];
+    for (args, says) in cases {
+        let out = optc(&args);
+        let err = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {err}");
+        assert!(err.contains(says), "{args:?}: {err}");
+        assert!(!err.contains("os error"), "{args:?}: {err}");
+    }
+}
