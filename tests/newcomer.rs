@@ -70,3 +70,20 @@ fn an_unreadable_file_is_named_by_its_role() {
         assert!(!err.contains("os error"), "{args:?}: {err}");
     }
 }
+
+/// `λ·l2sq(b)` with `b` never declared says so, and how to declare an intercept, instead of
+/// asking for `w`.
+#[test]
+fn an_undeclared_intercept_is_said_to_be_undeclared() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let model = write(
+        dir.path(),
+        "m.opt",
+        "data x: sparse, y: labels\nvar w: vec[dim(x)]\nparam λ = 0.1\nminimize E[hinge(y, <x, w>)] + λ·l2sq(w) + λ·l2sq(b)\n",
+    );
+    let out = optc(&["check", model.to_str().expect("utf-8")]);
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("`b` is not declared") && err.contains("var b: scalar"), "{err}");
+    assert!(!err.contains("expected `w`"), "{err}");
+}

@@ -280,6 +280,13 @@ pub enum CheckError {
         regularizer: String,
         span: Span,
     },
+    /// A regularizer's argument names nothing the model declares.
+    UndeclaredArgument {
+        name: String,
+        regularizer: String,
+        var: String,
+        span: Span,
+    },
     NotTheVariable {
         regularizer: String,
         var: String,

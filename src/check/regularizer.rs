@@ -43,6 +43,16 @@ impl Checker<'_> {
                         self.err(CheckError::InterceptRegularized { intercept: n.clone(), span: a.span, declared });
                         return None;
                     }
+                    // A name the model never declared (`l2sq(b)` without `var b: scalar`).
+                    ExprKind::Name(n)
+                        if ![&cx.features.name, &cx.label.name].contains(&n)
+                            && !self.params.iter().any(|p| p.name == *n)
+                            && !self.failed.contains(n) =>
+                    {
+                        let (regularizer, var) = (def.name.clone(), cx.var.name.clone());
+                        self.err(CheckError::UndeclaredArgument { name: n.clone(), regularizer, var, span: a.span });
+                        return None;
+                    }
                     ExprKind::ApplyT(m, v) if v.name == cx.var.name => {
                         let centered = def.prox == crate::stdlib::ProxKind::Svt
                             && matches!(&m.kind, ExprKind::Call { func, .. } if func.name == "center");

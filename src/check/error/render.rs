@@ -343,6 +343,15 @@ pub(super) fn render(e: &CheckError) -> Problem {
             "here",
         )
         .with_help("only the convex norms (l1, l2, linf, l2sq, ...) compose as ω(B w)"),
+        UndeclaredArgument { name, regularizer, var, span } => Problem::error(
+            "optc::name",
+            format!("`{name}` is not declared"),
+            *span,
+            "not declared",
+        )
+        .with_help(format!(
+            "`{regularizer}` takes the variable `{var}`; for an intercept, declare `var {name}: scalar`, add it to the margin (`<x, {var}> + {name}`), and then `{regularizer}({name})` penalises it"
+        )),
         NotTheVariable { regularizer, var, span } => Problem::error(
             "optc::regularizer",
             format!("`{regularizer}` regularizes the variable"),
