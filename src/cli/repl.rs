@@ -409,7 +409,7 @@ impl Repl {
         }
         print!("{}", facts(&ev, outcome.gap, outcome.status.name(), &outcome.rule, w.len(), &plan));
         if let Some(b) = intercept {
-            println!("  intercept    b = {b:.6}");
+            println!("  intercept    b = {}", super::wording::sig6(b));
         }
         if let Some(e) = ev.error {
             println!("  train error  {:.2}%", 100.0 * e);

@@ -243,8 +243,11 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
         ));
         if let Some(c) = &calibration {
             say(format!(
-                "  step         {} chosen on {} sample rows in {:.2} s (default would be {:.4})",
-                c.param, c.rows, c.seconds, c.default
+                "  step         {} chosen on {} sample rows in {:.2} s (default would be {})",
+                c.param,
+                c.rows,
+                c.seconds,
+                super::wording::sig4(c.default)
             ));
         }
         if let Some(c) = &compiled.structure.chosen {

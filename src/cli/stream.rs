@@ -172,8 +172,11 @@ pub(super) fn run(args: &RunArgs) -> Result<(), Failure> {
         say(human(&ran, w.len()));
         if let Some(c) = &calibration {
             say(format!(
-                "  step         {} chosen on {} sample rows in {:.2} s (default would be {:.4})",
-                c.param, c.rows, c.seconds, c.default
+                "  step         {} chosen on {} sample rows in {:.2} s (default would be {})",
+                c.param,
+                c.rows,
+                c.seconds,
+                super::wording::sig4(c.default)
             ));
         }
         say(format!("  backend      {} (model text → kernel in {:.1} ms)", ran.backend, 1e3 * ran.compile_seconds));
@@ -389,7 +392,7 @@ fn human(r: &Ran, weights: usize) -> String {
     s += &format!("  status       {}: {}\n", outcome.status.name(), outcome.rule);
     s += &format!("  nnz          {} of {weights} weights\n", ev.nnz);
     if let Some(b) = r.intercept {
-        s += &format!("  intercept    b = {}  (unregularized)\n", fmt_num(b));
+        s += &format!("  intercept    b = {}  (unregularized)\n", super::wording::sig6(b));
     }
     if let Some(e) = ev.error {
         s += &format!("  train error  {:.2}%\n", 100.0 * e);

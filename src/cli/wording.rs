@@ -122,7 +122,7 @@ pub(crate) fn summary(
         );
     }
     if plan.objective.intercept.is_some() {
-        s += &format!("  intercept    b = {}  (unregularized)\n", sig4(outcome.state.intercept(plan)));
+        s += &format!("  intercept    b = {}  (unregularized)\n", sig6(outcome.state.intercept(plan)));
     }
     if let Some(e) = ev.error {
         s += &format!("  train error  {:.2}%\n", 100.0 * e);
@@ -144,6 +144,12 @@ pub(crate) fn summary(
 /// Four significant digits (a calibrated η₀ is a product of floats: 0.2857142857142857).
 pub(crate) fn sig4(v: f64) -> String {
     format!("{v:.3e}").parse::<f64>().map_or_else(|_| fmt_num(v), fmt_num)
+}
+
+/// Six significant digits, written as a person writes them: a fitted value (an intercept)
+/// that four would round to a whole number (12.0009, not 12).
+pub(crate) fn sig6(v: f64) -> String {
+    format!("{v:.5e}").parse::<f64>().map_or_else(|_| fmt_num(v), fmt_num)
 }
 
 /// The step schedule a run used, as the report shows it.
@@ -226,5 +232,18 @@ impl StepShown {
                 fmt_num(v / 10.0)
             ),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reported_numbers_keep_their_significant_digits() {
+        assert_eq!(sig6(12.0009), "12.0009");
+        assert_eq!(sig6(-0.000123456789), "-1.23457e-4");
+        assert_eq!(sig4(100.0), "100");
+        assert_eq!(sig4(0.012345), "0.01235");
     }
 }
