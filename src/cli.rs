@@ -86,6 +86,45 @@ pub(crate) enum Failure {
     Interrupted,
 }
 
+/// An unknown option that names a parameter of the model on the command line (`run m.opt d.svm
+/// --lambda 0.1`): clap's error with its tip ("to pass '--lambda' as a value…") replaced by the
+/// way to set it, `--set λ=0.1`, and the parameters the model declares. None for any other
+/// error, or when no model file on the line can be read.
+fn parameter_tip(e: &clap::Error, args: &[String]) -> Option<String> {
+    use clap::error::{ContextKind, ContextValue, ErrorKind};
+    if e.kind() != ErrorKind::UnknownArgument {
+        return None;
+    }
+    let Some(ContextValue::String(flag)) = e.get(ContextKind::InvalidArg) else { return None };
+    let name = flag.strip_prefix("--")?.split('=').next()?;
+    let model = args.iter().skip(1).find(|a| a.ends_with(".opt"))?;
+    let file = crate::source::SourceFile::new(model.clone(), std::fs::read_to_string(model).ok()?);
+    let declared = crate::check::declared_params(&crate::syntax::parse(&file).ok()?);
+    let param = crate::check::resolve_param(&declared, name)?;
+    let joined = format!("--{name}=");
+    let value = match args.iter().find_map(|a| a.strip_prefix(&joined)) {
+        Some(v) => v.to_string(),
+        None => args.iter().skip_while(|a| *a != flag).nth(1).cloned().unwrap_or_else(|| "VALUE".into()),
+    };
+    let rendered = e.render().to_string();
+    let kept: Vec<&str> = rendered.lines().filter(|l| !l.trim_start().starts_with("tip: to pass")).collect();
+    let tip = format!(
+        "  tip: a parameter is set with --set: `--set {param}={value}` (the model declares {})",
+        declared.join(", ")
+    );
+    let mut out = String::new();
+    for (k, line) in kept.iter().enumerate() {
+        out += line;
+        out += "\n";
+        if k == 0 {
+            out += "\n";
+            out += &tip;
+            out += "\n";
+        }
+    }
+    Some(out.replace("\n\n\n", "\n\n"))
+}
+
 /// The process's interrupt flag, set by the signal handler [`install_signals`] installs.
 static INTERRUPT: std::sync::OnceLock<crate::exec::cancel::Cancel> = std::sync::OnceLock::new();
 /// A solve is listening to [`INTERRUPT`] (see [`interrupt`]).
@@ -141,7 +180,10 @@ pub fn main() -> i32 {
         Ok(c) => c,
         Err(e) => {
             let code = if e.use_stderr() { 2 } else { 0 };
-            let _ = e.print();
+            match parameter_tip(&e, &std::env::args().collect::<Vec<_>>()) {
+                Some(message) => eprint!("{message}"),
+                None => _ = e.print(),
+            }
             return code;
         }
     };

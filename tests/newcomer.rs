@@ -87,3 +87,23 @@ fn an_undeclared_intercept_is_said_to_be_undeclared() {
     assert!(err.contains("`b` is not declared") && err.contains("var b: scalar"), "{err}");
     assert!(!err.contains("expected `w`"), "{err}");
 }
+
+/// `run --lambda 0.1` (a parameter typed as an option) gets a tip naming `--set λ=0.1` and the
+/// parameters the model declares, not clap's "to pass '--lambda' as a value".
+#[test]
+fn a_parameter_typed_as_an_option_is_shown_set() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let model = write(dir.path(), "m.opt", MODEL);
+    let (m, d) = (model.to_str().expect("utf-8"), fixture("binary.svm"));
+    let d = d.to_str().expect("utf-8");
+    for args in [vec!["run", m, d, "--lambda", "0.1"], vec!["run", m, d, "--lambda=0.1"]] {
+        let out = optc(&args);
+        let err = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{err}");
+        assert!(err.contains("`--set λ=0.1`") && err.contains("the model declares λ"), "{err}");
+        assert!(!err.contains("to pass '--lambda' as a value"), "{err}");
+    }
+    // An option that is no parameter keeps clap's words.
+    let out = optc(&["run", m, d, "--mu", "0.1"]);
+    assert!(text(&out.stderr).contains("unexpected argument '--mu'"), "{}", text(&out.stderr));
+}
