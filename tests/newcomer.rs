@@ -107,3 +107,26 @@ fn a_parameter_typed_as_an_option_is_shown_set() {
     let out = optc(&["run", m, d, "--mu", "0.1"]);
     assert!(text(&out.stderr).contains("unexpected argument '--mu'"), "{}", text(&out.stderr));
 }
+
+/// The shells' completions offer `--solver`'s and `--emit`'s values, and no file names for
+/// `--param`.
+#[test]
+fn completions_offer_the_values_of_solver_emit_and_param() {
+    let out = optc(&["completions", "bash"]);
+    let script = text(&out.stdout);
+    let case = |flag: &str| {
+        let at = script.find(&format!("{flag})")).unwrap_or_else(|| panic!("no case for {flag}"));
+        script[at..].lines().nth(1).unwrap_or("").to_string()
+    };
+    assert!(
+        case("--solver").contains("compgen -W \"fobos") && case("--solver").contains("tron"),
+        "{}",
+        case("--solver")
+    );
+    assert!(case("--emit").contains("clif asm"), "{}", case("--emit"));
+    assert!(!case("--param").contains("compgen -f"), "{}", case("--param"));
+    for shell in ["zsh", "fish"] {
+        let out = optc(&["completions", shell]);
+        assert!(text(&out.stdout).contains("dcd"), "{shell}");
+    }
+}

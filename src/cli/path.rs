@@ -31,7 +31,7 @@ pub struct PathArgs {
 #[derive(clap::Args, Debug, Clone, PartialEq)]
 pub struct PathOptions {
     /// The parameter to vary (ASCII names allowed: lambda for λ).
-    #[arg(long)]
+    #[arg(long, value_hint = clap::ValueHint::Other)]
     pub param: String,
     /// The first (largest) value; default λ_max, the smallest value with w = 0 optimal, where
     /// the model has it in closed form (an ℓ1 term scaled by the parameter).

@@ -45,7 +45,7 @@ pub(crate) struct ModelOptions {
     #[arg(long = "set", value_name = "NAME=VALUE")]
     pub set: Vec<String>,
     /// Force a solver (same as `solve with NAME`).
-    #[arg(long)]
+    #[arg(long, value_parser = SolverName)]
     pub solver: Option<String>,
     /// Run the eager reference plan (prox on every coordinate each step).
     #[arg(long)]
@@ -105,5 +105,27 @@ impl SolveOptions {
             seed: self.seed,
             shards: self.shards,
         }
+    }
+}
+
+/// `--solver`'s value: any text (the compiler names a wrong one and the nearest), with the
+/// registry's names as its possible values, which shell completions offer.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct SolverName;
+
+impl clap::builder::TypedValueParser for SolverName {
+    type Value = String;
+
+    fn parse_ref(
+        &self,
+        _cmd: &clap::Command,
+        _arg: Option<&clap::Arg>,
+        value: &std::ffi::OsStr,
+    ) -> Result<String, clap::Error> {
+        Ok(value.to_string_lossy().into_owned())
+    }
+
+    fn possible_values(&self) -> Option<Box<dyn Iterator<Item = clap::builder::PossibleValue> + '_>> {
+        Some(Box::new(crate::solvers::names().into_iter().map(clap::builder::PossibleValue::new)))
     }
 }

@@ -63,6 +63,15 @@ impl ReplHelper {
                 "run" | "r" => {
                     let start = before.rfind(char::is_whitespace).map_or(0, |i| i + 1);
                     let word = &before[start..];
+                    // The value of the flag before the word: a solver's name, or a file.
+                    match before[..start].split_whitespace().last() {
+                        Some("--solver") => {
+                            let names = crate::solvers::names().into_iter().filter(|s| s.starts_with(word));
+                            return Some((start, names.map(str::to_string).collect()));
+                        }
+                        Some("--test") => return None,
+                        _ => {}
+                    }
                     let mut flags: Vec<String> =
                         run_flags().into_iter().filter(|f| word.starts_with('-') && f.starts_with(word)).collect();
                     flags.sort();
@@ -129,6 +138,10 @@ mod tests {
         );
         // Every solve option of `optc run` is completed, --shards among them.
         assert_eq!(complete(&h, ":run --sh").1, vec!["--shards"]);
+        // A flag's value: a solver's name, or a file for --test.
+        assert_eq!(complete(&h, ":run --solver sc").1, vec!["scd"]);
+        assert_eq!(complete(&h, ":run --epochs 3 --solver ").1.len(), crate::solvers::names().len());
+        assert!(h.candidates(":run --test exa", 15).is_none());
         assert_eq!(complete(&h, "minimize E[logis"), (11, vec!["logistic".to_string()]));
         assert_eq!(complete(&h, "solve with sc").1, vec!["scalar", "scd"]);
         assert!(complete(&h, "minimize E[logistic(y, <x, w>)] + la").1.contains(&"lam2".to_string()));
