@@ -130,3 +130,23 @@ fn completions_offer_the_values_of_solver_emit_and_param() {
         assert!(text(&out.stdout).contains("dcd"), "{shell}");
     }
 }
+
+/// `optc path` starts at λ_max for the elastic net and the ℓ∞ norm too (the dual norm of
+/// ∇f(0)), and reports the points at λ ≥ λ_max as w = 0 with their certificate, without a
+/// solver: the box-constrained model whose forced FOBOS ended above F(0) there now runs.
+#[test]
+fn paths_start_at_lambda_max_where_zero_is_known_optimal() {
+    let d = fixture("binary.svm");
+    for model in ["examples/elastic_logistic.opt", "examples/linf_logistic.opt", "examples/box_logistic.opt"] {
+        let out = optc(&["path", model, d.to_str().expect("utf-8"), "--param", "λ", "--steps", "3", "-q"]);
+        let csv = text(&out.stdout);
+        assert!(out.status.success(), "{model}: {}", text(&out.stderr));
+        let first: Vec<&str> = csv.lines().nth(1).expect("a first point").split(',').collect();
+        // λ, objective, gap, status, nnz, …, epochs last.
+        assert_eq!((first[3], first[4], *first.last().expect("epochs")), ("converged", "0", "0"), "{model}: {csv}");
+        let (objective, gap): (f64, f64) = (first[1].parse().expect("F"), first[2].parse().expect("gap"));
+        assert!(gap <= 1e-9 * objective, "{model}: {csv}");
+        let second: Vec<&str> = csv.lines().nth(2).expect("a second point").split(',').collect();
+        assert_ne!(second[4], "0", "{model}: below λ_max some weight moves: {csv}");
+    }
+}

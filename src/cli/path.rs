@@ -169,15 +169,20 @@ pub(crate) fn trace_path(
     super::ovr::refuse("optc path", &train.name, LabelMap::one_vs_rest(first.model.label_kind, train))?;
     let bound = Bound::new(&first, &plan, train, dir, args.data.threads())?;
     let view = bound.view(train, args.data.threads());
+    let closed_form = lambda_max(&first, &compiled_at(2.0)?, &plan, &bound, &view);
     let from = match args.from {
         Some(v) => v,
-        None => lambda_max(&first, &compiled_at(2.0)?, &plan, &bound, &view).ok_or_else(|| {
+        None => closed_form.ok_or_else(|| {
             Failure::Usage(format!(
-                "--param {}: no closed-form λ_max for this model (the parameter does not scale an ℓ1 term alone); give --from",
+                "--param {}: no closed-form λ_max for this model (the parameter does not scale one sparsifying norm alone); give --from",
                 args.param
             ))
         })?,
     };
+    // At and above λ_max, w = 0 is optimal (the dual-norm condition): those points are
+    // reported, with their certificate, without running a solver.
+    let zero_optimal =
+        |value: f64| closed_form.is_some_and(|l| value >= l * (1.0 - 1e-12)) && plan.objective.intercept.is_none();
     let ratio = if train.rows() > bound.features { 1e-4 } else { 1e-2 };
     let to = args.to.unwrap_or(from * ratio);
     if to > from {
@@ -199,6 +204,21 @@ pub(crate) fn trace_path(
     for value in grid(from, to, args.steps) {
         let compiled = compiled_at(value)?;
         let mut plan = plan_at(&compiled, value)?;
+        if zero_optimal(value) {
+            if let Some(point) = zero_point(&plan, &bound, &view, value) {
+                if !args.quiet {
+                    eprintln!(
+                        "{} = {:<10} F = {:.6}  gap {:.1e}  w = 0 is optimal (λ ≥ λ_max): no solve",
+                        args.param,
+                        format!("{value:.3e}"),
+                        point.objective,
+                        point.gap.unwrap_or(0.0)
+                    );
+                }
+                points.push(point);
+                continue;
+            }
+        }
         let warm = points.last().filter(|_| !args.cold).map(|p| (p.weights.as_slice(), p.intercept));
         let solved = session::solve(&mut plan, &bound, &view, Default::default(), &settings, !args.no_jit, warm)
             .map_err(|e| {
@@ -294,9 +314,11 @@ pub(crate) fn grid(from: f64, to: f64, steps: usize) -> Vec<f64> {
     (0..steps).map(|k| (a + (b - a) * k as f64 / (steps - 1) as f64).exp()).collect()
 }
 
-/// The smallest value of the parameter with w = 0 optimal: ‖∇f(0)‖∞ over the ℓ1 weight per
-/// unit of the parameter, when the parameter scales the ℓ1 term linearly (checked by compiling
-/// at 1 and at 2) and nothing else about the model moves. None otherwise.
+/// The smallest value of the parameter with w = 0 optimal: the dual norm of ∇f(0) over the
+/// norm's weight per unit of the parameter, when the parameter scales one sparsifying norm
+/// linearly (checked by compiling at 1 and at 2): ℓ1 (alone or in an elastic net: ‖∇f(0)‖∞),
+/// ℓ∞ (‖∇f(0)‖₁) or ℓ2 (‖∇f(0)‖₂). ½‖·‖² terms, which may move with it too, and boxes around 0
+/// do not change the optimality of 0. None otherwise.
 fn lambda_max(
     at_one: &pipeline::Compiled,
     at_two: &pipeline::Compiled,
@@ -304,17 +326,56 @@ fn lambda_max(
     bound: &Bound,
     view: &crate::exec::DataView,
 ) -> Option<f64> {
-    let (one, two) = (at_one.structure.coordinate()?, at_two.structure.coordinate()?);
-    let linear = one.l1 > 0.0 && (two.l1 - 2.0 * one.l1).abs() <= 1e-12 * one.l1;
-    // Only ℓ1 moves with the parameter; ½‖·‖² and boxes do not change the optimality of 0.
-    if !linear || one.l2 != two.l2 || plan.certificate.is_none() {
-        return None;
-    }
+    use crate::analysis::ProxShape;
+    use crate::runtime::VectorTerm;
+    let linear = |one: f64, two: f64| one > 0.0 && (two - 2.0 * one).abs() <= 1e-12 * one;
+    type DualNorm = fn(&[f64]) -> f64;
+    let sup: DualNorm = |g| g.iter().fold(0.0_f64, |m, v| m.max(v.abs()));
+    let sum: DualNorm = |g| g.iter().map(|v| v.abs()).sum();
+    let euclid: DualNorm = |g| g.iter().map(|v| v * v).sum::<f64>().sqrt();
+    let (dual_norm, per_unit): (DualNorm, f64) = match (&at_one.structure.prox, &at_two.structure.prox) {
+        (Some(ProxShape::Coordinate(a)), Some(ProxShape::Coordinate(b))) if linear(a.l1, b.l1) => (sup, a.l1),
+        (Some(ProxShape::Vector(a, VectorTerm::NormInf(c1))), Some(ProxShape::Vector(b, VectorTerm::NormInf(c2))))
+            if a.l1 == 0.0 && b.l1 == 0.0 && linear(*c1, *c2) =>
+        {
+            (sum, *c1)
+        }
+        (Some(ProxShape::Vector(a, VectorTerm::Norm2(c1))), Some(ProxShape::Vector(b, VectorTerm::Norm2(c2))))
+            if a.l1 == 0.0 && b.l1 == 0.0 && linear(*c1, *c2) =>
+        {
+            (euclid, *c1)
+        }
+        _ => return None,
+    };
+    plan.certificate?;
     let zero = State::new(plan, &bound.facts, view.labels);
     let (eval, margins) = crate::exec::evaluate::evaluate_with_margins(plan, &zero, view);
     let a = crate::exec::certificate::assess(plan, &zero, view, eval.objective, &margins, None)?;
-    let g = a.gradient.iter().fold(0.0_f64, |m, v| m.max(v.abs()));
-    (g > 0.0).then_some(g / one.l1)
+    let g = dual_norm(&a.gradient);
+    (g > 0.0).then_some(g / per_unit)
+}
+
+/// The point at `value` ≥ λ_max, where w = 0 is optimal: F(0) and the certified gap at 0 (the
+/// plan's certificate at w = 0, a true bound), without a solve. None when the plan has no
+/// certificate there.
+fn zero_point(plan: &crate::plan::Plan, bound: &Bound, view: &crate::exec::DataView, value: f64) -> Option<Point> {
+    let zero = State::new(plan, &bound.facts, view.labels);
+    let (eval, margins) = crate::exec::evaluate::evaluate_with_margins(plan, &zero, view);
+    let a = crate::exec::certificate::assess(plan, &zero, view, eval.objective, &margins, None)?;
+    Some(Point {
+        value,
+        objective: eval.objective,
+        gap: Some(a.gap),
+        status: crate::exec::driver::Status::Converged.name(),
+        nnz: 0,
+        train_error: eval.error.or(eval.mse),
+        test_error: None,
+        test_loss: None,
+        seconds: 0.0,
+        epochs: 0,
+        weights: zero.weights(plan).to_vec(),
+        intercept: 0.0,
+    })
 }
 
 fn to_csv(param: &str, points: &[Point], regression: bool) -> String {
