@@ -137,7 +137,16 @@ fn completions_offer_the_values_of_solver_emit_and_param() {
 #[test]
 fn paths_start_at_lambda_max_where_zero_is_known_optimal() {
     let d = fixture("binary.svm");
-    for model in ["examples/elastic_logistic.opt", "examples/linf_logistic.opt", "examples/box_logistic.opt"] {
+    let dir = tempfile::tempdir().expect("tmp");
+    let groups = std::fs::read_to_string(fixture("disjoint_groups.txt")).expect("groups");
+    write(dir.path(), "groups.txt", &groups);
+    let grouped = write(
+        dir.path(),
+        "g.opt",
+        "data x: sparse, y: labels\nvar w: vec[dim(x)]\nparam λ = 0.01\nminimize E[logistic(y, <x, w>)] + λ·group_l2(groups(load(\"groups.txt\")), w)\n",
+    );
+    let grouped = grouped.to_str().expect("utf-8");
+    for model in ["examples/elastic_logistic.opt", "examples/linf_logistic.opt", "examples/box_logistic.opt", grouped] {
         let out = optc(&["path", model, d.to_str().expect("utf-8"), "--param", "λ", "--steps", "3", "-q"]);
         let csv = text(&out.stdout);
         assert!(out.status.success(), "{model}: {}", text(&out.stderr));

@@ -317,8 +317,9 @@ pub(crate) fn grid(from: f64, to: f64, steps: usize) -> Vec<f64> {
 /// The smallest value of the parameter with w = 0 optimal: the dual norm of ∇f(0) over the
 /// norm's weight per unit of the parameter, when the parameter scales one sparsifying norm
 /// linearly (checked by compiling at 1 and at 2): ℓ1 (alone or in an elastic net: ‖∇f(0)‖∞),
-/// ℓ∞ (‖∇f(0)‖₁) or ℓ2 (‖∇f(0)‖₂). ½‖·‖² terms, which may move with it too, and boxes around 0
-/// do not change the optimality of 0. None otherwise.
+/// ℓ∞ (‖∇f(0)‖₁), ℓ2 (‖∇f(0)‖₂), or `group_l2` over disjoint groups that cover every feature
+/// (the largest ‖∇f(0)_g‖₂). ½‖·‖² terms, which may move with it too, and boxes around 0 do not
+/// change the optimality of 0. None otherwise.
 fn lambda_max(
     at_one: &pipeline::Compiled,
     at_two: &pipeline::Compiled,
@@ -333,6 +334,28 @@ fn lambda_max(
     let sup: DualNorm = |g| g.iter().fold(0.0_f64, |m, v| m.max(v.abs()));
     let sum: DualNorm = |g| g.iter().map(|v| v.abs()).sum();
     let euclid: DualNorm = |g| g.iter().map(|v| v * v).sum::<f64>().sqrt();
+    if let (Some(ProxShape::Composite(_, c1)), Some(ProxShape::Composite(_, c2))) =
+        (&at_one.structure.prox, &at_two.structure.prox)
+    {
+        let disjoint_l2 = c1.group_blocks
+            && c1.omega == crate::runtime::picard::Omega::BlockL2
+            && c1.prox == crate::plan::CompositeProx::GroupShrink;
+        if !disjoint_l2 || !linear(c1.coef, c2.coef) {
+            return None;
+        }
+        let g = gradient_at_zero(plan, bound, view)?;
+        let op = view.operator?;
+        let mut covered = vec![false; g.len()];
+        let mut largest = 0.0_f64;
+        for &(a, b) in &op.blocks {
+            let members = &op.indices[op.indptr[a]..op.indptr[b]];
+            members.iter().for_each(|&j| covered[j as usize] = true);
+            largest = largest.max(members.iter().map(|&j| g[j as usize] * g[j as usize]).sum::<f64>().sqrt());
+        }
+        // A feature in no group is not penalised: w = 0 is optimal only if it is flat there.
+        let free = covered.iter().zip(&g).any(|(c, gj)| !c && *gj != 0.0);
+        return (largest > 0.0 && !free).then_some(largest / c1.coef);
+    }
     let (dual_norm, per_unit): (DualNorm, f64) = match (&at_one.structure.prox, &at_two.structure.prox) {
         (Some(ProxShape::Coordinate(a)), Some(ProxShape::Coordinate(b))) if linear(a.l1, b.l1) => (sup, a.l1),
         (Some(ProxShape::Vector(a, VectorTerm::NormInf(c1))), Some(ProxShape::Vector(b, VectorTerm::NormInf(c2))))
@@ -347,12 +370,17 @@ fn lambda_max(
         }
         _ => return None,
     };
+    let g = dual_norm(&gradient_at_zero(plan, bound, view)?);
+    (g > 0.0).then_some(g / per_unit)
+}
+
+/// ∇f(0), the loss part's gradient at w = 0, from the certificate's pass (None without one).
+fn gradient_at_zero(plan: &crate::plan::Plan, bound: &Bound, view: &crate::exec::DataView) -> Option<Vec<f64>> {
     plan.certificate?;
     let zero = State::new(plan, &bound.facts, view.labels);
     let (eval, margins) = crate::exec::evaluate::evaluate_with_margins(plan, &zero, view);
     let a = crate::exec::certificate::assess(plan, &zero, view, eval.objective, &margins, None)?;
-    let g = dual_norm(&a.gradient);
-    (g > 0.0).then_some(g / per_unit)
+    Some(a.gradient)
 }
 
 /// The point at `value` ≥ λ_max, where w = 0 is optimal: F(0) and the certified gap at 0 (the
