@@ -106,23 +106,14 @@ fn parameter_tip(e: &clap::Error, args: &[String]) -> Option<String> {
         Some(v) => v.to_string(),
         None => args.iter().skip_while(|a| *a != flag).nth(1).cloned().unwrap_or_else(|| "VALUE".into()),
     };
-    let rendered = e.render().to_string();
-    let kept: Vec<&str> = rendered.lines().filter(|l| !l.trim_start().starts_with("tip: to pass")).collect();
     let tip = format!(
         "  tip: a parameter is set with --set: `--set {param}={value}` (the model declares {})",
         declared.join(", ")
     );
-    let mut out = String::new();
-    for (k, line) in kept.iter().enumerate() {
-        out += line;
-        out += "\n";
-        if k == 0 {
-            out += "\n";
-            out += &tip;
-            out += "\n";
-        }
-    }
-    Some(out.replace("\n\n\n", "\n\n"))
+    // clap's tip for an unknown argument is one line; ours takes its place.
+    let rendered = e.render().to_string();
+    let lines = rendered.lines().map(|l| if l.trim_start().starts_with("tip: to pass") { tip.as_str() } else { l });
+    Some(lines.map(|l| format!("{l}\n")).collect())
 }
 
 /// The process's interrupt flag, set by the signal handler [`install_signals`] installs.

@@ -500,13 +500,8 @@ impl Report {
         let labels: Vec<f64> = classes.iter().map(|c| c.label).collect();
         let saved = ovr::saved_model(&compiled.model, &labels, features, classes);
         let k = classes.len();
-        let mut weights = vec![0.0; features * k];
-        for (c, class) in classes.iter().enumerate() {
-            for (j, v) in class.w.iter().enumerate().take(features) {
-                weights[j * k + c] = *v;
-            }
-        }
-        let objective = classes.iter().map(|c| c.solved.outcome.eval.objective).sum::<f64>() / k.max(1) as f64;
+        // The saved model's rows of weights, without its bias row.
+        let weights = saved.w[..features * k].to_vec();
         let gaps: Option<Vec<f64>> = classes.iter().map(|c| c.solved.outcome.gap).collect();
         let relative: Option<Vec<f64>> = classes.iter().map(ovr::Class::relative_gap).collect();
         let status = ovr::worst(classes);
@@ -535,8 +530,8 @@ impl Report {
             weights,
             intercept: None,
             intercepts: classes.iter().map(|c| c.intercept).collect(),
-            objective,
-            loss: classes.iter().map(|c| c.solved.outcome.eval.loss).sum::<f64>() / k.max(1) as f64,
+            objective: ovr::mean(classes, |e| e.objective),
+            loss: ovr::mean(classes, |e| e.loss),
             gap: gaps.and_then(|g| g.into_iter().reduce(f64::max)),
             relative_gap: relative.and_then(|g| g.into_iter().reduce(f64::max)),
             tol: settings.tol,

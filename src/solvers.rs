@@ -112,8 +112,6 @@ pub struct Capabilities {
     pub decaying_steps: bool,
     /// Which intercepts it fits.
     pub intercept: Intercepts,
-    /// How a run of it can end done.
-    pub certificate: Certificate,
 }
 
 /// The intercepts a solver fits: `var b: scalar` unregularized, `μ·l2sq(b)`, and one offset per
@@ -127,17 +125,6 @@ pub struct Intercepts {
 
 impl Intercepts {
     pub const NONE: Intercepts = Intercepts { free: false, penalised: false, per_class: false };
-}
-
-/// What says a run of the solver is done.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Certificate {
-    /// The Fenchel duality gap, a bound on F − F* (or, where the dual has no closed form, the
-    /// change of F between checks, said in the report).
-    Gap,
-    /// None: the objective it solves is not convex (DC), so it stops at its caps or when its
-    /// reweighting settles.
-    NonConvex,
 }
 
 const EPOCHS: OptionSpec =
@@ -154,7 +141,6 @@ const BATCH: Capabilities = Capabilities {
     restarts_each_pass: false,
     decaying_steps: false,
     intercept: Intercepts { free: true, penalised: false, per_class: false },
-    certificate: Certificate::Gap,
 };
 
 const fn needs(smooth_loss: bool, coordinate_separable: bool) -> Requirements {
@@ -304,7 +290,7 @@ pub const REGISTRY: [SolverSpec; 11] = [
         compiled: true,
         default_max_epochs: 100,
         check_every: 1,
-        can: Capabilities { restarts_each_pass: true, intercept: Intercepts::NONE, certificate: Certificate::NonConvex, ..BATCH },
+        can: Capabilities { restarts_each_pass: true, intercept: Intercepts::NONE, ..BATCH },
     },
     SolverSpec {
         kind: SolverKind::Proxgrad,

@@ -212,16 +212,8 @@ fn unsolved(
     let solver = plan.info.solver;
     let step = StepShown::of(plan, settings, &bound.facts).shown;
     if let (true, Unsolved::Worse { epochs, objective, start_objective }) = (json, &e) {
-        let r = serde_json::json!({
-            "status": "diverged",
-            "class": label,
-            "objective": objective,
-            "start_objective": start_objective,
-            "gap": null,
-            "solver": solver,
-            "epochs": epochs,
-            "step": step.json(),
-        });
+        let mut r = super::wording::diverged_json(*objective, *start_objective, solver, *epochs, &step);
+        r["class"] = label.into();
         println!("{}", serde_json::to_string_pretty(&r).unwrap_or_default());
     }
     let failure = match e {

@@ -204,32 +204,41 @@ pub(crate) fn trace_path(
     for value in grid(from, to, args.steps) {
         let compiled = compiled_at(value)?;
         let mut plan = plan_at(&compiled, value)?;
-        if zero_optimal(value) {
-            if let Some(point) = zero_point(&plan, &bound, &view, value) {
-                if !args.quiet {
-                    eprintln!(
-                        "{} = {:<10} F = {:.6}  gap {:.1e}  w = 0 is optimal (λ ≥ λ_max): no solve",
-                        args.param,
-                        format!("{value:.3e}"),
-                        point.objective,
-                        point.gap.unwrap_or(0.0)
-                    );
+        // At λ ≥ λ_max the answer is w = 0 and its certificate, with no solve.
+        let known = zero_optimal(value).then(|| at_zero(&plan, &bound, &view)).flatten();
+        let no_solve = known.is_some();
+        let o = match known {
+            Some((state, eval, a)) => Outcome {
+                state,
+                eval,
+                gap: Some(a.gap),
+                status: crate::exec::driver::Status::Converged,
+                epochs: 0,
+                seconds: 0.0,
+            },
+            None => {
+                let warm = points.last().filter(|_| !args.cold).map(|p| (p.weights.as_slice(), p.intercept));
+                let solved =
+                    session::solve(&mut plan, &bound, &view, Default::default(), &settings, !args.no_jit, warm)
+                        .map_err(|e| {
+                            // The point the path had reached, before the message of the failure itself.
+                            let at = format!("at {} = {}: ", args.param, fmt_num(value));
+                            match Failure::from(e.failure(train, plan.info.solver, None, None)) {
+                                Failure::Diverged(m) => Failure::Diverged(format!("{at}{m}")),
+                                other => other,
+                            }
+                        })?;
+                let o = solved.outcome;
+                Outcome {
+                    state: o.state,
+                    eval: o.eval,
+                    gap: o.gap,
+                    status: o.status,
+                    epochs: o.epochs,
+                    seconds: o.seconds,
                 }
-                points.push(point);
-                continue;
             }
-        }
-        let warm = points.last().filter(|_| !args.cold).map(|p| (p.weights.as_slice(), p.intercept));
-        let solved = session::solve(&mut plan, &bound, &view, Default::default(), &settings, !args.no_jit, warm)
-            .map_err(|e| {
-                // The point the path had reached, before the message of the failure itself.
-                let at = format!("at {} = {}: ", args.param, fmt_num(value));
-                match Failure::from(e.failure(train, plan.info.solver, None, None)) {
-                    Failure::Diverged(m) => Failure::Diverged(format!("{at}{m}")),
-                    other => other,
-                }
-            })?;
-        let o = &solved.outcome;
+        };
         let held = match (test, &test_labels) {
             (Some(t), Some(ty)) => Some(evaluate(&plan, &o.state, &bound.test_view(t, ty))),
             _ => None,
@@ -250,7 +259,7 @@ pub(crate) fn trace_path(
         };
         if !args.quiet {
             eprintln!(
-                "{} = {:<10} F = {:.6}  gap {}  nnz {:>6}  {} epochs  {:.2} s  {}",
+                "{} = {:<10} F = {:.6}  gap {}  nnz {:>6}  {} epochs  {:.2} s  {}{}",
                 args.param,
                 format!("{value:.3e}"),
                 point.objective,
@@ -258,7 +267,8 @@ pub(crate) fn trace_path(
                 point.nnz,
                 point.epochs,
                 point.seconds,
-                point.status
+                point.status,
+                if no_solve { " (w = 0 is optimal at λ ≥ λ_max: no solve)" } else { "" }
             );
         }
         points.push(point);
@@ -333,7 +343,7 @@ fn lambda_max(
     type DualNorm = fn(&[f64]) -> f64;
     let sup: DualNorm = |g| g.iter().fold(0.0_f64, |m, v| m.max(v.abs()));
     let sum: DualNorm = |g| g.iter().map(|v| v.abs()).sum();
-    let euclid: DualNorm = |g| g.iter().map(|v| v * v).sum::<f64>().sqrt();
+    let euclid: DualNorm = crate::runtime::norm2;
     if let (Some(ProxShape::Composite(_, c1)), Some(ProxShape::Composite(_, c2))) =
         (&at_one.structure.prox, &at_two.structure.prox)
     {
@@ -343,14 +353,15 @@ fn lambda_max(
         if !disjoint_l2 || !linear(c1.coef, c2.coef) {
             return None;
         }
-        let g = gradient_at_zero(plan, bound, view)?;
+        let g = at_zero(plan, bound, view)?.2.gradient;
         let op = view.operator?;
         let mut covered = vec![false; g.len()];
         let mut largest = 0.0_f64;
         for &(a, b) in &op.blocks {
             let members = &op.indices[op.indptr[a]..op.indptr[b]];
             members.iter().for_each(|&j| covered[j as usize] = true);
-            largest = largest.max(members.iter().map(|&j| g[j as usize] * g[j as usize]).sum::<f64>().sqrt());
+            let part: Vec<f64> = members.iter().map(|&j| g[j as usize]).collect();
+            largest = largest.max(crate::runtime::norm2(&part));
         }
         // A feature in no group is not penalised: w = 0 is optimal only if it is flat there.
         let free = covered.iter().zip(&g).any(|(c, gj)| !c && *gj != 0.0);
@@ -370,40 +381,31 @@ fn lambda_max(
         }
         _ => return None,
     };
-    let g = dual_norm(&gradient_at_zero(plan, bound, view)?);
+    let g = dual_norm(&at_zero(plan, bound, view)?.2.gradient);
     (g > 0.0).then_some(g / per_unit)
 }
 
-/// ∇f(0), the loss part's gradient at w = 0, from the certificate's pass (None without one).
-fn gradient_at_zero(plan: &crate::plan::Plan, bound: &Bound, view: &crate::exec::DataView) -> Option<Vec<f64>> {
-    plan.certificate?;
-    let zero = State::new(plan, &bound.facts, view.labels);
-    let (eval, margins) = crate::exec::evaluate::evaluate_with_margins(plan, &zero, view);
-    let a = crate::exec::certificate::assess(plan, &zero, view, eval.objective, &margins, None)?;
-    Some(a.gradient)
+/// What a point of the path ended with: a solve's outcome, or w = 0 where it is known optimal.
+struct Outcome {
+    state: State,
+    eval: crate::exec::evaluate::Evaluation,
+    gap: Option<f64>,
+    status: crate::exec::driver::Status,
+    epochs: usize,
+    seconds: f64,
 }
 
-/// The point at `value` ≥ λ_max, where w = 0 is optimal: F(0) and the certified gap at 0 (the
-/// plan's certificate at w = 0, a true bound), without a solve. None when the plan has no
-/// certificate there.
-fn zero_point(plan: &crate::plan::Plan, bound: &Bound, view: &crate::exec::DataView, value: f64) -> Option<Point> {
+/// The state w = 0 of `plan`, F there and the certificate's assessment of it (its gap a true
+/// bound, its gradient ∇f(0)); None when the plan has no certificate.
+fn at_zero(
+    plan: &crate::plan::Plan,
+    bound: &Bound,
+    view: &crate::exec::DataView,
+) -> Option<(State, crate::exec::evaluate::Evaluation, crate::exec::certificate::Assessment)> {
     let zero = State::new(plan, &bound.facts, view.labels);
     let (eval, margins) = crate::exec::evaluate::evaluate_with_margins(plan, &zero, view);
     let a = crate::exec::certificate::assess(plan, &zero, view, eval.objective, &margins, None)?;
-    Some(Point {
-        value,
-        objective: eval.objective,
-        gap: Some(a.gap),
-        status: crate::exec::driver::Status::Converged.name(),
-        nnz: 0,
-        train_error: eval.error.or(eval.mse),
-        test_error: None,
-        test_loss: None,
-        seconds: 0.0,
-        epochs: 0,
-        weights: zero.weights(plan).to_vec(),
-        intercept: 0.0,
-    })
+    Some((zero, eval, a))
 }
 
 fn to_csv(param: &str, points: &[Point], regression: bool) -> String {

@@ -242,13 +242,7 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
             features,
         ));
         if let Some(c) = &calibration {
-            say(format!(
-                "  step         {} chosen on {} sample rows in {:.2} s (default would be {})",
-                c.param,
-                c.rows,
-                c.seconds,
-                super::wording::sig4(c.default)
-            ));
+            say(super::wording::calibrated(c));
         }
         if let Some(c) = &compiled.structure.chosen {
             say(format!("  solver       {} — {}", c.solver.name(), c.reason));

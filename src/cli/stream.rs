@@ -171,13 +171,7 @@ pub(super) fn run(args: &RunArgs) -> Result<(), Failure> {
     if !args.quiet {
         say(human(&ran, w.len()));
         if let Some(c) = &calibration {
-            say(format!(
-                "  step         {} chosen on {} sample rows in {:.2} s (default would be {})",
-                c.param,
-                c.rows,
-                c.seconds,
-                super::wording::sig4(c.default)
-            ));
+            say(super::wording::calibrated(c));
         }
         say(format!("  backend      {} (model text → kernel in {:.1} ms)", ran.backend, 1e3 * ran.compile_seconds));
     }

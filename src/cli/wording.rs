@@ -29,6 +29,17 @@ pub(crate) fn not_converged(rule: &str, gap: Option<f64>, objective: f64, tol: f
     )
 }
 
+/// The report's line for a step (or n₀) tuned on a sample of the rows.
+pub(crate) fn calibrated(c: &crate::exec::calibrate::Calibration) -> String {
+    format!(
+        "  step         {} chosen on {} sample rows in {:.2} s (default would be {})",
+        c.param,
+        c.rows,
+        c.seconds,
+        sig4(c.default)
+    )
+}
+
 /// The `--json` record of a run that ended worse than w = 0.
 pub(crate) fn diverged_json(
     objective: f64,

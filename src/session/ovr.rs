@@ -85,6 +85,11 @@ pub(crate) fn solve(
     Ok(classes)
 }
 
+/// The mean over the classes of a figure of their training evaluation (F, the loss).
+pub(crate) fn mean(classes: &[Class], of: impl Fn(&crate::exec::evaluate::Evaluation) -> f64) -> f64 {
+    classes.iter().map(|c| of(&c.solved.outcome.eval)).sum::<f64>() / classes.len().max(1) as f64
+}
+
 /// The worst of the classes' statuses: the run is converged only when every class is.
 pub(crate) fn worst(classes: &[Class]) -> Status {
     let rank = |s: Status| match s {

@@ -36,7 +36,7 @@ pub(in crate::cli) struct Summary<'a> {
 
 impl Summary<'_> {
     fn mean_objective(&self) -> f64 {
-        self.classes.iter().map(|c| c.solved.outcome.eval.objective).sum::<f64>() / self.classes.len().max(1) as f64
+        crate::session::ovr::mean(self.classes, |e| e.objective)
     }
 
     /// The largest relative gap and its class; None when some class has no certificate.
