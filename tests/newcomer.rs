@@ -159,3 +159,132 @@ fn paths_start_at_lambda_max_where_zero_is_known_optimal() {
         assert_ne!(second[4], "0", "{model}: below λ_max some weight moves: {csv}");
     }
 }
+
+/// The first row of a path's CSV (λ, objective, gap, status, nnz, …, epochs) and its λ.
+fn first_point(model: &str, data: &str, param: &str, from: Option<f64>) -> (f64, Vec<String>) {
+    let mut args = vec!["path", model, data, "--param", param, "--steps", "1", "-q"];
+    let below;
+    if let Some(v) = from {
+        below = format!("{v}");
+        args.extend(["--from", below.as_str()]);
+    }
+    let out = optc(&args);
+    assert!(out.status.success(), "{model} --param {param}: {}", text(&out.stderr));
+    let row: Vec<String> = text(&out.stdout).lines().nth(1).expect("a point").split(',').map(String::from).collect();
+    (row[0].parse().expect("λ"), row)
+}
+
+/// Every norm of the language has its λ_max (#31 §4): the rows of W (ℓ1/ℓ2, ℓ1/ℓ∞), the nuclear
+/// norm, ℓ1 beside ℓ2 (either parameter), overlapping groups under ℓ2 and ℓ∞, and models with an
+/// free intercept, where the start is w = 0 with the intercept-only b.
+/// At λ_max the point is w = 0, reported without a solve and, where the plan has a certificate,
+/// with a gap that certifies it (independently of how λ_max was found); 3% below, the solver
+/// moves some weight, so λ_max is not just any value where 0 is optimal. Where there is no
+/// certificate (overlapping groups), a solve 3% above finds nothing better than w = 0.
+#[test]
+fn every_norm_has_its_lambda_max() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let groups = std::fs::read_to_string(fixture("groups.txt")).expect("groups");
+    write(dir.path(), "groups.txt", &groups);
+    let binary = fixture("binary.svm");
+    let multiclass = fixture("multiclass.svm");
+    let offset = fixture("offset_binary.svm");
+    let head = "data x: sparse, y: labels\nvar w: vec[dim(x)]\nparam λ = 0.01\n";
+    let bias = "data x: sparse, y: labels\nvar w: vec[dim(x)]\nvar b: scalar\nparam λ = 0.01\n";
+    let classes = "data x: sparse, y: classes\nvar W: mat[dim(x), classes(y)]\nparam λ = 0.01\n";
+    let cases: Vec<(&str, String, &std::path::Path, &str, bool)> = vec![
+        (
+            "overlapping ℓ2 groups",
+            format!("{head}minimize E[logistic(y, <x, w>)] + λ·group_l2(groups(load(\"groups.txt\")), w)\n"),
+            &binary,
+            "λ",
+            false,
+        ),
+        (
+            "overlapping ℓ∞ groups",
+            format!("{head}minimize E[logistic(y, <x, w>)] + λ·group_linf(groups(load(\"groups.txt\")), w)\n"),
+            &binary,
+            "λ",
+            false,
+        ),
+        (
+            "ℓ1 beside ℓ2, λ",
+            format!("{head}param μ = 0.05\nminimize E[logistic(y, <x, w>)] + λ·l1(w) + μ·l2(w)\n"),
+            &binary,
+            "λ",
+            true,
+        ),
+        (
+            "ℓ1 beside ℓ2, μ",
+            format!("{head}param μ = 0.05\nminimize E[logistic(y, <x, w>)] + λ·l1(w) + μ·l2(w)\n"),
+            &binary,
+            "μ",
+            true,
+        ),
+        ("ℓ1/ℓ2 rows of W", format!("{classes}minimize E[softmax(y, <x, W>)] + λ·l1l2(W)\n"), &multiclass, "λ", true),
+        ("ℓ1/ℓ∞ rows of W", format!("{classes}minimize E[softmax(y, <x, W>)] + λ·l1inf(W)\n"), &multiclass, "λ", true),
+        ("nuclear norm", format!("{classes}minimize E[softmax(y, <x, W>)] + λ·nuclear(W)\n"), &multiclass, "λ", true),
+        (
+            "free b, squared hinge",
+            format!("{bias}minimize E[squared_hinge(y, <x, w> + b)] + λ·l1(w)\n"),
+            &offset,
+            "λ",
+            true,
+        ),
+    ];
+    for (name, text_, data, param, certified) in &cases {
+        let model = write(dir.path(), "m.opt", text_);
+        let (m, d) = (model.to_str().expect("utf-8"), data.to_str().expect("utf-8"));
+        let (lambda_max, row) = first_point(m, d, param, None);
+        let objective: f64 = row[1].parse().expect("F");
+        assert_eq!(
+            (row[3].as_str(), row[4].as_str(), row.last().map(String::as_str)),
+            ("converged", "0", Some("0")),
+            "{name}: {row:?}"
+        );
+        if *certified {
+            let gap: f64 = row[2].parse().unwrap_or_else(|_| panic!("{name}: a certified gap: {row:?}"));
+            assert!(gap <= 1e-9 * objective.abs().max(1.0), "{name}: {row:?}");
+        } else {
+            let set = format!("{param}={}", lambda_max * 1.03);
+            let out = optc(&["run", m, d, "--set", &set, "--tol", "1e-12", "--epochs", "20000", "--json"]);
+            let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+            let f = json["objective"].as_f64().expect("F");
+            assert!(f >= objective * (1.0 - 1e-9), "{name}: F = {f} below F(0) = {objective} above λ_max");
+        }
+        let (_, below) = first_point(m, d, param, Some(lambda_max * 0.97));
+        assert_ne!(below[4], "0", "{name}: below λ_max some weight moves: {below:?}");
+    }
+}
+
+/// A model with no sparsifying term has no λ_max; its path gets glmnet's range for a ridge (from
+/// the intercept-only b, free, penalised or per class, where the model has one) and says so,
+/// instead of asking for --from.
+#[test]
+fn a_ridge_path_gets_a_default_range() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let softmax = write(
+        dir.path(),
+        "softmax.opt",
+        "data x: sparse, y: classes\nvar W: mat[dim(x), classes(y)]\nvar b: vec[classes(y)]\nparam λ = 0.01\nminimize E[softmax(y, <x, W> + b)] + λ·l2sq(W)\n",
+    );
+    let (binary, multiclass) = (fixture("binary.svm"), fixture("multiclass.svm"));
+    let bias = write(
+        dir.path(),
+        "bias.opt",
+        "data x: sparse, y: labels\nvar w: vec[dim(x)]\nvar b: scalar\nparam λ = 0.01\nminimize E[hinge(y, <x, w> + b)] + λ·l2sq(w) + 0.1·l2sq(b)\n",
+    );
+    let offset = fixture("offset_binary.svm");
+    let cases = [
+        ("examples/svm.opt", &binary),
+        ("examples/l2loss_svm.opt", &binary),
+        (softmax.to_str().expect("utf-8"), &multiclass),
+        (bias.to_str().expect("utf-8"), &offset),
+    ];
+    for (model, d) in cases {
+        let out = optc(&["path", model, d.to_str().expect("utf-8"), "--param", "λ", "--steps", "3"]);
+        assert!(out.status.success(), "{model}: {}", text(&out.stderr));
+        assert!(text(&out.stderr).contains("glmnet's range for a ridge"), "{model}: {}", text(&out.stderr));
+        assert_eq!(text(&out.stdout).lines().count(), 4, "{model}");
+    }
+}

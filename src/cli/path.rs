@@ -3,6 +3,8 @@
 //! strategy, for any model optc solves). The data is read and bound once; each value is a
 //! new plan, because parameters are folded into the code.
 
+mod start;
+
 use super::inputs::load_data;
 use super::outputs::prepare_output;
 use super::session::{self, Bound};
@@ -34,7 +36,8 @@ pub struct PathOptions {
     #[arg(long, value_hint = clap::ValueHint::Other)]
     pub param: String,
     /// The first (largest) value; default λ_max, the smallest value with w = 0 optimal, where
-    /// the model has it in closed form (an ℓ1 term scaled by the parameter).
+    /// the parameter scales a sparsifying norm (docs/cli.md lists them), or glmnet's start for
+    /// a ridge.
     #[arg(long, value_name = "A")]
     pub from: Option<f64>,
     /// The last (smallest) value; default from·1e-4 when rows > features, else from·1e-2 (glmnet's).
@@ -169,20 +172,30 @@ pub(crate) fn trace_path(
     super::ovr::refuse("optc path", &train.name, LabelMap::one_vs_rest(first.model.label_kind, train))?;
     let bound = Bound::new(&first, &plan, train, dir, args.data.threads())?;
     let view = bound.view(train, args.data.threads());
-    let closed_form = lambda_max(&first, &compiled_at(2.0)?, &plan, &bound, &view);
-    let from = match args.from {
-        Some(v) => v,
-        None => closed_form.ok_or_else(|| {
-            Failure::Usage(format!(
-                "--param {}: no closed-form λ_max for this model (the parameter does not scale one sparsifying norm alone); give --from",
-                args.param
-            ))
-        })?,
+    let begin = start::at_start(&plan, &bound, &view);
+    let range = match &begin {
+        Some(s) => start::range(&first, &compiled_at(2.0)?, s, &view),
+        None => None,
     };
-    // At and above λ_max, w = 0 is optimal (the dual-norm condition): those points are
-    // reported, with their certificate, without running a solver.
-    let zero_optimal =
-        |value: f64| closed_form.is_some_and(|l| value >= l * (1.0 - 1e-12)) && plan.objective.intercept.is_none();
+    let from = match (args.from, range) {
+        (Some(v), _) => v,
+        (None, Some(r)) => {
+            if !args.quiet {
+                let b = begin.as_ref().filter(|_| plan.objective.intercept.is_some()).map(|s| s.state.intercept(&plan));
+                eprintln!("path: {}", r.describe(&args.param, b));
+            }
+            r.from()
+        }
+        (None, None) => {
+            return Err(Failure::Usage(format!(
+                "--param {}: no closed-form λ_max for this model (the parameter does not scale one sparsifying norm, nor a ridge alone); give --from",
+                args.param
+            )))
+        }
+    };
+    // At and above λ_max, w = 0 (with the intercept-only b) is optimal: those points are
+    // reported, with their certificate where the plan has one, without running a solver.
+    let zero_optimal = |value: f64| range.is_some_and(|r| r.zero_at(value));
     let ratio = if train.rows() > bound.features { 1e-4 } else { 1e-2 };
     let to = args.to.unwrap_or(from * ratio);
     if to > from {
@@ -205,13 +218,13 @@ pub(crate) fn trace_path(
         let compiled = compiled_at(value)?;
         let mut plan = plan_at(&compiled, value)?;
         // At λ ≥ λ_max the answer is w = 0 and its certificate, with no solve.
-        let known = zero_optimal(value).then(|| at_zero(&plan, &bound, &view)).flatten();
+        let known = zero_optimal(value).then(|| start::at_start(&plan, &bound, &view)).flatten();
         let no_solve = known.is_some();
         let o = match known {
-            Some((state, eval, a)) => Outcome {
-                state,
-                eval,
-                gap: Some(a.gap),
+            Some(s) => Outcome {
+                state: s.state,
+                eval: s.eval,
+                gap: s.assessment.map(|a| a.gap),
                 status: crate::exec::driver::Status::Converged,
                 epochs: 0,
                 seconds: 0.0,
@@ -324,67 +337,6 @@ pub(crate) fn grid(from: f64, to: f64, steps: usize) -> Vec<f64> {
     (0..steps).map(|k| (a + (b - a) * k as f64 / (steps - 1) as f64).exp()).collect()
 }
 
-/// The smallest value of the parameter with w = 0 optimal: the dual norm of ∇f(0) over the
-/// norm's weight per unit of the parameter, when the parameter scales one sparsifying norm
-/// linearly (checked by compiling at 1 and at 2): ℓ1 (alone or in an elastic net: ‖∇f(0)‖∞),
-/// ℓ∞ (‖∇f(0)‖₁), ℓ2 (‖∇f(0)‖₂), or `group_l2` over disjoint groups that cover every feature
-/// (the largest ‖∇f(0)_g‖₂). ½‖·‖² terms, which may move with it too, and boxes around 0 do not
-/// change the optimality of 0. None otherwise.
-fn lambda_max(
-    at_one: &pipeline::Compiled,
-    at_two: &pipeline::Compiled,
-    plan: &crate::plan::Plan,
-    bound: &Bound,
-    view: &crate::exec::DataView,
-) -> Option<f64> {
-    use crate::analysis::ProxShape;
-    use crate::runtime::VectorTerm;
-    let linear = |one: f64, two: f64| one > 0.0 && (two - 2.0 * one).abs() <= 1e-12 * one;
-    type DualNorm = fn(&[f64]) -> f64;
-    let sup: DualNorm = |g| g.iter().fold(0.0_f64, |m, v| m.max(v.abs()));
-    let sum: DualNorm = |g| g.iter().map(|v| v.abs()).sum();
-    let euclid: DualNorm = crate::runtime::norm2;
-    if let (Some(ProxShape::Composite(_, c1)), Some(ProxShape::Composite(_, c2))) =
-        (&at_one.structure.prox, &at_two.structure.prox)
-    {
-        let disjoint_l2 = c1.group_blocks
-            && c1.omega == crate::runtime::picard::Omega::BlockL2
-            && c1.prox == crate::plan::CompositeProx::GroupShrink;
-        if !disjoint_l2 || !linear(c1.coef, c2.coef) {
-            return None;
-        }
-        let g = at_zero(plan, bound, view)?.2.gradient;
-        let op = view.operator?;
-        let mut covered = vec![false; g.len()];
-        let mut largest = 0.0_f64;
-        for &(a, b) in &op.blocks {
-            let members = &op.indices[op.indptr[a]..op.indptr[b]];
-            members.iter().for_each(|&j| covered[j as usize] = true);
-            let part: Vec<f64> = members.iter().map(|&j| g[j as usize]).collect();
-            largest = largest.max(crate::runtime::norm2(&part));
-        }
-        // A feature in no group is not penalised: w = 0 is optimal only if it is flat there.
-        let free = covered.iter().zip(&g).any(|(c, gj)| !c && *gj != 0.0);
-        return (largest > 0.0 && !free).then_some(largest / c1.coef);
-    }
-    let (dual_norm, per_unit): (DualNorm, f64) = match (&at_one.structure.prox, &at_two.structure.prox) {
-        (Some(ProxShape::Coordinate(a)), Some(ProxShape::Coordinate(b))) if linear(a.l1, b.l1) => (sup, a.l1),
-        (Some(ProxShape::Vector(a, VectorTerm::NormInf(c1))), Some(ProxShape::Vector(b, VectorTerm::NormInf(c2))))
-            if a.l1 == 0.0 && b.l1 == 0.0 && linear(*c1, *c2) =>
-        {
-            (sum, *c1)
-        }
-        (Some(ProxShape::Vector(a, VectorTerm::Norm2(c1))), Some(ProxShape::Vector(b, VectorTerm::Norm2(c2))))
-            if a.l1 == 0.0 && b.l1 == 0.0 && linear(*c1, *c2) =>
-        {
-            (euclid, *c1)
-        }
-        _ => return None,
-    };
-    let g = dual_norm(&at_zero(plan, bound, view)?.2.gradient);
-    (g > 0.0).then_some(g / per_unit)
-}
-
 /// What a point of the path ended with: a solve's outcome, or w = 0 where it is known optimal.
 struct Outcome {
     state: State,
@@ -393,19 +345,6 @@ struct Outcome {
     status: crate::exec::driver::Status,
     epochs: usize,
     seconds: f64,
-}
-
-/// The state w = 0 of `plan`, F there and the certificate's assessment of it (its gap a true
-/// bound, its gradient ∇f(0)); None when the plan has no certificate.
-fn at_zero(
-    plan: &crate::plan::Plan,
-    bound: &Bound,
-    view: &crate::exec::DataView,
-) -> Option<(State, crate::exec::evaluate::Evaluation, crate::exec::certificate::Assessment)> {
-    let zero = State::new(plan, &bound.facts, view.labels);
-    let (eval, margins) = crate::exec::evaluate::evaluate_with_margins(plan, &zero, view);
-    let a = crate::exec::certificate::assess(plan, &zero, view, eval.objective, &margins, None)?;
-    Some((zero, eval, a))
 }
 
 fn to_csv(param: &str, points: &[Point], regression: bool) -> String {

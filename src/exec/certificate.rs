@@ -18,6 +18,7 @@ mod loss;
 pub mod refine;
 mod support;
 
+pub(crate) use intercept::{class_offsets, intercept_only};
 use loss::loss_derivatives;
 use refine::{REFINE_FIRST, REFINE_STALL};
 
@@ -141,24 +142,7 @@ fn solve(mut a: Vec<Vec<f64>>, mut b: Vec<f64>) -> Option<Vec<f64>> {
 /// like W, and a vector term applies to each of its rows).
 fn dual_at(cert: &Certificate, data: &DataView, c: f64, features: usize, width: usize, u: &[f64]) -> (f64, Vec<f64>) {
     let m = data.rows();
-    let xtu = if width == 1 {
-        transpose_times(data, features, u)
-    } else {
-        let mut xtu = vec![0.0; features * width];
-        for i in 0..m {
-            let ui = &u[i * width..(i + 1) * width];
-            for k in data.indptr[i]..data.indptr[i + 1] {
-                let j = data.indices[k] as usize;
-                if j < features {
-                    for (x, uc) in xtu[j * width..(j + 1) * width].iter_mut().zip(ui) {
-                        *x += data.values[k] * uc;
-                    }
-                }
-            }
-        }
-        xtu
-    };
-    let z: Vec<f64> = xtu.iter().map(|g| -c / m as f64 * g).collect();
+    let z: Vec<f64> = xtu(data, features, width, u).iter().map(|g| -c / m as f64 * g).collect();
     // A group term's blocks are the operator's, which `assess` made sure is bound.
     let (s, reg_conj) = match (cert.vector, cert.groups.zip(data.operator)) {
         // Disjoint groups, alone or beside ½‖·‖² (the analysis allows nothing else beside them).
@@ -193,6 +177,65 @@ fn dual_at(cert: &Certificate, data: &DataView, c: f64, features: usize, width: 
         kind => (0..m).map(|i| loss_conjugate(kind, data.labels[i], s * u[i])).sum(),
     };
     (-c / m as f64 * loss_conj - reg_conj, z)
+}
+
+/// Xᵀu for `u` of `width` entries per row: d × width, row-major like W.
+fn xtu(data: &DataView, features: usize, width: usize, u: &[f64]) -> Vec<f64> {
+    if width == 1 {
+        return transpose_times(data, features, u);
+    }
+    let mut xtu = vec![0.0; features * width];
+    for (i, ui) in u.chunks(width).enumerate() {
+        for k in data.indptr[i]..data.indptr[i + 1] {
+            let j = data.indices[k] as usize;
+            if j < features {
+                for (x, uc) in xtu[j * width..(j + 1) * width].iter_mut().zip(ui) {
+                    *x += data.values[k] * uc;
+                }
+            }
+        }
+    }
+    xtu
+}
+
+/// The loss derivatives at `margins`, uᵢ = ℓ′(yᵢ, aᵢ) (softmax: the k entries p − e_y of each row).
+fn derivatives(plan: &Plan, state: &State, data: &DataView, margins: &[f64]) -> Vec<f64> {
+    let obj = &plan.objective;
+    let m = data.rows();
+    if obj.softmax {
+        return softmax_dual_point(data.labels, margins, margins.len() / m.max(1));
+    }
+    let env = Env::new(plan, data.dims());
+    let mut scratch = State { scalars: state.scalars.clone(), vectors: plan.vectors.iter().map(|_| vec![]).collect() };
+    if let Some(y) = plan.labels() {
+        scratch.vectors[y.0] = data.labels.to_vec();
+    }
+    let parts = super::passes::blocks_with(
+        m,
+        data.threads,
+        || scratch.clone(),
+        |scratch, rows| {
+            rows.map(|i| {
+                scratch.scalars[obj.margin.0] = margins[i];
+                eval_at(&env, &obj.dloss, scratch, i, 0)
+            })
+            .collect::<Vec<f64>>()
+        },
+    );
+    parts.concat()
+}
+
+/// ∇ of the loss part, (c/m)·Xᵀℓ′ at `margins` (d × k, row-major like W, for softmax), whether
+/// or not the plan has a certificate: `optc path` takes a dual norm of it at its start.
+pub fn loss_gradient(plan: &Plan, state: &State, data: &DataView, margins: &[f64]) -> Vec<f64> {
+    let m = data.rows();
+    let features = state.weights(plan).len() / (margins.len() / m.max(1)).max(1);
+    if m == 0 {
+        return vec![0.0; state.weights(plan).len()];
+    }
+    let u = derivatives(plan, state, data, margins);
+    let c = plan.objective.loss_weight;
+    xtu(data, features, margins.len() / m, &u).iter().map(|g| c / m as f64 * g).collect()
 }
 
 /// ℓ*(y, s·u) for softmax: Σ_c q_c·log q_c with q = s·u + e_y, which is in the simplex when
@@ -336,32 +379,12 @@ pub fn assess(
     let obj = &plan.objective;
     let c = obj.loss_weight;
     let env = Env::new(plan, data.dims());
-    let mut scratch = State { scalars: state.scalars.clone(), vectors: plan.vectors.iter().map(|_| vec![]).collect() };
-    if let Some(y) = plan.labels() {
-        scratch.vectors[y.0] = data.labels.to_vec();
-    }
     let width = margins.len() / m;
     let features = w.len() / width;
     if let (Some(e), true) = (&obj.dual, obj.dual_only) {
         return Some(dual_iterate(plan, &cert, state, data, objective, e, features, history));
     }
-    let u: Vec<f64> = if obj.softmax {
-        softmax_dual_point(data.labels, margins, width)
-    } else {
-        let parts = super::passes::blocks_with(
-            m,
-            data.threads,
-            || scratch.clone(),
-            |scratch, rows| {
-                rows.map(|i| {
-                    scratch.scalars[obj.margin.0] = margins[i];
-                    eval_at(&env, &obj.dloss, scratch, i, 0)
-                })
-                .collect::<Vec<f64>>()
-            },
-        );
-        parts.concat()
-    };
+    let u = derivatives(plan, state, data, margins);
     let u = match (free_intercept(&cert), obj.softmax) {
         (true, true) => intercept::balance_classes(data.labels, u, width),
         (true, false) => feasible_for_intercept(&cert, data.labels, margins, u),

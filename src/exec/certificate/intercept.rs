@@ -60,6 +60,76 @@ pub(super) fn shift_to_optimal_offset(kind: LossConjugate, labels: &[f64], a: &m
     }
 }
 
+/// The best intercept for w = 0: the b minimising (c/m)·Σᵢ ℓ(yᵢ, b) + (μ/2)·b², found by
+/// bisecting its derivative, which grows with b (a subgradient for the hinge). It is where a
+/// regularization path starts: at λ ≥ λ_max the solution is w = 0 with this b. None when there
+/// is no minimiser (a logistic or hinge loss on one class with b unregularized: b → ±∞) or no
+/// closed-form ℓ′ (softmax, whose offsets are [`class_offsets`]).
+pub(crate) fn intercept_only(kind: LossConjugate, labels: &[f64], c: f64, mu: f64) -> Option<f64> {
+    let m = labels.len() as f64;
+    let slope = |y: f64, b: f64| match kind {
+        LossConjugate::Hinge => {
+            if y * b < 1.0 {
+                -y
+            } else {
+                0.0
+            }
+        }
+        _ => super::loss::loss_derivatives(kind, y, b).0,
+    };
+    if kind == LossConjugate::Softmax || labels.is_empty() {
+        return None;
+    }
+    // A logistic loss on one class decreases for ever toward that class: no minimiser (its
+    // derivative only underflows to 0, which a bisection would take for one).
+    let one_class = labels.iter().all(|&y| y > 0.0) || labels.iter().all(|&y| y < 0.0);
+    if kind == LossConjugate::Logistic && mu == 0.0 && one_class {
+        return None;
+    }
+    let d = |b: f64| c / m * labels.iter().map(|&y| slope(y, b)).sum::<f64>() + mu * b;
+    let (mut lo, mut hi) = (-1.0_f64, 1.0_f64);
+    while d(lo) > 0.0 {
+        lo *= 2.0;
+        if lo < -1e15 {
+            return None;
+        }
+    }
+    while d(hi) < 0.0 {
+        hi *= 2.0;
+        if hi > 1e15 {
+            return None;
+        }
+    }
+    for _ in 0..200 {
+        let mid = 0.5 * (lo + hi);
+        if mid <= lo || mid >= hi {
+            break;
+        }
+        if d(mid) < 0.0 {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    Some(0.5 * (lo + hi))
+}
+
+/// Softmax's best offsets for W = 0, unregularized: b_c = log(n_c/m), centred (softmax is the
+/// same for any constant added to every class), so the predicted probabilities are the
+/// classes' frequencies. None when a class of the `k` has no row (its b would be −∞).
+pub(crate) fn class_offsets(labels: &[f64], k: usize) -> Option<Vec<f64>> {
+    let mut counts = vec![0usize; k];
+    for &y in labels {
+        *counts.get_mut(y as usize)? += 1;
+    }
+    if counts.contains(&0) {
+        return None;
+    }
+    let logs: Vec<f64> = counts.iter().map(|&n| (n as f64 / labels.len() as f64).ln()).collect();
+    let mean = logs.iter().sum::<f64>() / k as f64;
+    Some(logs.iter().map(|l| l - mean).collect())
+}
+
 /// The interval dom ℓ*(y, ·): [lo, hi], holding 0.
 fn domain(kind: LossConjugate, y: f64) -> (f64, f64) {
     match kind {
@@ -190,6 +260,35 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// The derivative of (c/m)·Σᵢ ℓ(yᵢ, b) + (μ/2)·b² vanishes at the intercept found, computed
+    /// here from the losses' own formulas; the squared loss's is the shrunk mean in closed form.
+    #[test]
+    fn the_intercept_only_offset_is_stationary() {
+        let labels = [1.0, -1.0, 1.0, 1.0, -1.0, 1.0];
+        let (c, mu) = (1.0, 0.1);
+        let b = intercept_only(LossConjugate::Logistic, &labels, c, 0.0).expect("two classes");
+        assert!((b - 2f64.ln()).abs() < 1e-12, "logit of 4/6: {b}");
+        let b = intercept_only(LossConjugate::Logistic, &labels, c, mu).expect("b");
+        let g: f64 = labels.iter().map(|&y| -y / (1.0 + (y * b).exp())).sum::<f64>() / 6.0 + mu * b;
+        assert!(g.abs() < 1e-12, "{g}");
+        let y = [3.0, 5.0, 10.0];
+        let b = intercept_only(LossConjugate::Squared, &y, 2.0, 0.5).expect("b");
+        // (2/3)·Σ(b − yᵢ) + 0.5·b = 0 → b = (2/3)·18 / (2 + 0.5)
+        assert!((b - 12.0 / 2.5).abs() < 1e-12, "{b}");
+        // The hinge on 4 against 2: any b ≥ 1 has subgradient 0 − … ; the minimiser is b = 1.
+        let b = intercept_only(LossConjugate::Hinge, &labels, c, 0.0).expect("b");
+        assert!((b - 1.0).abs() < 1e-9, "{b}");
+        assert_eq!(intercept_only(LossConjugate::Logistic, &[1.0, 1.0], c, 0.0), None, "one class: b → ∞");
+        assert!(intercept_only(LossConjugate::Logistic, &[1.0, 1.0], c, mu).is_some(), "μ > 0 bounds b");
+        let p = class_offsets(&[0.0, 1.0, 1.0, 2.0, 2.0, 2.0], 3).expect("three classes");
+        let e: Vec<f64> = p.iter().map(|v| v.exp()).collect();
+        let total: f64 = e.iter().sum();
+        for (k, n) in [1.0, 2.0, 3.0].iter().enumerate() {
+            assert!((e[k] / total - n / 6.0).abs() < 1e-15);
+        }
+        assert_eq!(class_offsets(&[0.0, 2.0], 3), None);
     }
 
     #[test]
