@@ -44,7 +44,8 @@ from sklearn.decomposition import MiniBatchDictionaryLearning, sparse_encode
 from sklearn.feature_extraction.image import extract_patches_2d
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-OPTC = os.path.join(HERE, "..", "target", "release", "optc")
+# The binary: $OPTC (tests/docs.rs passes the one it built), else the release build.
+OPTC = os.environ.get("OPTC") or os.path.join(HERE, "..", "target", "release", "optc")
 
 
 def patches(n, size, seed):
@@ -147,7 +148,11 @@ def main():
     p.add_argument("--epochs", default="1,2,4")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--figure", help="optc's atoms after its last budget as an image (--plot: .png or .svg)")
+    p.add_argument("--smoke", action="store_true",
+                   help="a few patches and atoms, one epoch: what tests/docs.rs runs to check the figures' command (docs/figures.sh)")
     a = p.parse_args()
+    if a.smoke:
+        a.train, a.test, a.atoms, a.epochs = 300, 30, 16, "1"
     epochs = [int(e) for e in a.epochs.split(",")]
 
     X = patches(a.train + a.test, a.size, a.seed)

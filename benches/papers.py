@@ -15,8 +15,12 @@ The plots are SVG; the table of the final values goes to docs/papers.md.
 
     pip install matplotlib
     cargo build --release
-    python3 benches/papers.py [DATA_DIR]        # default ../shared/data
+    python3 benches/papers.py [DATA_DIR] [--out DIR]    # default ../shared/data, docs
+
+--smoke runs every experiment for two epochs on the repository's a9a (examples/data) instead:
+what tests/docs.rs does to check that the figures' command still runs (docs/figures.sh).
 """
+import argparse
 import csv
 import io
 import lzma
@@ -33,9 +37,8 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.join(HERE, "..")
-OPTC = os.path.join(ROOT, "target", "release", "optc")
-DATA = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "..", "shared", "data")
-DOCS = os.path.join(ROOT, "docs")
+# The binary: $OPTC (tests/docs.rs passes the one it built), else the release build.
+OPTC = os.environ.get("OPTC") or os.path.join(ROOT, "target", "release", "optc")
 # Each run stops after the epoch during which this many seconds passed (SMIDAS's exact steps
 # are O(d): on text data an epoch costs far more than the others').
 CAP_SECONDS = 60
@@ -45,12 +48,12 @@ L1 = "minimize E[logistic(y, <x, w>)] + λ·l1(w)\n"
 LOGEPS = "minimize E[logistic(y, <x, w>)] + λ·logeps(w, {eps})\n"
 
 
-def decompress(name, tmp):
-    """A LIBSVM file from DATA, decompressed once (optc reads .xz too, but every run would
+def decompress(data_dir, name, tmp):
+    """A LIBSVM file from `data_dir`, decompressed once (optc reads .xz too, but every run would
     pay for it, and the traces time the solver)."""
     out = os.path.join(tmp, name.removesuffix(".xz"))
     if not os.path.exists(out):
-        with lzma.open(os.path.join(DATA, name)) as src, open(out, "wb") as dst:
+        with lzma.open(os.path.join(data_dir, name)) as src, open(out, "wb") as dst:
             shutil.copyfileobj(src, dst)
     return out
 
@@ -121,22 +124,32 @@ def table(results):
 
 
 def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("data", nargs="?", default=os.path.join(ROOT, "..", "shared", "data"))
+    p.add_argument("--out", default=os.path.join(ROOT, "docs"), help="where the figures and papers.md go")
+    p.add_argument("--smoke", action="store_true", help="two epochs of each on examples/data's a9a")
+    args = p.parse_args()
     if not os.path.exists(OPTC):
         sys.exit("build first: cargo build --release")
-    os.makedirs(DOCS, exist_ok=True)
+    out = args.out
+    os.makedirs(out, exist_ok=True)
+    # The smoke run's sets and epochs: the same experiments, small.
+    data_dir = os.path.join(ROOT, "examples", "data") if args.smoke else args.data
+    text_set = "a9a.xz" if args.smoke else "debian-desc.binary.train.xz"
+    n = (lambda e: 2) if args.smoke else (lambda e: e)
     tmp = tempfile.mkdtemp(prefix="optc-papers-")
-    md = ["# The papers' comparisons, reproduced", "", "Made by `python3 benches/papers.py` on ../shared/data "
+    md = ["# The papers' comparisons, reproduced", "", "Made by `python3 benches/papers.py` (which `bash docs/figures.sh` runs) on ../shared/data "
           "(see its docstring). F is the objective as [algorithms.md](algorithms.md) defines it, recorded after each epoch.", ""]
     try:
-        text = decompress("debian-desc.binary.train.xz", tmp)
+        text = decompress(data_dir, text_set, tmp)
 
         print("(a) SCD vs SMIDAS vs truncated gradient", flush=True)
         a = experiment("a", text, 1.5e-4, [
             ("SCD", "scd(newton = 0)"),
             ("SMIDAS", "smidas"),
             ("truncated gradient", "truncated"),
-        ], 20, tmp)
-        plot(a, 0, os.path.join(DOCS, "papers_a_scd_smidas_tg.svg"), "passes over the data",
+        ], n(20), tmp)
+        plot(a, 0, os.path.join(out, "papers_a_scd_smidas_tg.svg"), "passes over the data",
              "l1-logistic, debian-desc (λ = 1.5e-4)")
         md += ["## (a) SCD vs SMIDAS vs truncated gradient (Shalev-Shwartz & Tewari)", "",
                "![](papers_a_scd_smidas_tg.svg)", "", table(a), ""]
@@ -147,29 +160,29 @@ def main():
             ("FOBOS", "fobos"),
             ("AdaGrad", "adagrad"),
             ("FISTA", "proxgrad"),
-        ], 20, tmp)
-        plot(b, 0, os.path.join(DOCS, "papers_b_epochs.svg"), "epochs", "l1-logistic, debian-desc (λ = 1.5e-4)")
-        plot(b, 1, os.path.join(DOCS, "papers_b_seconds.svg"), "seconds", "l1-logistic, debian-desc (λ = 1.5e-4)")
+        ], n(20), tmp)
+        plot(b, 0, os.path.join(out, "papers_b_epochs.svg"), "epochs", "l1-logistic, debian-desc (λ = 1.5e-4)")
+        plot(b, 1, os.path.join(out, "papers_b_seconds.svg"), "seconds", "l1-logistic, debian-desc (λ = 1.5e-4)")
         md += ["## (b) SMM vs FOBOS vs AdaGrad vs FISTA (Mairal, Fig. 1)", "",
                "![](papers_b_epochs.svg) ![](papers_b_seconds.svg)", "", table(b), ""]
 
         print("(c) online DC vs batch DC", flush=True)
-        a9a = decompress("a9a.xz", tmp)
-        c = experiment("c", a9a, 1e-3, [("online DC", "dc"), ("batch DC", "dc(batch = 1)")], 30, tmp,
+        a9a = decompress(data_dir, "a9a.xz", tmp)
+        c = experiment("c", a9a, 1e-3, [("online DC", "dc"), ("batch DC", "dc(batch = 1)")], n(30), tmp,
                        objective=LOGEPS, eps=0.01)
-        plot(c, 0, os.path.join(DOCS, "papers_c_dc.svg"), "epochs", "logistic + λΣlog(|w|+ε), a9a")
+        plot(c, 0, os.path.join(out, "papers_c_dc.svg"), "epochs", "logistic + λΣlog(|w|+ε), a9a")
         md += ["## (c) Online DC vs batch DC (Mairal §4.2)", "", "![](papers_c_dc.svg)", "", table(c), ""]
 
         print("(d) FOBOS sparsity over time", flush=True)
         d = [(label, r) for label, r in b if label == "FOBOS"]
-        plot(d, 0, os.path.join(DOCS, "papers_d_fobos_nnz.svg"), "epochs", "FOBOS non-zeros, debian-desc",
+        plot(d, 0, os.path.join(out, "papers_d_fobos_nnz.svg"), "epochs", "FOBOS non-zeros, debian-desc",
              ylabel="non-zeros", values=lambda p: p[3])
         md += ["## (d) FOBOS sparsity over time (Duchi & Singer)", "", "![](papers_d_fobos_nnz.svg)", ""]
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    with open(os.path.join(DOCS, "papers.md"), "w") as f:
+    with open(os.path.join(out, "papers.md"), "w") as f:
         f.write("\n".join(md) + "\n")
-    print("wrote docs/papers.md")
+    print(f"wrote {os.path.join(out, 'papers.md')}")
 
 
 if __name__ == "__main__":

@@ -1,5 +1,6 @@
 //! The documents' relative links and images point at files that exist, offline: README.md,
-//! ARCHITECTURE.md and every page of docs/.
+//! ARCHITECTURE.md and every page of docs/; and every figure in docs/ is drawn by a command of
+//! docs/figures.sh that still runs.
 
 use std::path::{Path, PathBuf};
 
@@ -61,4 +62,121 @@ fn the_readme_links_every_page_of_the_manual() {
 fn the_link_finder_finds_links_and_skips_external_ones() {
     let found = relative_links("[a](docs/a.md#x) ![i](b.png \"t\") [w](https://x.org) [m](mailto:a@b)");
     assert_eq!(found, vec!["docs/a.md", "b.png"]);
+}
+
+/// One command of docs/figures.sh: the images it draws (its `# figure` lines) and its words.
+#[derive(Debug)]
+struct FigureCommand {
+    figures: Vec<String>,
+    words: Vec<String>,
+}
+
+/// The commands of docs/figures.sh that draw figures, in order.
+fn figure_commands() -> Vec<FigureCommand> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let script = std::fs::read_to_string(root.join("docs/figures.sh")).expect("docs/figures.sh");
+    let (mut out, mut figures) = (vec![], vec![]);
+    for line in script.lines().map(str::trim) {
+        if let Some(f) = line.strip_prefix("# figure ") {
+            figures.push(f.trim().to_string());
+        } else if !figures.is_empty() && !line.is_empty() && !line.starts_with('#') {
+            let words = line.split_whitespace().map(|w| w.trim_matches('"').to_string()).collect();
+            out.push(FigureCommand { figures: std::mem::take(&mut figures), words });
+        }
+    }
+    out
+}
+
+/// The images in docs/.
+fn images() -> Vec<String> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut found: Vec<String> = std::fs::read_dir(root.join("docs"))
+        .expect("docs/")
+        .map(|e| e.expect("an entry").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "svg" || e == "png"))
+        .map(|p| format!("docs/{}", p.file_name().expect("a name").to_string_lossy()))
+        .collect();
+    found.sort();
+    found
+}
+
+/// Every image in docs/ is named by docs/figures.sh, and every image it names is in docs/ and
+/// shown by some page: a figure with no command to draw it again goes stale unseen.
+#[test]
+fn every_figure_in_docs_has_its_command() {
+    let commands = figure_commands();
+    let named: Vec<String> = commands.iter().flat_map(|c| c.figures.clone()).collect();
+    assert!(commands.len() >= 3, "{commands:?}");
+    for image in images() {
+        assert!(named.contains(&image), "{image} is drawn by no command of docs/figures.sh");
+    }
+    let shown: Vec<String> = pages()
+        .iter()
+        .flat_map(|p| relative_links(&std::fs::read_to_string(p).expect("a page")))
+        .map(|l| format!("docs/{}", l.trim_start_matches("docs/")))
+        .collect();
+    for figure in &named {
+        assert!(images().contains(figure), "docs/figures.sh names {figure}, which is not in docs/");
+        assert!(shown.contains(figure), "{figure} is shown by no page");
+    }
+}
+
+/// A Python with what the figures' scripts import, or None with a note: CI makes one and sets
+/// OPTC_REQUIRE_FIGURES=1 (with OPTC_PYTHON) so that a lost install fails instead of skipping.
+fn figures_python() -> Option<String> {
+    let python = std::env::var("OPTC_PYTHON").unwrap_or_else(|_| "python3".into());
+    let works = std::process::Command::new(&python)
+        .args(["-c", "import matplotlib, sklearn, PIL, numpy"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if works {
+        return Some(python);
+    }
+    let why = format!("`{python}` cannot import matplotlib, scikit-learn, pillow and numpy");
+    if std::env::var("OPTC_REQUIRE_FIGURES").as_deref() == Ok("1") {
+        panic!("OPTC_REQUIRE_FIGURES=1 but {why}");
+    }
+    let note = format!("note: the figures' Python commands were skipped: {why}; set OPTC_PYTHON to one that can\n");
+    let _ = std::io::Write::write_all(&mut std::io::stderr(), note.as_bytes());
+    None
+}
+
+/// Each command of docs/figures.sh runs, in its quick form, and draws the figures it names: the
+/// optc command as it is, the Python scripts with --smoke on the repository's data; every
+/// `docs/` output goes to a scratch directory instead.
+#[test]
+fn every_figures_command_still_runs() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let python = figures_python();
+    for command in figure_commands() {
+        let scratch = tempfile::tempdir().expect("tmp");
+        let at = |w: &str| match w.strip_prefix("docs/") {
+            Some(rest) => scratch.path().join(rest).to_string_lossy().into_owned(),
+            None if w == "docs" => scratch.path().to_string_lossy().into_owned(),
+            None => w.to_string(),
+        };
+        let words: Vec<String> = command.words.iter().map(|w| at(w)).collect();
+        let mut run = match words[0].as_str() {
+            "$optc" => std::process::Command::new(env!("CARGO_BIN_EXE_optc")),
+            "$python" => {
+                let Some(p) = &python else { continue };
+                let mut c = std::process::Command::new(p);
+                c.env("OPTC", env!("CARGO_BIN_EXE_optc"));
+                c
+            }
+            other => panic!("docs/figures.sh: a command of {other}, which the test does not know"),
+        };
+        run.current_dir(root).args(words[1..].iter().map(|w| if w == "$data" { "../shared/data" } else { w }));
+        if words[0] == "$python" {
+            run.arg("--smoke");
+        }
+        let out = run.output().expect("the command starts");
+        let said = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+        assert!(out.status.success(), "{:?} failed:\n{said}", command.words);
+        for figure in &command.figures {
+            let made = std::fs::read(at(figure)).unwrap_or_else(|e| panic!("{figure} not drawn ({e}): {said}"));
+            let looks = made.starts_with(b"\x89PNG") || String::from_utf8_lossy(&made).contains("<svg");
+            assert!(looks, "{figure} is not an image");
+        }
+    }
 }
