@@ -219,12 +219,40 @@ fn read(place: &Path, key: &Key, name: &str) -> Result<Dataset, Miss> {
     let values = Store::<f64>::mapped(&map, offsets[2], nnz).ok_or_else(section)?;
     let labels = Store::<f64>::mapped(&map, offsets[3], rows).ok_or_else(section)?.to_vec();
     let lines = Store::<u32>::mapped(&map, offsets[4], rows).ok_or_else(section)?.to_vec();
-    let x = store::Matrix::try_new((rows, cols), indptr, indices, values).map_err(|_| damaged("matrix structure"))?;
+    let x = store::checked((rows, cols), indptr, indices, values).map_err(|_| damaged("matrix structure"))?;
     if rows == 0 || labels.iter().any(|v| !v.is_finite()) || x.data().iter().any(|v| !v.is_finite()) {
         return Err(damaged("values"));
     }
     let max_index_line = u64_at(b, 80).min(u32::MAX as u64) as u32;
     Ok(Dataset { x, labels, lines, name: name.into(), bytes: u64_at(b, 72), max_index_line })
+}
+
+/// The fuzzers' way in (`fuzz_harness::data_cache`): writes, where `load` with `--cache=DIR`
+/// looks for the cache of `source`, a header with the key such a run expects, the counts (rows,
+/// columns, non-zeros, text bytes, line of the largest index: 40 bytes) from the front of
+/// `body`, and the rest of `body` as the arrays from the first aligned offset on. With
+/// `reseal` the checksum is recomputed, so the checks after it are reached too.
+#[doc(hidden)]
+pub fn fuzz_place(source: &Path, dir: &Path, body: &[u8], reseal: bool) -> io::Result<PathBuf> {
+    let key = Key::of(source)?;
+    let place = places(&key.path, &CacheDir::In(dir.to_path_buf()), "optc-cache").remove(0);
+    let path = key.path.as_os_str().as_encoded_bytes();
+    let mut b = vec![0u8; align(HEADER + path.len())];
+    b[..8].copy_from_slice(MAGIC);
+    b[12..16].copy_from_slice(&VERSION.to_ne_bytes());
+    b[16..20].copy_from_slice(&TAG.to_ne_bytes());
+    for (k, v) in [key.size, key.mtime_s as u64, key.mtime_ns as u64].iter().enumerate() {
+        b[24 + 8 * k..32 + 8 * k].copy_from_slice(&v.to_ne_bytes());
+    }
+    let counts = body.len().min(40);
+    b[48..48 + counts].copy_from_slice(&body[..counts]);
+    b[88..96].copy_from_slice(&(path.len() as u64).to_ne_bytes());
+    b[HEADER..HEADER + path.len()].copy_from_slice(path);
+    b.extend_from_slice(&body[counts..]);
+    let crc = if reseal { crc32fast::hash(&b[12..]) } else { 0 };
+    b[8..12].copy_from_slice(&crc.to_ne_bytes());
+    fs::write(&place, b)?;
+    Ok(place)
 }
 
 /// A temporary file in the directory of `place` (made if missing), for a cache written whole

@@ -16,7 +16,24 @@ pub fn csr(
     indices: Vec<u32>,
     values: Vec<f64>,
 ) -> Result<Matrix, sprs::errors::StructureError> {
-    Matrix::try_new(shape, Store::Owned(indptr), Store::Owned(indices), Store::Owned(values)).map_err(|(_, _, _, e)| e)
+    checked(shape, Store::Owned(indptr), Store::Owned(indices), Store::Owned(values))
+}
+
+/// Builds a [`Matrix`] from arrays owned or mapped, checking its structure: sprs's checks
+/// (sorted, in-range indices, monotone row pointers) and that the row pointers start at 0.
+/// sprs accepts an offset first pointer (a view into a larger matrix), but every reader of
+/// the raw arrays here indexes the values by the pointers themselves, so a file that came
+/// with one (a damaged cache) would index past the values.
+pub fn checked(
+    shape: (usize, usize),
+    indptr: Store<usize>,
+    indices: Store<u32>,
+    values: Store<f64>,
+) -> Result<Matrix, sprs::errors::StructureError> {
+    if indptr.first().is_some_and(|&p| p != 0) {
+        return Err(sprs::errors::StructureError::OutOfRange("the row pointers do not start at 0"));
+    }
+    Matrix::try_new(shape, indptr, indices, values).map_err(|(_, _, _, e)| e)
 }
 
 /// An array, owned or mapped.
