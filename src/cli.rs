@@ -9,7 +9,7 @@ mod outputs;
 mod ovr;
 pub(crate) mod path;
 mod predict;
-mod repl;
+pub(crate) mod repl;
 mod run;
 mod saved;
 pub(crate) mod session;

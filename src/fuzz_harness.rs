@@ -105,3 +105,112 @@ pub fn load_files(data: &[u8]) {
         }
     }
 }
+
+/// Seven rows of LIBSVM text, the data the stateful targets below run on: labels ±1 and ℝ
+/// alike (binary, one-vs-rest and regression models bind to it), seven features.
+pub const TINY: &str = "+1 1:0.5 3:-1 7:2\n-1 2:1 3:0.25\n+1 1:-0.5 4:1.5\n-1 5:1 7:-1\n+1 2:0.75 6:0.5\n-1 1:1 6:-2 7:0.5\n+1 3:0.5 4:-0.25\n";
+/// Rows per block of the stream log target (so the text makes three blocks).
+pub const BLOCK_ROWS: usize = 3;
+
+/// A directory for one fuzzing process, holding the text file `tiny.svm` (kept until exit).
+struct Scratch {
+    dir: tempfile::TempDir,
+    source: std::path::PathBuf,
+}
+
+fn scratch() -> &'static Scratch {
+    static S: OnceLock<Scratch> = OnceLock::new();
+    S.get_or_init(|| {
+        let dir = tempfile::tempdir().expect("a scratch directory");
+        let source = dir.path().join("tiny.svm");
+        std::fs::write(&source, TINY).expect("the scratch data");
+        Scratch { dir, source }
+    })
+}
+
+fn tiny() -> crate::data::Dataset {
+    read_libsvm_from(std::io::Cursor::new(TINY.as_bytes()), "tiny.svm").expect("the tiny data parses")
+}
+
+/// What a scan or a load must agree on with the text, bit for bit.
+fn digest(rows: usize, features: usize, nnz: usize, norm: f64) -> (usize, usize, usize, u64) {
+    (rows, features, nnz, norm.to_bits())
+}
+
+/// The bytes of a `--stream --cache` log after its header (first byte: bit 0 set reseals the
+/// checksums, see `data::stream::fuzz_place`) → a streamed scan and a pass with that cache. The
+/// text is always there to fall back on, so the scan must succeed; a log used without resealing
+/// must give what the text gives.
+pub fn stream_log(data: &[u8]) {
+    use crate::data::cache::{CacheDir, CacheNote};
+    use crate::data::stream::{fuzz_place, scan, StreamSource};
+    let Some((&flag, body)) = data.split_first() else { return };
+    let s = scratch();
+    let reseal = flag & 1 == 1;
+    fuzz_place(&s.source, s.dir.path(), BLOCK_ROWS, body, reseal).expect("the log is written");
+    let mut source = StreamSource::new(&s.source, BLOCK_ROWS, 1)
+        .expect("a file source")
+        .with_cache(Some(CacheDir::In(s.dir.path().to_path_buf())));
+    let scanned = scan(&mut source, 1).expect("a damaged log falls back on the text");
+    let (mut rows, mut nnz) = (0, 0);
+    for block in source.blocks().expect("a pass starts") {
+        let Ok(b) = block else { break };
+        let _ = (b.max_row_norm_sq(), b.facts());
+        rows += b.rows();
+        nnz += b.nnz();
+    }
+    if !reseal && matches!(scanned.cache, Some(CacheNote::Hit(_))) {
+        let text = tiny();
+        let want = digest(text.rows(), text.features(), text.nnz(), text.max_row_norm_sq());
+        let got = digest(scanned.rows, scanned.features, scanned.nnz, scanned.max_row_norm_sq);
+        assert_eq!(got, want, "a log used as it was written reads as the text");
+        assert_eq!((rows, nnz), (text.rows(), text.nnz()));
+    }
+}
+
+/// The counts and arrays of an in-memory `--cache` file (first byte: bit 0 set reseals its
+/// checksum, see `data::cache::fuzz_place`) → a load with that cache, which must succeed (the
+/// text is there); a cache used without resealing must give what the text gives.
+pub fn data_cache(data: &[u8]) {
+    use crate::data::cache::{fuzz_place, load, CacheDir, CacheNote};
+    let Some((&flag, body)) = data.split_first() else { return };
+    let s = scratch();
+    let reseal = flag & 1 == 1;
+    fuzz_place(&s.source, s.dir.path(), body, reseal).expect("the cache is written");
+    let dir = CacheDir::In(s.dir.path().to_path_buf());
+    let (d, note) = load(&s.source, &dir, || crate::data::read_libsvm(&s.source)).expect("the text is there");
+    let _ = (d.facts(), d.max_row_norm_sq());
+    if !reseal && matches!(note, CacheNote::Hit(_)) {
+        let text = tiny();
+        let want = digest(text.rows(), text.features(), text.nnz(), text.max_row_norm_sq());
+        assert_eq!(digest(d.rows(), d.features(), d.nnz(), d.max_row_norm_sq()), want);
+    }
+}
+
+/// Text → the lines of one scripted REPL session on the tiny data (train and test), as
+/// `cli::repl::fuzz_session` tames them: commands and statements, any order.
+pub fn repl(data: &[u8]) {
+    let Ok(text) = std::str::from_utf8(data) else { return };
+    crate::cli::repl::fuzz_session(text, tiny(), tiny());
+}
+
+/// Model text → a library session on the tiny data: compiled, bound, and solved for a few
+/// epochs under the interpreter and the JIT, which must agree on the epochs run. Reaches what
+/// only binding and running see (the newer forms' shapes, per-class b, `columns(D)`).
+pub fn model_solve(data: &[u8]) {
+    use crate::session::{Data, Options, Problem, Session};
+    let Ok(text) = std::str::from_utf8(data) else { return };
+    let Ok(problem) = Problem::from_text(text) else { return };
+    let d = tiny();
+    let (indptr, indices, values) = d.csr();
+    let mut reports = vec![];
+    for no_jit in [true, false] {
+        let Ok(data) = Data::from_csr(indptr, indices, values, &d.labels, None) else { return };
+        let mut session = Session::new(problem.clone(), data);
+        let opts = Options { epochs: Some(3), threads: Some(1), no_jit, time_limit: Some(2.0), ..Options::default() };
+        reports.push(session.solve(&opts).map(|r| (r.epochs, r.status.clone())).map_err(|e| e.to_string()));
+    }
+    if let [Ok((ei, _)), Ok((ej, _))] = &reports[..] {
+        assert_eq!(ei, ej, "the interpreter and the JIT ran different epochs");
+    }
+}

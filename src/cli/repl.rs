@@ -87,6 +87,54 @@ pub(super) fn repl(model: Option<&Path>, data: Option<&Path>, reading: DataOptio
     }
 }
 
+/// The fuzzers' way in (`fuzz_harness::repl`): `text`'s lines as one scripted session on
+/// `train` and `test`. What would write files or read ones the fuzzer cannot name (`:load`,
+/// `:data`, `:test`, `:save`, `--out`, `--plot`, `--test`, `--cache`) is skipped, and what would
+/// make a line long or wide (epochs, steps, threads, shards, time) is capped: a finding is a
+/// panic, not a slow input the user asked for.
+#[doc(hidden)]
+pub fn fuzz_session(text: &str, train: Dataset, test: Dataset) {
+    let reading = DataOptions { threads: Some(1), cache: None };
+    let mut repl = Repl {
+        model: ModelText::empty(),
+        train: Some(train),
+        data_generation: 1,
+        test: Some(test),
+        last: None,
+        terminal: false,
+        reading,
+    };
+    for line in text.lines().take(64) {
+        let trimmed = line.trim();
+        if !trimmed.starts_with(':') {
+            let _ = repl.line(line);
+            continue;
+        }
+        let Ok(command) = commands::parse(trimmed) else { continue };
+        let tamed = match command {
+            Command::Load(_) | Command::Data(_) | Command::Test(_) | Command::Save(_) | Command::Quit => continue,
+            Command::Run(mut o) => {
+                let s = &mut o.solve;
+                s.epochs = Some(s.epochs.unwrap_or(50).min(200));
+                s.time_limit = Some(s.time_limit.unwrap_or(1.0).clamp(0.0, 1.0));
+                s.shards = s.shards.map(|k| k.min(4));
+                s.test = None;
+                s.data = DataOptions { threads: Some(1), cache: None };
+                Command::Run(o)
+            }
+            Command::Path(mut o) => {
+                o.steps = o.steps.min(6);
+                o.epochs = Some(o.epochs.unwrap_or(50).min(200));
+                (o.out, o.plot, o.test) = (None, None, None);
+                o.data = DataOptions { threads: Some(1), cache: None };
+                Command::Path(o)
+            }
+            other => other,
+        };
+        let _ = repl.command(tamed);
+    }
+}
+
 /// Lines from standard input, no prompt; returns whether some line failed.
 fn scripted(repl: &mut Repl) -> bool {
     let mut failed = false;

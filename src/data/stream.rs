@@ -12,6 +12,8 @@
 //! (`cache`), and later passes read that instead of the text.
 
 mod cache;
+#[doc(hidden)]
+pub use cache::fuzz_place;
 
 use super::cache::{CacheDir, CacheNote, Key, Miss};
 use super::{display_name, open_text, read_libsvm_from, DataError, Dataset, LabelMap};

@@ -190,6 +190,54 @@ impl Writer {
     }
 }
 
+/// The fuzzers' way in (`fuzz_harness::stream_log`): writes, where a run with `--cache=DIR`
+/// looks for the log of `source`, the header such a run expects followed by `body` (the
+/// frames, arrays and trailer of a log, the trailer's length counted from the end of the
+/// header so that a body does not depend on where the fuzzer runs: it is moved to count from
+/// the file's start, and its checksum made anew only if it held before). With `reseal`, every
+/// frame's checksum and the trailer are recomputed over what `body` holds, so the structure
+/// checks behind them are reached too.
+#[doc(hidden)]
+pub fn fuzz_place(source: &Path, dir: &Path, block_rows: usize, body: &[u8], reseal: bool) -> io::Result<PathBuf> {
+    let key = Key::of(source)?;
+    let place = places(&key.path, &CacheDir::In(dir.to_path_buf())).remove(0);
+    let mut log = header(&key, block_rows);
+    let start = log.len();
+    log.extend_from_slice(body);
+    if log.len() >= start + FRAME {
+        let end = log.len() - FRAME;
+        let last: [u8; FRAME] = log[end..].try_into().expect("a trailer's bytes");
+        let (len, largest) = (u64_at(&last, 8), u64_at(&last, 16));
+        let moved = trailer(len.wrapping_add(start as u64), largest);
+        let sealed = last == trailer(len, largest);
+        log[end + 8..end + 16].copy_from_slice(&moved[8..16]);
+        if sealed {
+            log[end..].copy_from_slice(&moved);
+        }
+    }
+    if reseal && log.len() >= start + FRAME {
+        let end = log.len() - FRAME;
+        let (mut at, mut largest) = (start, 0u64);
+        while at + FRAME <= end {
+            let (rows, nnz) = (u64_at(&log, at), u64_at(&log, at + 8));
+            let size =
+                nnz.checked_mul(12).zip(rows.checked_mul(20)).and_then(|(a, b)| a.checked_add(b)?.checked_add(8));
+            let Some(size) = size.and_then(|b| usize::try_from(b).ok()).filter(|&b| at + FRAME + b <= end) else {
+                break;
+            };
+            let frame: [u8; FRAME] = log[at..at + FRAME].try_into().expect("a frame's bytes");
+            let crc = Frame::checksum(&frame, &[&log[at + FRAME..at + FRAME + size]]);
+            log[at + 40..at + 44].copy_from_slice(&crc.to_ne_bytes());
+            largest = largest.max(size as u64);
+            at += FRAME + size;
+        }
+        let len = log.len() as u64;
+        log[end..].copy_from_slice(&trailer(len, largest));
+    }
+    std::fs::write(&place, log)?;
+    Ok(place)
+}
+
 /// A log whose header matches the source and whose trailer is where its length says.
 #[derive(Clone, Debug)]
 pub struct Log {
