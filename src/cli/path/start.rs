@@ -344,3 +344,41 @@ fn split_bounds(op: &Operator, g: &[f64], omega: Omega) -> Option<(f64, f64)> {
     }
     (best > 0.0 && best.is_finite()).then_some((lower.min(best), best))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Two groups sharing feature 1, ∇f = (1, 1, 1): the best split gives the shared feature
+    /// half to each, so Ω*(∇f) = √(1 + ¼); the test direction on one group gives 2/(√2 + 1).
+    #[test]
+    fn a_split_over_overlapping_groups_reaches_the_dual_norm() {
+        let op = Operator::groups(&[vec![0, 1], vec![1, 2]], 3);
+        let (lower, upper) = split_bounds(&op, &[1.0, 1.0, 1.0], Omega::BlockL2).expect("bounds");
+        assert!((upper - 1.25f64.sqrt()).abs() < 1e-9, "{upper}");
+        assert!((lower - 2.0 / (2f64.sqrt() + 1.0)).abs() < 1e-12, "{lower}");
+        // ℓ∞ groups, dual ℓ1: the shared 1 split evenly gives each group 1.5, the least.
+        let (lower, upper) = split_bounds(&op, &[1.0, 1.0, 1.0], Omega::BlockLinf).expect("bounds");
+        assert!((upper - 1.5).abs() < 1e-9 && lower <= upper, "{lower} {upper}");
+        // Disjoint groups: the split is ∇f itself and the bounds meet at the largest group norm.
+        let op = Operator::groups(&[vec![0, 1], vec![2]], 3);
+        let (lower, upper) = split_bounds(&op, &[3.0, 4.0, 1.0], Omega::BlockL2).expect("bounds");
+        assert_eq!((lower, upper), (5.0, 5.0));
+        // A feature in no group with a gradient: w = 0 is never optimal.
+        let op = Operator::groups(&[vec![0, 1]], 3);
+        assert_eq!(split_bounds(&op, &[1.0, 1.0, 0.5], Omega::BlockL2), None);
+    }
+
+    /// The ℓ1 condition at 0 under a box: both signs inside it, the push out of w ≥ 0 (−gⱼ) or
+    /// w ≤ 0 (gⱼ) at an end at 0, never when 0 is outside.
+    #[test]
+    fn a_box_at_zero_makes_the_condition_one_sided() {
+        let p = |lo: f64, hi: f64| CoordinateProx { l1: 1.0, l2: 0.0, lo, hi, tangent: None };
+        let g = [0.5, -2.0, 3.0];
+        assert_eq!(reach(&p(f64::NEG_INFINITY, f64::INFINITY), &g), Some(3.0));
+        assert_eq!(reach(&p(0.0, f64::INFINITY), &g), Some(2.0));
+        assert_eq!(reach(&p(f64::NEG_INFINITY, 0.0), &g), Some(3.0));
+        assert_eq!(reach(&p(-1.0, 1.0), &g), Some(3.0));
+        assert_eq!(reach(&p(0.5, 1.0), &g), None);
+    }
+}
