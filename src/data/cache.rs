@@ -224,6 +224,10 @@ fn read(place: &Path, key: &Key, name: &str) -> Result<Dataset, Miss> {
         return Err(damaged("values"));
     }
     let max_index_line = u64_at(b, 80).min(u32::MAX as u64) as u32;
+    // The text it was parsed from is the source, whose length the key holds.
+    if u64_at(b, 72) > key.size {
+        return Err(damaged("counts"));
+    }
     Ok(Dataset { x, labels, lines, name: name.into(), bytes: u64_at(b, 72), max_index_line })
 }
 

@@ -352,7 +352,7 @@ fn scan_blocks(
         let block = block?;
         keep(&block);
         s.blocks += 1;
-        s.bytes += block.bytes;
+        s.bytes = s.bytes.saturating_add(block.bytes);
         s.nnz += block.nnz();
         s.largest_block = s.largest_block.max(block.rows());
         s.max_row_norm_sq = s.max_row_norm_sq.max(block.max_row_norm_sq());

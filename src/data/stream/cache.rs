@@ -251,6 +251,8 @@ pub struct Log {
     block_rows: usize,
     /// The largest block's bytes after its frame, from the checksummed trailer.
     largest: u64,
+    /// The source's length, from the header: no block was parsed from more text than that.
+    source_bytes: u64,
 }
 
 impl Log {
@@ -299,6 +301,7 @@ impl Log {
             end: len - FRAME as u64,
             block_rows,
             largest,
+            source_bytes: key.size,
         })
     }
 
@@ -382,6 +385,9 @@ impl Log {
             return Err(damaged("the values"));
         }
         let max_index_line = u32::try_from(f.max_index_line).map_err(|_| damaged("a line number"))?;
+        if f.bytes > self.source_bytes {
+            return Err(damaged("the text bytes"));
+        }
         Ok((Dataset { x, labels, lines, name: name.into(), bytes: f.bytes, max_index_line }, pos))
     }
 }
