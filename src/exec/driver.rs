@@ -408,7 +408,9 @@ pub fn run_watched(
             }
         }
         bar.inc(1);
-        if checks.out_of_time(start.elapsed().as_secs_f64() - test_seconds - traced_seconds, epochs) || checks.interrupted(epochs) {
+        if checks.out_of_time(start.elapsed().as_secs_f64() - test_seconds - traced_seconds, epochs)
+            || checks.interrupted(epochs)
+        {
             break;
         }
     }
