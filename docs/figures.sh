@@ -15,11 +15,15 @@
 # form (the Python scripts with --smoke on the repository's data, every `docs/` output moved to
 # a scratch directory), so a figure whose command no longer runs is a failing test.
 set -euo pipefail
+# DATA_DIR as the caller named it, before the cd below.
+data="${1:-$(dirname "$0")/../../shared/data}"
+[ -d "$data" ] && data="$(cd "$data" && pwd)"
 cd "$(dirname "$0")/.."
 optc=target/release/optc
-data="${1:-../shared/data}"
 python="${PYTHON:-python3}"
 [ -x "$optc" ] || { echo "build first: cargo build --release" >&2; exit 1; }
+# The scripts run this build, whatever OPTC the caller's environment holds.
+export OPTC="$PWD/$optc"
 
 # figure docs/trace_fobos_a9a.svg
 "$optc" run examples/l1_logistic.opt examples/data/a9a.xz --test examples/data/a9a.t.xz --solver fobos --epochs 30 --quiet --plot docs/trace_fobos_a9a.svg

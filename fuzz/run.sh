@@ -20,7 +20,7 @@ for t in "${targets[@]}"; do
   # fuzz/seeds/TARGET: hand-made inputs kept by name (minimising the corpus renames its files).
   seeds=()
   [ -d "seeds/$t" ] && seeds=("seeds/$t")
-  if ! cargo fuzz run "${flags[@]}" "$t" "corpus/$t" "${seeds[@]}" -- \
+  if ! cargo fuzz run "${flags[@]}" "$t" "corpus/$t" ${seeds[@]+"${seeds[@]}"} -- \
     -max_total_time="$seconds" -close_fd_mask=1 -max_len=8192 -rss_limit_mb=4096 -timeout=20 -print_final_stats=1; then
     echo "!! $t: a finding in fuzz/artifacts/$t/"
     found=1

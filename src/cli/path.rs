@@ -173,15 +173,18 @@ pub(crate) fn trace_path(
     let bound = Bound::new(&first, &plan, train, dir, args.data.threads())?;
     let view = bound.view(train, args.data.threads());
     let begin = start::at_start(&plan, &bound, &view);
-    let range = match &begin {
-        Some(s) => start::range(&first, &compiled_at(2.0)?, s, &view),
-        None => None,
-    };
+    // λ_max is read off ∇f of the plan at 1: a parameter that also weighs the loss (or b's
+    // ridge) moves ∇f with it, and then no one value separates w = 0 from the rest.
+    let second = compiled_at(2.0)?;
+    let plan_two = plan_at(&second, 2.0)?;
+    let loss_fixed = plan.objective.loss_weight == plan_two.objective.loss_weight
+        && plan.objective.intercept_l2 == plan_two.objective.intercept_l2;
+    let range = if loss_fixed { start::range(&first, &second, &begin, &view) } else { None };
     let from = match (args.from, range) {
         (Some(v), _) => v,
         (None, Some(r)) => {
             if !args.quiet {
-                let b = begin.as_ref().filter(|_| plan.objective.intercept.is_some()).map(|s| s.state.intercept(&plan));
+                let b = (plan.objective.intercept.is_some() && begin.exact).then(|| begin.state.intercept(&plan));
                 eprintln!("path: {}", r.describe(&args.param, b));
             }
             r.from()
@@ -217,8 +220,15 @@ pub(crate) fn trace_path(
     for value in grid(from, to, args.steps) {
         let compiled = compiled_at(value)?;
         let mut plan = plan_at(&compiled, value)?;
-        // At λ ≥ λ_max the answer is w = 0 and its certificate, with no solve.
-        let known = zero_optimal(value).then(|| start::at_start(&plan, &bound, &view)).flatten();
+        // At λ ≥ λ_max the answer is w = 0 and its certificate, with no solve; a certificate
+        // that does not confirm it to the path's tolerance sends the point to the solver.
+        let confirmed = |s: &start::Start| {
+            s.assessment
+                .as_ref()
+                .is_none_or(|a| a.gap <= stop.tol.unwrap_or(session::DEFAULT_TOL) * s.eval.objective.abs())
+        };
+        let known =
+            zero_optimal(value).then(|| start::at_start(&plan, &bound, &view)).filter(|s| s.exact && confirmed(s));
         let no_solve = known.is_some();
         let o = match known {
             Some(s) => Outcome {

@@ -374,11 +374,7 @@ pub fn run_watched(
             if let (Some(cert), Some(a), true) = (&ws_cert, &assessment, due) {
                 working = Some(repick(&mut order, cert, flushed.weights(plan), &a.gradient, screening.as_ref()));
             }
-            if for_rules {
-                check_seconds += checking.elapsed().as_secs_f64();
-            } else {
-                traced_seconds += checking.elapsed().as_secs_f64();
-            }
+            let spent = checking.elapsed().as_secs_f64();
             let testing = Instant::now();
             let held_out = watch.test.filter(|_| settings.trace).map(|t| evaluate(plan, &flushed, t));
             test_seconds += testing.elapsed().as_secs_f64();
@@ -386,8 +382,17 @@ pub fn run_watched(
                 Some(g) => format!("F = {:.6}  gap {:.1e}  nnz {}", eval.objective, g, eval.nnz),
                 None => format!("F = {:.6}  nnz {}", eval.objective, eval.nnz),
             });
-            let seconds = start.elapsed().as_secs_f64() - test_seconds - traced_seconds;
-            if checks.record(epochs, &eval, gap, &flushed, seconds, held_out) {
+            // The trace point's time leaves its own check out unless a rule asked for it.
+            let own = if for_rules { 0.0 } else { spent };
+            let seconds = start.elapsed().as_secs_f64() - test_seconds - traced_seconds - own;
+            let stops = checks.record(epochs, &eval, gap, &flushed, seconds, held_out);
+            // A check the trace asked for that stops the run (its gap met --tol) is the run's.
+            if for_rules || stops {
+                check_seconds += spent;
+            } else {
+                traced_seconds += spent;
+            }
+            if stops {
                 break;
             }
             if let Some((held, patience)) = watch.holdout {

@@ -30,26 +30,37 @@ pub(super) struct Start {
     pub gradient: Vec<f64>,
     /// Entries of ∇f per feature: 1, or k for a multiclass W (d × k, row-major).
     pub width: usize,
+    /// b is the intercept-only optimum (or the model has no b). When there is none to be had
+    /// (one class, the hinge's kink) b is 0, and the gradient serves only a ridge's range.
+    pub exact: bool,
 }
 
 /// w = 0 with the best intercept for it (b unregularized or `μ·l2sq(b)`, per-class softmax
-/// offsets); None when there is no such b (one class) or its loss has no closed-form ℓ′ here.
-pub(super) fn at_start(plan: &Plan, bound: &Bound, view: &DataView) -> Option<Start> {
+/// offsets), or b = 0 marked inexact when there is no such b (one class) or its loss has no
+/// single ℓ′ there ([`certificate::intercept_only`]).
+pub(super) fn at_start(plan: &Plan, bound: &Bound, view: &DataView) -> Start {
     let mut state = State::new(plan, &bound.facts, view.labels);
     let obj = &plan.objective;
+    let mut exact = true;
     if let Some(b) = obj.intercept {
-        let kind = plan.certificate?.conjugate;
-        state.scalars[b.0] = certificate::intercept_only(kind, view.labels, obj.loss_weight, obj.intercept_l2)?;
+        let kind = plan.certificate.map(|c| c.conjugate);
+        match kind.and_then(|k| certificate::intercept_only(k, view.labels, obj.loss_weight, obj.intercept_l2)) {
+            Some(v) => state.scalars[b.0] = v,
+            None => exact = false,
+        }
     }
     if let Some(b) = obj.class_intercept {
         let k = state.vectors[b.0].len();
-        state.vectors[b.0] = certificate::class_offsets(view.labels, k)?;
+        match certificate::class_offsets(view.labels, k) {
+            Some(v) => state.vectors[b.0] = v,
+            None => exact = false,
+        }
     }
     let (eval, margins) = evaluate_with_margins(plan, &state, view);
     let gradient = certificate::loss_gradient(plan, &state, view, &margins);
     let assessment = certificate::assess(plan, &state, view, eval.objective, &margins, None);
     let width = margins.len() / view.rows().max(1);
-    Some(Start { state, eval, assessment, gradient, width: width.max(1) })
+    Start { state, eval, assessment, gradient, width: width.max(1), exact }
 }
 
 /// Where the path's values come from.
@@ -140,8 +151,13 @@ impl Affine {
 /// makes w = 0 optimal from some value on, and it is not a ridge's weight either.
 pub(super) fn range(at_one: &Compiled, at_two: &Compiled, start: &Start, view: &DataView) -> Option<Range> {
     let g = &start.gradient;
+    if g.iter().any(|v| !v.is_finite()) {
+        return None;
+    }
+    // Without the intercept-only b, ∇f there says nothing of where w = 0 is optimal.
+    let exact = start.exact;
     let zero = |lambda_max: f64, norm| {
-        (lambda_max > 0.0 && lambda_max.is_finite()).then_some(Range::Zero { lambda_max, norm })
+        (exact && lambda_max > 0.0 && lambda_max.is_finite()).then_some(Range::Zero { lambda_max, norm })
     };
     let (p1, p2) = (at_one.structure.prox.as_ref()?, at_two.structure.prox.as_ref()?);
     let l1 = |a: &CoordinateProx, b: &CoordinateProx| Affine::of(a.l1, b.l1);
@@ -221,7 +237,7 @@ pub(super) fn range(at_one: &Compiled, at_two: &Compiled, start: &Start, view: &
                 };
                 return zero(upper / c.slope, name);
             }
-            Some(Range::Bounded { lower: lower / c.slope, upper: upper / c.slope })
+            exact.then_some(Range::Bounded { lower: lower / c.slope, upper: upper / c.slope })
         }
         _ => None,
     }
@@ -360,6 +376,10 @@ mod tests {
         // ℓ∞ groups, dual ℓ1: the shared 1 split evenly gives each group 1.5, the least.
         let (lower, upper) = split_bounds(&op, &[1.0, 1.0, 1.0], Omega::BlockLinf).expect("bounds");
         assert!((upper - 1.5).abs() < 1e-9 && lower <= upper, "{lower} {upper}");
+        // Uneven: group {0, 1} holds 2 alone, so the best split gives it none of feature 1 and
+        // Ω*(∇f) = 2; the even start (√4.25) must move toward it, and stay above it.
+        let (_, upper) = split_bounds(&op, &[2.0, 1.0, 0.1], Omega::BlockL2).expect("bounds");
+        assert!(upper >= 2.0 && upper < 2.0 + 1e-6, "{upper}");
         // Disjoint groups: the split is ∇f itself and the bounds meet at the largest group norm.
         let op = Operator::groups(&[vec![0, 1], vec![2]], 3);
         let (lower, upper) = split_bounds(&op, &[3.0, 4.0, 1.0], Omega::BlockL2).expect("bounds");

@@ -63,21 +63,14 @@ pub(super) fn shift_to_optimal_offset(kind: LossConjugate, labels: &[f64], a: &m
 /// The best intercept for w = 0: the b minimising (c/m)·Σᵢ ℓ(yᵢ, b) + (μ/2)·b², found by
 /// bisecting its derivative, which grows with b (a subgradient for the hinge). It is where a
 /// regularization path starts: at λ ≥ λ_max the solution is w = 0 with this b. None when there
-/// is no minimiser (a logistic or hinge loss on one class with b unregularized: b → ±∞) or no
-/// closed-form ℓ′ (softmax, whose offsets are [`class_offsets`]).
+/// is no minimiser (a logistic loss on one class with b unregularized: b → ±∞), no closed-form
+/// ℓ′ (softmax, whose offsets are [`class_offsets`]), or no single ℓ′ there: the hinge's best b
+/// sits on its kink (b = ±1 with w = 0), where the subgradient that makes w = 0 optimal is a
+/// balance of the kink rows' no bisection picks.
 pub(crate) fn intercept_only(kind: LossConjugate, labels: &[f64], c: f64, mu: f64) -> Option<f64> {
     let m = labels.len() as f64;
-    let slope = |y: f64, b: f64| match kind {
-        LossConjugate::Hinge => {
-            if y * b < 1.0 {
-                -y
-            } else {
-                0.0
-            }
-        }
-        _ => super::loss::loss_derivatives(kind, y, b).0,
-    };
-    if kind == LossConjugate::Softmax || labels.is_empty() {
+    let slope = |y: f64, b: f64| super::loss::loss_derivatives(kind, y, b).0;
+    if matches!(kind, LossConjugate::Softmax | LossConjugate::Hinge) || labels.is_empty() {
         return None;
     }
     // A logistic loss on one class decreases for ever toward that class: no minimiser (its
@@ -277,9 +270,8 @@ mod tests {
         let b = intercept_only(LossConjugate::Squared, &y, 2.0, 0.5).expect("b");
         // (2/3)·Σ(b − yᵢ) + 0.5·b = 0 → b = (2/3)·18 / (2 + 0.5)
         assert!((b - 12.0 / 2.5).abs() < 1e-12, "{b}");
-        // The hinge on 4 against 2: any b ≥ 1 has subgradient 0 − … ; the minimiser is b = 1.
-        let b = intercept_only(LossConjugate::Hinge, &labels, c, 0.0).expect("b");
-        assert!((b - 1.0).abs() < 1e-9, "{b}");
+        // The hinge's best b is on its kink, where no one ℓ′ says w = 0 is optimal.
+        assert_eq!(intercept_only(LossConjugate::Hinge, &labels, c, 0.0), None);
         assert_eq!(intercept_only(LossConjugate::Logistic, &[1.0, 1.0], c, 0.0), None, "one class: b → ∞");
         assert!(intercept_only(LossConjugate::Logistic, &[1.0, 1.0], c, mu).is_some(), "μ > 0 bounds b");
         let p = class_offsets(&[0.0, 1.0, 1.0, 2.0, 2.0, 2.0], 3).expect("three classes");
