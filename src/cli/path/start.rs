@@ -379,7 +379,7 @@ mod tests {
         // Uneven: group {0, 1} holds 2 alone, so the best split gives it none of feature 1 and
         // Ω*(∇f) = 2; the even start (√4.25) must move toward it, and stay above it.
         let (_, upper) = split_bounds(&op, &[2.0, 1.0, 0.1], Omega::BlockL2).expect("bounds");
-        assert!(upper >= 2.0 && upper < 2.0 + 1e-6, "{upper}");
+        assert!((2.0..2.0 + 1e-6).contains(&upper), "{upper}");
         // Disjoint groups: the split is ∇f itself and the bounds meet at the largest group norm.
         let op = Operator::groups(&[vec![0, 1], vec![2]], 3);
         let (lower, upper) = split_bounds(&op, &[3.0, 4.0, 1.0], Omega::BlockL2).expect("bounds");
