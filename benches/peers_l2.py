@@ -48,10 +48,16 @@ runs; a run at --e2e-cap is killed, with its process group, and shown as "> cap"
                    `--tol r/(1+r)` for that solver's r is the row's ratio. optc's CLI runs are
                    shown too, for wall time and RSS.
 
+Snap ML (`pip install snapml`, installed into the venv on first use where it has a wheel), the
+fastest CPU solver for these models we know: its dual coordinate descent (LogisticRegression with
+dual=True, SupportVectorMachine with the hinge or squared hinge) on both cores, `regularizer`
+1/C, a ladder over its tol. It is a second peer for time to accuracy, shown beside LIBLINEAR's
+(the targets stay LIBLINEAR's); it has no CLI, so no end-to-end row.
+
 Time to accuracy a (1e-1 … 1e-4; the summary shows 1e-2 and 1e-4): the least time of any run of a
 contender's ladder (each step a separate run from scratch) whose F satisfies (F − F*)/F* ≤ a. A
 ladder stops at the first run that reaches 1e-4, or at the first that hits --cap: "—" is "not
-reached within the ladder and cap". Ladders: LIBLINEAR over -e (binding, `train()` on a problem
+reached within the ladder and cap". Ladders: Snap ML over tol, LIBLINEAR over -e (binding, `train()` on a problem
 built beforehand, in a forked child killed at the cap), scikit-learn over tol (max_iter large, same
 forked child), optc over --tol with --time-limit. optc's time is "seconds" + "compile_seconds" +
 the step calibrations' seconds of its JSON report: everything but reading the data (as peers.py).
@@ -74,7 +80,7 @@ Usage (the venv benches/.venv is shared with peers.py and made the same way; wit
     options: --cap SECONDS (per ladder run, default 60), --ref-cap SECONDS (per F* run, 600),
              --e2e-cap SECONDS (per CLI run, 300), --repeat N (end-to-end runs, 3),
              --skip X (a loss: hinge, squared_hinge, logistic, softmax; a peer solver: s0 … s7,
-             lbfgs, newton-cg, saga; optc; or a part: ladders, e2e), --optc PATH, --synth PATH,
+             lbfgs, newton-cg, saga, snapml; optc; or a part: ladders, e2e), --optc PATH, --synth PATH,
              --data-dir DIR (default ../shared/data), --tmp DIR
 """
 import argparse
@@ -104,6 +110,11 @@ SKLEARN_LADDER = {"lbfgs": [1e-2, 1e-3, 1e-4, 1e-5, 1e-6, 1e-7, 1e-8],
                   "newton-cg": [1e-2, 1e-3, 1e-4, 1e-5, 1e-6, 1e-7, 1e-8],
                   "saga": [1e-1, 1e-2, 1e-3, 1e-4, 1e-5, 1e-6]}
 SKLEARN_SOLVERS = ["lbfgs", "newton-cg", "saga"]
+# Snap ML's ladder over its tol (the relative change of the dual between epochs, default 1e-3),
+# and its threads: both cores, as optc.
+SNAPML_LADDER = [1e-1, 1e-2, 1e-3, 1e-4, 1e-5, 1e-6, 1e-7]
+SNAPML_THREADS = 2
+SNAPML = f"snapml {SNAPML_THREADS} threads"
 
 LOSSES = ["hinge", "squared_hinge", "logistic"]
 # LIBLINEAR's solvers for each loss: -s number, and whether it solves the dual.
@@ -257,6 +268,45 @@ def fit_linearsvc(data, C, tol):
         warnings.simplefilter("ignore")
         t = time.perf_counter()
         est.fit(data.X, data.y)  # classes_ = [-1, 1]: coef_ scores +1
+        secs = time.perf_counter() - t
+    return secs, data.padded(est.coef_)
+
+
+def snapml_available():
+    try:
+        import snapml  # noqa: F401
+        return True
+    except ImportError:
+        return False
+
+
+def ensure_snapml(args):
+    """Snap ML is optional: installed into the venv on first use, and left out (said once) where
+    pip has no wheel for this machine."""
+    if "snapml" in args.skip or snapml_available():
+        return
+    print("installing snapml into the venv (the Snap ML peer)", file=sys.stderr)
+    subprocess.run([sys.executable, "-m", "pip", "install", "-q", "snapml"])
+    import importlib
+    importlib.invalidate_caches()
+    if not snapml_available():
+        print("note: snapml did not install: no Snap ML peer", file=sys.stderr)
+
+
+def fit_snapml(data, C, loss, tol):
+    """Snap ML's dual coordinate descent (its CPU solver, on SNAPML_THREADS threads) for the
+    binary losses; `regularizer` is 1/C in LIBLINEAR's P(w) = ½‖w‖² + C Σᵢ ℓ."""
+    import warnings
+    import snapml
+    common = dict(regularizer=1.0 / C, fit_intercept=False, n_jobs=SNAPML_THREADS, tol=tol, max_iter=1_000_000)
+    if loss == "logistic":
+        est = snapml.LogisticRegression(dual=True, **common)
+    else:
+        est = snapml.SupportVectorMachine(loss=loss, **common)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        t = time.perf_counter()
+        est.fit(data.X, data.y)
         secs = time.perf_counter() - t
     return secs, data.padded(est.coef_)
 
@@ -561,6 +611,11 @@ def bench_binary(data, loss, C, args, ctx):
                 got = peers.run_forked(lambda: fit_liblinear(data, C, s, eps, ctx["prob"]), args.cap)
                 return None if got is None else (got[0], binary_objective(data, got[1], lam, loss))
             ladders.append((f"liblinear -s {s}", ladder(LIBLINEAR_LADDER[kind], run, f_star)))
+        if "snapml" not in args.skip and ctx["snapml"]:
+            def run(tol):
+                got = peers.run_forked(lambda: fit_snapml(data, C, loss, tol), args.cap)
+                return None if got is None else (got[0], binary_objective(data, got[1], lam, loss))
+            ladders.append((SNAPML, ladder(SNAPML_LADDER, run, f_star)))
         times = print_ladders(ladders, f_star)
     e2e = []
     if "e2e" not in args.skip:
@@ -667,14 +722,15 @@ def ratio(o, p, target=None):
     return f"{q:.2f}" + ("" if target is None else (" ✓" if q <= target else " ✗"))
 
 
-def best_peer(times, k):
-    peers_ = [(t[k], name) for name, t in times.items() if name != "optc" and t[k] is not None]
+def best_peer(times, k, among=lambda name: name not in ("optc", SNAPML)):
+    """The fastest contender `among` to ACCURACIES[k]: (seconds, name), or None."""
+    peers_ = [(t[k], name) for name, t in times.items() if among(name) and t[k] is not None]
     return min(peers_) if peers_ else None
 
 
-def accuracy_cells(times, k, target=None):
+def accuracy_cells(times, k, target=None, among=None):
     o = times.get("optc", [None] * len(ACCURACIES))[k]
-    best = best_peer(times, k)
+    best = best_peer(times, k) if among is None else best_peer(times, k, among)
     short = "—" if best is None else best[1].replace("liblinear ", "").replace("sklearn ", "")
     return [peers.fmt_time(o), "—" if best is None else f"{short} {peers.fmt_time(best[0])}",
             ratio(o, best and best[0], target)]
@@ -686,10 +742,11 @@ def summary(binary_rows, softmax_rows):
         print("\n## Summary, binary: optc / LIBLINEAR\n")
         print("End to end: CLI wall time, the peer the fastest matching `liblinear-train -s` at default eps, "
               "optc at `--tol r/(1+r)` for the peer's r (target ≤ 1.0, ≤ 0.5 on debian-*). Time to accuracy: "
-              "solver time, the best of the matching LIBLINEAR solvers (target ≤ 0.5 at 1e-4).\n")
+              "solver time, the best of the matching LIBLINEAR solvers (target ≤ 0.5 at 1e-4); "
+              f"the last two columns: Snap ML's time to 1e-4 ({SNAPML}) and optc's to it.\n")
         print("| data | loss | C | peer e2e s | its r | optc s at r | ratio | optc s, default tol | ratio "
-              "| to 1e-2: optc s | peer | ratio | to 1e-4: optc s | peer | ratio |")
-        print("|---|---|---:|---|---:|---:|---:|---:|---:|---:|---|---:|---:|---|---:|")
+              "| to 1e-2: optc s | peer | ratio | to 1e-4: optc s | peer | ratio | Snap ML to 1e-4 | ratio |")
+        print("|---|---|---:|---|---:|---:|---:|---:|---:|---:|---|---:|---:|---|---:|---:|---:|")
         for row in binary_rows:
             e2e = row["e2e"]
             done = [r for r in e2e if r["label"].startswith("liblinear") and r["wall"] is not None]
@@ -705,6 +762,8 @@ def summary(binary_rows, softmax_rows):
                 cells += [peers.fmt_time(w) if r is None or r["wall"] is not None else r["note"],
                           ratio(w, pw, tgt) if r is not None else ""]
             cells += accuracy_cells(row["times"], k2) + accuracy_cells(row["times"], k4, 0.5)
+            snap = accuracy_cells(row["times"], k4, among=lambda name: name == SNAPML)
+            cells += [snap[1].replace(SNAPML + " ", "") if SNAPML in row["times"] else "not run", snap[2]]
             print(f"| {row['data']} | {row['loss']} | {row['C']:g} | " + " | ".join(cells) + " |")
     if softmax_rows:
         print("\n## Summary, softmax: optc / scikit-learn (solver time)\n")
@@ -748,6 +807,8 @@ def versions(optc):
     except OSError:
         parts.append("liblinear-train ?")
     parts += [f"liblinear-official {version('liblinear-official')}", f"scikit-learn {sklearn.__version__}"]
+    if snapml_available():
+        parts.append(f"snapml {version('snapml')}")
     return "; ".join(parts)
 
 
@@ -769,7 +830,7 @@ def main():
     p.add_argument("--repeat", type=int, default=3, help="end-to-end runs per command (median)")
     p.add_argument("--skip", action="append", default=[],
                    help="a loss (hinge, squared_hinge, logistic, softmax), a peer solver (s0 … s7, lbfgs, "
-                        "newton-cg, saga), optc, or a part (ladders, e2e)")
+                        "newton-cg, saga, snapml), optc, or a part (ladders, e2e)")
     p.add_argument("--optc")
     p.add_argument("--synth")
     p.add_argument("--tmp", help="work directory (default: a fresh temporary one, removed at the end)")
@@ -791,6 +852,9 @@ def main():
           + ("the built-in `squared_hinge`." if sq_builtin else
              "declared in the model (`loss sqhinge … smooth 2`): this optc has no built-in `squared_hinge`."))
     warm_up_sklearn()
+    ensure_snapml(args)
+    if snapml_available():
+        import snapml  # noqa: F401  (its libraries loaded once, outside any timing: children fork)
     binary_rows, softmax_rows = [], []
     try:
         for name, source in BINARY_SETS:
@@ -803,7 +867,7 @@ def main():
             if path is None:
                 continue
             data = Binary(name, path)
-            ctx = {"optc": args.optc, "tmp": tmp, "sq_builtin": sq_builtin}
+            ctx = {"optc": args.optc, "tmp": tmp, "sq_builtin": sq_builtin, "snapml": snapml_available()}
             for loss in LOSSES:
                 if loss in args.skip:
                     continue
