@@ -124,6 +124,14 @@ fn plans_of_forced_solvers() {
     for (name, solve) in [("picard", "solve with picard"), ("dcd_plain", "solve with dcd(shrinking = 0)")] {
         snapshot_plan("plans_of_forced_solvers", name, format!("{svm}{solve}\n"), &CompileOptions::default());
     }
+    // Logistic's dual CD (its 1-D Newton steps and the gap estimate), with a regularized bias.
+    let logistic = "data x: sparse, y: labels\nvar w: vec[dim(x)]\nvar b: scalar\nparam λ = 1e-4\nminimize E[logistic(y, <x, w> + b)] + λ·l2sq(w) + λ·l2sq(b)\n";
+    snapshot_plan(
+        "plans_of_forced_solvers",
+        "dcd_logistic_bias",
+        format!("{logistic}solve with dcd\n"),
+        &CompileOptions::default(),
+    );
 }
 
 /// FOBOS on a multiclass W, one plan per kind of lazy catch-up: ℓ1 per entry, a row norm with

@@ -246,6 +246,51 @@ fn dual_cd_solves_l2_logistic() {
     }
 }
 
+/// Logistic dual CD's gap estimate (what tells the driver a check is worth its pass): after
+/// every epoch with a rate to go on it never reads under a tenth of the relative gap a check
+/// finds at the same iterate (so it asks for no check far from the tolerance), mostly reads
+/// within 10× of it, with and without a regularized bias (whose β² is in ‖w‖²), and lets a
+/// loose tolerance stop before LIBLINEAR's own test (`ready`) would have the driver look.
+#[test]
+fn logistic_dual_cd_estimates_the_gap_a_check_finds() {
+    let head = "data x: sparse, y: labels\nvar w: vec[dim(x)]\n";
+    let data = fixture("sparse_binary.svm");
+    for model in [
+        format!("{head}minimize E[logistic(y, <x, w>)] + 0.001·l2sq(w)\n"),
+        format!("{head}var b: scalar\nminimize E[logistic(y, <x, w> + b)] + 0.001·l2sq(w) + 0.003·l2sq(b)\n"),
+    ] {
+        let (mut close, mut ready) = (0, None);
+        for epochs in 1..=8 {
+            let run = common::run_with("dcd", &model, &data, epochs, 3, false);
+            let scalar = |name: &str| {
+                let slot = run.plan.scalars.iter().position(|s| s.name == name);
+                run.outcome.state.scalars[slot.unwrap_or_else(|| panic!("the plan has `{name}`"))]
+            };
+            let estimate = scalar("gap≈");
+            if scalar("ready") > 0.5 {
+                ready = ready.or(Some(epochs));
+            }
+            let gap = run.outcome.gap.expect("certified") / run.eval.objective.abs();
+            assert!(epochs > 2 || estimate.is_infinite(), "{model}: no rate before two epochs, got {estimate:e}");
+            if estimate.is_finite() {
+                assert!(estimate >= 0.1 * gap, "{model}, epoch {epochs}: estimate {estimate:e} under gap {gap:e}");
+                close += usize::from(estimate <= 10.0 * gap);
+            }
+        }
+        assert!(close >= 3, "{model}: the estimate read within 10× of the gap at {close} epochs");
+        let ready = ready.expect("LIBLINEAR's test passes within 8 epochs");
+        let opts = CompileOptions { solver: Some("dcd".into()), ..Default::default() };
+        let d = read_libsvm(&data).expect("fixture");
+        let run = run_plan(compile(&model, &opts), &d, &RunSettings::to_tolerance(1e-2, 100, 3), None);
+        assert_eq!(run.outcome.status, Status::Converged, "{model}");
+        assert!(
+            run.outcome.epochs < ready,
+            "{model}: stopped at {} epochs, LIBLINEAR's test at {ready}",
+            run.outcome.epochs
+        );
+    }
+}
+
 /// A squared hinge the model declares itself, under another name and other variable names, is
 /// known by its formula: dual coordinate descent solves it, certified, to the built-in's optimum.
 #[test]

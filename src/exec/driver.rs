@@ -339,16 +339,20 @@ pub fn run_watched(
         if let (Some(a), true) = (plan.active_rows, rows > 0) {
             order.keep_rows(&state.vectors[a.flags.0], state.scalars[a.returned.0] > 0.5);
         }
+        // The epoch's own estimate of the gap, where it has one, says when a check would stop.
+        let near = match (plan.estimate, settings.tol) {
+            (Some(e), Some(tol)) => Some(state.scalars[e.0] <= crate::plan::ESTIMATE_SLACK * tol),
+            _ => None,
+        };
         let due = match plan.cadence {
             Some(c) => {
                 state.scalars[c.ready.0] > 0.5
                     || visits(&state) - visited_at_check >= (crate::plan::Cadence::PASSES * data.rows()) as f64
+                    || near == Some(true)
             }
-            None => match (plan.estimate, settings.tol) {
-                (Some(e), Some(tol)) => {
-                    state.scalars[e.0] <= crate::plan::ESTIMATE_SLACK * tol || epochs % crate::plan::ESTIMATE_EVERY == 0
-                }
-                _ => epochs % check_every == 0,
+            None => match near {
+                Some(near) => near || epochs % crate::plan::ESTIMATE_EVERY == 0,
+                None => epochs % check_every == 0,
             },
         } || (warm && epochs == 1);
         if due {

@@ -137,7 +137,7 @@ pub(super) fn lower(model: &Model, st: &Structure, prox: CoordinateProx) -> Plan
 
     // epoch: one step per row, or per row still in, in this epoch's order.
     if logistic {
-        let steps = logistic::Steps { alpha, q, cap, g, next, step, y };
+        let steps = logistic::Steps { alpha, q, cap, g, next, step, y, w, bias };
         let (reset, epoch, cadence) = logistic::epoch(&mut b, steps, row_dot(g), row_axpy(step));
         b.plan.init.extend(reset);
         b.plan.epoch = epoch;
