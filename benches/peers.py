@@ -121,7 +121,20 @@ def ensure_environment():
         print(f"creating {VENV} and installing {' '.join(PACKAGES)}", file=sys.stderr)
         subprocess.run([sys.executable, "-m", "venv", VENV], check=True)
         subprocess.run([python, "-m", "pip", "install", "-q", *PACKAGES], check=True)
+    top_up(python)
     os.execv(python, [python, os.path.abspath(__file__), *sys.argv[1:]])
+
+
+def top_up(python):
+    """Installs the PACKAGES that a venv made earlier lacks: the venv is shared (peers_l2.py,
+    docs/figures.sh's papers.py), and one made by an older script or by hand may miss some."""
+    probe = ("import sys\nfrom importlib.metadata import version, PackageNotFoundError\nfor p in sys.argv[1:]:\n"
+             "    try:\n        version(p)\n    except PackageNotFoundError:\n        print(p)\n")
+    missing = subprocess.run([python, "-c", probe, *PACKAGES], capture_output=True, text=True).stdout.split()
+    if missing:
+        print(f"installing {' '.join(missing)} into {VENV}", file=sys.stderr)
+        if subprocess.run([python, "-m", "pip", "install", "-q", *missing]).returncode != 0:
+            print(f"note: pip could not install {' '.join(missing)}: their peers are skipped", file=sys.stderr)
 
 
 def binary(name, override):

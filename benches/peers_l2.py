@@ -169,6 +169,7 @@ def ensure_environment():
         print(f"creating {peers.VENV} and installing {' '.join(peers.PACKAGES)}", file=sys.stderr)
         subprocess.run([sys.executable, "-m", "venv", peers.VENV], check=True)
         subprocess.run([python, "-m", "pip", "install", "-q", *peers.PACKAGES], check=True)
+    peers.top_up(python)
     os.execv(python, [python, os.path.abspath(__file__), *sys.argv[1:]])
 
 
