@@ -18,6 +18,9 @@ Contenders and how their objective is matched to F:
   skglm           SparseLogisticRegression(alpha=λ, fit_intercept=False): its datafit is the
                   mean logistic loss, its penalty α‖w‖₁, i.e. exactly F. Ladder over tol. numba
                   is warmed up on a small problem before any timing.
+  celer           celer.LogisticRegression(C=1/(λm), fit_intercept=False) (Massias, Gramfort &
+                  Salmon's working sets with dual extrapolation): Σ loss + ‖w‖₁/C, i.e. m·F.
+                  Ladder over tol. Optional: installed where pip has a wheel, else skipped.
   sklearn-liblinear, sklearn-saga
                   LogisticRegression(l1_ratio=1, C=1/(λm), fit_intercept=False): C Σ loss + ‖w‖₁.
                   Ladder over tol.
@@ -83,11 +86,14 @@ LADDERS = {
     "optc": [1e-1, 1e-2, 1e-3, 1e-4, 1e-5, 1e-6],
     "liblinear": [1e-1, 1e-2, 1e-3, 1e-4, 1e-5, 1e-6],
     "skglm": [1e-2, 1e-3, 1e-4, 1e-5, 1e-6, 1e-7],
+    "celer": [1e-2, 1e-3, 1e-4, 1e-5, 1e-6, 1e-7],
     "sklearn-liblinear": [1e-1, 1e-2, 1e-3, 1e-4, 1e-5, 1e-6],
     "sklearn-saga": [1e-1, 1e-2, 1e-3, 1e-4, 1e-5],
     "vw": [1, 3, 10, 30],
 }
-PEERS = ["liblinear", "skglm", "sklearn-liblinear", "sklearn-saga", "vw"]
+PEERS = ["liblinear", "skglm", "celer", "sklearn-liblinear", "sklearn-saga", "vw"]
+# Peers the venv gets where pip can install them, and skips (said once) where it cannot.
+OPTIONAL = ["celer", "snapml"]
 
 # name, source (a file of the data dir, or an optc-synth spec), [(λ, non-zeros at the optimum)]
 # for ~100 and ~1000 non-zeros, found by --find-lambdas (the count is LIBLINEAR's at eps 1e-4).
@@ -130,7 +136,7 @@ def top_up(python):
     docs/figures.sh's papers.py), and one made by an older script or by hand may miss some."""
     probe = ("import sys\nfrom importlib.metadata import version, PackageNotFoundError\nfor p in sys.argv[1:]:\n"
              "    try:\n        version(p)\n    except PackageNotFoundError:\n        print(p)\n")
-    missing = subprocess.run([python, "-c", probe, *PACKAGES], capture_output=True, text=True).stdout.split()
+    missing = subprocess.run([python, "-c", probe, *PACKAGES, *OPTIONAL], capture_output=True, text=True).stdout.split()
     if missing:
         print(f"installing {' '.join(missing)} into {VENV}", file=sys.stderr)
         if subprocess.run([python, "-m", "pip", "install", "-q", *missing]).returncode != 0:
@@ -248,6 +254,28 @@ def fit_skglm(data, lam, tol):
     t = time.perf_counter()
     est.fit(data.X, data.y)
     return time.perf_counter() - t, data.padded(est.coef_)
+
+
+def fit_celer(data, lam, tol):
+    """celer takes CSC with 32-bit indices only (it refuses load_svmlight_file's 64-bit ones):
+    converted outside the timing, as LIBLINEAR's problem is built beforehand."""
+    import numpy as np
+    import scipy.sparse as sp
+    from celer import LogisticRegression
+    X = data.X.tocsc()
+    X = sp.csc_matrix((X.data.astype(np.float64), X.indices.astype(np.int32), X.indptr.astype(np.int32)), shape=X.shape)
+    est = LogisticRegression(C=1.0 / (lam * data.m), tol=tol, fit_intercept=False, max_iter=1000, max_epochs=100_000)
+    t = time.perf_counter()
+    est.fit(X, data.y)  # classes_ = [-1, 1]: coef_ scores +1
+    return time.perf_counter() - t, data.padded(est.coef_)
+
+
+def available(module):
+    try:
+        __import__(module)
+        return True
+    except ImportError:
+        return False
 
 
 def fit_sklearn(data, lam, tol, solver):
@@ -419,6 +447,8 @@ def ladder(name, data, lam, cap, ctx):
                 fn = lambda: fit_liblinear(data, lam, setting, ctx["prob"])
             elif name == "skglm":
                 fn = lambda: fit_skglm(data, lam, setting)
+            elif name == "celer":
+                fn = lambda: fit_celer(data, lam, setting)
             elif name.startswith("sklearn-"):
                 fn = lambda: fit_sklearn(data, lam, setting, name.split("-")[1])
             elif name == "vw":
@@ -471,7 +501,7 @@ def bench_one(data, lam, args, ctx):
     lines = []
     ladders = {}
     for name in ["optc", *PEERS]:
-        if name in args.skip:
+        if name in args.skip or (name in OPTIONAL and not available(name)):
             continue
         res = ladder(name, data, lam, args.cap, ctx)
         ladders[name] = res
@@ -541,11 +571,12 @@ def certificate_summary(rows):
     print("\n## Summary: weak regularization (optc / LIBLINEAR -s 6, solver seconds)\n")
     print("To LIBLINEAR -e 1e-4's accuracy (target ≤ 1.0; blank where LIBLINEAR's ladder stopped before "
           "-e 1e-4, having reached 1e-4); a certified 1e-4 against LIBLINEAR -e 1e-4's time (target ≤ 2.0); "
-          "the ratio of optc's certified gap to its true suboptimality at the end of that run.\n")
+          "the ratio of optc's certified gap to its true suboptimality at the end of that run; skglm's and "
+          "celer's time to a true 1e-4, and optc's over theirs.\n")
     print("| data | λ | C | LIBLINEAR -e 1e-4 s | its r | optc s to r | ratio | optc certified 1e-4 s | ratio "
-          "| certified / true |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
-    for name, lam, (_, _, cert) in rows:
+          "| certified / true | skglm to 1e-4 s | ratio | celer to 1e-4 s | ratio |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for name, lam, (times, _, cert) in rows:
         peer = cert["peer"].get(1e-4)
         secs, r, o = peer if peer else (None, None, None)
         ratio = "" if o is None or secs is None else f"{o / secs:.2f}"
@@ -554,8 +585,15 @@ def certificate_summary(rows):
         # Below 1e-10 the true suboptimality is past the reference's own precision.
         trust = ("" if cert["gap"] is None else "— (true < 1e-10)" if cert["true"] < 1e-10
                  else f"{cert['gap'] / cert['true']:.2g}")
+        o4 = times.get("optc", [None] * len(ACCURACIES))[-1]
+        others = ""
+        for peer in ("skglm", "celer"):
+            p4 = times[peer][-1] if peer in times else None
+            others += f" | {fmt_time(p4) if peer in times else 'not run'} | " + \
+                ("" if o4 is None or p4 is None else f"{o4 / p4:.2f}")
         print(f"| {name} | {lam:.3g} | {cert['C']:g} | {fmt_time(secs)} | "
-              f"{'' if r is None else f'{r:.1e}'} | {fmt_time(o)} | {ratio} | {fmt_time(cs)} | {cratio} | {trust} |")
+              f"{'' if r is None else f'{r:.1e}'} | {fmt_time(o)} | {ratio} | {fmt_time(cs)} | {cratio} | {trust}"
+              f"{others} |")
 
 
 def summary(rows):
