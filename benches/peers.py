@@ -278,17 +278,22 @@ def available(module):
         return False
 
 
-def fit_sklearn(data, lam, tol, solver):
+def quiet_fit(est, X, y):
+    """Seconds of est.fit(X, y), its convergence warnings silenced (a ladder's loose steps stop
+    early on purpose)."""
     import warnings
-    from sklearn.linear_model import LogisticRegression
-    est = LogisticRegression(l1_ratio=1.0, C=1.0 / (lam * data.m), solver=solver, tol=tol, fit_intercept=False,
-                             max_iter=100_000 if solver == "saga" else 1000)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         t = time.perf_counter()
-        est.fit(data.X, data.y)
-        secs = time.perf_counter() - t
-    return secs, data.padded(est.coef_)
+        est.fit(X, y)
+        return time.perf_counter() - t
+
+
+def fit_sklearn(data, lam, tol, solver):
+    from sklearn.linear_model import LogisticRegression
+    est = LogisticRegression(l1_ratio=1.0, C=1.0 / (lam * data.m), solver=solver, tol=tol, fit_intercept=False,
+                             max_iter=100_000 if solver == "saga" else 1000)
+    return quiet_fit(est, data.X, data.y), data.padded(est.coef_)
 
 
 def vw_text(data, path):

@@ -262,14 +262,9 @@ def fit_liblinear(data, C, solver, eps, prob):
 
 
 def fit_linearsvc(data, C, tol):
-    import warnings
     from sklearn.svm import LinearSVC
     est = LinearSVC(loss="hinge", dual=True, C=C, tol=tol, fit_intercept=False, max_iter=1_000_000)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        t = time.perf_counter()
-        est.fit(data.X, data.y)  # classes_ = [-1, 1]: coef_ scores +1
-        secs = time.perf_counter() - t
+    secs = peers.quiet_fit(est, data.X, data.y)  # classes_ = [-1, 1]: coef_ scores +1
     return secs, data.padded(est.coef_)
 
 
@@ -297,30 +292,19 @@ def ensure_snapml(args):
 def fit_snapml(data, C, loss, tol):
     """Snap ML's dual coordinate descent (its CPU solver, on SNAPML_THREADS threads) for the
     binary losses; `regularizer` is 1/C in LIBLINEAR's P(w) = ½‖w‖² + C Σᵢ ℓ."""
-    import warnings
     import snapml
     common = dict(regularizer=1.0 / C, fit_intercept=False, n_jobs=SNAPML_THREADS, tol=tol, max_iter=1_000_000)
     if loss == "logistic":
         est = snapml.LogisticRegression(dual=True, **common)
     else:
         est = snapml.SupportVectorMachine(loss=loss, **common)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        t = time.perf_counter()
-        est.fit(data.X, data.y)
-        secs = time.perf_counter() - t
-    return secs, data.padded(est.coef_)
+    return peers.quiet_fit(est, data.X, data.y), data.padded(est.coef_)
 
 
 def fit_softmax(data, C, solver, tol, max_iter):
-    import warnings
     from sklearn.linear_model import LogisticRegression
     est = LogisticRegression(C=C, solver=solver, tol=tol, fit_intercept=False, max_iter=max_iter)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        t = time.perf_counter()
-        est.fit(data.X, data.labels)
-        secs = time.perf_counter() - t
+    secs = peers.quiet_fit(est, data.X, data.labels)
     return secs, est.coef_.T.ravel()  # d × K, classes_ order (= data.classes)
 
 
