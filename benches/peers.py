@@ -137,10 +137,15 @@ def top_up(python):
     probe = ("import sys\nfrom importlib.metadata import version, PackageNotFoundError\nfor p in sys.argv[1:]:\n"
              "    try:\n        version(p)\n    except PackageNotFoundError:\n        print(p)\n")
     missing = subprocess.run([python, "-c", probe, *PACKAGES, *OPTIONAL], capture_output=True, text=True).stdout.split()
-    if missing:
-        print(f"installing {' '.join(missing)} into {VENV}", file=sys.stderr)
-        if subprocess.run([python, "-m", "pip", "install", "-q", *missing]).returncode != 0:
-            print(f"note: pip could not install {' '.join(missing)}: their peers are skipped", file=sys.stderr)
+    required = [p for p in missing if p in PACKAGES]
+    if required:
+        print(f"installing {' '.join(required)} into {VENV}", file=sys.stderr)
+        subprocess.run([python, "-m", "pip", "install", "-q", *required], check=True)
+    # One at a time: a package with no wheel here must not keep the others out.
+    for package in (p for p in missing if p in OPTIONAL):
+        print(f"installing {package} into {VENV}", file=sys.stderr)
+        if subprocess.run([python, "-m", "pip", "install", "-q", package]).returncode != 0:
+            print(f"note: pip could not install {package}: its peer is skipped", file=sys.stderr)
 
 
 def binary(name, override):

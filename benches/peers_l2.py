@@ -268,27 +268,6 @@ def fit_linearsvc(data, C, tol):
     return secs, data.padded(est.coef_)
 
 
-def snapml_available():
-    try:
-        import snapml  # noqa: F401
-        return True
-    except ImportError:
-        return False
-
-
-def ensure_snapml(args):
-    """Snap ML is optional: installed into the venv on first use, and left out (said once) where
-    pip has no wheel for this machine."""
-    if "snapml" in args.skip or snapml_available():
-        return
-    print("installing snapml into the venv (the Snap ML peer)", file=sys.stderr)
-    subprocess.run([sys.executable, "-m", "pip", "install", "-q", "snapml"])
-    import importlib
-    importlib.invalidate_caches()
-    if not snapml_available():
-        print("note: snapml did not install: no Snap ML peer", file=sys.stderr)
-
-
 def fit_snapml(data, C, loss, tol):
     """Snap ML's dual coordinate descent (its CPU solver, on SNAPML_THREADS threads) for the
     binary losses; `regularizer` is 1/C in LIBLINEAR's P(w) = ½‖w‖² + C Σᵢ ℓ."""
@@ -792,7 +771,7 @@ def versions(optc):
     except OSError:
         parts.append("liblinear-train ?")
     parts += [f"liblinear-official {version('liblinear-official')}", f"scikit-learn {sklearn.__version__}"]
-    if snapml_available():
+    if peers.available("snapml"):
         parts.append(f"snapml {version('snapml')}")
     return "; ".join(parts)
 
@@ -837,8 +816,7 @@ def main():
           + ("the built-in `squared_hinge`." if sq_builtin else
              "declared in the model (`loss sqhinge … smooth 2`): this optc has no built-in `squared_hinge`."))
     warm_up_sklearn()
-    ensure_snapml(args)
-    if snapml_available():
+    if peers.available("snapml"):
         import snapml  # noqa: F401  (its libraries loaded once, outside any timing: children fork)
     binary_rows, softmax_rows = [], []
     try:
@@ -852,7 +830,7 @@ def main():
             if path is None:
                 continue
             data = Binary(name, path)
-            ctx = {"optc": args.optc, "tmp": tmp, "sq_builtin": sq_builtin, "snapml": snapml_available()}
+            ctx = {"optc": args.optc, "tmp": tmp, "sq_builtin": sq_builtin, "snapml": peers.available("snapml")}
             for loss in LOSSES:
                 if loss in args.skip:
                     continue

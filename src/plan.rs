@@ -445,7 +445,8 @@ pub struct Plan {
     /// ends at, when it knows it for free (tron: ‖∇F‖²/(2λ|F|) is exactly the plain gap of
     /// ½‖·‖² models, and after a full Newton step ∇F is about minus CG's last residual): the
     /// driver checks only once it is within [`ESTIMATE_SLACK`] of the tolerance, or every
-    /// [`ESTIMATE_EVERY`] epochs.
+    /// [`ESTIMATE_EVERY`] epochs. A plan with a [`Cadence`] too (logistic `dcd`, whose estimate
+    /// comes from its dual's rate of fall) is checked when either says so.
     pub estimate: Option<ScalarId>,
     /// A state scalar the driver sets to the run's `--tol` before the first epoch (∞ without
     /// one), for a solver that shapes its last steps to the certificate: tron solves a Newton
@@ -480,6 +481,7 @@ pub struct ActiveRows {
 /// epoch that set `ready` to 1 (the solver's own convergence test passed: the point LIBLINEAR
 /// would stop at), and otherwise once the rows visited since the last check (`visits`, a running
 /// count) add up to [`Cadence::PASSES`] passes over the data. Both are state the epoch writes.
+/// A plan that also has an estimate ([`Plan::estimate`]) is checked when it is near `--tol` too.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Cadence {
     pub visits: ScalarId,

@@ -249,8 +249,9 @@ fn dual_cd_solves_l2_logistic() {
 /// Logistic dual CD's gap estimate (what tells the driver a check is worth its pass): after
 /// every epoch with a rate to go on it never reads under a tenth of the relative gap a check
 /// finds at the same iterate (so it asks for no check far from the tolerance), mostly reads
-/// within 10× of it, with and without a regularized bias (whose β² is in ‖w‖²), and lets a
-/// loose tolerance stop before LIBLINEAR's own test (`ready`) would have the driver look.
+/// within 10× of it, with and without a regularized bias (whose β² is in ‖w‖²), starts afresh
+/// on a warm start, and lets a loose tolerance stop before LIBLINEAR's own test (`ready`) would
+/// have the driver look.
 #[test]
 fn logistic_dual_cd_estimates_the_gap_a_check_finds() {
     let head = "data x: sparse, y: labels\nvar w: vec[dim(x)]\n";
@@ -278,9 +279,14 @@ fn logistic_dual_cd_estimates_the_gap_a_check_finds() {
             }
         }
         assert!(close >= 3, "{model}: the estimate read within 10× of the gap at {close} epochs");
+        // A warm start (a path's next λ) starts the rate afresh: no estimate after its first epoch.
+        let d = read_libsvm(&data).expect("fixture");
+        let done = common::run_with("dcd", &model, &data, 5, 3, false);
+        let again = run_plan(done.plan.clone(), &d, &RunSettings::fixed(1, 3), Some(done.outcome.state.clone()));
+        let slot = again.plan.scalars.iter().position(|s| s.name == "gap≈").expect("an estimate");
+        assert!(again.outcome.state.scalars[slot].is_infinite(), "{model}: a warm start kept the old rate");
         let ready = ready.expect("LIBLINEAR's test passes within 8 epochs");
         let opts = CompileOptions { solver: Some("dcd".into()), ..Default::default() };
-        let d = read_libsvm(&data).expect("fixture");
         let run = run_plan(compile(&model, &opts), &d, &RunSettings::to_tolerance(1e-2, 100, 3), None);
         assert_eq!(run.outcome.status, Status::Converged, "{model}");
         assert!(

@@ -323,8 +323,9 @@ pub fn run_watched(
     }
     let mut checks = Checks::new(plan, settings);
     let mut epochs = 0;
-    // A plan with a cadence ([`Plan::cadence`]) is checked when it says it is ready, or once it
-    // has visited enough rows since the last check.
+    // A plan with a cadence ([`Plan::cadence`]) is checked when it says it is ready, once it
+    // has visited enough rows since the last check, or when its estimate ([`Plan::estimate`])
+    // is near the tolerance.
     let visits = |state: &State| plan.cadence.map_or(0.0, |c| state.scalars[c.visits.0]);
     let mut visited_at_check = visits(&state);
     let mut best: Option<Best> = None;
