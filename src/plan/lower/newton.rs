@@ -5,8 +5,9 @@
 //! 1. at the current margins z = Xw: qᵢ = (c/m)·ℓ′(yᵢ, zᵢ), Dᵢ = (c/m)·ℓ″(yᵢ, zᵢ), and per
 //!    coordinate of this epoch's columns Gⱼ = Σᵢ xᵢⱼ·qᵢ, Hⱼ = Σᵢ xᵢⱼ²·Dᵢ + ν;
 //! 2. coordinate descent on the quadratic model Gᵀd + ½dᵀXᵀDXd + R(w + d), its passes repeated
-//!    until their measure Σⱼ Hⱼ·|Δⱼ| is a fraction of the first pass's (at most 100): arithmetic
-//!    only, no transcendental function per non-zero;
+//!    until their measure Σⱼ Hⱼ·|Δⱼ| is a fraction of the first pass's (at most 100), each step
+//!    clipped to ±10 as LIBLINEAR clips it: arithmetic only, no transcendental function per
+//!    non-zero;
 //! 3. an Armijo backtracking line search along d on the exact F,
 //!    F(w + λd) − F(w) ≤ σ·λ·(Gᵀd + R(w + d) − R(w)),
 //!    which costs one loss evaluation per row per trial.
@@ -42,6 +43,11 @@ const INNER_TOL_DECAY: f64 = 0.7;
 const INNER_TOL_FLOOR: f64 = 1e-3;
 /// Added to every Hⱼ, so a column whose examples are all confidently right keeps a finite step.
 const NU: f64 = 1e-12;
+/// The most one coordinate step of the model's CD moves dⱼ (LIBLINEAR's clip). At weak
+/// regularization most rows are confidently right, Dᵢ ≈ 0, and a column seen only by them has
+/// Hⱼ ≈ ν: its unclipped step −Gⱼ/Hⱼ runs far past where the exact loss turns, and the line
+/// search then halved the whole direction down to steps of 1e-7 (debian-desc at C = 10).
+const MAX_MOVE: f64 = 10.0;
 
 pub(super) fn lower(model: &Model, st: &Structure, prox: CoordinateProx, d2: &Sym) -> Plan {
     let Iteration { mut b, y, w, measure, step, margin, .. } = iteration(model, st, prox, d2, SolverKind::Scd);
@@ -170,7 +176,11 @@ pub(super) fn iteration(
                 Stmt::Set(gq, gq_start),
                 each(Range::ColNonZeros, vec![Stmt::Set(gq, add(s(gq), mul(mul(Expr::Value, at(dd, i)), at(xd, i))))]),
                 Stmt::Set(nw, sub(target, at(w, j))),
-                Stmt::Set(delta, sub(s(nw), at(dir, j))),
+                Stmt::Set(
+                    delta,
+                    call(Func::Min, vec![call(Func::Max, vec![sub(s(nw), at(dir, j)), k(-MAX_MOVE)]), k(MAX_MOVE)]),
+                ),
+                Stmt::Set(nw, add(at(dir, j), s(delta))),
                 if_moved(delta, moved),
                 Stmt::Set(sv, add(s(sv), mul(at(hv, j), call(Func::Abs, vec![s(delta)])))),
             ],
