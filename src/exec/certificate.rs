@@ -53,11 +53,6 @@ pub struct DualHistory {
 /// stalls there took a `--tol 0.1` run from 8.2 s to 5.8 s and `--tol 1e-4` from 12.1 s to 9.7 s.
 const EAGER_GAP: f64 = 0.1;
 
-/// The non-zero weights.
-fn support(w: &[f64]) -> usize {
-    w.iter().filter(|v| **v != 0.0).count()
-}
-
 impl Default for DualHistory {
     fn default() -> Self {
         DualHistory { points: Default::default(), best: f64::NEG_INFINITY, objective: None, eager: false }
@@ -448,7 +443,8 @@ pub fn assess(
     let gap = objective - dual.max(earlier);
     // Without a history (a one-off gap), always; in a run, once F has stalled against the gap.
     let stalled = history.as_ref().is_none_or(|h| {
-        (h.eager && (gap <= EAGER_GAP * objective.abs() || support(w) <= refine::REFINE_ALL))
+        (h.eager
+            && (gap <= EAGER_GAP * objective.abs() || w.iter().filter(|v| **v != 0.0).count() <= refine::REFINE_ALL))
             || match h.objective {
                 Some(f) => f - objective < REFINE_STALL * gap,
                 None => gap <= REFINE_FIRST * objective.abs(),
