@@ -177,43 +177,52 @@ fn the_gap_on_v_is_the_certificates_gap_when_v_holds_every_column() {
 /// within 1e-6 of it from a start the scaled dual point alone certifies only to 1e-3.
 #[test]
 fn a_support_wider_than_a_dense_hessian_is_refined_without_one() {
-    let d = REFINE_MAX + 1;
-    let m = 4;
-    let (mut indptr, mut indices, mut values) = (vec![0], vec![], vec![]);
-    for i in 0..m {
-        for j in (i..d).step_by(m) {
-            indices.push(j as u32);
-            values.push(1.0);
+    // Conjugate gradients, then exact steps (Cholesky, with a ridge for the exactly duplicated
+    // columns).
+    for exact in [false, true] {
+        let d = REFINE_MAX + 1;
+        let m = 4;
+        let (mut indptr, mut indices, mut values) = (vec![0], vec![], vec![]);
+        for i in 0..m {
+            for j in (i..d).step_by(m) {
+                indices.push(j as u32);
+                values.push(1.0);
+            }
+            indptr.push(indices.len());
         }
-        indptr.push(indices.len());
+        let labels = [1.0, -1.0, 1.0, -1.0];
+        let data = DataView::new(&indptr, &indices, &values, &labels, d);
+        let l1 = 1e-3;
+        let cert =
+            Certificate { conjugate: LossConjugate::Logistic, ..cert(l1, 0.0, f64::NEG_INFINITY, f64::INFINITY) };
+        // Every row's term, (1/4)·(ℓ(t) + 4λt) at t = y·s optimal; four of them.
+        let t = (1.0 / (4.0 * l1) - 1.0_f64).ln();
+        let f_star = (-t).exp().ln_1p() + 4.0 * l1 * t;
+        // Every coordinate non-zero, with its row's sign at the optimum.
+        let w: Vec<f64> = (0..d).map(|j| 1.3e-2 * labels[j % m]).collect();
+        let a = Subspace::new(&data, d, &(0..d).collect::<Vec<_>>()).times(&w);
+        let u: Vec<f64> = a.iter().zip(&labels).map(|(&ai, &y)| loss_derivatives(cert.conjugate, y, ai).0).collect();
+        let gradient: Vec<f64> = transpose_times(&data, d, &u).iter().map(|g| g / m as f64).collect();
+        let plain = dual_at(&cert, &data, 1.0, d, 1, &u).0;
+        assert!(f_star - plain > 1e-3 * f_star, "the plain dual point is already tight: {plain} against F* {f_star}");
+        let budget = Budget { enough: f64::INFINITY, slack: 1e-9, rounds: 1, exact };
+        let refined = refined_dual(&cert, &data, 1.0, &w, &a, &gradient, budget).expect("a refinement");
+        assert!(refined.dual <= f_star + 1e-12, "exact {exact}: D = {} above F* = {f_star}", refined.dual);
+        assert!(
+            f_star - refined.dual <= 1e-6 * f_star,
+            "exact {exact}: D = {} not within 1e-6 of F* = {f_star}",
+            refined.dual
+        );
+        let (moved, _) = refined.moved.expect("the refinement moved w");
+        let f_moved = Subspace::new(&data, d, &(0..d).collect::<Vec<_>>())
+            .times(&moved)
+            .iter()
+            .zip(&labels)
+            .map(|(&ai, &y)| (-y * ai).exp().ln_1p() / m as f64)
+            .sum::<f64>()
+            + l1 * moved.iter().map(|x| x.abs()).sum::<f64>();
+        assert!(f_moved >= f_star - 1e-12 && f_moved - f_star <= 1e-6 * f_star, "F = {f_moved} against F* = {f_star}");
     }
-    let labels = [1.0, -1.0, 1.0, -1.0];
-    let data = DataView::new(&indptr, &indices, &values, &labels, d);
-    let l1 = 1e-3;
-    let cert = Certificate { conjugate: LossConjugate::Logistic, ..cert(l1, 0.0, f64::NEG_INFINITY, f64::INFINITY) };
-    // Every row's term, (1/4)·(ℓ(t) + 4λt) at t = y·s optimal; four of them.
-    let t = (1.0 / (4.0 * l1) - 1.0_f64).ln();
-    let f_star = (-t).exp().ln_1p() + 4.0 * l1 * t;
-    // Every coordinate non-zero, with its row's sign at the optimum.
-    let w: Vec<f64> = (0..d).map(|j| 1.3e-2 * labels[j % m]).collect();
-    let a = Subspace::new(&data, d, &(0..d).collect::<Vec<_>>()).times(&w);
-    let u: Vec<f64> = a.iter().zip(&labels).map(|(&ai, &y)| loss_derivatives(cert.conjugate, y, ai).0).collect();
-    let gradient: Vec<f64> = transpose_times(&data, d, &u).iter().map(|g| g / m as f64).collect();
-    let plain = dual_at(&cert, &data, 1.0, d, 1, &u).0;
-    assert!(f_star - plain > 1e-3 * f_star, "the plain dual point is already tight: {plain} against F* {f_star}");
-    let budget = Budget { enough: f64::INFINITY, slack: 1e-9, rounds: 1 };
-    let refined = refined_dual(&cert, &data, 1.0, &w, &a, &gradient, budget).expect("a refinement");
-    assert!(refined.dual <= f_star + 1e-12, "D = {} above F* = {f_star}", refined.dual);
-    assert!(f_star - refined.dual <= 1e-6 * f_star, "D = {} not within 1e-6 of F* = {f_star}", refined.dual);
-    let (moved, _) = refined.moved.expect("the refinement moved w");
-    let f_moved = Subspace::new(&data, d, &(0..d).collect::<Vec<_>>())
-        .times(&moved)
-        .iter()
-        .zip(&labels)
-        .map(|(&ai, &y)| (-y * ai).exp().ln_1p() / m as f64)
-        .sum::<f64>()
-        + l1 * moved.iter().map(|x| x.abs()).sum::<f64>();
-    assert!(f_moved >= f_star - 1e-12 && f_moved - f_star <= 1e-6 * f_star, "F = {f_moved} against F* = {f_star}");
 }
 
 #[test]
