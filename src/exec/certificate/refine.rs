@@ -49,11 +49,13 @@ pub(super) const REFINE_STALL: f64 = 0.1;
 /// cold one.
 pub(super) const REFINE_FIRST: f64 = 1e-2;
 /// A wide support's refinement takes exact Newton steps once the gap is within this fraction of
-/// F: each costs a dense Hessian and its Cholesky factors (1.2–1.4 s at 4,200 columns on
-/// debian-files), which pays where the signs have settled and two or three steps end the run,
-/// not before. On debian-files at C = 10 two exact steps certified 1e-4 from a gap of 1e-2·F;
-/// from 0.1·F the rounds took 20–30 s each and the run 54 s instead of 44 s; from any gap, 71 s.
-pub(super) const EXACT_GAP: f64 = 1e-2;
+/// F. Each costs a dense Hessian and its Cholesky factor (about 1 s at 4,200 columns on
+/// debian-files; a round's later steps reuse the factor), which pays once the support is close
+/// to the optimum's. On debian-files at C = 10, from 1e-2·F the run took 38 epochs, from 0.1·F
+/// 22–24, from 0.3·F 20; from any gap the first rounds far from the optimum took 10–35 s a check
+/// and the run 59–67 s. On debian-desc at C = 10 and 100, 0.3·F took 18 and 24 epochs instead
+/// of 20 and 30.
+pub(super) const EXACT_GAP: f64 = 0.3;
 /// Most coordinates a Newton refinement solves for: its dense Hessian holds n² entries, and every
 /// step of its model's minimisation costs up to n² a sweep or a conjugate-gradient iteration.
 pub(super) const REFINE_MAX: usize = 1500;

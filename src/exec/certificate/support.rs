@@ -13,11 +13,12 @@
 //! near-duplicate directions as they come.
 //!
 //! Near the optimum (the gap within [`super::refine::EXACT_GAP`] of F) a support of up to
-//! `EXACT_MAX` coordinates gets exact steps instead: the dense Hessian, formed once a step and
-//! factored by Cholesky, in the face where the coordinates that leave the support sit at zero,
-//! then the zero coordinates that still violate optimality enter. CG stops short on
-//! near-duplicate columns, and the support's largest violation, which scales the dual point,
-//! stays near 1e-3 of λ; two exact steps close it.
+//! `EXACT_MAX` coordinates gets exact steps instead: the dense Hessian factored by Cholesky at a
+//! round's first step, and the round's later steps solved by conjugate gradients preconditioned
+//! with that factor, each in the face where the coordinates that leave the support sit at zero.
+//! Once the support is solved, the zero coordinates that still violate optimality enter and the
+//! next round begins. CG stops short on near-duplicate columns, and the support's largest
+//! violation, which scales the dual point, stays near 1e-3 of λ; exact steps close it.
 
 use super::refine::{moves_freely, refined_point, Refined, Rows, Subspace, REFINE_RESIDUAL};
 use super::{dot, dual_at, violation};
@@ -45,12 +46,21 @@ const BUDGET_PASSES: usize = 150;
 const EXACT_MAX: usize = 6000;
 /// Exact Newton steps of a round, at most.
 const EXACT_STEPS: usize = 6;
+/// Exact Newton steps of a refinement, at most, over all its rounds. Far from the optimum's
+/// support a step costs up to 8 s at 5,000 columns (hundreds of coordinates crossing zero, and a
+/// line search that halves): on debian-files at C = 10 unbounded rounds made one check 35 s.
+const EXACT_BUDGET: usize = 10;
 /// Rounds of exact steps: the support, then the support with the zero coordinates that violate
-/// optimality at the point it reached (on debian-desc at C = 10 a single one kept the gap at
-/// 9.1e-5 of F; with it, 2.9e-9).
-const EXACT_ROUNDS: usize = 3;
-/// Violating zero coordinates a round brings in, at most.
-const EXACT_ENTER: usize = 64;
+/// optimality at the point it reached. On debian-files at C = 10 each Newton step on the support
+/// brings out 30–200 new violators, and four or five rounds end the run.
+const EXACT_ROUNDS: usize = 5;
+/// Violating zero coordinates a round brings in, at most (the worst first).
+const EXACT_ENTER: usize = 1024;
+/// A round has solved its support once a step lowers F by less than this fraction of the gap
+/// left at its point: the rest of the gap is the zero coordinates', and the next round brings
+/// them in. Steps past that point lowered F by 1e-10 to 1e-16 on debian-files while the gap stayed
+/// at 2e-3, and cost a second each.
+const SETTLED: f64 = 1e-2;
 /// Fewer CG iterations a step than this, within the budget, and the refinement is not tried.
 const CG_LEAST: usize = 10;
 /// CG stops once the preconditioned residual rᵀM⁻¹r is this fraction of the first.
@@ -76,15 +86,17 @@ pub(super) fn refine(
     if margins.is_empty() {
         return None;
     }
-    let (kind, labels) = (cert.conjugate, data.labels);
+    let labels = data.labels;
     let scale = c / margins.len() as f64;
-    // The refined point, and the zero coordinates a round brings in with the sign ∇f asks for.
-    let mut x = w.to_vec();
+    // The refined point and F there, and the zero coordinates a round brings in with the sign
+    // ∇f asks for.
     let mut entering: Vec<(usize, f64)> = vec![];
-    let mut now = Rows::at(kind, labels, margins, None, data.threads);
+    let mut now = Rows::at(cert.conjugate, labels, margins, None, data.threads);
+    let (mut x, mut f) = (w.to_vec(), scale * now.loss + regularizer(cert, w));
     let mut best = f64::NEG_INFINITY;
     let mut last_gradient: Option<Vec<f64>> = None;
-    for round in 0..EXACT_ROUNDS {
+    let mut exact = Exact { near: exact, left: EXACT_BUDGET };
+    for _ in 0..EXACT_ROUNDS {
         let mut columns: Vec<(usize, f64)> =
             (0..x.len()).filter(|&j| moves_freely(cert, x[j])).map(|j| (j, x[j].signum())).collect();
         columns.append(&mut entering);
@@ -104,8 +116,10 @@ pub(super) fn refine(
         let mut v: Vec<f64> = cols.iter().map(|&j| x[j]).collect();
         // A coordinate a step takes to zero or to a bound stays there: its sign is no longer kept.
         let mut free = vec![true; n];
-        let exact = exact && n <= EXACT_MAX;
-        for _ in 0..if exact { EXACT_STEPS } else { STEPS } {
+        let round_exact = exact.near && n <= EXACT_MAX;
+        // The factor of this round's first exact step, which preconditions the next ones.
+        let mut held: Option<FaceSystem> = None;
+        for _ in 0..if round_exact { EXACT_STEPS } else { STEPS } {
             let loss_gradient: Vec<f64> = sub.transpose_times(&now.u).iter().map(|x| scale * x).collect();
             // ∇ of F on the free coordinates, with sign(v) for ∂|v|.
             let g: Vec<f64> = (0..n)
@@ -115,97 +129,36 @@ pub(super) fn refine(
             if g.iter().all(|x| x.abs() <= REFINE_RESIDUAL * unit) {
                 break;
             }
-            // An exact step whose line search fails (a direction along exactly duplicated
-            // columns, which only the ridge bounds) is taken again by conjugate gradients.
-            let mut attempt = 0;
-            let found = loop {
-                let use_exact = exact && attempt == 0;
-                attempt += 1;
-                let direction = if use_exact {
-                    exact_direction(&sub, &now.curvature, scale, cert.l2, &g, &free, &v, &sign)
+            let system = Newton { cert, labels, sub: &sub, now: &now, scale, g: &g, free: &free };
+            // The exact step first; one whose line search fails (a direction along exactly
+            // duplicated columns, which only the ridge bounds) is taken again by conjugate
+            // gradients.
+            let tries: &[bool] = if round_exact && exact.take() { &[true, false] } else { &[false] };
+            let found = tries.iter().find_map(|&use_exact| {
+                let d = if use_exact {
+                    let d = exact_direction(&system, &mut held, &v, &sign);
+                    exact.near &= d.is_some();
+                    d?
                 } else {
-                    newton_direction(&sub, &now.curvature, scale, cert.l2, &g, &free, cg_steps)
+                    newton_direction(&system, cg_steps)?
                 };
-                let Some(d) = direction else {
-                    if use_exact {
-                        continue;
-                    }
-                    break None;
-                };
-                let slope = dot(&g, &d);
-                if slope.is_nan() || slope >= 0.0 {
-                    if use_exact {
-                        continue;
-                    }
-                    break None;
-                }
-                // Where the first non-zero free coordinate reaches zero, when that comes before t = 1.
-                // When the full step fails, the next one tried stops there, with that coordinate at zero
-                // for good. Projecting it to zero at every step instead failed Armijo: on debian-desc at
-                // C = 10 one coordinate asked for a step of 11 across zero at each Newton step, the
-                // search halved to t = 1/32, and the gap stayed at 1.9e-4 of F; stopping at its crossing
-                // once let the next steps take t = 1 (numpy, exact steps).
-                let (crossing, first) = (0..n)
-                    .filter(|&k| use_exact && free[k] && v[k] != 0.0 && d[k] * sign[k] < 0.0)
-                    .map(|k| (-v[k] / d[k], k))
-                    .fold((1.0_f64, None), |(t, at), (tk, k)| if tk < t { (tk, Some(k)) } else { (t, at) });
-                // The step projected back into the orthant of v (and the box): a coordinate whose sign
-                // the step would flip stops at zero and stays there for the rest of the refinement.
-                let project = |t: f64| -> Vec<f64> {
-                    (0..n)
-                        .map(|k| {
-                            let x = (v[k] + t * d[k]).clamp(cert.lo, cert.hi);
-                            if free[k] && (x * sign[k] <= 0.0 || (first == Some(k) && t >= crossing)) {
-                                0.0
-                            } else {
-                                x
-                            }
-                        })
-                        .collect()
-                };
-                let regularizer = |x: &[f64]| x.iter().map(|v| cert.l1 * v.abs() + 0.5 * cert.l2 * v * v).sum::<f64>();
-                let reg_now = regularizer(&v);
-                let mut t = 1.0_f64;
-                let step = loop {
-                    if t < MIN_STEP {
-                        break None;
-                    }
-                    let point = project(t);
-                    let moved: Vec<f64> = point.iter().zip(&v).map(|(x, v)| x - v).collect();
-                    let predicted = dot(&g, &moved);
-                    let dm = sub.times(&moved);
-                    let trial = Rows::at(kind, labels, &now.a, Some((&dm, 1.0)), sub.threads);
-                    let change = scale * (trial.loss - now.loss) + regularizer(&point) - reg_now;
-                    // Armijo, or where differences of F near its minimum are lost to rounding, a
-                    // non-positive slope of F at the end of the step, from the left: F is convex along
-                    // the path, so it decreased all the way.
-                    let slope_at_end = scale * dot(&trial.u, &dm)
-                        + (0..n).map(|k| (cert.l1 * sign[k] + cert.l2 * point[k]) * moved[k]).sum::<f64>();
-                    if predicted < 0.0 && (change <= ARMIJO * predicted || slope_at_end <= 0.0) {
-                        break Some((point, trial));
-                    }
-                    t = if t == 1.0 && crossing < 1.0 { crossing.max(MIN_STEP) } else { t * 0.5 };
-                };
-                match step {
-                    Some(found) => break Some(found),
-                    None if use_exact => continue,
-                    None => break None,
-                }
-            };
-
+                line_search(&system, &v, &sign, &d, use_exact)
+            });
             let Some((point, trial)) = found else { break };
             for k in 0..n {
                 if point[k] == 0.0 || point[k] == cert.lo || point[k] == cert.hi {
                     free[k] = false;
                 }
             }
+            let change = scale * (trial.loss - now.loss) + regularizer(cert, &point) - regularizer(cert, &v);
+            f += change;
             (v, now) = (point, trial);
             let (dual, z) = dual_at(cert, data, c, w.len(), 1, &refined_point(cert, labels, &now.a));
             if dual.is_finite() {
                 best = best.max(dual);
             }
             last_gradient = Some(z.iter().map(|x| -x).collect::<Vec<f64>>());
-            if best >= enough {
+            if best >= enough || (round_exact && -change < SETTLED * (f - best)) {
                 break;
             }
         }
@@ -214,50 +167,135 @@ pub(super) fn refine(
         }
         // Once the support is solved, the zero coordinates that still violate optimality come in
         // (exact steps only: a conjugate-gradient round has not solved its support).
-        let Some(gradient) = last_gradient.as_ref().filter(|_| exact && best < enough && round + 1 < EXACT_ROUNDS)
-        else {
+        let Some(gradient) = last_gradient.as_ref().filter(|_| round_exact && exact.near && best < enough) else {
             break;
         };
-        let mut violators: Vec<(f64, usize)> = (0..x.len())
-            .filter(|&j| x[j] == 0.0)
-            .map(|j| (violation(cert, 0.0, gradient[j]), j))
-            .filter(|&(e, _)| e > 0.0)
-            .collect();
-        if violators.is_empty() {
+        entering = violators(cert, &x, gradient, EXACT_ENTER);
+        if entering.is_empty() {
             break;
         }
-        if violators.len() > EXACT_ENTER {
-            violators.select_nth_unstable_by(EXACT_ENTER - 1, |a, b| b.0.total_cmp(&a.0));
-            violators.truncate(EXACT_ENTER);
-        }
-        entering = violators.into_iter().map(|(_, j)| (j, -gradient[j].signum())).collect();
     }
     let moved = last_gradient.map(|gradient| (x, gradient));
     best.is_finite().then_some(Refined { dual: best, moved })
 }
 
-/// d ≈ −H⁻¹g on the free coordinates, H = scale·X_Vᵀ·diag(curvature)·X_V + l2·I, by conjugate
-/// gradients preconditioned by H's diagonal; None when H has no curvature along g.
-fn newton_direction(
-    sub: &Subspace,
-    curvature: &[f64],
-    scale: f64,
-    l2: f64,
-    g: &[f64],
-    free: &[bool],
-    cg_steps: usize,
-) -> Option<Vec<f64>> {
+/// Whether a refinement still takes exact steps, and how many it has left. An exact step that
+/// cannot be taken (too many coordinates cross zero, or no ridge makes H positive definite) says
+/// the point is not yet where Newton's steps pay: conjugate gradients take the rest.
+struct Exact {
+    near: bool,
+    left: usize,
+}
+
+impl Exact {
+    /// One exact step, when one is left.
+    fn take(&mut self) -> bool {
+        let ok = self.near && self.left > 0;
+        self.left -= usize::from(ok);
+        ok
+    }
+}
+
+/// l1·‖x‖₁ + ½·l2·‖x‖² on V.
+fn regularizer(cert: &Certificate, x: &[f64]) -> f64 {
+    x.iter().map(|v| cert.l1 * v.abs() + 0.5 * cert.l2 * v * v).sum()
+}
+
+/// The point along d from v that the line search accepts, projected back into the orthant of v
+/// (and the box), with the rows there; None when no step down to [`MIN_STEP`] passes.
+///
+/// A coordinate whose sign the step would flip stops at zero and stays there for the rest of
+/// the refinement. An exact step (`stop_at_crossing`) whose full length fails tries next where
+/// its first non-zero coordinate reaches zero, with that coordinate at zero for good: projecting
+/// it to zero at every step instead failed Armijo. On debian-desc at C = 10 one coordinate asked
+/// for a step of 11 across zero at each Newton step, the search halved to t = 1/32, and the gap
+/// stayed at 1.9e-4 of F; stopping at its crossing once let the next steps take t = 1 (numpy,
+/// exact steps). Since exact steps are solved in their face this is a fallback, for a step whose
+/// face solves still left a coordinate crossing.
+fn line_search(
+    system: &Newton,
+    v: &[f64],
+    sign: &[f64],
+    d: &[f64],
+    stop_at_crossing: bool,
+) -> Option<(Vec<f64>, Rows)> {
+    let Newton { cert, labels, sub, now, scale, g, free } = *system;
+    let n = v.len();
+    let slope = dot(g, d);
+    if slope.is_nan() || slope >= 0.0 {
+        return None;
+    }
+    // Where the first non-zero free coordinate reaches zero, when that comes before t = 1.
+    let (crossing, first) = (0..n)
+        .filter(|&k| stop_at_crossing && free[k] && v[k] != 0.0 && d[k] * sign[k] < 0.0)
+        .map(|k| (-v[k] / d[k], k))
+        .fold((1.0_f64, None), |(t, at), (tk, k)| if tk < t { (tk, Some(k)) } else { (t, at) });
+    let project = |t: f64| -> Vec<f64> {
+        (0..n)
+            .map(|k| {
+                let x = (v[k] + t * d[k]).clamp(cert.lo, cert.hi);
+                if free[k] && (x * sign[k] <= 0.0 || (first == Some(k) && t >= crossing)) {
+                    0.0
+                } else {
+                    x
+                }
+            })
+            .collect()
+    };
+    let reg_now = regularizer(cert, v);
+    let mut t = 1.0_f64;
+    while t >= MIN_STEP {
+        let point = project(t);
+        let moved: Vec<f64> = point.iter().zip(v).map(|(x, v)| x - v).collect();
+        let predicted = dot(g, &moved);
+        let dm = sub.times(&moved);
+        let trial = Rows::at(cert.conjugate, labels, &now.a, Some((&dm, 1.0)), sub.threads);
+        let change = scale * (trial.loss - now.loss) + regularizer(cert, &point) - reg_now;
+        // Armijo, or where differences of F near its minimum are lost to rounding, a
+        // non-positive slope of F at the end of the step, from the left: F is convex along the
+        // path, so it decreased all the way.
+        let slope_at_end = scale * dot(&trial.u, &dm)
+            + (0..n).map(|k| (cert.l1 * sign[k] + cert.l2 * point[k]) * moved[k]).sum::<f64>();
+        if predicted < 0.0 && (change <= ARMIJO * predicted || slope_at_end <= 0.0) {
+            return Some((point, trial));
+        }
+        t = if t == 1.0 && crossing < 1.0 { crossing.max(MIN_STEP) } else { t * 0.5 };
+    }
+    None
+}
+
+/// The zero coordinates of `x` that violate their optimality condition at ∇f = `gradient`, at
+/// most `most` of the worst, each with the sign its gradient asks for.
+fn violators(cert: &Certificate, x: &[f64], gradient: &[f64], most: usize) -> Vec<(usize, f64)> {
+    let mut found: Vec<(f64, usize)> = (0..x.len())
+        .filter(|&j| x[j] == 0.0)
+        .map(|j| (violation(cert, 0.0, gradient[j]), j))
+        .filter(|&(e, _)| e > 0.0)
+        .collect();
+    if found.len() > most {
+        found.select_nth_unstable_by(most - 1, |a, b| b.0.total_cmp(&a.0));
+        found.truncate(most);
+    }
+    found.into_iter().map(|(_, j)| (j, -gradient[j].signum())).collect()
+}
+
+/// d ≈ −H⁻¹g on the free coordinates by conjugate gradients preconditioned by H's diagonal;
+/// None when H has no curvature along g.
+fn newton_direction(system: &Newton, cg_steps: usize) -> Option<Vec<f64>> {
+    let (g, free) = (system.g, system.free);
     let n = g.len();
-    let diagonal = sub.weighted_squares(curvature);
+    let curvature = &system.now.curvature;
+    let diagonal = system.sub.weighted_squares(curvature);
     let largest = diagonal.iter().fold(0.0_f64, |x, &h| x.max(h));
     // A relative 1e-12 keeps exactly duplicated columns (a singular H) from dividing by 0.
-    let m: Vec<f64> = (0..n).map(|k| scale * diagonal[k] + l2 + 1e-12 * scale * largest).collect();
+    let ridge = 1e-12 * system.scale * largest;
+    let m: Vec<f64> = (0..n).map(|k| system.scale * diagonal[k] + system.cert.l2 + ridge).collect();
     let product = |p: &[f64]| -> Vec<f64> {
-        let xp = sub.times(p);
-        let weighted: Vec<f64> = xp.iter().zip(curvature).map(|(x, d)| x * d).collect();
-        let mut hp = sub.transpose_times(&weighted);
+        let mut hp = system.times(p, ridge);
         for k in 0..n {
-            hp[k] = if free[k] { scale * hp[k] + l2 * p[k] + 1e-12 * scale * largest * p[k] } else { 0.0 };
+            if !free[k] {
+                hp[k] = 0.0;
+            }
         }
         hp
     };
@@ -293,127 +331,365 @@ fn newton_direction(
 }
 
 /// The exact Newton step on the free coordinates, H = scale·X_Vᵀ·diag(curvature)·X_V + l2·I
-/// (plus a relative 1e-12 on the diagonal, as [`Subspace::hessian`] adds), by Cholesky, in the
-/// face where every coordinate the step would carry across zero is at zero: such coordinates
-/// move to zero (d_c = −v_c) and the others solve H_FF·d_F = −g_F − H_FC·d_C, again until none
-/// crosses. One step so drops every coordinate that leaves the support; stopping at each
-/// crossing in turn took 14 steps of t ≤ 1e-2 on debian-files at C = 10. A larger ridge when
-/// rounding leaves H not positive definite (exactly duplicated columns). None when no ridge up
-/// to 1e-6 of the largest diagonal entry works.
-#[allow(clippy::too_many_arguments)]
-fn exact_direction(
-    sub: &Subspace,
-    curvature: &[f64],
-    scale: f64,
-    l2: f64,
-    g: &[f64],
-    free: &[bool],
-    v: &[f64],
-    sign: &[f64],
-) -> Option<Vec<f64>> {
-    let n = g.len();
-    let h = sub.hessian(curvature, scale, l2);
-    let mut to_zero = vec![false; n];
-    let mut d = vec![0.0_f64; n];
-    for _ in 0..FACE_SOLVES {
-        let idx: Vec<usize> = (0..n).filter(|&k| free[k] && !to_zero[k]).collect();
-        let zeroed: Vec<usize> = (0..n).filter(|&k| to_zero[k]).collect();
-        if idx.is_empty() {
-            return None;
-        }
-        let solved = solve_face(&h, n, &idx, &zeroed, g, v)?;
-        d.iter_mut().for_each(|x| *x = 0.0);
-        for &c in &zeroed {
-            d[c] = -v[c];
-        }
-        for (&k, &x) in idx.iter().zip(&solved) {
-            d[k] = x;
-        }
-        let crossing: Vec<usize> = idx.iter().copied().filter(|&k| (v[k] + d[k]) * sign[k] < 0.0).collect();
-        if crossing.is_empty() {
-            break;
-        }
-        for k in crossing {
-            to_zero[k] = true;
-        }
+/// (plus a relative 1e-12 on the diagonal, as [`Subspace::hessian`] adds), in the face where
+/// every coordinate the step would carry across zero is at zero: such coordinates move to zero
+/// (d_c = −v_c) and the others solve H_FF·d_F = −g_F − H_FC·d_C, again until none crosses. One
+/// step so drops every coordinate that leaves the support; stopping at each crossing in turn
+/// took 14 steps of t ≤ 1e-2 on debian-files at C = 10.
+///
+/// `held` is the Cholesky factor of an earlier step's H on the same V, when there is one: the
+/// step is then solved by conjugate gradients on today's H, preconditioned by that factor. Near
+/// the optimum the curvature moves little between steps, so a handful of products with X_V
+/// (about 7 ms each at 4,200 columns on debian-files) replace forming H and factoring it (0.4 s
+/// and 0.6 s). H is formed and factored again when they do not converge. None when no ridge up
+/// to 1e-6 of the largest diagonal entry makes H positive definite.
+fn exact_direction(system: &Newton, held: &mut Option<FaceSystem>, v: &[f64], sign: &[f64]) -> Option<Vec<f64>> {
+    let (n, free) = (system.g.len(), system.free);
+    if let Some(d) =
+        held.as_ref().and_then(|old| face_step(old, free, v, sign, |zeroed| old.refined(system, v, zeroed)))
+    {
+        return d.iter().any(|&x| x != 0.0).then_some(d);
     }
+    let h = system.sub.hessian(&system.now.curvature, system.scale, system.cert.l2);
+    let idx: Vec<usize> = (0..n).filter(|&k| free[k]).collect();
+    let fresh = FaceSystem::factor(&h, n, idx)?;
+    let d = face_step(&fresh, free, v, sign, |zeroed| fresh.solve(system.g, free, v, zeroed))?;
+    *held = Some(fresh);
     d.iter().any(|&x| x != 0.0).then_some(d)
 }
 
-/// Solves of a step's face, at most: each refactors H on the coordinates left.
-const FACE_SOLVES: usize = 4;
-
-/// x = −H_II⁻¹·(g_I − H_IZ·v_Z) on the coordinates I, the coordinates Z moving to zero.
-fn solve_face(h: &[f64], n: usize, idx: &[usize], zeroed: &[usize], g: &[f64], v: &[f64]) -> Option<Vec<f64>> {
-    let f = idx.len();
-    let largest = idx.iter().map(|&k| h[k * n + k]).fold(0.0_f64, f64::max);
-    let rhs = faer::Mat::<f64>::from_fn(f, 1, |r, _| {
-        let k = idx[r];
-        -g[k] + zeroed.iter().map(|&c| h[k * n + c] * v[c]).sum::<f64>()
-    });
-    for ridge in [0.0, 1e-10, 1e-8, 1e-6] {
-        let a =
-            faer::Mat::<f64>::from_fn(f, f, |r, c| h[idx[r] * n + idx[c]] + if r == c { ridge * largest } else { 0.0 });
-        let Ok(factor) = a.llt(faer::Side::Lower) else { continue };
-        let x = faer::linalg::solvers::Solve::solve(&factor, &rhs);
-        let x: Vec<f64> = (0..f).map(|r| x[(r, 0)]).collect();
-        if x.iter().all(|v| v.is_finite()) {
-            return Some(x);
+/// The step in its face: `solve` gives d on the factor's coordinates for a set of positions
+/// sent to zero, and every coordinate it carries across zero joins that set, up to
+/// [`FACE_SOLVES`] times. Coordinates of the factor that are no longer free are in that set
+/// from the start, and stay put.
+fn face_step(
+    system: &FaceSystem,
+    free: &[bool],
+    v: &[f64],
+    sign: &[f64],
+    solve: impl Fn(&[usize]) -> Option<Vec<f64>>,
+) -> Option<Vec<f64>> {
+    let idx = &system.idx;
+    let mut zeroed: Vec<usize> = (0..idx.len()).filter(|&p| !free[idx[p]]).collect();
+    let held = zeroed.len();
+    let mut d = vec![0.0_f64; v.len()];
+    for _ in 0..FACE_SOLVES {
+        let solved = solve(&zeroed)?;
+        d.iter_mut().for_each(|x| *x = 0.0);
+        for (&k, &x) in idx.iter().zip(&solved) {
+            d[k] = x;
+        }
+        for &p in &zeroed {
+            d[idx[p]] = target(free, v, idx[p]);
+        }
+        let crossing: Vec<usize> =
+            (0..idx.len()).filter(|&p| !zeroed.contains(&p) && (v[idx[p]] + d[idx[p]]) * sign[idx[p]] < 0.0).collect();
+        if crossing.is_empty() {
+            break;
+        }
+        zeroed.extend(crossing);
+        if zeroed.len() - held > FACE_CROSSINGS {
+            return None;
         }
     }
-    None
+    Some(d)
+}
+
+/// Where a coordinate sent to zero moves: to zero when it is free, nowhere when it is held (at
+/// zero or at a bound of the box).
+fn target(free: &[bool], v: &[f64], k: usize) -> f64 {
+    if free[k] {
+        -v[k]
+    } else {
+        0.0
+    }
+}
+
+/// Solves of a step's face, at most: each adds the coordinates the last one carried across zero.
+const FACE_SOLVES: usize = 4;
+/// A step that carries more coordinates than this across zero is not taken exactly: its point
+/// is far from the optimum's support, and each face solve costs a triangular solve per such
+/// coordinate. On debian-files at C = 10 steps near the end cross 0–100; far from it, 500 and more.
+const FACE_CROSSINGS: usize = 256;
+/// Conjugate-gradient iterations of a step preconditioned by an earlier factor, at most, and
+/// the residual (relative to the first) they stop at: near the optimum three to eight suffice.
+const HELD_STEPS: usize = 25;
+const HELD_TOL: f64 = 1e-10;
+
+/// The Newton system of one step on V at the rows `now`: H = scale·X_Vᵀ·diag(ℓ″)·X_V + l2·I and
+/// the gradient g, on the coordinates still free.
+#[derive(Clone, Copy)]
+struct Newton<'a> {
+    cert: &'a Certificate,
+    labels: &'a [f64],
+    sub: &'a Subspace,
+    now: &'a Rows,
+    scale: f64,
+    g: &'a [f64],
+    free: &'a [bool],
+}
+
+impl Newton<'_> {
+    /// H·p, p on all of V, with `ridge` more on the diagonal.
+    fn times(&self, p: &[f64], ridge: f64) -> Vec<f64> {
+        let xp = self.sub.times(p);
+        let weighted: Vec<f64> = xp.iter().zip(&self.now.curvature).map(|(x, d)| x * d).collect();
+        let mut hp = self.sub.transpose_times(&weighted);
+        for (k, x) in hp.iter_mut().enumerate() {
+            *x = self.scale * *x + (self.cert.l2 + ridge) * p[k];
+        }
+        hp
+    }
+}
+
+/// H on the coordinates I, factored once: the face where the coordinates Z go to zero is
+/// solved through this one factor. H_II·d = −g_I + E_Z·μ with d_Z = −v_Z fixes μ by the small
+/// system (E_Zᵀ·H_II⁻¹·E_Z)·μ = −v_Z − (H_II⁻¹·(−g_I))_Z, so the rows outside Z are exactly
+/// H_FF·d_F = −g_F − H_FZ·d_Z. Refactoring H_FF for each set of crossings instead cost a factor
+/// apiece (0.3–0.6 s at 4,200 columns).
+struct FaceSystem {
+    idx: Vec<usize>,
+    factor: faer::linalg::solvers::Llt<f64>,
+    /// The relative ridge H carries on its diagonal (1e-12 of the largest entry, see
+    /// [`Subspace::hessian`]), so that products match the factored matrix.
+    ridge: f64,
+}
+
+impl FaceSystem {
+    /// The Cholesky factor of H_II (lower triangle of the row-major n×n `h`), with a ridge of
+    /// up to 1e-6 of the largest diagonal entry when rounding leaves H_II not positive definite.
+    fn factor(h: &[f64], n: usize, idx: Vec<usize>) -> Option<Self> {
+        if idx.is_empty() {
+            return None;
+        }
+        let f = idx.len();
+        let largest = idx.iter().map(|&k| h[k * n + k]).fold(0.0_f64, f64::max);
+        let ridge = 1e-12 / (1.0 + 1e-12) * largest;
+        let factor = [0.0, 1e-10, 1e-8, 1e-6].into_iter().find_map(|extra| {
+            let a = faer::Mat::<f64>::from_fn(f, f, |r, c| {
+                if c > r {
+                    0.0
+                } else {
+                    h[idx[r] * n + idx[c]] + if r == c { extra * largest } else { 0.0 }
+                }
+            });
+            a.llt(faer::Side::Lower).ok()
+        })?;
+        Some(FaceSystem { idx, factor, ridge })
+    }
+
+    /// x on I with x_Z = `fixed` for the positions `zeroed` in I, and H_FF·x_F = rhs_F − H_FZ·x_Z
+    /// on the rest, through the factor.
+    fn solve_fixed(&self, rhs: &[f64], zeroed: &[usize], fixed: impl Fn(usize) -> f64) -> Option<Vec<f64>> {
+        use faer::linalg::solvers::Solve;
+        let f = self.idx.len();
+        let x0 = self.factor.solve(faer::Mat::<f64>::from_fn(f, 1, |r, _| rhs[r]));
+        let mut x: Vec<f64> = (0..f).map(|r| x0[(r, 0)]).collect();
+        if !zeroed.is_empty() {
+            let z = zeroed.len();
+            let y = self.factor.solve(faer::Mat::<f64>::from_fn(f, z, |r, c| if zeroed[c] == r { 1.0 } else { 0.0 }));
+            let s = faer::Mat::<f64>::from_fn(z, z, |r, c| y[(zeroed[r], c)]);
+            let b = faer::Mat::<f64>::from_fn(z, 1, |r, _| fixed(zeroed[r]) - x[zeroed[r]]);
+            let mu = s.partial_piv_lu().solve(&b);
+            for (r, v) in x.iter_mut().enumerate() {
+                *v += (0..z).map(|c| y[(r, c)] * mu[(c, 0)]).sum::<f64>();
+            }
+        }
+        x.iter().all(|v| v.is_finite()).then_some(x)
+    }
+
+    /// The step on I by this factor's H: d_Z = −v_Z, H_FF·d_F = −g_F − H_FZ·d_Z.
+    fn solve(&self, g: &[f64], free: &[bool], v: &[f64], zeroed: &[usize]) -> Option<Vec<f64>> {
+        let rhs: Vec<f64> = self.idx.iter().map(|&k| -g[k]).collect();
+        self.solve_fixed(&rhs, zeroed, |p| target(free, v, self.idx[p]))
+    }
+
+    /// The same step for another H (`system`'s, on the same V), by conjugate gradients on the
+    /// face preconditioned by this factor's face solve; None when they do not converge within
+    /// [`HELD_STEPS`]. The coordinates of I no longer free are among `zeroed`.
+    fn refined(&self, system: &Newton, v: &[f64], zeroed: &[usize]) -> Option<Vec<f64>> {
+        let (f, n) = (self.idx.len(), system.g.len());
+        let mut fixed = vec![false; f];
+        for &p in zeroed {
+            fixed[p] = true;
+        }
+        let spread = |x: &[f64]| -> Vec<f64> {
+            let mut full = vec![0.0; n];
+            for (&k, &xk) in self.idx.iter().zip(x) {
+                full[k] = xk;
+            }
+            full
+        };
+        let product = |x: &[f64]| -> Vec<f64> {
+            let hx = system.times(&spread(x), self.ridge);
+            self.idx.iter().map(|&k| hx[k]).collect()
+        };
+        let mut d: Vec<f64> =
+            (0..f).map(|p| if fixed[p] { target(system.free, v, self.idx[p]) } else { 0.0 }).collect();
+        let hd = product(&d);
+        let mut r: Vec<f64> = (0..f).map(|p| if fixed[p] { 0.0 } else { -system.g[self.idx[p]] - hd[p] }).collect();
+        let mut z = self.solve_fixed(&r, zeroed, |_| 0.0)?;
+        let mut p = z.clone();
+        let mut rz = dot(&r, &z);
+        let stop = HELD_TOL * rz;
+        for _ in 0..HELD_STEPS {
+            if rz <= stop {
+                return Some(d);
+            }
+            let hp = product(&p);
+            let curv = dot(&p, &hp);
+            if curv.is_nan() || curv <= 0.0 {
+                return None;
+            }
+            let alpha = rz / curv;
+            for k in 0..f {
+                if !fixed[k] {
+                    d[k] += alpha * p[k];
+                    r[k] -= alpha * hp[k];
+                }
+            }
+            z = self.solve_fixed(&r, zeroed, |_| 0.0)?;
+            let next = dot(&r, &z);
+            let beta = next / rz;
+            rz = next;
+            for k in 0..f {
+                p[k] = z[k] + beta * p[k];
+            }
+        }
+        (rz <= stop).then_some(d)
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    /// A small problem whose plain Newton step flips a sign, and H formed from X directly.
+    struct Case {
+        x: Vec<Vec<f64>>,
+        indptr: Vec<usize>,
+        indices: Vec<u32>,
+        values: Vec<f64>,
+        labels: Vec<f64>,
+    }
+
+    const M: usize = 7;
+    const D: usize = 4;
+    const SCALE: f64 = 1.0 / M as f64;
+    const L2: f64 = 1e-3;
+    const V: [f64; D] = [0.8, 0.01, -0.02, 0.5];
+    const SIGN: [f64; D] = [1.0, 1.0, -1.0, 1.0];
+    const G: [f64; D] = [0.01, 0.2, -0.15, -0.02];
+
+    impl Case {
+        fn new() -> Case {
+            let x: Vec<Vec<f64>> = (0..M)
+                .map(|i| (0..D).map(|j| (((i * 7 + j * 3) % 5) as f64 - 1.5) / (1 + j) as f64).collect())
+                .collect();
+            let (mut indptr, mut indices, mut values) = (vec![0], vec![], vec![]);
+            for row in &x {
+                for (j, &v) in row.iter().enumerate() {
+                    indices.push(j as u32);
+                    values.push(v);
+                }
+                indptr.push(indices.len());
+            }
+            Case { x, indptr, indices, values, labels: vec![1.0; M] }
+        }
+
+        fn data(&self) -> DataView<'_> {
+            DataView::new(&self.indptr, &self.indices, &self.values, &self.labels, D)
+        }
+
+        fn h(&self, curvature: &[f64], r: usize, c: usize) -> f64 {
+            let sum: f64 = (0..M).map(|i| SCALE * curvature[i] * self.x[i][r] * self.x[i][c]).sum();
+            sum + if r == c { L2 } else { 0.0 }
+        }
+
+        /// Asserts that `step` keeps every sign, lands at least one coordinate at zero, and
+        /// solves H·d = −g on the rest.
+        fn assert_face_step(&self, curvature: &[f64], step: &[f64], tol: f64) {
+            let zeroed: Vec<usize> = (0..D).filter(|&k| V[k] + step[k] == 0.0).collect();
+            assert!(!zeroed.is_empty(), "nothing landed at zero: {step:?}");
+            for k in 0..D {
+                assert!((V[k] + step[k]) * SIGN[k] >= 0.0, "coordinate {k} crossed zero: {step:?}");
+                if !zeroed.contains(&k) {
+                    let residual = (0..D).map(|c| self.h(curvature, k, c) * step[c]).sum::<f64>() + G[k];
+                    assert!(residual.abs() <= tol * G[k].abs().max(1e-3), "row {k} of H·d + g is {residual}");
+                }
+            }
+        }
+    }
+
+    fn curvature(shift: f64) -> Vec<f64> {
+        (0..M).map(|i| 0.05 + shift + 0.03 * i as f64).collect()
+    }
+
+    /// Rows whose ℓ″ is `curvature` (nothing else of them is read by a Newton system's solves).
+    fn rows(curvature: Vec<f64>) -> Rows {
+        Rows { a: vec![0.0; M], u: vec![0.0; M], curvature, loss: 0.0 }
+    }
+
+    fn ridge_only() -> Certificate {
+        Certificate {
+            conjugate: crate::plan::LossConjugate::Squared,
+            l1: 0.0,
+            l2: L2,
+            lo: f64::NEG_INFINITY,
+            hi: f64::INFINITY,
+            vector: None,
+            groups: None,
+            intercept: false,
+            intercept_l2: 0.0,
+        }
+    }
+
     /// The exact step solves the Newton system in its face: coordinates the plain step would
-    /// carry across zero land exactly at zero, and on the rest H·d = −g holds, with H formed
-    /// here from X directly.
+    /// carry across zero land exactly at zero, and on the rest H·d = −g holds.
     #[test]
     fn an_exact_step_lands_the_coordinates_that_leave_the_support_at_zero() {
-        let (m, d) = (7, 4);
-        let x: Vec<Vec<f64>> =
-            (0..m).map(|i| (0..d).map(|j| (((i * 7 + j * 3) % 5) as f64 - 1.5) / (1 + j) as f64).collect()).collect();
-        let (mut indptr, mut indices, mut values) = (vec![0], vec![], vec![]);
-        for row in &x {
-            for (j, &v) in row.iter().enumerate() {
-                indices.push(j as u32);
-                values.push(v);
-            }
-            indptr.push(indices.len());
-        }
-        let labels = vec![1.0; m];
-        let data = DataView::new(&indptr, &indices, &values, &labels, d);
-        let cols: Vec<usize> = (0..d).collect();
-        let sub = Subspace::new(&data, d, &cols);
-        let curvature: Vec<f64> = (0..m).map(|i| 0.05 + 0.03 * i as f64).collect();
-        let (scale, l2) = (1.0 / m as f64, 1e-3);
-        let h = |r: usize, c: usize| {
-            let sum: f64 = (0..m).map(|i| scale * curvature[i] * x[i][r] * x[i][c]).sum();
-            sum + if r == c { l2 } else { 0.0 }
-        };
-        let v = [0.8, 0.01, -0.02, 0.5];
-        let sign = [1.0, 1.0, -1.0, 1.0];
-        let g = [0.01, 0.2, -0.15, -0.02];
-        let free = [true; 4];
+        let case = Case::new();
+        let data = case.data();
+        let cols: Vec<usize> = (0..D).collect();
+        let sub = Subspace::new(&data, D, &cols);
+        let curvature = curvature(0.0);
         // The plain Newton step flips a sign: the face matters.
-        let full = nalgebra::DMatrix::from_fn(d, d, &h)
+        let full = nalgebra::DMatrix::from_fn(D, D, |r, c| case.h(&curvature, r, c))
             .cholesky()
             .expect("H is positive definite")
-            .solve(&nalgebra::DVector::from_iterator(d, g.iter().map(|x| -x)));
-        assert!((0..d).any(|k| (v[k] + full[k]) * sign[k] < 0.0), "no coordinate crosses zero: {full}");
+            .solve(&nalgebra::DVector::from_iterator(D, G.iter().map(|x| -x)));
+        assert!((0..D).any(|k| (V[k] + full[k]) * SIGN[k] < 0.0), "no coordinate crosses zero: {full}");
 
-        let step = exact_direction(&sub, &curvature, scale, l2, &g, &free, &v, &sign).expect("a step");
-        let zeroed: Vec<usize> = (0..d).filter(|&k| v[k] + step[k] == 0.0).collect();
-        assert!(!zeroed.is_empty(), "nothing landed at zero: {step:?}");
-        for k in 0..d {
-            assert!((v[k] + step[k]) * sign[k] >= 0.0, "coordinate {k} crossed zero: {step:?}");
-            if !zeroed.contains(&k) {
-                let residual = (0..d).map(|c| h(k, c) * step[c]).sum::<f64>() + g[k];
-                assert!(residual.abs() <= 1e-9 * g[k].abs().max(1e-3), "row {k} of H·d + g is {residual}");
-            }
-        }
+        let (free, cert, now) = ([true; D], ridge_only(), rows(curvature.clone()));
+        let system =
+            Newton { cert: &cert, labels: &case.labels, sub: &sub, now: &now, scale: SCALE, g: &G, free: &free };
+        let mut held = None;
+        let step = exact_direction(&system, &mut held, &V, &SIGN).expect("a step");
+        assert!(held.is_some(), "the step's factor is not kept for the next one");
+        case.assert_face_step(&curvature, &step, 1e-9);
+    }
+
+    /// A later step on the same V solves its own H, by conjugate gradients preconditioned with
+    /// the factor an earlier step's H left: the same face conditions, to the same accuracy.
+    #[test]
+    fn a_held_factor_preconditions_the_next_exact_step() {
+        let case = Case::new();
+        let data = case.data();
+        let cols: Vec<usize> = (0..D).collect();
+        let sub = Subspace::new(&data, D, &cols);
+        let (free, cert) = ([true; D], ridge_only());
+        let before = rows(curvature(0.0));
+        let mut held = None;
+        let first =
+            Newton { cert: &cert, labels: &case.labels, sub: &sub, now: &before, scale: SCALE, g: &G, free: &free };
+        exact_direction(&first, &mut held, &V, &SIGN).expect("a first step");
+        let old = held.expect("a factor");
+
+        let after = curvature(0.02);
+        let now = rows(after.clone());
+        let next = Newton { cert: &cert, labels: &case.labels, sub: &sub, now: &now, scale: SCALE, g: &G, free: &free };
+        let step = face_step(&old, &free, &V, &SIGN, |zeroed| old.refined(&next, &V, zeroed))
+            .expect("conjugate gradients converge on the held factor");
+        case.assert_face_step(&after, &step, 1e-7);
     }
 }
