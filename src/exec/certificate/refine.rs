@@ -51,11 +51,17 @@ pub(super) const REFINE_FIRST: f64 = 1e-2;
 /// A wide support's refinement takes exact Newton steps once the gap is within this fraction of
 /// F. Each costs a dense Hessian and its Cholesky factor (about 1 s at 4,200 columns on
 /// debian-files; a round's later steps reuse the factor), which pays once the support is close
-/// to the optimum's. On debian-files at C = 10, from 1e-2·F the run took 38 epochs, from 0.1·F
-/// 22–24, from 0.3·F 20; from any gap the first rounds far from the optimum took 10–35 s a check
-/// and the run 59–67 s. On debian-desc at C = 10 and 100, 0.3·F took 18 and 24 epochs instead
-/// of 20 and 30.
-pub(super) const EXACT_GAP: f64 = 0.3;
+/// to the optimum's. Epochs to a certified 1e-4 by this fraction, with the bounds of
+/// `support.rs` (ten exact steps a check, 256 crossings a step):
+///
+/// | fraction | debian-desc, C = 10 | debian-files, C = 10 | debian-desc, C = 100 |
+/// |---|---:|---:|---:|
+/// | 1e-2 | 20 | 38 | 30 |
+/// | 0.3 | 18 | 20 | 24 |
+/// | 0.5 | 16 | 20 | 24 |
+/// | 0.7 | 18 | 22 | 24 |
+/// | 1 | 18 | 22 | 24 (and 20% slower) |
+pub(super) const EXACT_GAP: f64 = 0.5;
 /// Most coordinates a Newton refinement solves for: its dense Hessian holds n² entries, and every
 /// step of its model's minimisation costs up to n² a sweep or a conjugate-gradient iteration.
 pub(super) const REFINE_MAX: usize = 1500;
