@@ -301,33 +301,54 @@ fn newton_direction(system: &Newton, cg_steps: usize) -> Option<Vec<f64>> {
     };
     let mut d = vec![0.0; n];
     let mut r: Vec<f64> = g.iter().map(|x| -x).collect();
-    let mut z: Vec<f64> = r.iter().zip(&m).map(|(r, m)| r / m).collect();
+    let precondition = |r: &[f64]| Some(r.iter().zip(&m).map(|(r, m)| r / m).collect());
+    // Stopped short (by the step cap or no curvature), d is still a descent direction.
+    conjugate_gradients(&mut d, &mut r, free, (cg_steps, CG_TOL), product, precondition);
+    d.iter().any(|&x| x != 0.0).then_some(d)
+}
+
+/// Preconditioned conjugate gradients on H·d = b from `d`, whose residual b − H·d is `r`; both
+/// are updated in place, on the coordinates `moves` only. They run for at most `limit.0`
+/// iterations, until rᵀM⁻¹r falls to `limit.1` of its first value; whether they got there (not
+/// when H has no curvature along a direction, or a product or preconditioning is not finite).
+fn conjugate_gradients(
+    d: &mut [f64],
+    r: &mut [f64],
+    moves: &[bool],
+    (steps, tol): (usize, f64),
+    product: impl Fn(&[f64]) -> Vec<f64>,
+    precondition: impl Fn(&[f64]) -> Option<Vec<f64>>,
+) -> bool {
+    let Some(mut z) = precondition(r) else { return false };
     let mut p = z.clone();
-    let mut rz = dot(&r, &z);
-    let stop = CG_TOL * rz;
-    for _ in 0..cg_steps {
+    let mut rz = dot(r, &z);
+    let stop = tol * rz;
+    for _ in 0..steps {
         if rz.is_nan() || rz <= stop {
-            break;
+            return rz <= stop;
         }
         let hp = product(&p);
         let curv = dot(&p, &hp);
         if curv.is_nan() || curv <= 0.0 {
-            break;
+            return false;
         }
         let alpha = rz / curv;
-        for k in 0..n {
-            d[k] += alpha * p[k];
-            r[k] -= alpha * hp[k];
-            z[k] = r[k] / m[k];
+        for k in 0..d.len() {
+            if moves[k] {
+                d[k] += alpha * p[k];
+                r[k] -= alpha * hp[k];
+            }
         }
-        let next = dot(&r, &z);
+        let Some(next_z) = precondition(r) else { return false };
+        z = next_z;
+        let next = dot(r, &z);
         let beta = next / rz;
         rz = next;
-        for k in 0..n {
+        for k in 0..p.len() {
             p[k] = z[k] + beta * p[k];
         }
     }
-    d.iter().any(|&x| x != 0.0).then_some(d)
+    rz <= stop
 }
 
 /// The exact Newton step on the free coordinates, H = scale·X_Vᵀ·diag(curvature)·X_V + l2·I
@@ -450,8 +471,8 @@ impl Newton<'_> {
 struct FaceSystem {
     idx: Vec<usize>,
     factor: faer::linalg::solvers::Llt<f64>,
-    /// The relative ridge H carries on its diagonal (1e-12 of the largest entry, see
-    /// [`Subspace::hessian`]), so that products match the factored matrix.
+    /// About the relative ridge H carries on its diagonal (1e-12 of its largest entry, see
+    /// [`Subspace::hessian`]), for the products of a later step's H.
     ridge: f64,
 }
 
@@ -509,9 +530,9 @@ impl FaceSystem {
     /// [`HELD_STEPS`]. The coordinates of I no longer free are among `zeroed`.
     fn refined(&self, system: &Newton, v: &[f64], zeroed: &[usize]) -> Option<Vec<f64>> {
         let (f, n) = (self.idx.len(), system.g.len());
-        let mut fixed = vec![false; f];
+        let mut moves = vec![true; f];
         for &p in zeroed {
-            fixed[p] = true;
+            moves[p] = false;
         }
         let spread = |x: &[f64]| -> Vec<f64> {
             let mut full = vec![0.0; n];
@@ -525,38 +546,11 @@ impl FaceSystem {
             self.idx.iter().map(|&k| hx[k]).collect()
         };
         let mut d: Vec<f64> =
-            (0..f).map(|p| if fixed[p] { target(system.free, v, self.idx[p]) } else { 0.0 }).collect();
+            (0..f).map(|p| if moves[p] { 0.0 } else { target(system.free, v, self.idx[p]) }).collect();
         let hd = product(&d);
-        let mut r: Vec<f64> = (0..f).map(|p| if fixed[p] { 0.0 } else { -system.g[self.idx[p]] - hd[p] }).collect();
-        let mut z = self.solve_fixed(&r, zeroed, |_| 0.0)?;
-        let mut p = z.clone();
-        let mut rz = dot(&r, &z);
-        let stop = HELD_TOL * rz;
-        for _ in 0..HELD_STEPS {
-            if rz <= stop {
-                return Some(d);
-            }
-            let hp = product(&p);
-            let curv = dot(&p, &hp);
-            if curv.is_nan() || curv <= 0.0 {
-                return None;
-            }
-            let alpha = rz / curv;
-            for k in 0..f {
-                if !fixed[k] {
-                    d[k] += alpha * p[k];
-                    r[k] -= alpha * hp[k];
-                }
-            }
-            z = self.solve_fixed(&r, zeroed, |_| 0.0)?;
-            let next = dot(&r, &z);
-            let beta = next / rz;
-            rz = next;
-            for k in 0..f {
-                p[k] = z[k] + beta * p[k];
-            }
-        }
-        (rz <= stop).then_some(d)
+        let mut r: Vec<f64> = (0..f).map(|p| if moves[p] { -system.g[self.idx[p]] - hd[p] } else { 0.0 }).collect();
+        let precondition = |r: &[f64]| self.solve_fixed(r, zeroed, |_| 0.0);
+        conjugate_gradients(&mut d, &mut r, &moves, (HELD_STEPS, HELD_TOL), product, precondition).then_some(d)
     }
 }
 
@@ -631,17 +625,7 @@ mod tests {
     }
 
     fn ridge_only() -> Certificate {
-        Certificate {
-            conjugate: crate::plan::LossConjugate::Squared,
-            l1: 0.0,
-            l2: L2,
-            lo: f64::NEG_INFINITY,
-            hi: f64::INFINITY,
-            vector: None,
-            groups: None,
-            intercept: false,
-            intercept_l2: 0.0,
-        }
+        super::super::tests::cert(0.0, L2, f64::NEG_INFINITY, f64::INFINITY)
     }
 
     /// The exact step solves the Newton system in its face: coordinates the plain step would

@@ -2,7 +2,7 @@ use super::loss::{loss_derivatives, loss_terms, loss_value};
 use super::refine::*;
 use super::*;
 
-fn cert(l1: f64, l2: f64, lo: f64, hi: f64) -> Certificate {
+pub(super) fn cert(l1: f64, l2: f64, lo: f64, hi: f64) -> Certificate {
     Certificate {
         conjugate: LossConjugate::Squared,
         l1,
