@@ -148,16 +148,35 @@ const WS_FEATURES: usize = 4 * WS_MIN;
 /// costs a fraction of a check (three passes over all the data), and a few make the most of it.
 const WS_INNER: usize = 2;
 
-/// The next working set: every non-zero weight, then the largest violators, up to
-/// max(WS_MIN, 2·nnz) features (all of them when fewer violate).
+/// How many features a working set holds.
+#[derive(Clone, Copy)]
+enum SetSize {
+    /// Every non-zero weight and every violator. The first set is this one, as newGLMNET's
+    /// first outer iteration sees every feature. At weak regularization a set grown from
+    /// WS_MIN columns lets its first columns fit most rows confidently; columns that enter
+    /// later then see rows with no curvature left, and F crawled (debian-desc at C = 10: 10%
+    /// above F* after 20 epochs on Newton epochs alone). Whole runs to a certified 1e-4,
+    /// against a first set of WS_MIN columns: debian-desc at C = 100 0.67×, at C = 10 0.84×,
+    /// debian-files at C = 10 0.92×, at C = 1 0.87×, debian-desc at C = 1 1.13× (0.1 s).
+    /// Walking every feature instead, violators or not, cost debian-files at C = 1 1.6×.
+    Violators,
+    /// The non-zero weights, then the largest violators, up to max(WS_MIN, 2·nnz) features.
+    Doubling,
+}
+
+/// The next working set: every non-zero weight, then the largest violators, as many as `size`
+/// says (all of them when fewer violate).
 fn working_set(
     cert: &crate::plan::Certificate,
     w: &[f64],
     gradient: &[f64],
     screening: Option<&Screening>,
+    size: SetSize,
 ) -> Vec<u32> {
-    let support = w.iter().filter(|v| **v != 0.0).count();
-    let size = WS_MIN.max(2 * support);
+    let size = match size {
+        SetSize::Violators => usize::MAX,
+        SetSize::Doubling => WS_MIN.max(2 * w.iter().filter(|v| **v != 0.0).count()),
+    };
     let mut scored: Vec<(f64, u32)> = w
         .iter()
         .zip(gradient)
@@ -312,7 +331,7 @@ pub fn run_watched(
     if let Some(cert) = &ws_cert {
         let checking = Instant::now();
         if let (_, Some(a)) = check_point(plan, &state, data, None, |_| f64::INFINITY) {
-            working = Some(repick(&mut order, cert, state.weights(plan), &a.gradient, None));
+            working = Some(repick(&mut order, cert, state.weights(plan), &a.gradient, None, SetSize::Violators));
         }
         check_seconds += checking.elapsed().as_secs_f64();
     }
@@ -377,7 +396,8 @@ pub fn run_watched(
             }
             let gap = assessment.as_ref().map(|a| a.gap);
             if let (Some(cert), Some(a), true) = (&ws_cert, &assessment, due) {
-                working = Some(repick(&mut order, cert, flushed.weights(plan), &a.gradient, screening.as_ref()));
+                let w = flushed.weights(plan);
+                working = Some(repick(&mut order, cert, w, &a.gradient, screening.as_ref(), SetSize::Doubling));
             }
             let spent = checking.elapsed().as_secs_f64();
             let testing = Instant::now();
@@ -557,8 +577,9 @@ fn repick(
     w: &[f64],
     gradient: &[f64],
     screening: Option<&Screening>,
+    size: SetSize,
 ) -> usize {
-    let ws = working_set(cert, w, gradient, screening);
+    let ws = working_set(cert, w, gradient, screening, size);
     let n = ws.len();
     order.set_columns(ws);
     n
@@ -580,4 +601,49 @@ fn progress_bar(settings: &RunSettings) -> indicatif::ProgressBar {
 /// Two significant digits in scientific form, as gaps are read.
 pub fn sci(v: f64) -> String {
     format!("{v:.1e}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plan::{Certificate, LossConjugate};
+
+    fn l1(l1: f64) -> Certificate {
+        let inf = f64::INFINITY;
+        Certificate {
+            conjugate: LossConjugate::Squared,
+            l1,
+            l2: 0.0,
+            lo: -inf,
+            hi: inf,
+            vector: None,
+            groups: None,
+            intercept: false,
+            intercept_l2: 0.0,
+        }
+    }
+
+    /// 1,000 features: 3 non-zero, 600 violating (|∇ⱼf| > l1 = 1) at zero, the rest not.
+    fn case() -> (Vec<f64>, Vec<f64>) {
+        let w: Vec<f64> = (0..1000).map(|j| if j < 3 { 1.0 } else { 0.0 }).collect();
+        let g: Vec<f64> = (0..1000).map(|j| if j < 603 { 1.0 + j as f64 } else { 0.5 }).collect();
+        (w, g)
+    }
+
+    #[test]
+    fn the_first_working_set_holds_every_violator() {
+        let (w, g) = case();
+        let set = working_set(&l1(1.0), &w, &g, None, SetSize::Violators);
+        assert_eq!(set, (0..603).collect::<Vec<u32>>());
+    }
+
+    #[test]
+    fn a_later_working_set_holds_the_support_and_the_worst_violators() {
+        let (w, g) = case();
+        let set = working_set(&l1(1.0), &w, &g, None, SetSize::Doubling);
+        assert_eq!(set.len(), WS_MIN);
+        // The support, then the largest |∇ⱼf| (they grow with j here).
+        let worst: Vec<u32> = (0..3).chain(603 - (WS_MIN as u32 - 3)..603).collect();
+        assert_eq!(set, worst);
+    }
 }
