@@ -17,7 +17,8 @@
 //! round's first step, and the round's later steps solved by conjugate gradients preconditioned
 //! with that factor, each in the face where the coordinates that leave the support sit at zero.
 //! Once the support is solved, the zero coordinates that still violate optimality enter and the
-//! next round begins. CG stops short on near-duplicate columns, and the support's largest
+//! next round begins, its steps preconditioned by the same factor bordered with the entering
+//! columns. CG stops short on near-duplicate columns, and the support's largest
 //! violation, which scales the dual point, stays near 1e-3 of λ; exact steps close it.
 
 use super::refine::{moves_freely, refined_point, Refined, Rows, Subspace, REFINE_RESIDUAL};
@@ -96,6 +97,7 @@ pub(super) fn refine(
     let mut best = f64::NEG_INFINITY;
     let mut last_gradient: Option<Vec<f64>> = None;
     let mut exact = Exact { near: exact, left: EXACT_BUDGET };
+    let mut held: Option<FaceSystem> = None;
     for _ in 0..EXACT_ROUNDS {
         let mut columns: Vec<(usize, f64)> =
             (0..x.len()).filter(|&j| moves_freely(cert, x[j])).map(|j| (j, x[j].signum())).collect();
@@ -117,8 +119,11 @@ pub(super) fn refine(
         // A coordinate a step takes to zero or to a bound stays there: its sign is no longer kept.
         let mut free = vec![true; n];
         let round_exact = exact.near && n <= EXACT_MAX;
-        // The factor of this round's first exact step, which preconditions the next ones.
-        let mut held: Option<FaceSystem> = None;
+        // The factor of this round's first exact step, which preconditions the next ones; a
+        // factor from an earlier round is carried onto this V.
+        if let Some(old) = held.take() {
+            held = old.carried(&cols);
+        }
         for _ in 0..if round_exact { EXACT_STEPS } else { STEPS } {
             let loss_gradient: Vec<f64> = sub.transpose_times(&now.u).iter().map(|x| scale * x).collect();
             // ∇ of F on the free coordinates, with sign(v) for ∂|v|.
@@ -129,14 +134,14 @@ pub(super) fn refine(
             if g.iter().all(|x| x.abs() <= REFINE_RESIDUAL * unit) {
                 break;
             }
-            let system = Newton { cert, labels, sub: &sub, now: &now, scale, g: &g, free: &free };
+            let system = Newton { cert, data, labels, sub: &sub, now: &now, scale, g: &g, free: &free };
             // The exact step first; one whose line search fails (a direction along exactly
             // duplicated columns, which only the ridge bounds) is taken again by conjugate
             // gradients.
             let tries: &[bool] = if round_exact && exact.take() { &[true, false] } else { &[false] };
             let found = tries.iter().find_map(|&use_exact| {
                 let d = if use_exact {
-                    let d = exact_direction(&system, &mut held, &v, &sign);
+                    let d = exact_direction(&system, &mut held, &cols, &v, &sign);
                     exact.near &= d.is_some();
                     d?
                 } else {
@@ -219,7 +224,7 @@ fn line_search(
     d: &[f64],
     stop_at_crossing: bool,
 ) -> Option<(Vec<f64>, Rows)> {
-    let Newton { cert, labels, sub, now, scale, g, free } = *system;
+    let Newton { cert, labels, sub, now, scale, g, free, .. } = *system;
     let n = v.len();
     let slope = dot(g, d);
     if slope.is_nan() || slope >= 0.0 {
@@ -364,19 +369,33 @@ fn conjugate_gradients(
 /// (about 7 ms each at 4,200 columns on debian-files) replace forming H and factoring it (0.4 s
 /// and 0.6 s). H is formed and factored again when they do not converge. None when no ridge up
 /// to 1e-6 of the largest diagonal entry makes H positive definite.
-fn exact_direction(system: &Newton, held: &mut Option<FaceSystem>, v: &[f64], sign: &[f64]) -> Option<Vec<f64>> {
+fn exact_direction(
+    system: &Newton,
+    held: &mut Option<FaceSystem>,
+    cols: &[usize],
+    v: &[f64],
+    sign: &[f64],
+) -> Option<Vec<f64>> {
     let (n, free) = (system.g.len(), system.free);
-    if let Some(d) =
-        held.as_ref().and_then(|old| face_step(old, free, v, sign, |zeroed| old.refined(system, v, zeroed)))
-    {
+    if let Some(d) = held.as_ref().and_then(|old| held_step(old, system, v, sign)) {
         return d.iter().any(|&x| x != 0.0).then_some(d);
     }
     let h = system.sub.hessian(&system.now.curvature, system.scale, system.cert.l2);
     let idx: Vec<usize> = (0..n).filter(|&k| free[k]).collect();
-    let fresh = FaceSystem::factor(&h, n, idx)?;
-    let d = face_step(&fresh, free, v, sign, |zeroed| fresh.solve(system.g, free, v, zeroed))?;
+    let fresh = FaceSystem::factor(&h, n, idx, cols, &system.now.curvature)?;
+    let (d, _) = face_step(&fresh.idx, free, v, sign, &[], |zeroed| fresh.solve(system.g, free, v, zeroed))?;
     *held = Some(fresh);
     d.iter().any(|&x| x != 0.0).then_some(d)
+}
+
+/// The step by a held factor: its face found by direct solves with P (the factor's H, bordered
+/// on the coordinates new to V), then the step in that face by conjugate gradients on today's
+/// H preconditioned by P. One run of them a step: run for each face instead, a step with four
+/// faces cost 1.5 s on debian-files at C = 10, as much as a fresh factor.
+fn held_step(old: &FaceSystem, system: &Newton, v: &[f64], sign: &[f64]) -> Option<Vec<f64>> {
+    let pre = old.bordered(system)?;
+    let (_, start) = face_step(&old.idx, system.free, v, sign, &[], |zeroed| pre.direct(system, v, zeroed))?;
+    face_step(&old.idx, system.free, v, sign, &start, |zeroed| pre.refined(system, v, zeroed)).map(|(d, _)| d)
 }
 
 /// The step in its face: `solve` gives d on the factor's coordinates for a set of positions
@@ -384,15 +403,16 @@ fn exact_direction(system: &Newton, held: &mut Option<FaceSystem>, v: &[f64], si
 /// [`FACE_SOLVES`] times. Coordinates of the factor that are no longer free are in that set
 /// from the start, and stay put.
 fn face_step(
-    system: &FaceSystem,
+    idx: &[usize],
     free: &[bool],
     v: &[f64],
     sign: &[f64],
+    start: &[usize],
     solve: impl Fn(&[usize]) -> Option<Vec<f64>>,
-) -> Option<Vec<f64>> {
-    let idx = &system.idx;
+) -> Option<(Vec<f64>, Vec<usize>)> {
     let mut zeroed: Vec<usize> = (0..idx.len()).filter(|&p| !free[idx[p]]).collect();
     let held = zeroed.len();
+    zeroed.extend(start.iter().filter(|&&p| free[idx[p]]));
     let mut d = vec![0.0_f64; v.len()];
     for _ in 0..FACE_SOLVES {
         let solved = solve(&zeroed)?;
@@ -408,12 +428,12 @@ fn face_step(
         if crossing.is_empty() {
             break;
         }
-        zeroed.extend(crossing);
-        if zeroed.len() - held > FACE_CROSSINGS {
+        if zeroed.len() + crossing.len() - held > FACE_CROSSINGS {
             return None;
         }
+        zeroed.extend(crossing);
     }
-    Some(d)
+    Some((d, zeroed))
 }
 
 /// Where a coordinate sent to zero moves: to zero when it is free, nowhere when it is held (at
@@ -436,12 +456,20 @@ const FACE_CROSSINGS: usize = 256;
 /// the residual (relative to the first) they stop at: near the optimum three to eight suffice.
 const HELD_STEPS: usize = 25;
 const HELD_TOL: f64 = 1e-10;
+/// Rows of a held factor a face holds at zero, at most (the coordinates that left V or do not
+/// move): each costs a solve with the factor once a step, 10–20 ms at 4,400 columns.
+const FACE_HELD: usize = 512;
+/// Coordinates new to V a held factor is bordered with, at most: the border costs a solve with
+/// the factor per coordinate. A round brings in 5–170 on debian-desc and debian-files at
+/// C = 10–100.
+const BORDER_MAX: usize = 512;
 
 /// The Newton system of one step on V at the rows `now`: H = scale·X_Vᵀ·diag(ℓ″)·X_V + l2·I and
 /// the gradient g, on the coordinates still free.
 #[derive(Clone, Copy)]
 struct Newton<'a> {
     cert: &'a Certificate,
+    data: &'a DataView<'a>,
     labels: &'a [f64],
     sub: &'a Subspace,
     now: &'a Rows,
@@ -468,9 +496,28 @@ impl Newton<'_> {
 /// system (E_Zᵀ·H_II⁻¹·E_Z)·μ = −v_Z − (H_II⁻¹·(−g_I))_Z, so the rows outside Z are exactly
 /// H_FF·d_F = −g_F − H_FZ·d_Z. Refactoring H_FF for each set of crossings instead cost a factor
 /// apiece (0.3–0.6 s at 4,200 columns).
+///
+/// The factor outlives its round: on the next round's V ([`FaceSystem::carried`]) it is
+/// bordered by the columns that entered ([`Bordered`]) and preconditions that round's steps.
+/// A round takes one or two steps and brings in 5–170 columns, and a fresh Hessian and factor
+/// cost 1.2–1.5 s a round at 4,400 columns.
 struct FaceSystem {
+    /// The positions in V of the step's coordinates, and the row of P each one is: a row of the
+    /// factor, or one of the border's after them.
     idx: Vec<usize>,
+    row: Vec<usize>,
+    /// The columns of X of the factor's rows, in order.
+    columns: Vec<usize>,
+    /// The positions in V new since the factor (the border's rows, in order), and V's columns.
+    new: Vec<usize>,
+    cols: Vec<usize>,
     factor: faer::linalg::solvers::Llt<f64>,
+    /// The rows' curvature H was formed at: a border is formed at it too, so the bordered
+    /// matrix is a Hessian, positive definite. Bordered with today's curvature instead, the
+    /// Schur complement of the new coordinates went negative (−0.015 against a diagonal of
+    /// 5e-8 on debian-desc at C = 100): rows that were confidently right move by orders of
+    /// magnitude of ℓ″ between steps.
+    curvature: Vec<f64>,
     /// About the relative ridge H carries on its diagonal (1e-12 of its largest entry, see
     /// [`Subspace::hessian`]), for the products of a later step's H.
     ridge: f64,
@@ -479,7 +526,7 @@ struct FaceSystem {
 impl FaceSystem {
     /// The Cholesky factor of H_II (lower triangle of the row-major n×n `h`), with a ridge of
     /// up to 1e-6 of the largest diagonal entry when rounding leaves H_II not positive definite.
-    fn factor(h: &[f64], n: usize, idx: Vec<usize>) -> Option<Self> {
+    fn factor(h: &[f64], n: usize, idx: Vec<usize>, cols: &[usize], curvature: &[f64]) -> Option<Self> {
         if idx.is_empty() {
             return None;
         }
@@ -496,69 +543,264 @@ impl FaceSystem {
             });
             a.llt(faer::Side::Lower).ok()
         })?;
-        Some(FaceSystem { idx, factor, ridge })
+        let columns = idx.iter().map(|&k| cols[k]).collect();
+        let row = (0..f).collect();
+        let cols = cols.to_vec();
+        Some(FaceSystem { idx, row, columns, new: vec![], cols, factor, ridge, curvature: curvature.to_vec() })
     }
 
-    /// x on I with x_Z = `fixed` for the positions `zeroed` in I, and H_FF·x_F = rhs_F − H_FZ·x_Z
-    /// on the rest, through the factor.
-    fn solve_fixed(&self, rhs: &[f64], zeroed: &[usize], fixed: impl Fn(usize) -> f64) -> Option<Vec<f64>> {
-        use faer::linalg::solvers::Solve;
-        let f = self.idx.len();
-        let x0 = self.factor.solve(faer::Mat::<f64>::from_fn(f, 1, |r, _| rhs[r]));
-        let mut x: Vec<f64> = (0..f).map(|r| x0[(r, 0)]).collect();
-        if !zeroed.is_empty() {
-            let z = zeroed.len();
-            let y = self.factor.solve(faer::Mat::<f64>::from_fn(f, z, |r, c| if zeroed[c] == r { 1.0 } else { 0.0 }));
-            let s = faer::Mat::<f64>::from_fn(z, z, |r, c| y[(zeroed[r], c)]);
-            let b = faer::Mat::<f64>::from_fn(z, 1, |r, _| fixed(zeroed[r]) - x[zeroed[r]]);
-            let mu = s.partial_piv_lu().solve(&b);
-            for (r, v) in x.iter_mut().enumerate() {
-                *v += (0..z).map(|c| y[(r, c)] * mu[(c, 0)]).sum::<f64>();
+    /// This factor on another V (`cols`, in column order): its coordinates still in V keep
+    /// their rows, and the coordinates new to V get the border's rows after them. None when V
+    /// keeps none of them or brings in more than [`BORDER_MAX`].
+    fn carried(self, cols: &[usize]) -> Option<Self> {
+        let f = self.columns.len();
+        let mut row = Vec::with_capacity(cols.len());
+        let mut new = vec![];
+        for (k, &j) in cols.iter().enumerate() {
+            match self.columns.binary_search(&j) {
+                Ok(r) => row.push(r),
+                Err(_) => {
+                    row.push(f + new.len());
+                    new.push(k);
+                }
             }
         }
-        x.iter().all(|v| v.is_finite()).then_some(x)
+        let idx = (0..cols.len()).collect();
+        let cols = cols.to_vec();
+        (new.len() < cols.len() && new.len() <= BORDER_MAX).then_some(FaceSystem { idx, row, new, cols, ..self })
     }
 
-    /// The step on I by this factor's H: d_Z = −v_Z, H_FF·d_F = −g_F − H_FZ·d_Z.
+    /// The step on I by this factor's H: d_Z = −v_Z, H_FF·d_F = −g_F − H_FZ·d_Z (a factor
+    /// just made, whose rows are `idx`).
     fn solve(&self, g: &[f64], free: &[bool], v: &[f64], zeroed: &[usize]) -> Option<Vec<f64>> {
         let rhs: Vec<f64> = self.idx.iter().map(|&k| -g[k]).collect();
-        self.solve_fixed(&rhs, zeroed, |p| target(free, v, self.idx[p]))
+        let plain = Bordered { base: self, border: None, solved: Default::default() };
+        let face = plain.face(zeroed.to_vec());
+        plain.solve_in(&face, &rhs, |p| target(free, v, self.idx[p]))
     }
 
-    /// The same step for another H (`system`'s, on the same V), by conjugate gradients on the
-    /// face preconditioned by this factor's face solve; None when they do not converge within
-    /// [`HELD_STEPS`]. The coordinates of I no longer free are among `zeroed`.
-    fn refined(&self, system: &Newton, v: &[f64], zeroed: &[usize]) -> Option<Vec<f64>> {
-        let (f, n) = (self.idx.len(), system.g.len());
-        let mut moves = vec![true; f];
+    /// P: the factor, bordered by the columns new to V at the curvature the factor was formed
+    /// at, so that P is the Hessian there on the factor's columns and the new ones (none: the
+    /// factor alone). None when rounding leaves its Schur complement indefinite.
+    fn bordered(&self, system: &Newton) -> Option<Bordered<'_>> {
+        use faer::linalg::solvers::Solve;
+        if self.new.is_empty() {
+            return Some(Bordered { base: self, border: None, solved: Default::default() });
+        }
+        let (f, k) = (self.columns.len(), self.new.len());
+        // Every row of P by column of X: the factor's columns (those that left V too: their
+        // entries of B keep P a Hessian), then the new ones.
+        let mut place = vec![u32::MAX; system.data.features];
+        for (q, &j) in self.columns.iter().enumerate() {
+            place[j] = q as u32;
+        }
+        for (c, &p) in self.new.iter().enumerate() {
+            place[self.cols[p]] = (f + c) as u32;
+        }
+        let cross = cross(system.data, &self.curvature, system.scale, &place, f, k);
+        let b = faer::Mat::<f64>::from_fn(f, k, |q, c| cross[q * k + c]);
+        let z = self.factor.solve(&b);
+        let diagonal = system.cert.l2 + self.ridge;
+        let bz = b.transpose() * &z;
+        // S is H's Schur complement, positive semi-definite; near-duplicate columns leave it
+        // near zero, and rounding then a ridge of up to 1e-6 of C's largest diagonal entry.
+        let largest = (0..k).map(|r| cross[(f + r) * k + r]).fold(0.0_f64, f64::max);
+        let s = [0.0, 1e-10, 1e-8, 1e-6].into_iter().find_map(|extra| {
+            let s = faer::Mat::<f64>::from_fn(k, k, |r, c| {
+                cross[(f + r) * k + c] - bz[(r, c)] + if r == c { diagonal + extra * largest } else { 0.0 }
+            });
+            s.llt(faer::Side::Lower).ok()
+        });
+        let s = s?;
+        Some(Bordered { base: self, border: Some(Border { b, z, s }), solved: Default::default() })
+    }
+}
+
+/// scale·Σᵢ dᵢ·xᵢ_P·xᵢ_Nᵀ: the rows of X by `place` (column of X → row of P, u32::MAX for none),
+/// against the last `k` of P's `f + k` rows; row-major (f + k) × k. A row of X costs its entries
+/// times its entries among those k.
+fn cross(data: &DataView, d: &[f64], scale: f64, place: &[u32], f: usize, k: usize) -> Vec<f64> {
+    crate::exec::passes::add_in_order(crate::exec::passes::blocks(d.len(), data.threads, |rows| {
+        let mut out = vec![0.0; (f + k) * k];
+        let mut here: Vec<(usize, f64)> = vec![];
+        for i in rows {
+            let di = scale * d[i];
+            let range = data.indptr[i]..data.indptr[i + 1];
+            here.clear();
+            here.extend(range.clone().filter_map(|e| {
+                let q = *place.get(data.indices[e] as usize)? as usize;
+                (q != u32::MAX as usize && q >= f).then(|| (q - f, di * data.values[e]))
+            }));
+            if here.is_empty() || di == 0.0 {
+                continue;
+            }
+            for e in range {
+                let Some(&q) = place.get(data.indices[e] as usize).filter(|&&q| q != u32::MAX) else { continue };
+                let v = data.values[e];
+                for &(c, fv) in &here {
+                    out[q as usize * k + c] += fv * v;
+                }
+            }
+        }
+        out
+    }))
+}
+
+/// A held factor of A, bordered by the columns new to V: P = [A B; Bᵀ C], solved through the
+/// factor and the Schur complement S = C − Bᵀ·A⁻¹·B.
+struct Bordered<'a> {
+    base: &'a FaceSystem,
+    border: Option<Border>,
+    /// Columns of P⁻¹ by row, as faces asked for them.
+    solved: std::cell::RefCell<std::collections::HashMap<usize, Vec<f64>>>,
+}
+
+/// B, A⁻¹·B and the factor of S.
+struct Border {
+    b: faer::Mat<f64>,
+    z: faer::Mat<f64>,
+    s: faer::linalg::solvers::Llt<f64>,
+}
+
+impl Bordered<'_> {
+    /// The step in the face `zeroed` (positions in `idx`) for P instead of today's H, by
+    /// direct solves: where a step with today's H will land, near enough.
+    fn direct(&self, system: &Newton, v: &[f64], zeroed: &[usize]) -> Option<Vec<f64>> {
+        let (moves, face) = self.layout(zeroed)?;
+        let mut at = vec![None; self.rows()];
+        for (p, &q) in self.base.row.iter().enumerate() {
+            at[q] = Some(p);
+        }
+        let rhs: Vec<f64> = at.iter().map(|a| a.map_or(0.0, |p| -system.g[self.base.idx[p]])).collect();
+        let fixed = |q: usize| at[q].filter(|&p| !moves[p]).map_or(0.0, |p| target(system.free, v, self.base.idx[p]));
+        let x = self.solve_in(&face, &rhs, fixed)?;
+        Some(self.base.row.iter().map(|&q| x[q]).collect())
+    }
+
+    /// Which positions of `idx` move, and the face of P that holds the rest at zero with the
+    /// rows no position is (the factor's coordinates that left V). None past [`FACE_HELD`].
+    fn layout(&self, zeroed: &[usize]) -> Option<(Vec<bool>, Face)> {
+        let mut moves = vec![true; self.base.idx.len()];
         for &p in zeroed {
             moves[p] = false;
         }
+        let mut held = vec![true; self.rows()];
+        for (p, &q) in self.base.row.iter().enumerate() {
+            held[q] = !moves[p];
+        }
+        let held: Vec<usize> = (0..held.len()).filter(|&q| held[q]).collect();
+        (held.len() <= FACE_HELD).then(|| (moves, self.face(held)))
+    }
+
+    /// The step for today's H (`system`'s), by conjugate gradients in the face `zeroed`
+    /// preconditioned by P's solve in the same face. None when they do not converge within
+    /// [`HELD_STEPS`]. The coordinates no longer free are among `zeroed`.
+    fn refined(&self, system: &Newton, v: &[f64], zeroed: &[usize]) -> Option<Vec<f64>> {
+        let (f, n) = (self.base.idx.len(), system.g.len());
+        let (moves, face) = self.layout(zeroed)?;
         let spread = |x: &[f64]| -> Vec<f64> {
             let mut full = vec![0.0; n];
-            for (&k, &xk) in self.idx.iter().zip(x) {
+            for (&k, &xk) in self.base.idx.iter().zip(x) {
                 full[k] = xk;
             }
             full
         };
         let product = |x: &[f64]| -> Vec<f64> {
-            let hx = system.times(&spread(x), self.ridge);
-            self.idx.iter().map(|&k| hx[k]).collect()
+            let hx = system.times(&spread(x), self.base.ridge);
+            self.base.idx.iter().map(|&k| hx[k]).collect()
         };
         let mut d: Vec<f64> =
-            (0..f).map(|p| if moves[p] { 0.0 } else { target(system.free, v, self.idx[p]) }).collect();
+            (0..f).map(|p| if moves[p] { 0.0 } else { target(system.free, v, self.base.idx[p]) }).collect();
         let hd = product(&d);
-        let mut r: Vec<f64> = (0..f).map(|p| if moves[p] { -system.g[self.idx[p]] - hd[p] } else { 0.0 }).collect();
-        let precondition = |r: &[f64]| self.solve_fixed(r, zeroed, |_| 0.0);
-        conjugate_gradients(&mut d, &mut r, &moves, (HELD_STEPS, HELD_TOL), product, precondition).then_some(d)
+        let mut r: Vec<f64> =
+            (0..f).map(|p| if moves[p] { -system.g[self.base.idx[p]] - hd[p] } else { 0.0 }).collect();
+        let precondition = |r: &[f64]| {
+            let mut rhs = vec![0.0; self.rows()];
+            for (p, &q) in self.base.row.iter().enumerate() {
+                if moves[p] {
+                    rhs[q] = r[p];
+                }
+            }
+            let x = self.solve_in(&face, &rhs, |_| 0.0)?;
+            Some((0..f).map(|p| if moves[p] { x[self.base.row[p]] } else { 0.0 }).collect())
+        };
+        let ok = conjugate_gradients(&mut d, &mut r, &moves, (HELD_STEPS, HELD_TOL), product, precondition);
+        ok.then_some(d)
     }
+
+    /// P's order: the factor's rows and the border's.
+    fn rows(&self) -> usize {
+        self.base.columns.len() + self.border.as_ref().map_or(0, |b| b.b.ncols())
+    }
+
+    /// P⁻¹·rhs: t = A⁻¹·b₁, x₂ = S⁻¹·(b₂ − Bᵀ·t), x₁ = t − A⁻¹·B·x₂.
+    fn solve(&self, rhs: faer::Mat<f64>) -> faer::Mat<f64> {
+        use faer::linalg::solvers::Solve;
+        let Some(border) = &self.border else { return self.base.factor.solve(&rhs) };
+        let f = self.base.columns.len();
+        let t = self.base.factor.solve(rhs.subrows(0, f));
+        let u = rhs.subrows(f, border.b.ncols()).to_owned() - border.b.transpose() * &t;
+        let x2 = border.s.solve(&u);
+        let x1 = t - &border.z * &x2;
+        faer::Mat::from_fn(self.rows(), rhs.ncols(), |r, c| if r < f { x1[(r, c)] } else { x2[(r - f, c)] })
+    }
+
+    /// The face of P where its rows `zeroed` are held: Y = P⁻¹·E_Z and the LU of E_Zᵀ·Y,
+    /// computed once for every solve in that face.
+    fn face(&self, zeroed: Vec<usize>) -> Face {
+        let (f, z) = (self.rows(), zeroed.len());
+        if z == 0 {
+            return Face { zeroed, y: faer::Mat::zeros(f, 0), lu: None };
+        }
+        // The columns of P⁻¹ a face needs, solved once a step: a step's later faces add the
+        // coordinates its last solve carried across zero to the same rows.
+        let mut solved = self.solved.borrow_mut();
+        let missing: Vec<usize> = zeroed.iter().copied().filter(|q| !solved.contains_key(q)).collect();
+        if !missing.is_empty() {
+            let y =
+                self.solve(faer::Mat::<f64>::from_fn(f, missing.len(), |r, c| if missing[c] == r { 1.0 } else { 0.0 }));
+            for (c, &q) in missing.iter().enumerate() {
+                solved.insert(q, (0..f).map(|r| y[(r, c)]).collect());
+            }
+        }
+        let y = faer::Mat::<f64>::from_fn(f, z, |r, c| solved[&zeroed[c]][r]);
+        let s = faer::Mat::<f64>::from_fn(z, z, |r, c| y[(zeroed[r], c)]);
+        let lu = Some(s.partial_piv_lu());
+        Face { zeroed, y, lu }
+    }
+
+    /// x over P's rows with x_Z = `fixed` on the face's rows Z, and P_FF·x_F = rhs_F − P_FZ·x_Z
+    /// on the rest.
+    fn solve_in(&self, face: &Face, rhs: &[f64], fixed: impl Fn(usize) -> f64) -> Option<Vec<f64>> {
+        use faer::linalg::solvers::Solve;
+        let f = self.rows();
+        let x0 = self.solve(faer::Mat::<f64>::from_fn(f, 1, |r, _| rhs[r]));
+        let mut x: Vec<f64> = (0..f).map(|r| x0[(r, 0)]).collect();
+        if let Some(lu) = &face.lu {
+            let z = face.zeroed.len();
+            let b = faer::Mat::<f64>::from_fn(z, 1, |r, _| fixed(face.zeroed[r]) - x[face.zeroed[r]]);
+            let mu = lu.solve(&b);
+            for (r, v) in x.iter_mut().enumerate() {
+                *v += (0..z).map(|c| face.y[(r, c)] * mu[(c, 0)]).sum::<f64>();
+            }
+        }
+        x.iter().all(|v| v.is_finite()).then_some(x)
+    }
+}
+
+/// A face of P, ready for solves (see [`Bordered::face`]).
+struct Face {
+    zeroed: Vec<usize>,
+    y: faer::Mat<f64>,
+    lu: Option<faer::linalg::solvers::PartialPivLu<f64>>,
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    /// A small problem whose plain Newton step flips a sign, and H formed from X directly.
+    /// A small problem whose plain Newton step flips a sign, and H formed from X directly. X has
+    /// a column more than V = 0..D, which an earlier V held.
     struct Case {
         x: Vec<Vec<f64>>,
         indptr: Vec<usize>,
@@ -578,7 +820,7 @@ mod tests {
     impl Case {
         fn new() -> Case {
             let x: Vec<Vec<f64>> = (0..M)
-                .map(|i| (0..D).map(|j| (((i * 7 + j * 3) % 5) as f64 - 1.5) / (1 + j) as f64).collect())
+                .map(|i| (0..=D).map(|j| (((i * 7 + j * 3) % 5) as f64 - 1.5) / (1 + j) as f64).collect())
                 .collect();
             let (mut indptr, mut indices, mut values) = (vec![0], vec![], vec![]);
             for row in &x {
@@ -592,7 +834,7 @@ mod tests {
         }
 
         fn data(&self) -> DataView<'_> {
-            DataView::new(&self.indptr, &self.indices, &self.values, &self.labels, D)
+            DataView::new(&self.indptr, &self.indices, &self.values, &self.labels, D + 1)
         }
 
         fn h(&self, curvature: &[f64], r: usize, c: usize) -> f64 {
@@ -635,7 +877,7 @@ mod tests {
         let case = Case::new();
         let data = case.data();
         let cols: Vec<usize> = (0..D).collect();
-        let sub = Subspace::new(&data, D, &cols);
+        let sub = Subspace::new(&data, D + 1, &cols);
         let curvature = curvature(0.0);
         // The plain Newton step flips a sign: the face matters.
         let full = nalgebra::DMatrix::from_fn(D, D, |r, c| case.h(&curvature, r, c))
@@ -645,10 +887,18 @@ mod tests {
         assert!((0..D).any(|k| (V[k] + full[k]) * SIGN[k] < 0.0), "no coordinate crosses zero: {full}");
 
         let (free, cert, now) = ([true; D], ridge_only(), rows(curvature.clone()));
-        let system =
-            Newton { cert: &cert, labels: &case.labels, sub: &sub, now: &now, scale: SCALE, g: &G, free: &free };
+        let system = Newton {
+            cert: &cert,
+            data: &data,
+            labels: &case.labels,
+            sub: &sub,
+            now: &now,
+            scale: SCALE,
+            g: &G,
+            free: &free,
+        };
         let mut held = None;
-        let step = exact_direction(&system, &mut held, &V, &SIGN).expect("a step");
+        let step = exact_direction(&system, &mut held, &cols, &V, &SIGN).expect("a step");
         assert!(held.is_some(), "the step's factor is not kept for the next one");
         case.assert_face_step(&curvature, &step, 1e-9);
     }
@@ -660,20 +910,93 @@ mod tests {
         let case = Case::new();
         let data = case.data();
         let cols: Vec<usize> = (0..D).collect();
-        let sub = Subspace::new(&data, D, &cols);
+        let sub = Subspace::new(&data, D + 1, &cols);
         let (free, cert) = ([true; D], ridge_only());
         let before = rows(curvature(0.0));
         let mut held = None;
-        let first =
-            Newton { cert: &cert, labels: &case.labels, sub: &sub, now: &before, scale: SCALE, g: &G, free: &free };
-        exact_direction(&first, &mut held, &V, &SIGN).expect("a first step");
+        let first = Newton {
+            cert: &cert,
+            data: &data,
+            labels: &case.labels,
+            sub: &sub,
+            now: &before,
+            scale: SCALE,
+            g: &G,
+            free: &free,
+        };
+        exact_direction(&first, &mut held, &cols, &V, &SIGN).expect("a first step");
         let old = held.expect("a factor");
 
         let after = curvature(0.02);
         let now = rows(after.clone());
-        let next = Newton { cert: &cert, labels: &case.labels, sub: &sub, now: &now, scale: SCALE, g: &G, free: &free };
-        let step = face_step(&old, &free, &V, &SIGN, |zeroed| old.refined(&next, &V, zeroed))
-            .expect("conjugate gradients converge on the held factor");
+        let next = Newton {
+            cert: &cert,
+            data: &data,
+            labels: &case.labels,
+            sub: &sub,
+            now: &now,
+            scale: SCALE,
+            g: &G,
+            free: &free,
+        };
+        let step = held_step(&old, &next, &V, &SIGN).expect("conjugate gradients converge on the held factor");
+        case.assert_face_step(&after, &step, 1e-7);
+    }
+
+    /// A factor carried onto the next round's V, where a column of its own has left and one
+    /// has entered, preconditions the step there once bordered with the new column: the face
+    /// found by its direct solves, then conjugate gradients on today's H, give the same face
+    /// conditions as a step solved from H built from X.
+    #[test]
+    fn a_factor_carried_to_the_next_support_preconditions_its_step() {
+        let case = Case::new();
+        let data = case.data();
+        let (cert, before) = (ridge_only(), rows(curvature(0.0)));
+        // The earlier round: V = {0, 1, 3, D}, column 2 not yet in it.
+        let earlier: Vec<usize> = vec![0, 1, 3, D];
+        let sub = Subspace::new(&data, D + 1, &earlier);
+        let (g, v, sign) = ([G[0], G[1], G[3], 0.05], [V[0], V[1], V[3], 0.3], [1.0; 4]);
+        let first = Newton {
+            cert: &cert,
+            data: &data,
+            labels: &case.labels,
+            sub: &sub,
+            now: &before,
+            scale: SCALE,
+            g: &g,
+            free: &[true; 4],
+        };
+        let mut held = None;
+        exact_direction(&first, &mut held, &earlier, &v, &sign).expect("a first step");
+
+        let cols: Vec<usize> = (0..D).collect();
+        let old = held.expect("a factor").carried(&cols).expect("V keeps three of its columns");
+        assert_eq!((old.new.as_slice(), old.row.as_slice()), (&[2][..], &[0, 1, 4, 2][..]));
+        let sub = Subspace::new(&data, D + 1, &cols);
+        let after = curvature(0.02);
+        let (now, free) = (rows(after.clone()), [true; D]);
+        let next = Newton {
+            cert: &cert,
+            data: &data,
+            labels: &case.labels,
+            sub: &sub,
+            now: &now,
+            scale: SCALE,
+            g: &G,
+            free: &free,
+        };
+        // P is the Hessian at the factor's curvature on its columns and the new one.
+        let pre = old.bordered(&next).expect("a positive definite border");
+        let order = [0, 1, 3, D, 2];
+        let x: Vec<f64> = (1..=5).map(f64::from).collect();
+        let px = faer::Mat::<f64>::from_fn(5, 1, |r, _| {
+            (0..5).map(|c| case.h(&before.curvature, order[r], order[c]) * x[c]).sum::<f64>()
+        });
+        let back = pre.solve(px);
+        for (r, &xr) in x.iter().enumerate() {
+            assert!((back[(r, 0)] - xr).abs() < 1e-8 * xr, "P⁻¹·H·x = {back:?}, not x");
+        }
+        let step = held_step(&old, &next, &V, &SIGN).expect("conjugate gradients converge on the bordered factor");
         case.assert_face_step(&after, &step, 1e-7);
     }
 }
