@@ -700,4 +700,4 @@ pub fn reg_conjugate(c: &Certificate, z: f64) -> f64 {
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

@@ -606,21 +606,11 @@ pub fn sci(v: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::plan::{Certificate, LossConjugate};
+    use crate::exec::certificate::tests::cert;
+    use crate::plan::Certificate;
 
     fn l1(l1: f64) -> Certificate {
-        let inf = f64::INFINITY;
-        Certificate {
-            conjugate: LossConjugate::Squared,
-            l1,
-            l2: 0.0,
-            lo: -inf,
-            hi: inf,
-            vector: None,
-            groups: None,
-            intercept: false,
-            intercept_l2: 0.0,
-        }
+        cert(l1, 0.0, f64::NEG_INFINITY, f64::INFINITY)
     }
 
     /// 1,000 features: 3 non-zero, 600 violating (|∇ⱼf| > l1 = 1) at zero, the rest not.

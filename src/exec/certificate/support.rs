@@ -134,7 +134,7 @@ pub(super) fn refine(
             if g.iter().all(|x| x.abs() <= REFINE_RESIDUAL * unit) {
                 break;
             }
-            let system = Newton { cert, data, labels, sub: &sub, now: &now, scale, g: &g, free: &free };
+            let system = Newton { cert, data, sub: &sub, now: &now, scale, g: &g, free: &free };
             // The exact step first; one whose line search fails (a direction along exactly
             // duplicated columns, which only the ridge bounds) is taken again by conjugate
             // gradients.
@@ -224,7 +224,8 @@ fn line_search(
     d: &[f64],
     stop_at_crossing: bool,
 ) -> Option<(Vec<f64>, Rows)> {
-    let Newton { cert, labels, sub, now, scale, g, free, .. } = *system;
+    let Newton { cert, data, sub, now, scale, g, free } = *system;
+    let labels = data.labels;
     let n = v.len();
     let slope = dot(g, d);
     if slope.is_nan() || slope >= 0.0 {
@@ -470,7 +471,6 @@ const BORDER_MAX: usize = 512;
 struct Newton<'a> {
     cert: &'a Certificate,
     data: &'a DataView<'a>,
-    labels: &'a [f64],
     sub: &'a Subspace,
     now: &'a Rows,
     scale: f64,
@@ -763,7 +763,8 @@ impl Bordered<'_> {
                 solved.insert(q, (0..f).map(|r| y[(r, c)]).collect());
             }
         }
-        let y = faer::Mat::<f64>::from_fn(f, z, |r, c| solved[&zeroed[c]][r]);
+        let columns: Vec<&Vec<f64>> = zeroed.iter().map(|q| &solved[q]).collect();
+        let y = faer::Mat::<f64>::from_fn(f, z, |r, c| columns[c][r]);
         let s = faer::Mat::<f64>::from_fn(z, z, |r, c| y[(zeroed[r], c)]);
         let lu = Some(s.partial_piv_lu());
         Face { zeroed, y, lu }
@@ -866,6 +867,18 @@ mod tests {
         Rows { a: vec![0.0; M], u: vec![0.0; M], curvature, loss: 0.0 }
     }
 
+    /// The Newton system of a step on `sub` at `now`, scaled as every case here is.
+    fn system<'a>(
+        cert: &'a Certificate,
+        data: &'a DataView<'a>,
+        sub: &'a Subspace,
+        now: &'a Rows,
+        g: &'a [f64],
+        free: &'a [bool],
+    ) -> Newton<'a> {
+        Newton { cert, data, sub, now, scale: SCALE, g, free }
+    }
+
     fn ridge_only() -> Certificate {
         super::super::tests::cert(0.0, L2, f64::NEG_INFINITY, f64::INFINITY)
     }
@@ -887,16 +900,7 @@ mod tests {
         assert!((0..D).any(|k| (V[k] + full[k]) * SIGN[k] < 0.0), "no coordinate crosses zero: {full}");
 
         let (free, cert, now) = ([true; D], ridge_only(), rows(curvature.clone()));
-        let system = Newton {
-            cert: &cert,
-            data: &data,
-            labels: &case.labels,
-            sub: &sub,
-            now: &now,
-            scale: SCALE,
-            g: &G,
-            free: &free,
-        };
+        let system = system(&cert, &data, &sub, &now, &G, &free);
         let mut held = None;
         let step = exact_direction(&system, &mut held, &cols, &V, &SIGN).expect("a step");
         assert!(held.is_some(), "the step's factor is not kept for the next one");
@@ -914,31 +918,13 @@ mod tests {
         let (free, cert) = ([true; D], ridge_only());
         let before = rows(curvature(0.0));
         let mut held = None;
-        let first = Newton {
-            cert: &cert,
-            data: &data,
-            labels: &case.labels,
-            sub: &sub,
-            now: &before,
-            scale: SCALE,
-            g: &G,
-            free: &free,
-        };
+        let first = system(&cert, &data, &sub, &before, &G, &free);
         exact_direction(&first, &mut held, &cols, &V, &SIGN).expect("a first step");
         let old = held.expect("a factor");
 
         let after = curvature(0.02);
         let now = rows(after.clone());
-        let next = Newton {
-            cert: &cert,
-            data: &data,
-            labels: &case.labels,
-            sub: &sub,
-            now: &now,
-            scale: SCALE,
-            g: &G,
-            free: &free,
-        };
+        let next = system(&cert, &data, &sub, &now, &G, &free);
         let step = held_step(&old, &next, &V, &SIGN).expect("conjugate gradients converge on the held factor");
         case.assert_face_step(&after, &step, 1e-7);
     }
@@ -956,16 +942,7 @@ mod tests {
         let earlier: Vec<usize> = vec![0, 1, 3, D];
         let sub = Subspace::new(&data, D + 1, &earlier);
         let (g, v, sign) = ([G[0], G[1], G[3], 0.05], [V[0], V[1], V[3], 0.3], [1.0; 4]);
-        let first = Newton {
-            cert: &cert,
-            data: &data,
-            labels: &case.labels,
-            sub: &sub,
-            now: &before,
-            scale: SCALE,
-            g: &g,
-            free: &[true; 4],
-        };
+        let first = system(&cert, &data, &sub, &before, &g, &[true; 4]);
         let mut held = None;
         exact_direction(&first, &mut held, &earlier, &v, &sign).expect("a first step");
 
@@ -975,16 +952,7 @@ mod tests {
         let sub = Subspace::new(&data, D + 1, &cols);
         let after = curvature(0.02);
         let (now, free) = (rows(after.clone()), [true; D]);
-        let next = Newton {
-            cert: &cert,
-            data: &data,
-            labels: &case.labels,
-            sub: &sub,
-            now: &now,
-            scale: SCALE,
-            g: &G,
-            free: &free,
-        };
+        let next = system(&cert, &data, &sub, &now, &G, &free);
         // P is the Hessian at the factor's curvature on its columns and the new one.
         let pre = old.bordered(&next).expect("a positive definite border");
         let order = [0, 1, 3, D, 2];

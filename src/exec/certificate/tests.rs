@@ -2,7 +2,8 @@ use super::loss::{loss_derivatives, loss_terms, loss_value};
 use super::refine::*;
 use super::*;
 
-pub(super) fn cert(l1: f64, l2: f64, lo: f64, hi: f64) -> Certificate {
+/// A squared-loss certificate with these terms (the tests of the working sets take it too).
+pub(crate) fn cert(l1: f64, l2: f64, lo: f64, hi: f64) -> Certificate {
     Certificate {
         conjugate: LossConjugate::Squared,
         l1,
