@@ -158,7 +158,8 @@ impl From<crate::session::Error> for Failure {
         use crate::session::Error;
         match e {
             // Printed as the CLI prints diagnostics: the library renders them as plain text.
-            Error::Model(m) | Error::Input(m) => Failure::Input(m),
+            Error::Model(m) => Failure::Input(m.message),
+            Error::Input(m) => Failure::Input(m),
             Error::Usage(m) => Failure::Usage(m),
             Error::Diverged(m) => Failure::Diverged(m),
         }

@@ -23,6 +23,7 @@ pub(crate) mod ovr;
 pub(crate) mod saved;
 pub mod solve;
 
+use crate::data::store::Store;
 use crate::data::{Dataset, LabelMap};
 use crate::exec::driver::Watch;
 use crate::pipeline::{self, CompileError, CompileOptions, Compiled};
@@ -37,7 +38,7 @@ use std::path::{Path, PathBuf};
 pub enum Error {
     /// The model does not compile: its located diagnostics, rendered as plain text.
     #[error("{0}")]
-    Model(String),
+    Model(ModelError),
     /// The data (or a file the model loads) cannot be used: the message names where.
     #[error("{0}")]
     Input(String),
@@ -47,6 +48,21 @@ pub enum Error {
     /// The solver went NaN or ended worse than w = 0.
     #[error("{0}")]
     Diverged(String),
+}
+
+/// A model that does not compile: the diagnostics as `optc check` renders them (without
+/// colour), and where the first one points, 1-based, so an editor or a notebook can jump there.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ModelError {
+    pub message: String,
+    pub line: usize,
+    pub column: usize,
+}
+
+impl std::fmt::Display for ModelError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
 }
 
 /// A model, compiled once: its text, the directory its `load` files are relative to, and the
@@ -79,7 +95,9 @@ impl Problem {
 
     /// The same model with parameter `name` (or its ASCII alias) set to `value`.
     pub fn with(mut self, name: &str, value: f64) -> Result<Problem, Error> {
-        self.overrides.retain(|(n, _)| n != name);
+        // `lambda` and `λ` are one parameter: the last value set for it counts.
+        let canonical = crate::check::canonical(name);
+        self.overrides.retain(|(n, _)| crate::check::canonical(n) != canonical);
         self.overrides.push((name.to_string(), value));
         self.compile(None)?;
         Ok(self)
@@ -88,6 +106,21 @@ impl Problem {
     /// The model's text.
     pub fn text(&self) -> &str {
         &self.file.text
+    }
+
+    /// What `optc check` prints for the model: its terms, their properties and the solver
+    /// its structure picks.
+    pub fn report(&self) -> Result<String, Error> {
+        let (c, _) = self.compile(None)?;
+        Ok(crate::analysis::report(&c.model, &c.structure, &self.file.name))
+    }
+
+    /// What `optc plan` prints for the model without data: the lowered plan and its
+    /// certificate's refinement.
+    pub fn plan(&self, solver: Option<&str>) -> Result<String, Error> {
+        let (c, opts) = self.compile(solver)?;
+        let plan = pipeline::plan(&c, &opts).map_err(|e| self.error(e))?;
+        Ok(crate::plan::dump::dump(&plan, None) + &crate::plan::dump::refinement(&plan).unwrap_or_default())
     }
 
     fn options(&self, solver: Option<&str>) -> CompileOptions {
@@ -114,7 +147,12 @@ impl Problem {
     fn error(&self, e: CompileError) -> Error {
         match e {
             CompileError::Usage(m) => Error::Usage(m),
-            CompileError::Model(problems) => Error::Model(crate::diagnostics::render_plain(&problems, &self.file)),
+            CompileError::Model(problems) => {
+                let at = problems.first().and_then(|p| p.labels.first()).map_or(0, |(span, _)| span.start);
+                let (line, column) = self.file.line_col(at);
+                let message = crate::diagnostics::render_plain(&problems, &self.file);
+                Error::Model(ModelError { message, line, column })
+            }
         }
     }
 }
@@ -216,6 +254,50 @@ impl Data {
         Data::owned((rows, width), indptr, indices, values, labels)
     }
 
+    /// Rows in CSR form whose column indices and values are read where they are, the buffers
+    /// of another runtime's arrays (NumPy's: the Python package fits a scipy matrix without a
+    /// copy); the row pointers, one a row, are the caller's copy. The matrix is `features` wide.
+    /// Everything is checked as [`Data::from_csr`] checks it, and each row's indices must
+    /// increase strictly (scipy's canonical form): a matrix in any other form is for
+    /// [`Data::from_csr`], which sorts a copy.
+    pub fn from_csr_in_place(
+        indptr: Vec<usize>,
+        indices: Store<u32>,
+        values: Store<f64>,
+        labels: Vec<f64>,
+        features: usize,
+    ) -> Result<Data, Error> {
+        let bad = |m: String| Err(Error::Input(m));
+        let ptr = pointers(&indptr, indices.len(), values.len(), "rows")?;
+        let rows = ptr.len() - 1;
+        if labels.len() != rows {
+            return bad(format!("{} labels for {rows} rows", labels.len()));
+        }
+        for r in 0..rows {
+            let mut last: Option<u32> = None;
+            for k in ptr[r]..ptr[r + 1] {
+                let j = indices[k];
+                if j as usize >= features {
+                    return bad(format!("row {r}, position {k}: column index {j} is not in 0..{features}"));
+                }
+                if last.is_some_and(|l| l >= j) {
+                    return bad(format!("row {r}, position {k}: column indices do not increase (not canonical CSR)"));
+                }
+                if !values[k].is_finite() {
+                    return bad(format!("row {r}, position {k}: the value {} is not finite", values[k]));
+                }
+                last = Some(j);
+            }
+        }
+        Data::stored((rows, features), Store::Owned(indptr), indices, values, labels)
+    }
+
+    /// Where the matrix's column indices and values are held: a fit on arrays read in place
+    /// reads them at the caller's addresses.
+    pub fn addresses(&self) -> (usize, usize) {
+        (self.set.x.indices().as_ptr() as usize, self.set.x.data().as_ptr() as usize)
+    }
+
     /// Columns in CSC form (0-based row indices, one label per row): optc reads rows, so the
     /// matrix is transposed into CSR once, O(nnz). Every pointer and index is checked, as
     /// [`Data::from_csr`] checks them, and repeated entries are summed.
@@ -260,14 +342,26 @@ impl Data {
         values: Vec<f64>,
         labels: Vec<f64>,
     ) -> Result<Data, Error> {
-        if labels.iter().any(|y| !y.is_finite()) {
-            return Err(Error::Input("a label is not finite".into()));
+        Data::stored(shape, Store::Owned(indptr), Store::Owned(indices), Store::Owned(values), labels)
+    }
+
+    /// A dataset of canonical CSR arrays, owned or not: the labels and values are checked
+    /// finite, the structure by sprs.
+    fn stored(
+        shape: (usize, usize),
+        indptr: Store<usize>,
+        indices: Store<u32>,
+        values: Store<f64>,
+        labels: Vec<f64>,
+    ) -> Result<Data, Error> {
+        if let Some(r) = labels.iter().position(|y| !y.is_finite()) {
+            return Err(Error::Input(format!("row {r}: the label {} is not finite", labels[r])));
         }
         if let Some((k, v)) = values.iter().enumerate().find(|(_, v)| !v.is_finite()) {
             return Err(Error::Input(format!("position {k}: the value {v} is not finite")));
         }
         let rows = shape.0;
-        let x = crate::data::store::csr(shape, indptr, indices, values)
+        let x = crate::data::store::checked(shape, indptr, indices, values)
             .map_err(|e| Error::Input(format!("the arrays do not make a matrix: {e}")))?;
         let set = Dataset {
             x,
@@ -330,6 +424,9 @@ pub struct Options {
     pub threads: Option<usize>,
     /// The reference interpreter instead of the JIT.
     pub no_jit: bool,
+    /// Record F and the gap after every epoch in [`Report::trace`] (a check each epoch, as
+    /// `optc run --trace` makes; left out of the run's seconds).
+    pub trace: bool,
     /// Start from w = 0 even when the session has an answer.
     pub cold: bool,
     /// Set it (from any thread) to stop the solve after its current epoch, with status
@@ -573,6 +670,12 @@ impl Session {
         Session { problem, data, warm: None }
     }
 
+    /// The next solve starts from these weights and intercept (a saved answer, or the last
+    /// one of another session on other rows) instead of the last answer.
+    pub fn start_from(&mut self, weights: Vec<f64>, intercept: f64) {
+        self.warm = Some((weights, intercept));
+    }
+
     /// Sets a parameter for the next solve, which still starts from the last answer.
     pub fn set(&mut self, name: &str, value: f64) -> Result<(), Error> {
         self.problem = self.problem.clone().with(name, value)?;
@@ -596,6 +699,7 @@ impl Session {
         let mut plan = pipeline::plan(&compiled, &compile_opts).map_err(|e| self.problem.error(e))?;
         let (_, mut settings) = solve::run_settings(&compiled, &stop)?;
         settings.cancel = opts.cancel.clone();
+        settings.trace = opts.trace;
         if let Some(classes) = LabelMap::one_vs_rest(compiled.model.label_kind, train) {
             return self.solve_one_vs_rest(&compiled, &plan, &settings, classes, (threads, !opts.no_jit, opts.cold));
         }

@@ -61,7 +61,10 @@ fn a_solve_is_the_clis_to_the_bit_from_a_file_and_from_arrays() {
 #[test]
 fn errors_are_values_that_say_where() {
     match Problem::from_text("data x: sparse, y: labels\nvar w: vec[dim(x)]\nminimize E[logistc(y, <x, w>)]\n") {
-        Err(Error::Model(m)) => assert!(m.contains("logistc") && m.contains("3:"), "{m}"),
+        Err(Error::Model(m)) => {
+            assert!(m.message.contains("logistc") && m.message.contains("3:"), "{m}");
+            assert_eq!((m.line, m.column), (3, 12), "the first diagnostic's place");
+        }
         other => panic!("{other:?}"),
     }
     let bad = Data::from_csr(&[0u32, 2, 1], &[0u32, 1], &[1.0, 2.0], &[1.0, -1.0], None);
@@ -175,4 +178,76 @@ fn csc_arrays_and_owned_vectors_solve_as_the_file_does() {
 
     let bad = Data::from_csc(&[0u32, 1], &[5u32], &[1.0], &[1.0, -1.0]);
     assert!(matches!(bad, Err(Error::Input(m)) if m.contains("column 0, position 0")));
+}
+
+/// Arrays read in place (the Python package's path): the matrix reads the caller's buffers, the
+/// answer is the copied arrays' to the bit, and every check of `from_csr` names the row.
+#[test]
+fn arrays_read_in_place_give_the_copied_arrays_answer() {
+    use optc::data::store::Store;
+    use std::sync::Arc;
+    let problem = Problem::from_text(
+        "data x: sparse, y: labels\nvar w: vec[dim(x)]\nparam λ = 0.01\nminimize E[logistic(y, <x, w>)] + λ·l1(w)\n",
+    )
+    .expect("compiles");
+    let (indptr, indices, values, labels) = (
+        vec![0usize, 2, 3, 5, 6],
+        vec![0u32, 2, 1, 0, 1, 2],
+        vec![1.0, -0.5, 2.0, -1.0, 0.5, 1.5],
+        vec![1.0, -1.0, 1.0, -1.0],
+    );
+    let foreign = |v: &Arc<Vec<u32>>| {
+        let keep: Arc<dyn Send + Sync> = v.clone();
+        // SAFETY: the Arc'd vector is never written and outlives the store (which holds it).
+        #[allow(unsafe_code)]
+        unsafe {
+            Store::foreign(keep, v.as_ptr(), v.len())
+        }
+    };
+    let kept = Arc::new(indices.clone());
+    let values_kept = Arc::new(values.clone());
+    let in_place = {
+        let keep: Arc<dyn Send + Sync> = values_kept.clone();
+        #[allow(unsafe_code)]
+        let values = unsafe { Store::foreign(keep, values_kept.as_ptr(), values_kept.len()) };
+        Data::from_csr_in_place(indptr.clone(), foreign(&kept), values, labels.clone(), 3).expect("canonical")
+    };
+    assert_eq!(in_place.addresses(), (kept.as_ptr() as usize, values_kept.as_ptr() as usize));
+    let copied = Data::from_csr(&indptr, &indices, &values, &labels, Some(3)).expect("valid");
+    let a = Session::new(problem.clone(), in_place).solve(&Options::default()).expect("solves");
+    let b = Session::new(problem, copied).solve(&Options::default()).expect("solves");
+    assert_eq!((a.objective, a.epochs), (b.objective, b.epochs));
+    // Out of order, out of range and not finite: named by row.
+    for (idx, vals, says) in [
+        (vec![2u32, 0, 1, 0, 1, 2], values.clone(), "row 0, position 1: column indices do not increase"),
+        (vec![0u32, 3, 1, 0, 1, 2], values.clone(), "row 0, position 1: column index 3 is not in 0..3"),
+        (indices.clone(), vec![1.0, -0.5, f64::NAN, -1.0, 0.5, 1.5], "row 1, position 2: the value NaN"),
+    ] {
+        let got = Data::from_csr_in_place(indptr.clone(), Store::Owned(idx), Store::Owned(vals), labels.clone(), 3);
+        match got {
+            Err(Error::Input(m)) => assert!(m.contains(says), "{m}"),
+            other => panic!("{:?}", other.err()),
+        }
+    }
+}
+
+/// Dual CD stopped by its cap above F(0) has not converged; it has not diverged. On 100 rows
+/// near (100, 100) with random labels and λ = 1e-4 (scikit-learn's `check_fit_check_is_fitted`
+/// data), w(α) after the cap is worse than w = 0 while the dual still rises: the answer is the
+/// run's, with status `max_epochs` and a gap that says how far it is, not an error.
+#[test]
+fn dual_cd_at_its_cap_above_the_cold_start_is_unconverged_not_diverged() {
+    let problem = Problem::from_text(
+        "data x: sparse, y: labels\nvar w: vec[dim(x)]\nparam λ = 1e-4\nminimize E[hinge(y, <x, w>)] + λ·l2sq(w)\n",
+    )
+    .expect("compiles");
+    let data = Data::from_file(&fixture("near_collinear.svm"), 1).expect("the fixture");
+    let opts = Options::default();
+    let report = Session::new(problem, data).solve(&opts).expect("an answer, not an error");
+    assert_eq!(report.solver.to_string(), "dcd");
+    let gap = report.gap.expect("certified by its dual iterate");
+    assert_eq!(report.status, "max_epochs", "{}", report.rule);
+    assert!(report.objective > 1.0, "the case: F = {} above F(0) = 1", report.objective);
+    assert!(gap > 1e-4 * report.objective.abs(), "the gap says it is not done: {gap}");
+    assert!(report.objective - gap <= 1.0, "F − gap bounds F* ≤ F(0)");
 }

@@ -1,6 +1,7 @@
-//! The arrays behind a Dataset's matrix: owned (parsed or generated) or a section of a
-//! memory-mapped cache file, so a cache hit costs no copy and no parse. Both deref to slices;
-//! nothing downstream knows which it reads.
+//! The arrays behind a Dataset's matrix: owned (parsed or generated), a section of a
+//! memory-mapped cache file, so a cache hit costs no copy and no parse, or the buffer of another
+//! runtime's array (NumPy's, through the Python package), so a fit reads the caller's matrix
+//! in place. All deref to slices; nothing downstream knows which it reads.
 
 use std::fmt;
 use std::ops::Deref;
@@ -36,11 +37,46 @@ pub fn checked(
     Matrix::try_new(shape, indptr, indices, values).map_err(|(_, _, _, e)| e)
 }
 
-/// An array, owned or mapped.
+/// An array, owned, mapped or another runtime's.
 #[derive(Clone)]
 pub enum Store<T> {
     Owned(Vec<T>),
     Mapped(Section),
+    Foreign(Foreign<T>),
+}
+
+/// `len` values of T at `ptr`, in a buffer that `keep` owns: while any clone of it lives, the
+/// buffer stays where it is and is not written (see [`Store::foreign`]).
+pub struct Foreign<T> {
+    keep: Arc<dyn Send + Sync>,
+    ptr: *const T,
+    len: usize,
+}
+
+impl<T> Clone for Foreign<T> {
+    fn clone(&self) -> Self {
+        Foreign { keep: Arc::clone(&self.keep), ptr: self.ptr, len: self.len }
+    }
+}
+
+// SAFETY: a Foreign is a shared, read-only view of a buffer that `keep` (itself Send + Sync)
+// holds alive; reading it from any thread is reading a `&[T]` of a Sync T.
+#[allow(unsafe_code)]
+unsafe impl<T: Sync> Send for Foreign<T> {}
+#[allow(unsafe_code)]
+unsafe impl<T: Sync> Sync for Foreign<T> {}
+
+impl<T> Store<T> {
+    /// The `len` values at `ptr`, read in place.
+    ///
+    /// # Safety
+    /// `ptr` is non-null and aligned for T, the `len` values after it are initialised, and
+    /// while `keep` (or a clone of the store) lives they stay at that address and nothing
+    /// writes them.
+    #[allow(unsafe_code)]
+    pub unsafe fn foreign(keep: Arc<dyn Send + Sync>, ptr: *const T, len: usize) -> Store<T> {
+        Store::Foreign(Foreign { keep, ptr, len })
+    }
 }
 
 /// `len` elements at byte `start` of a mapped file, checked aligned and in bounds when made.
@@ -69,6 +105,9 @@ impl<T: bytemuck::Pod> Deref for Store<T> {
             Store::Owned(v) => v,
             // In bounds and aligned: `mapped` checked it, and a mapping never moves.
             Store::Mapped(s) => bytemuck::cast_slice(&s.map[s.start..s.start + s.len * std::mem::size_of::<T>()]),
+            // SAFETY: `Store::foreign`'s contract, which its caller took on.
+            #[allow(unsafe_code)]
+            Store::Foreign(f) => unsafe { std::slice::from_raw_parts(f.ptr, f.len) },
         }
     }
 }

@@ -173,7 +173,11 @@ pub fn solve(
                 driver::Stopped::Refused(why) => Unsolved::Refused(why),
             })?;
     let objective = outcome.eval.objective;
-    if worse_than_start(objective, start_objective) {
+    // A dual method cannot overshoot: its dual value only rises, and w(α) is not monotone in F.
+    // Stopped by its cap above F(0) (on near-collinear rows, dual CD at a large C), it has not
+    // converged, and its status and gap say so; it has not diverged.
+    let unconverged_dual = plan.objective.dual_only && objective.is_finite();
+    if worse_than_start(objective, start_objective) && !unconverged_dual {
         return Err(Unsolved::Worse { epochs: outcome.epochs, objective, start_objective });
     }
     Ok(Solved { outcome, calibration, backend, fallback: selected.fallback.take(), jit_seconds: selected.jit_seconds })

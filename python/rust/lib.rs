@@ -1,0 +1,236 @@
+//! The native half of the Python package `optc`: a compiled model ([`Model`]) that fits CSR
+//! arrays handed over by `optc/__init__.py`. Everything here is a thin translation onto
+//! `optc::session`: arrays in, the session's report out as JSON plus the weights as NumPy arrays.
+//! What Python users see (scipy matrices, result objects, estimators) is built in Python.
+
+use numpy::{PyArray1, PyArrayMethods, PyReadonlyArray1, PyUntypedArrayMethods};
+use optc::data::store::Store;
+use optc::session::{Data, Error, Options, Problem, Session};
+use pyo3::create_exception;
+use pyo3::exceptions::{PyException, PyValueError};
+use pyo3::prelude::*;
+use std::sync::Arc;
+use std::time::Duration;
+
+create_exception!(
+    _optc,
+    ModelError,
+    PyException,
+    "A model that does not compile: the message is the rendered diagnostic; `line` and `column` say where (1-based)."
+);
+create_exception!(_optc, SolverError, PyException, "A solve that diverged or could not run with the options given.");
+
+/// An optc error as the Python exception a user expects: a bad model is a `ModelError` with
+/// its place, bad data a `ValueError` whose message names the row, anything else a
+/// `SolverError`.
+fn raise(py: Python<'_>, e: Error) -> PyErr {
+    match e {
+        Error::Model(m) => {
+            let err = ModelError::new_err(m.message.clone());
+            let value = err.value(py);
+            // Attributes on a fresh exception instance cannot fail to set.
+            let _ = value.setattr("line", m.line);
+            let _ = value.setattr("column", m.column);
+            err
+        }
+        Error::Input(m) => PyValueError::new_err(m),
+        Error::Usage(m) => PyValueError::new_err(m),
+        Error::Diverged(m) => SolverError::new_err(m),
+    }
+}
+
+/// A fit's report as JSON, its weights, and a one-vs-rest fit's intercepts.
+type Fitted<'py> = (String, Bound<'py, PyArray1<f64>>, Option<Bound<'py, PyArray1<f64>>>);
+
+/// A model compiled once, with the parameters set on it and the last answer, which the next
+/// fit starts from.
+#[pyclass(module = "optc._optc")]
+struct Model {
+    problem: Problem,
+    warm: Option<(Vec<f64>, f64)>,
+}
+
+/// A NumPy array's buffer, read in place: the array is kept alive by the store (so by the
+/// matrix) for as long as the fit reads it.
+fn in_place<T: numpy::Element + Send + Sync + 'static>(array: &Bound<'_, PyArray1<T>>) -> PyResult<Store<T>> {
+    if !array.is_contiguous() {
+        return Err(PyValueError::new_err("the array is not contiguous"));
+    }
+    let len = array.len();
+    if len == 0 {
+        return Ok(Store::Owned(vec![]));
+    }
+    let ptr = array.data() as *const T;
+    let keep: Arc<dyn Send + Sync> = Arc::new(array.clone().unbind());
+    // SAFETY: a contiguous, non-empty NumPy array of T: `ptr` is its aligned data pointer and
+    // its `len` values are initialised. `keep` holds a reference to the array, so its buffer
+    // neither moves nor is freed while the store lives; the Python wrapper documents that the
+    // caller does not write the matrix during a fit (as with any library that releases the GIL).
+    #[allow(unsafe_code)]
+    Ok(unsafe { Store::foreign(keep, ptr, len) })
+}
+
+#[pymethods]
+impl Model {
+    /// Compiles `text` (a model's text, or with `is_path` the path of a model file).
+    #[new]
+    #[pyo3(signature = (text, is_path=false))]
+    fn new(py: Python<'_>, text: &str, is_path: bool) -> PyResult<Model> {
+        let problem = if is_path { Problem::from_file(std::path::Path::new(text)) } else { Problem::from_text(text) };
+        Ok(Model { problem: problem.map_err(|e| raise(py, e))?, warm: None })
+    }
+
+    /// Sets parameter `name` (or its ASCII alias) for the next fits.
+    fn set(&mut self, py: Python<'_>, name: &str, value: f64) -> PyResult<()> {
+        self.problem = self.problem.clone().with(name, value).map_err(|e| raise(py, e))?;
+        Ok(())
+    }
+
+    /// The model's text.
+    #[getter]
+    fn text(&self) -> String {
+        self.problem.text().to_string()
+    }
+
+    /// What `optc check` prints.
+    fn check(&self, py: Python<'_>) -> PyResult<String> {
+        self.problem.report().map_err(|e| raise(py, e))
+    }
+
+    /// What `optc plan` prints (no data).
+    #[pyo3(signature = (solver=None))]
+    fn plan(&self, py: Python<'_>, solver: Option<&str>) -> PyResult<String> {
+        self.problem.plan(solver).map_err(|e| raise(py, e))
+    }
+
+    /// Forgets the last answer: the next fit starts from zero.
+    fn reset(&mut self) {
+        self.warm = None;
+    }
+
+    /// Fits canonical CSR arrays (indices u32 or int32, read in place with the values) with
+    /// one label a row. Returns the session's report as JSON, the weights, and the intercepts
+    /// of a one-vs-rest fit. The solve runs without the GIL; Ctrl-C ends it `interrupted`.
+    #[pyo3(signature = (indptr, indices, values, labels, features, tol=None, solver=None, epochs=None, time_limit=None, threads=None, seed=None, cold=false, init=None, trace=false))]
+    #[allow(clippy::too_many_arguments)]
+    fn fit<'py>(
+        &mut self,
+        py: Python<'py>,
+        indptr: PyReadonlyArray1<'py, i64>,
+        indices: &Bound<'py, PyAny>,
+        values: &Bound<'py, PyArray1<f64>>,
+        labels: PyReadonlyArray1<'py, f64>,
+        features: usize,
+        tol: Option<f64>,
+        solver: Option<String>,
+        epochs: Option<usize>,
+        time_limit: Option<f64>,
+        threads: Option<usize>,
+        seed: Option<u64>,
+        cold: bool,
+        init: Option<(PyReadonlyArray1<'py, f64>, f64)>,
+        trace: bool,
+    ) -> PyResult<Fitted<'py>> {
+        let ptr: Vec<usize> = indptr
+            .as_slice()?
+            .iter()
+            .map(|&p| usize::try_from(p).map_err(|_| PyValueError::new_err(format!("indptr holds {p}, below 0"))))
+            .collect::<PyResult<_>>()?;
+        let idx: Store<u32> = if let Ok(a) = indices.cast::<PyArray1<u32>>() {
+            in_place(a)?
+        } else if let Ok(a) = indices.cast::<PyArray1<i32>>() {
+            // int32 indices are u32 ones once none is negative: the same bits, read in place.
+            let raw = in_place(a)?;
+            if let Some(k) = raw.iter().position(|&j| j < 0) {
+                return Err(PyValueError::new_err(format!("position {k}: column index {} is negative", raw[k])));
+            }
+            reinterpret(raw)
+        } else {
+            return Err(PyValueError::new_err("indices must be an int32 or uint32 array"));
+        };
+        let data = Data::from_csr_in_place(ptr, idx, in_place(values)?, labels.as_slice()?.to_vec(), features)
+            .map_err(|e| raise(py, e))?;
+        let mut session = Session::new(self.problem.clone(), data);
+        let start = match init {
+            Some((w, b)) => Some((w.as_slice()?.to_vec(), b)),
+            None if !cold => self.warm.clone(),
+            None => None,
+        };
+        if let Some((w, b)) = start {
+            session.start_from(w, b);
+        }
+        let opts = Options { tol, epochs, time_limit, seed, solver, threads, trace, ..Default::default() };
+        let report = solve_interruptibly(py, &mut session, opts).map_err(|e| raise(py, e))?;
+        self.warm = Some((report.weights.clone(), report.intercept.unwrap_or(0.0)));
+        let json = serde_json::to_string(&report).map_err(|e| PyValueError::new_err(e.to_string()))?;
+        let weights = PyArray1::from_vec(py, report.weights);
+        let intercepts = report.intercepts.map(|b| PyArray1::from_vec(py, b));
+        Ok((json, weights, intercepts))
+    }
+
+    /// The addresses at which a fit on these arrays reads the column indices and the values:
+    /// the tests compare them with NumPy's, to show the matrix is read in place.
+    fn addresses<'py>(
+        &self,
+        py: Python<'py>,
+        indptr: PyReadonlyArray1<'py, i64>,
+        indices: &Bound<'py, PyArray1<i32>>,
+        values: &Bound<'py, PyArray1<f64>>,
+        labels: PyReadonlyArray1<'py, f64>,
+        features: usize,
+    ) -> PyResult<(usize, usize)> {
+        let ptr: Vec<usize> = indptr.as_slice()?.iter().map(|&p| p.max(0) as usize).collect();
+        let data = Data::from_csr_in_place(
+            ptr,
+            reinterpret(in_place(indices)?),
+            in_place(values)?,
+            labels.as_slice()?.to_vec(),
+            features,
+        )
+        .map_err(|e| raise(py, e))?;
+        Ok(data.addresses())
+    }
+}
+
+/// An i32 store read as u32: the same buffer, the same bits (checked non-negative first).
+fn reinterpret(store: Store<i32>) -> Store<u32> {
+    match store {
+        Store::Owned(v) => Store::Owned(v.into_iter().map(|j| j as u32).collect()),
+        other => {
+            let len = other.len();
+            let ptr = other.as_ptr() as *const u32;
+            let keep: Arc<dyn Send + Sync> = Arc::new(other);
+            // SAFETY: i32 and u32 have one size and alignment; `keep` holds the i32 store (and
+            // through it the array) alive and unmoved.
+            #[allow(unsafe_code)]
+            unsafe {
+                Store::foreign(keep, ptr, len)
+            }
+        }
+    }
+}
+
+/// Solves on a worker thread while this one, holding the GIL only between naps, turns a
+/// pending Ctrl-C into the session's cancel flag: the run then ends `interrupted` with its last
+/// iterate, as `optc run` does on SIGINT.
+fn solve_interruptibly(py: Python<'_>, session: &mut Session, opts: Options) -> Result<optc::session::Report, Error> {
+    let cancel = opts.cancel.clone();
+    std::thread::scope(|scope| {
+        let worker = scope.spawn(move || session.solve(&opts));
+        while !worker.is_finished() {
+            py.detach(|| std::thread::sleep(Duration::from_millis(10)));
+            if py.check_signals().is_err() {
+                cancel.cancel();
+            }
+        }
+        worker.join().unwrap_or_else(|_| Err(Error::Diverged("the solver panicked".into())))
+    })
+}
+
+#[pymodule]
+fn _optc(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<Model>()?;
+    m.add("ModelError", m.py().get_type::<ModelError>())?;
+    m.add("SolverError", m.py().get_type::<SolverError>())?;
+    Ok(())
+}

@@ -1,0 +1,173 @@
+"""optc from Python: a model in optc's language, compiled once, fitted on scipy.sparse matrices
+or NumPy arrays, each answer with the certified bound on its suboptimality.
+
+    >>> import optc
+    >>> model = optc.Model('''
+    ... data x: sparse, y: labels
+    ... var w: vec[dim(x)]
+    ... param λ = 1e-3
+    ... minimize E[logistic(y, <x, w>)] + λ·l1(w)
+    ... ''')
+    >>> result = model.fit(X, y)                # doctest: +SKIP
+    >>> result.coef_, result.gap, result.status  # doctest: +SKIP
+
+The solve itself is optc's, in Rust (`optc._optc`): a canonical CSR matrix of float64 values
+with int32 indices is read where it is, without a copy, and the GIL is released while it runs.
+"""
+
+import json
+import os
+
+import numpy as np
+import scipy.sparse as sp
+
+from ._optc import Model as _Native
+from ._optc import ModelError, SolverError
+
+__all__ = ["Model", "Result", "ModelError", "SolverError"]
+
+
+class Result:
+    """One fit's answer and its record, as `optc run --json` gives it.
+
+    Attributes: ``coef_`` (the weights; for a one-vs-rest fit a classes × features array),
+    ``intercept_`` (0.0 when the model has none), ``objective`` (F), ``gap`` (the certified
+    bound on F − F*, None when the model has no certificate), ``relative_gap``, ``status``
+    (``converged``, ``max_epochs``, ``time_limit``, ``interrupted``, …), ``rule`` (what stopped
+    the run, in words), ``epochs``, ``seconds``, ``solver``, ``nnz`` and ``trace`` (a dict of
+    arrays: ``epoch``, ``seconds``, ``objective``, ``gap``, one entry a check). ``report`` holds
+    every field of the record.
+    """
+
+    def __init__(self, report, weights, intercepts, classes):
+        self.report = report
+        self.objective = report["objective"]
+        self.gap = report.get("gap")
+        self.relative_gap = report.get("relative_gap")
+        self.status = report["status"]
+        self.rule = report.get("stopped_by", "")
+        self.epochs = report["epochs"]
+        self.seconds = report["seconds"]
+        self.solver = report["solver"]
+        self.nnz = report["nnz"]
+        trace = report.get("trace") or []
+        self.trace = {
+            "epoch": np.array([p["epoch"] for p in trace], dtype=np.int64),
+            "seconds": np.array([p["seconds"] for p in trace], dtype=np.float64),
+            "objective": np.array([p["objective"] for p in trace], dtype=np.float64),
+            "gap": np.array([np.nan if p.get("gap") is None else p["gap"] for p in trace], dtype=np.float64),
+        }
+        if classes > 1:
+            # LIBLINEAR's layout, features × classes, row-major: scikit-learn's is its transpose.
+            self.coef_ = np.ascontiguousarray(weights.reshape(-1, classes).T)
+            self.intercept_ = np.zeros(classes) if intercepts is None else intercepts
+        else:
+            self.coef_ = weights
+            self.intercept_ = report.get("intercept") or 0.0
+
+    def __repr__(self):
+        gap = "none" if self.gap is None else f"{self.gap:.2e}"
+        return (f"Result(status={self.status!r}, objective={self.objective:.6g}, gap={gap}, "
+                f"nnz={self.nnz}, epochs={self.epochs}, seconds={self.seconds:.3f}, solver={self.solver!r})")
+
+
+# Python keywords and the usual short names, for the language's ASCII aliases.
+_KEYWORDS = {"lam": "lambda", "lambda_": "lambda"}
+
+
+def _csr(X):
+    """X as the arrays the native fit reads: (indptr int64, indices int32/uint32, values float64,
+    features). A canonical CSR matrix of float64 with int32 indices gives its own index and
+    value arrays, so the fit reads them in place; anything else is converted once here."""
+    if sp.issparse(X):
+        if X.format != "csr":
+            X = X.tocsr()
+    else:
+        X = np.asarray(X, dtype=np.float64)
+        if X.ndim != 2:
+            raise ValueError(f"X must be a 2-d array or a scipy.sparse matrix, not {X.ndim}-d")
+        X = sp.csr_matrix(X)
+    if X.dtype != np.float64:
+        X = X.astype(np.float64)
+    if not X.has_canonical_format:
+        X = X.copy()
+        X.sum_duplicates()
+    indices = X.indices
+    if indices.dtype not in (np.int32, np.uint32):
+        if indices.size and (indices.min() < 0 or indices.max() >= 2**32):
+            raise ValueError("a column index is outside 0..2³²")
+        indices = indices.astype(np.uint32)
+    indptr = X.indptr.astype(np.int64, copy=False)
+    return indptr, np.ascontiguousarray(indices), np.ascontiguousarray(X.data), X.shape[1]
+
+
+def _labels(y, rows):
+    y = np.ascontiguousarray(np.asarray(y, dtype=np.float64).ravel())
+    if y.shape[0] != rows:
+        raise ValueError(f"{y.shape[0]} labels for {rows} rows")
+    return y
+
+
+class Model:
+    """A model compiled once: ``Model(text_or_path, **params)``.
+
+    ``text_or_path`` is a model's text, or the path of a ``.opt`` file (whose ``load`` files are
+    then relative to it). Keyword arguments set parameters, by name or ASCII alias
+    (``lam=1e-3`` or ``lambda_=1e-3`` for ``λ``: ``lambda`` is a Python keyword). A model that does not compile raises :class:`ModelError`, whose
+    message is the rendered diagnostic and whose ``line`` and ``column`` say where.
+    """
+
+    def __init__(self, text_or_path, **params):
+        is_path = "\n" not in text_or_path and os.path.isfile(text_or_path)
+        self._native = _Native(text_or_path, is_path)
+        self.set(**params)
+
+    @property
+    def text(self):
+        """The model's text."""
+        return self._native.text
+
+    def set(self, **params):
+        """Sets parameters for the next fits, which still start from the last answer."""
+        for name, value in params.items():
+            self._native.set(_KEYWORDS.get(name, name), float(value))
+        return self
+
+    def check(self):
+        """What ``optc check`` prints: the terms, their properties and the solver picked."""
+        return self._native.check()
+
+    def plan(self, solver=None):
+        """What ``optc plan`` prints: the lowered plan (without data)."""
+        return self._native.plan(solver)
+
+    def fit(self, X, y, tol=None, solver=None, epochs=None, time_limit=None, init=None, threads=None,
+            seed=None, warm_start=True, trace=False):
+        """Solves the model on rows ``X`` (scipy.sparse or ndarray) with labels ``y``.
+
+        ``tol`` is the certified relative gap to stop at (default 1e-4); ``solver`` names one;
+        ``epochs`` and ``time_limit`` (seconds) cap the run; ``threads`` defaults to the cores.
+        The fit starts from the last answer (``warm_start=False``: from zero), or from ``init``:
+        the weights, or a pair (weights, intercept). ``trace=True`` records F and the gap after
+        every epoch in ``Result.trace`` (a check each epoch, left out of ``seconds``). Ctrl-C
+        ends the fit with status ``interrupted`` and the last iterate. Returns a :class:`Result`.
+
+        X is read in place when it is a canonical CSR matrix of float64 with int32 indices; it
+        must not be written while the fit runs.
+        """
+        indptr, indices, values, features = _csr(X)
+        labels = _labels(y, indptr.shape[0] - 1)
+        if init is not None:
+            w, b = init if isinstance(init, tuple) else (init, 0.0)
+            init = (np.ascontiguousarray(np.asarray(w, dtype=np.float64).ravel()), float(b))
+        report, weights, intercepts = self._native.fit(
+            indptr, indices, values, labels, features, tol=tol, solver=solver, epochs=epochs,
+            time_limit=time_limit, threads=threads, seed=seed, cold=not warm_start, init=init,
+            trace=trace)
+        report = json.loads(report)
+        classes = len(report.get("classes") or []) or 1
+        return Result(report, weights, intercepts, classes)
+
+    def reset(self):
+        """Forgets the last answer: the next fit starts from zero."""
+        self._native.reset()

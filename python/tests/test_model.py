@@ -1,0 +1,150 @@
+"""The model API: matrices in every form give one answer, a canonical CSR matrix is read in place,
+parameters and warm starts, the texts of `optc check` and `optc plan`, traces, Ctrl-C, and the
+errors a user meets."""
+
+import os
+import signal
+import threading
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+import optc
+from conftest import L1_LOGISTIC
+
+
+def test_a_canonical_csr_matrix_is_read_in_place(binary):
+    X, y = binary
+    assert X.indices.dtype == np.int32 and X.has_canonical_format
+    native = optc.Model(L1_LOGISTIC)._native
+    indices_at, values_at = native.addresses(X.indptr.astype(np.int64), X.indices, X.data, y, X.shape[1])
+    assert indices_at == X.indices.ctypes.data
+    assert values_at == X.data.ctypes.data
+
+
+def test_every_form_of_the_matrix_gives_the_same_answer(binary):
+    X, y = binary
+    reference = optc.Model(L1_LOGISTIC).fit(X, y, tol=1e-8)
+    # Rows with their entries reversed and one entry split in two: not canonical, so sorted
+    # and summed on a copy.
+    indptr, indices, values = [0], [], []
+    for r in range(X.shape[0]):
+        cols = list(X.indices[X.indptr[r]:X.indptr[r + 1]])[::-1]
+        vals = list(X.data[X.indptr[r]:X.indptr[r + 1]])[::-1]
+        if cols:
+            cols.append(cols[0])
+            vals[0] /= 2
+            vals.append(vals[0])
+        indices += cols
+        values += vals
+        indptr.append(len(indices))
+    messy = sp.csr_matrix((np.array(values), np.array(indices, dtype=np.int32), np.array(indptr)), shape=X.shape)
+    assert not messy.has_canonical_format
+    forms = {
+        "csc": X.tocsc(),
+        "dense": X.toarray(),
+        "int64 indices": sp.csr_matrix((X.data, X.indices.astype(np.int64), X.indptr.astype(np.int64)), shape=X.shape),
+        "float32": X.astype(np.float32),
+        "not canonical": messy,
+        "csr_array": sp.csr_array(X),
+    }
+    for name, form in forms.items():
+        expected = X.astype(np.float32).astype(np.float64) if name == "float32" else X
+        got = optc.Model(L1_LOGISTIC).fit(form, y, tol=1e-8)
+        if name == "float32":
+            same = optc.Model(L1_LOGISTIC).fit(expected, y, tol=1e-8)
+            assert got.objective == same.objective, name
+        else:
+            assert abs(got.objective - reference.objective) <= 1e-12 * reference.objective, name
+            assert np.allclose(got.coef_, reference.coef_, atol=1e-6), name
+    # The matrix the caller passed is left as it was.
+    assert not messy.has_canonical_format
+
+
+def test_the_answer_is_optc_runs(binary):
+    X, y = binary
+    result = optc.Model(L1_LOGISTIC).fit(X, y)
+    assert result.status == "converged" and result.solver == "scd"
+    assert result.gap <= 1e-4 * result.objective
+    assert "duality gap" in result.rule
+    assert result.nnz == int(np.count_nonzero(result.coef_))
+    assert result.coef_.shape == (X.shape[1],)
+    # F recomputed here from the weights.
+    margins = X @ result.coef_
+    F = np.mean(np.logaddexp(0, -y * margins)) + 0.01 * np.abs(result.coef_).sum()
+    assert abs(F - result.objective) <= 1e-12 * F
+
+
+def test_parameters_set_and_warm_starts(binary):
+    X, y = binary
+    model = optc.Model(L1_LOGISTIC, lam=0.05)
+    sparse = model.fit(X, y, tol=1e-8)
+    model.set(λ=0.01)
+    warm = model.fit(X, y, tol=1e-8)
+    cold = optc.Model(L1_LOGISTIC).fit(X, y, tol=1e-8)
+    assert sparse.nnz < warm.nnz
+    assert abs(warm.objective - cold.objective) <= 1e-7 * cold.objective
+    # A second fit at the same λ starts at the answer: no more epochs than the first.
+    again = model.fit(X, y, tol=1e-8)
+    assert again.epochs <= warm.epochs
+    # init: starting at the optimum, the first check certifies it.
+    start = optc.Model(L1_LOGISTIC).fit(X, y, init=cold.coef_, tol=1e-6)
+    assert start.epochs <= 2 and start.status == "converged"
+    fresh = model.fit(X, y, tol=1e-8, warm_start=False)
+    assert fresh.epochs >= again.epochs
+
+
+def test_a_model_file_and_its_texts(tmp_path, binary):
+    path = tmp_path / "m.opt"
+    path.write_text(L1_LOGISTIC)
+    model = optc.Model(str(path))
+    assert model.text == L1_LOGISTIC
+    assert "solver" in model.check() and "scd" in model.check()
+    assert "epoch" in model.plan()
+    X, y = binary
+    traced = model.fit(X, y, trace=True, tol=1e-8)
+    assert len(traced.trace["objective"]) == traced.epochs
+    assert np.all(np.diff(traced.trace["epoch"]) > 0)
+    assert np.all(traced.trace["objective"] >= traced.objective - 1e-15)
+
+
+def test_a_bad_model_raises_a_located_model_error():
+    with pytest.raises(optc.ModelError) as caught:
+        optc.Model("data x: sparse, y: labels\nvar w: vec[dim(x)]\nminimize E[logistc(y, <x, w>)]\n")
+    assert (caught.value.line, caught.value.column) == (3, 12)
+    assert "logistc" in str(caught.value) and "logistic" in str(caught.value)
+    with pytest.raises(ValueError, match="no parameter|unknown|param"):
+        optc.Model(L1_LOGISTIC).set(mu=1.0)
+
+
+def test_bad_data_raises_value_errors_naming_the_row(binary):
+    X, y = binary
+    model = optc.Model(L1_LOGISTIC)
+    bad = X.copy()
+    bad.data[bad.indptr[3]] = np.nan
+    with pytest.raises(ValueError, match="row 3"):
+        model.fit(bad, y)
+    with pytest.raises(ValueError, match="labels for"):
+        model.fit(X, y[:-1])
+    labels = y.copy()
+    labels[5] = np.inf
+    with pytest.raises(ValueError, match="row 5"):
+        model.fit(X, labels)
+    with pytest.raises(ValueError, match="solver"):
+        model.fit(X, y, solver="no-such-solver")
+    with pytest.raises(ValueError):
+        model.fit(np.zeros((2, 2, 2)), y)
+
+
+def test_ctrl_c_ends_a_fit_interrupted_with_its_last_iterate():
+    rng = np.random.default_rng(0)
+    X = sp.random(20_000, 2_000, density=0.01, format="csr", random_state=1)
+    y = np.sign(rng.standard_normal(20_000))
+    model = optc.Model(L1_LOGISTIC.replace("0.01", "1e-7"))
+    timer = threading.Timer(0.5, lambda: os.kill(os.getpid(), signal.SIGINT))
+    timer.start()
+    result = model.fit(X, y, tol=1e-15, epochs=10_000_000, solver="fobos")
+    timer.join()
+    assert result.status == "interrupted", result.rule
+    assert np.isfinite(result.objective) and result.epochs >= 1
