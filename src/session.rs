@@ -20,6 +20,7 @@
 
 pub mod bind;
 pub(crate) mod ovr;
+pub mod path;
 pub(crate) mod saved;
 pub mod solve;
 
@@ -721,6 +722,25 @@ impl Session {
         let report = Report::of(&compiled, &plan, train, bound.features, &solved, &settings);
         self.warm = Some((report.weights.clone(), report.intercept.unwrap_or(0.0)));
         Ok(report)
+    }
+
+    /// The model's regularization path on this data ([`path::solve_path`]): the grid and each
+    /// point's stopping rule from `spec`, the other parameters as set on the problem (its
+    /// `compile` overrides and files are the problem's; its solver and eagerness the spec's).
+    pub fn path(&self, mut spec: path::PathSpec) -> Result<path::SolvedPath, Error> {
+        let param = crate::check::canonical(&spec.param).to_string();
+        spec.compile.overrides =
+            self.problem.overrides.iter().filter(|(n, _)| crate::check::canonical(n) != param).cloned().collect();
+        spec.compile.files = Some(self.problem.dir.clone());
+        path::solve_path(&self.problem.file, &self.data.set, None, &spec, |_| {}).map_err(|e| match e {
+            path::PathError::Compile(e) => self.problem.error(e),
+            path::PathError::OneVsRest(classes) => Error::Usage(format!(
+                "a path follows one problem, and these {} labels make {} one-vs-rest problems: declare `y: classes` and use `softmax`, or fit each λ",
+                classes.originals.len(),
+                classes.originals.len()
+            )),
+            path::PathError::Failed(e) => e,
+        })
     }
 
     /// A two-class loss on k > 2 labels: k one-vs-rest problems, each warm from its class's

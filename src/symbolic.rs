@@ -600,6 +600,12 @@ fn write_sym(s: &Sym, outer: u8, f: &mut fmt::Formatter<'_>) -> fmt::Result {
     Ok(())
 }
 
+/// Six significant digits, written as a person writes them: a fitted value (an intercept)
+/// that four would round to a whole number (12.0009, not 12).
+pub fn sig6(v: f64) -> String {
+    format!("{v:.5e}").parse::<f64>().map_or_else(|_| fmt_num(v), fmt_num)
+}
+
 /// Numbers as a person writes them: `0.25`, `1e-4`, `2`.
 pub fn fmt_num(v: f64) -> String {
     if v.is_infinite() {

@@ -5,10 +5,14 @@
 
 use numpy::{PyArray1, PyArrayMethods, PyReadonlyArray1, PyUntypedArrayMethods};
 use optc::data::store::Store;
+use optc::exec::cancel::Cancel;
+use optc::pipeline::CompileOptions;
+use optc::session::path::{PathPoint, PathSpec};
 use optc::session::{Data, Error, Options, Problem, Session};
 use pyo3::create_exception;
 use pyo3::exceptions::{PyException, PyValueError};
 use pyo3::prelude::*;
+use pyo3::types::PyDict;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -131,25 +135,7 @@ impl Model {
         init: Option<(PyReadonlyArray1<'py, f64>, f64)>,
         trace: bool,
     ) -> PyResult<Fitted<'py>> {
-        let ptr: Vec<usize> = indptr
-            .as_slice()?
-            .iter()
-            .map(|&p| usize::try_from(p).map_err(|_| PyValueError::new_err(format!("indptr holds {p}, below 0"))))
-            .collect::<PyResult<_>>()?;
-        let idx: Store<u32> = if let Ok(a) = indices.cast::<PyArray1<u32>>() {
-            in_place(a)?
-        } else if let Ok(a) = indices.cast::<PyArray1<i32>>() {
-            // int32 indices are u32 ones once none is negative: the same bits, read in place.
-            let raw = in_place(a)?;
-            if let Some(k) = raw.iter().position(|&j| j < 0) {
-                return Err(PyValueError::new_err(format!("position {k}: column index {} is negative", raw[k])));
-            }
-            reinterpret(raw)
-        } else {
-            return Err(PyValueError::new_err("indices must be an int32 or uint32 array"));
-        };
-        let data = Data::from_csr_in_place(ptr, idx, in_place(values)?, labels.as_slice()?.to_vec(), features)
-            .map_err(|e| raise(py, e))?;
+        let data = arrays(py, indptr, indices, values, labels, features)?;
         let mut session = Session::new(self.problem.clone(), data);
         let start = match init {
             Some((w, b)) => Some((w.as_slice()?.to_vec(), b)),
@@ -160,7 +146,8 @@ impl Model {
             session.start_from(w, b);
         }
         let opts = Options { tol, epochs, time_limit, seed, solver, threads, trace, ..Default::default() };
-        let report = solve_interruptibly(py, &mut session, opts).map_err(|e| raise(py, e))?;
+        let cancel = opts.cancel.clone();
+        let report = interruptibly(py, &cancel, || session.solve(&opts)).map_err(|e| raise(py, e))?;
         self.warm = Some((report.weights.clone(), report.intercept.unwrap_or(0.0)));
         let json = serde_json::to_string(&report).map_err(|e| PyValueError::new_err(e.to_string()))?;
         let weights = PyArray1::from_vec(py, report.weights);
@@ -174,21 +161,73 @@ impl Model {
         &self,
         py: Python<'py>,
         indptr: PyReadonlyArray1<'py, i64>,
-        indices: &Bound<'py, PyArray1<i32>>,
+        indices: &Bound<'py, PyAny>,
         values: &Bound<'py, PyArray1<f64>>,
         labels: PyReadonlyArray1<'py, f64>,
         features: usize,
     ) -> PyResult<(usize, usize)> {
-        let ptr: Vec<usize> = indptr.as_slice()?.iter().map(|&p| p.max(0) as usize).collect();
-        let data = Data::from_csr_in_place(
-            ptr,
-            reinterpret(in_place(indices)?),
-            in_place(values)?,
-            labels.as_slice()?.to_vec(),
-            features,
-        )
-        .map_err(|e| raise(py, e))?;
+        let data = arrays(py, indptr, indices, values, labels, features)?;
         Ok(data.addresses())
+    }
+
+    /// The regularization path of `param` on these arrays, from `start` (None: λ_max) down to
+    /// `end` in `steps` log-spaced values, each point warm from the last: its values, F, gaps
+    /// (NaN: none), non-zeros, epochs, seconds, statuses, and the weights (a row a point) with
+    /// the intercepts.
+    #[pyo3(signature = (indptr, indices, values, labels, features, param, start=None, end=None, steps=20, tol=None, epochs=None, solver=None, seed=1, cold=false, threads=None))]
+    #[allow(clippy::too_many_arguments)]
+    fn path<'py>(
+        &self,
+        py: Python<'py>,
+        indptr: PyReadonlyArray1<'py, i64>,
+        indices: &Bound<'py, PyAny>,
+        values: &Bound<'py, PyArray1<f64>>,
+        labels: PyReadonlyArray1<'py, f64>,
+        features: usize,
+        param: String,
+        start: Option<f64>,
+        end: Option<f64>,
+        steps: usize,
+        tol: Option<f64>,
+        epochs: Option<usize>,
+        solver: Option<String>,
+        seed: u64,
+        cold: bool,
+        threads: Option<usize>,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let data = arrays(py, indptr, indices, values, labels, features)?;
+        let session = Session::new(self.problem.clone(), data);
+        let spec = PathSpec {
+            param,
+            from: start,
+            to: end,
+            steps,
+            tol,
+            epochs,
+            seed,
+            cold,
+            jit: true,
+            threads: threads.unwrap_or_else(optc::data::available_threads).max(1),
+            compile: CompileOptions { solver, ..Default::default() },
+            cancel: Default::default(),
+        };
+        let cancel = spec.cancel.clone();
+        let solved = interruptibly(py, &cancel, || session.path(spec)).map_err(|e| raise(py, e))?;
+        let points = &solved.points;
+        let column = |f: &dyn Fn(&PathPoint) -> f64| PyArray1::from_vec(py, points.iter().map(f).collect());
+        let out = PyDict::new(py);
+        out.set_item("values", column(&|p| p.value))?;
+        out.set_item("objective", column(&|p| p.objective))?;
+        out.set_item("gap", column(&|p| p.gap.unwrap_or(f64::NAN)))?;
+        out.set_item("nnz", column(&|p| p.nnz as f64))?;
+        out.set_item("epochs", column(&|p| p.epochs as f64))?;
+        out.set_item("seconds", column(&|p| p.seconds))?;
+        out.set_item("intercept", column(&|p| p.intercept))?;
+        out.set_item("status", points.iter().map(|p| p.status).collect::<Vec<_>>())?;
+        let weights: Vec<f64> = points.iter().flat_map(|p| p.weights.iter().copied()).collect();
+        out.set_item("weights", PyArray1::from_vec(py, weights))?;
+        out.set_item("regression", solved.regression)?;
+        Ok(out)
     }
 }
 
@@ -210,13 +249,16 @@ fn reinterpret(store: Store<i32>) -> Store<u32> {
     }
 }
 
-/// Solves on a worker thread while this one, holding the GIL only between naps, turns a
-/// pending Ctrl-C into the session's cancel flag: the run then ends `interrupted` with its last
-/// iterate, as `optc run` does on SIGINT.
-fn solve_interruptibly(py: Python<'_>, session: &mut Session, opts: Options) -> Result<optc::session::Report, Error> {
-    let cancel = opts.cancel.clone();
+/// Runs `work` on a worker thread while this one, holding the GIL only between naps, turns a
+/// pending Ctrl-C into `cancel`: the run then ends `interrupted` with its last iterate, as
+/// `optc run` does on SIGINT.
+fn interruptibly<T: Send>(
+    py: Python<'_>,
+    cancel: &Cancel,
+    work: impl FnOnce() -> Result<T, Error> + Send,
+) -> Result<T, Error> {
     std::thread::scope(|scope| {
-        let worker = scope.spawn(move || session.solve(&opts));
+        let worker = scope.spawn(work);
         while !worker.is_finished() {
             py.detach(|| std::thread::sleep(Duration::from_millis(10)));
             if py.check_signals().is_err() {
@@ -225,6 +267,37 @@ fn solve_interruptibly(py: Python<'_>, session: &mut Session, opts: Options) -> 
         }
         worker.join().unwrap_or_else(|_| Err(Error::Diverged("the solver panicked".into())))
     })
+}
+
+/// The arrays of a canonical CSR matrix as optc's data: indptr copied (one a row), the int32 or
+/// uint32 indices and the float64 values read in place, the labels copied.
+fn arrays<'py>(
+    py: Python<'py>,
+    indptr: PyReadonlyArray1<'py, i64>,
+    indices: &Bound<'py, PyAny>,
+    values: &Bound<'py, PyArray1<f64>>,
+    labels: PyReadonlyArray1<'py, f64>,
+    features: usize,
+) -> PyResult<Data> {
+    let ptr: Vec<usize> = indptr
+        .as_slice()?
+        .iter()
+        .map(|&p| usize::try_from(p).map_err(|_| PyValueError::new_err(format!("indptr holds {p}, below 0"))))
+        .collect::<PyResult<_>>()?;
+    let idx: Store<u32> = if let Ok(a) = indices.cast::<PyArray1<u32>>() {
+        in_place(a)?
+    } else if let Ok(a) = indices.cast::<PyArray1<i32>>() {
+        // int32 indices are u32 ones once none is negative: the same bits, read in place.
+        let raw = in_place(a)?;
+        if let Some(k) = raw.iter().position(|&j| j < 0) {
+            return Err(PyValueError::new_err(format!("position {k}: column index {} is negative", raw[k])));
+        }
+        reinterpret(raw)
+    } else {
+        return Err(PyValueError::new_err("indices must be an int32 or uint32 array"));
+    };
+    Data::from_csr_in_place(ptr, idx, in_place(values)?, labels.as_slice()?.to_vec(), features)
+        .map_err(|e| raise(py, e))
 }
 
 #[pymodule]

@@ -11,7 +11,7 @@ import pytest
 import scipy.sparse as sp
 
 import optc
-from conftest import L1_LOGISTIC
+from conftest import FIXTURES, L1_LOGISTIC, read_svmlight
 
 
 def test_a_canonical_csr_matrix_is_read_in_place(binary):
@@ -148,3 +148,29 @@ def test_ctrl_c_ends_a_fit_interrupted_with_its_last_iterate():
     timer.join()
     assert result.status == "interrupted", result.rule
     assert np.isfinite(result.objective) and result.epochs >= 1
+
+
+def test_a_path_is_optc_paths_from_lambda_max(binary):
+    X, y = binary
+    model = optc.Model(L1_LOGISTIC)
+    path = model.path(X, y, param="lam", steps=8, tol=1e-8)
+    assert len(path) == 8 and path.coef_.shape == (8, X.shape[1])
+    assert np.all(np.diff(path.values) < 0)
+    # λ_max: w = 0 is optimal there (no solve), and just below it a weight moves; it is the
+    # largest |∇f(0)| (mean of −y·x/2 for the logistic at w = 0), computed here.
+    lam_max = np.abs(X.T @ (-y / 2)).max() / X.shape[0]
+    assert abs(path.values[0] - lam_max) <= 1e-12 * lam_max
+    assert path.nnz[0] == 0 and path.epochs[0] == 0
+    assert path.nnz[-1] > 0 and all(s == "converged" for s in path.status)
+    # Each point is the answer of a fit at its value.
+    for k in (2, 7):
+        alone = optc.Model(L1_LOGISTIC, lam=path.values[k]).fit(X, y, tol=1e-8)
+        assert abs(alone.objective - path.objective[k]) <= 1e-7 * alone.objective
+    assert np.all(path.gap <= 1e-8 * np.abs(path.objective))
+    Xs, ys = read_svmlight(FIXTURES / "sparse_binary.svm")
+    warm = model.path(Xs, ys, steps=8, tol=1e-8)
+    cold = model.path(Xs, ys, steps=8, tol=1e-8, warm_start=False)
+    assert warm.epochs.sum() < cold.epochs.sum(), (warm.epochs, cold.epochs)
+    assert np.allclose(warm.objective, cold.objective, rtol=1e-7)
+    with pytest.raises(ValueError, match="no parameter"):
+        model.path(X, y, param="mu")

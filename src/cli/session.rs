@@ -2,7 +2,7 @@
 //! share them), over the library's session layer ([`crate::session`]).
 
 pub(crate) use crate::session::bind::Bound;
-pub(crate) use crate::session::solve::{run_settings, solve, Stopping, Unsolved, DEFAULT_TOL};
+pub(crate) use crate::session::solve::{run_settings, solve, Stopping, Unsolved};
 use std::path::PathBuf;
 
 /// The options of one solve, shared by `optc run` and the REPL's `:run`.

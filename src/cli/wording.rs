@@ -157,11 +157,7 @@ pub(crate) fn sig4(v: f64) -> String {
     format!("{v:.3e}").parse::<f64>().map_or_else(|_| fmt_num(v), fmt_num)
 }
 
-/// Six significant digits, written as a person writes them: a fitted value (an intercept)
-/// that four would round to a whole number (12.0009, not 12).
-pub(crate) fn sig6(v: f64) -> String {
-    format!("{v:.5e}").parse::<f64>().map_or_else(|_| fmt_num(v), fmt_num)
-}
+pub(crate) use crate::symbolic::sig6;
 
 /// The step schedule a run used, as the report shows it.
 pub(crate) enum StepShown {

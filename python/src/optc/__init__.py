@@ -24,7 +24,7 @@ import scipy.sparse as sp
 from ._optc import Model as _Native
 from ._optc import ModelError, SolverError
 
-__all__ = ["Model", "Result", "ModelError", "SolverError"]
+__all__ = ["Model", "Result", "Path", "ModelError", "SolverError"]
 
 
 class Result:
@@ -73,6 +73,34 @@ class Result:
 
 # Python keywords and the usual short names, for the language's ASCII aliases.
 _KEYWORDS = {"lam": "lambda", "lambda_": "lambda"}
+
+
+class Path:
+    """A regularization path, a point per value, as arrays (``optc path``'s CSV columns):
+    ``values`` (the parameter, largest first), ``objective``, ``gap`` (NaN where the model has
+    no certificate), ``nnz``, ``epochs``, ``seconds``, ``status`` (a list), ``coef_`` (a row a
+    point) and ``intercept_``. A point at or above λ_max is w = 0, known optimal: no solver ran
+    for it (0 epochs).
+    """
+
+    def __init__(self, param, found, features):
+        self.param = param
+        self.values = found["values"]
+        self.objective = found["objective"]
+        self.gap = found["gap"]
+        self.nnz = found["nnz"].astype(np.int64)
+        self.epochs = found["epochs"].astype(np.int64)
+        self.seconds = found["seconds"]
+        self.status = list(found["status"])
+        self.coef_ = found["weights"].reshape(len(self.values), -1) if len(self.values) else np.zeros((0, features))
+        self.intercept_ = found["intercept"]
+
+    def __len__(self):
+        return len(self.values)
+
+    def __repr__(self):
+        return (f"Path({self.param}: {len(self)} points from {self.values[0]:.3g} to {self.values[-1]:.3g}, "
+                f"nnz {self.nnz[0]}..{self.nnz[-1]}, {int(self.epochs.sum())} epochs)") if len(self) else "Path()"
 
 
 def _csr(X):
@@ -167,6 +195,22 @@ class Model:
         report = json.loads(report)
         classes = len(report.get("classes") or []) or 1
         return Result(report, weights, intercepts, classes)
+
+    def path(self, X, y, param="λ", start=None, end=None, steps=20, tol=None, epochs=None, solver=None,
+             seed=1, warm_start=True, threads=None):
+        """The model solved along ``steps`` log-spaced values of ``param`` from ``start`` (default
+        λ_max, the smallest value where w = 0 is optimal, when the parameter scales a
+        sparsifying norm) down to ``end`` (default start·1e-4 when rows > features, else
+        start·1e-2), each point warm-started from the last (``warm_start=False``: from zero),
+        each stopping at the certified relative gap ``tol``. Returns a :class:`Path`. The other
+        parameters are the model's as set; the model's last answer is left as it was.
+        """
+        indptr, indices, values, features = _csr(X)
+        labels = _labels(y, indptr.shape[0] - 1)
+        found = self._native.path(indptr, indices, values, labels, features, _KEYWORDS.get(param, param),
+                                  start=start, end=end, steps=steps, tol=tol, epochs=epochs, solver=solver,
+                                  seed=seed, cold=not warm_start, threads=threads)
+        return Path(param, found, features)
 
     def reset(self):
         """Forgets the last answer: the next fit starts from zero."""

@@ -11,7 +11,6 @@
 //! glmnet's range for a ridge.
 
 use crate::analysis::{CoordinateProx, ProxShape};
-use crate::cli::session::Bound;
 use crate::exec::certificate::{self, Assessment};
 use crate::exec::evaluate::{evaluate_with_margins, Evaluation};
 use crate::exec::{DataView, State};
@@ -19,9 +18,10 @@ use crate::pipeline::Compiled;
 use crate::plan::Plan;
 use crate::runtime::picard::{Omega, Operator};
 use crate::runtime::{norm1, norm2, VectorTerm};
+use crate::session::bind::Bound;
 
 /// The solution at values where w = 0 is optimal: w = 0 and the intercept-only b.
-pub(super) struct Start {
+pub(crate) struct Start {
     pub state: State,
     pub eval: Evaluation,
     /// The certificate's check of it (None when the plan has no certificate).
@@ -38,7 +38,7 @@ pub(super) struct Start {
 /// w = 0 with the best intercept for it (b unregularized or `μ·l2sq(b)`, per-class softmax
 /// offsets), or b = 0 marked inexact when there is no such b (one class) or its loss has no
 /// single ℓ′ there ([`certificate::intercept_only`]).
-pub(super) fn at_start(plan: &Plan, bound: &Bound, view: &DataView) -> Start {
+pub(crate) fn at_start(plan: &Plan, bound: &Bound, view: &DataView) -> Start {
     let mut state = State::new(plan, &bound.facts, view.labels);
     let obj = &plan.objective;
     let mut exact = true;
@@ -65,7 +65,7 @@ pub(super) fn at_start(plan: &Plan, bound: &Bound, view: &DataView) -> Start {
 
 /// Where the path's values come from.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub(super) enum Range {
+pub(crate) enum Range {
     /// w = 0 is optimal exactly from λ_max up; `norm` names the dual norm taken.
     Zero { lambda_max: f64, norm: &'static str },
     /// w = 0 is optimal from `upper` up, and not below `lower` (overlapping groups).
@@ -96,7 +96,7 @@ impl Range {
 
     /// Where the first value came from, for the path's report; `intercept` is b at w = 0.
     pub fn describe(&self, param: &str, intercept: Option<f64>) -> String {
-        let num = crate::cli::wording::sig6;
+        let num = crate::symbolic::sig6;
         let zero = match intercept {
             Some(b) => format!("w = 0 with the intercept-only b = {}", num(b)),
             None => "w = 0".into(),
@@ -149,7 +149,7 @@ impl Affine {
 /// The range of a path of the parameter compiled at 1 (`at_one`) and 2 (`at_two`), from the
 /// gradient at the start. None when the parameter does not move the regularizer in a way that
 /// makes w = 0 optimal from some value on, and it is not a ridge's weight either.
-pub(super) fn range(at_one: &Compiled, at_two: &Compiled, start: &Start, view: &DataView) -> Option<Range> {
+pub(crate) fn range(at_one: &Compiled, at_two: &Compiled, start: &Start, view: &DataView) -> Option<Range> {
     let g = &start.gradient;
     if g.iter().any(|v| !v.is_finite()) {
         return None;
