@@ -260,7 +260,7 @@ fn interruptibly<T: Send>(
     std::thread::scope(|scope| {
         let worker = scope.spawn(work);
         while !worker.is_finished() {
-            py.detach(|| std::thread::sleep(Duration::from_millis(10)));
+            py.detach(|| std::thread::sleep(Duration::from_millis(2)));
             if py.check_signals().is_err() {
                 cancel.cancel();
             }
