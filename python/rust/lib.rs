@@ -115,16 +115,12 @@ impl Model {
     /// Fits canonical CSR arrays (indices u32 or int32, read in place with the values) with
     /// one label a row. Returns the session's report as JSON, the weights, and the intercepts
     /// of a one-vs-rest fit. The solve runs without the GIL; Ctrl-C ends it `interrupted`.
-    #[pyo3(signature = (indptr, indices, values, labels, features, tol=None, solver=None, epochs=None, time_limit=None, threads=None, seed=None, cold=false, init=None, trace=false))]
+    #[pyo3(signature = (rows, tol=None, solver=None, epochs=None, time_limit=None, threads=None, seed=None, cold=false, init=None, trace=false))]
     #[allow(clippy::too_many_arguments)]
     fn fit<'py>(
         &mut self,
         py: Python<'py>,
-        indptr: PyReadonlyArray1<'py, i64>,
-        indices: &Bound<'py, PyAny>,
-        values: &Bound<'py, PyArray1<f64>>,
-        labels: PyReadonlyArray1<'py, f64>,
-        features: usize,
+        rows: Rows<'py>,
         tol: Option<f64>,
         solver: Option<String>,
         epochs: Option<usize>,
@@ -135,7 +131,7 @@ impl Model {
         init: Option<(PyReadonlyArray1<'py, f64>, f64)>,
         trace: bool,
     ) -> PyResult<Fitted<'py>> {
-        let data = arrays(py, indptr, indices, values, labels, features)?;
+        let data = rows.data(py)?;
         let mut session = Session::new(self.problem.clone(), data);
         let start = match init {
             Some((w, b)) => Some((w.as_slice()?.to_vec(), b)),
@@ -157,16 +153,8 @@ impl Model {
 
     /// The addresses at which a fit on these arrays reads the column indices and the values:
     /// the tests compare them with NumPy's, to show the matrix is read in place.
-    fn addresses<'py>(
-        &self,
-        py: Python<'py>,
-        indptr: PyReadonlyArray1<'py, i64>,
-        indices: &Bound<'py, PyAny>,
-        values: &Bound<'py, PyArray1<f64>>,
-        labels: PyReadonlyArray1<'py, f64>,
-        features: usize,
-    ) -> PyResult<(usize, usize)> {
-        let data = arrays(py, indptr, indices, values, labels, features)?;
+    fn addresses<'py>(&self, py: Python<'py>, rows: Rows<'py>) -> PyResult<(usize, usize)> {
+        let data = rows.data(py)?;
         Ok(data.addresses())
     }
 
@@ -174,16 +162,12 @@ impl Model {
     /// `end` in `steps` log-spaced values, each point warm from the last: its values, F, gaps
     /// (NaN: none), non-zeros, epochs, seconds, statuses, and the weights (a row a point) with
     /// the intercepts.
-    #[pyo3(signature = (indptr, indices, values, labels, features, param, start=None, end=None, steps=20, tol=None, epochs=None, solver=None, seed=1, cold=false, threads=None))]
+    #[pyo3(signature = (rows, param, start=None, end=None, steps=20, tol=None, epochs=None, solver=None, seed=1, cold=false, threads=None))]
     #[allow(clippy::too_many_arguments)]
     fn path<'py>(
         &self,
         py: Python<'py>,
-        indptr: PyReadonlyArray1<'py, i64>,
-        indices: &Bound<'py, PyAny>,
-        values: &Bound<'py, PyArray1<f64>>,
-        labels: PyReadonlyArray1<'py, f64>,
-        features: usize,
+        rows: Rows<'py>,
         param: String,
         start: Option<f64>,
         end: Option<f64>,
@@ -195,7 +179,7 @@ impl Model {
         cold: bool,
         threads: Option<usize>,
     ) -> PyResult<Bound<'py, PyDict>> {
-        let data = arrays(py, indptr, indices, values, labels, features)?;
+        let data = rows.data(py)?;
         let session = Session::new(self.problem.clone(), data);
         let spec = PathSpec {
             param,
@@ -269,35 +253,42 @@ fn interruptibly<T: Send>(
     })
 }
 
-/// The arrays of a canonical CSR matrix as optc's data: indptr copied (one a row), the int32 or
-/// uint32 indices and the float64 values read in place, the labels copied.
-fn arrays<'py>(
-    py: Python<'py>,
-    indptr: PyReadonlyArray1<'py, i64>,
-    indices: &Bound<'py, PyAny>,
-    values: &Bound<'py, PyArray1<f64>>,
-    labels: PyReadonlyArray1<'py, f64>,
-    features: usize,
-) -> PyResult<Data> {
-    let ptr: Vec<usize> = indptr
-        .as_slice()?
-        .iter()
-        .map(|&p| usize::try_from(p).map_err(|_| PyValueError::new_err(format!("indptr holds {p}, below 0"))))
-        .collect::<PyResult<_>>()?;
-    let idx: Store<u32> = if let Ok(a) = indices.cast::<PyArray1<u32>>() {
-        in_place(a)?
-    } else if let Ok(a) = indices.cast::<PyArray1<i32>>() {
-        // int32 indices are u32 ones once none is negative: the same bits, read in place.
-        let raw = in_place(a)?;
-        if let Some(k) = raw.iter().position(|&j| j < 0) {
-            return Err(PyValueError::new_err(format!("position {k}: column index {} is negative", raw[k])));
-        }
-        reinterpret(raw)
-    } else {
-        return Err(PyValueError::new_err("indices must be an int32 or uint32 array"));
-    };
-    Data::from_csr_in_place(ptr, idx, in_place(values)?, labels.as_slice()?.to_vec(), features)
-        .map_err(|e| raise(py, e))
+/// The rows a fit or a path reads, as `optc/__init__.py` hands them over: a canonical CSR
+/// matrix (indptr, int32 or uint32 indices, float64 values), the labels and the width.
+#[derive(FromPyObject)]
+struct Rows<'py>(
+    PyReadonlyArray1<'py, i64>,
+    Bound<'py, PyAny>,
+    Bound<'py, PyArray1<f64>>,
+    PyReadonlyArray1<'py, f64>,
+    usize,
+);
+
+impl Rows<'_> {
+    /// optc's data: indptr copied (one a row), the indices and values read in place, the
+    /// labels copied.
+    fn data(&self, py: Python<'_>) -> PyResult<Data> {
+        let Rows(indptr, indices, values, labels, features) = self;
+        let ptr: Vec<usize> = indptr
+            .as_slice()?
+            .iter()
+            .map(|&p| usize::try_from(p).map_err(|_| PyValueError::new_err(format!("indptr holds {p}, below 0"))))
+            .collect::<PyResult<_>>()?;
+        let idx: Store<u32> = if let Ok(a) = indices.cast::<PyArray1<u32>>() {
+            in_place(a)?
+        } else if let Ok(a) = indices.cast::<PyArray1<i32>>() {
+            // int32 indices are u32 ones once none is negative: the same bits, read in place.
+            let raw = in_place(a)?;
+            if let Some(k) = raw.iter().position(|&j| j < 0) {
+                return Err(PyValueError::new_err(format!("position {k}: column index {} is negative", raw[k])));
+            }
+            reinterpret(raw)
+        } else {
+            return Err(PyValueError::new_err("indices must be an int32 or uint32 array"));
+        };
+        Data::from_csr_in_place(ptr, idx, in_place(values)?, labels.as_slice()?.to_vec(), *features)
+            .map_err(|e| raise(py, e))
+    }
 }
 
 #[pymodule]

@@ -18,7 +18,7 @@ def test_a_canonical_csr_matrix_is_read_in_place(binary):
     X, y = binary
     assert X.indices.dtype == np.int32 and X.has_canonical_format
     native = optc.Model(L1_LOGISTIC)._native
-    indices_at, values_at = native.addresses(X.indptr.astype(np.int64), X.indices, X.data, y, X.shape[1])
+    indices_at, values_at = native.addresses((X.indptr.astype(np.int64), X.indices, X.data, y, X.shape[1]))
     assert indices_at == X.indices.ctypes.data
     assert values_at == X.data.ctypes.data
 

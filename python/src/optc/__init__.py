@@ -189,7 +189,7 @@ class Model:
             w, b = init if isinstance(init, tuple) else (init, 0.0)
             init = (np.ascontiguousarray(np.asarray(w, dtype=np.float64).ravel()), float(b))
         report, weights, intercepts = self._native.fit(
-            indptr, indices, values, labels, features, tol=tol, solver=solver, epochs=epochs,
+            (indptr, indices, values, labels, features), tol=tol, solver=solver, epochs=epochs,
             time_limit=time_limit, threads=threads, seed=seed, cold=not warm_start, init=init,
             trace=trace)
         report = json.loads(report)
@@ -207,7 +207,7 @@ class Model:
         """
         indptr, indices, values, features = _csr(X)
         labels = _labels(y, indptr.shape[0] - 1)
-        found = self._native.path(indptr, indices, values, labels, features, _KEYWORDS.get(param, param),
+        found = self._native.path((indptr, indices, values, labels, features), _KEYWORDS.get(param, param),
                                   start=start, end=end, steps=steps, tol=tol, epochs=epochs, solver=solver,
                                   seed=seed, cold=not warm_start, threads=threads)
         return Path(param, found, features)

@@ -45,12 +45,36 @@ def _penalty(penalty, variable, elastic_alpha):
 
 
 class _OptcLinear(BaseEstimator):
-    """What the classifier and the regressor share: the model text, the fit and warm starts."""
+    """What the classifier and the regressor share: the parameters, the model text, the fit
+    and warm starts."""
+
+    #: The loss when ``loss`` is None.
+    _default_loss = None
+
+    def __init__(self, model=None, loss=None, penalty="l1", lam=1e-4, elastic_alpha=0.5,
+                 fit_intercept=True, tol=1e-4, solver=None, max_epochs=None, time_limit=None,
+                 warm_start=False, threads=None, params=None):
+        self.model = model
+        self.loss = loss
+        self.penalty = penalty
+        self.lam = lam
+        self.elastic_alpha = elastic_alpha
+        self.fit_intercept = fit_intercept
+        self.tol = tol
+        self.solver = solver
+        self.max_epochs = max_epochs
+        self.time_limit = time_limit
+        self.warm_start = warm_start
+        self.threads = threads
+        self.params = params
+
+    def _loss(self):
+        return self._default_loss if self.loss is None else self.loss
 
     def _model_text(self, labels, multinomial):
         if self.model is not None:
             return self.model
-        loss = _LOSSES.get(self.loss)
+        loss = _LOSSES.get(self._loss())
         if loss is None:
             raise ValueError(f"loss={self.loss!r}: one of {sorted(_LOSSES)}")
         if multinomial:
@@ -105,34 +129,19 @@ class _OptcLinear(BaseEstimator):
 class OptcClassifier(ClassifierMixin, _OptcLinear):
     """A linear classifier fitted by optc, certified.
 
-    ``loss``: ``logistic`` (two classes, one-vs-rest beyond), ``hinge``, ``squared_hinge``,
+    ``loss``: ``logistic`` (the default: two classes, one-vs-rest beyond), ``hinge``, ``squared_hinge``,
     or ``softmax`` (multinomial); ``penalty``: ``l1``, ``l2`` (λ·½‖w‖²) or ``elasticnet``
     (λ·(‖w‖₁ + (α/2)‖w‖²), α = ``elastic_alpha``); ``lam``: λ. Or ``model``: a model's text
     over ``y: labels`` (or ``y: classes`` with a matrix W), with ``params``.
     ``fit_intercept`` adds an unregularized ``var b``. ``tol`` is the certified relative gap.
     """
 
-    def __init__(self, model=None, loss="logistic", penalty="l1", lam=1e-4, elastic_alpha=0.5,
-                 fit_intercept=True, tol=1e-4, solver=None, max_epochs=None, time_limit=None,
-                 warm_start=False, threads=None, params=None):
-        self.model = model
-        self.loss = loss
-        self.penalty = penalty
-        self.lam = lam
-        self.elastic_alpha = elastic_alpha
-        self.fit_intercept = fit_intercept
-        self.tol = tol
-        self.solver = solver
-        self.max_epochs = max_epochs
-        self.time_limit = time_limit
-        self.warm_start = warm_start
-        self.threads = threads
-        self.params = params
+    _default_loss = "logistic"
 
     def _multinomial(self):
         if self.model is not None:
             return "y: classes" in self.model
-        return self.loss == "softmax"
+        return self._loss() == "softmax"
 
     def fit(self, X, y):
         X, y = _validate_data(self, X, y, accept_sparse=["csr", "csc", "coo"], dtype=np.float64)
@@ -186,7 +195,7 @@ class OptcClassifier(ClassifierMixin, _OptcLinear):
         return self.classes_[np.argmax(scores, axis=1)]
 
     def _probabilistic(self):
-        return self._multinomial() or (self.model is None and self.loss == "logistic") or (
+        return self._multinomial() or (self.model is None and self._loss() == "logistic") or (
             self.model is not None and "logistic(" in self.model)
 
     @available_if(_probabilistic)
@@ -214,22 +223,7 @@ class OptcRegressor(RegressorMixin, _OptcLinear):
     """A linear regressor fitted by optc, certified: ``loss="squared"`` with an ``l1`` (the
     lasso), ``l2`` or ``elasticnet`` penalty, or ``model``: a model's text over ``y: real``."""
 
-    def __init__(self, model=None, loss="squared", penalty="l1", lam=1e-4, elastic_alpha=0.5,
-                 fit_intercept=True, tol=1e-4, solver=None, max_epochs=None, time_limit=None,
-                 warm_start=False, threads=None, params=None):
-        self.model = model
-        self.loss = loss
-        self.penalty = penalty
-        self.lam = lam
-        self.elastic_alpha = elastic_alpha
-        self.fit_intercept = fit_intercept
-        self.tol = tol
-        self.solver = solver
-        self.max_epochs = max_epochs
-        self.time_limit = time_limit
-        self.warm_start = warm_start
-        self.threads = threads
-        self.params = params
+    _default_loss = "squared"
 
     def fit(self, X, y):
         X, y = _validate_data(self, X, y, accept_sparse=["csr", "csc", "coo"], dtype=np.float64, y_numeric=True)
