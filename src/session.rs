@@ -658,23 +658,39 @@ impl Report {
     }
 }
 
+/// Given starting weights ([`Session::start_from`]) of the wrong size are a usage error; a last
+/// answer of another size only means a cold start.
+fn check_start(warm: Option<&(Vec<f64>, f64)>, given: bool, expected: usize) -> Result<(), Error> {
+    match warm {
+        Some((w, _)) if given && w.len() != expected => Err(Error::Usage(format!(
+            "the starting weights have {} entries; this model on this data has {expected}",
+            w.len()
+        ))),
+        _ => Ok(()),
+    }
+}
+
 /// A problem on its data, solved as often as asked: each solve warm-starts from the last
 /// answer unless [`Options::cold`].
 pub struct Session {
     problem: Problem,
     data: Data,
     warm: Option<(Vec<f64>, f64)>,
+    /// The warm start was given ([`Session::start_from`]), not left by a solve: weights of
+    /// another size are then an error, not a reason to start cold.
+    given: bool,
 }
 
 impl Session {
     pub fn new(problem: Problem, data: Data) -> Session {
-        Session { problem, data, warm: None }
+        Session { problem, data, warm: None, given: false }
     }
 
     /// The next solve starts from these weights and intercept (a saved answer, or the last
     /// one of another session on other rows) instead of the last answer.
     pub fn start_from(&mut self, weights: Vec<f64>, intercept: f64) {
         self.warm = Some((weights, intercept));
+        self.given = true;
     }
 
     /// Sets a parameter for the next solve, which still starts from the last answer.
@@ -686,6 +702,7 @@ impl Session {
     /// Solves, as `optc run` does: the same F, epochs and status for the same model, data and
     /// options.
     pub fn solve(&mut self, opts: &Options) -> Result<Report, Error> {
+        let given = std::mem::take(&mut self.given);
         let (mut compiled, compile_opts) = self.problem.compile(opts.solver.as_deref())?;
         let train = &self.data.set;
         let stop = solve::Stopping {
@@ -702,10 +719,19 @@ impl Session {
         settings.cancel = opts.cancel.clone();
         settings.trace = opts.trace;
         if let Some(classes) = LabelMap::one_vs_rest(compiled.model.label_kind, train) {
-            return self.solve_one_vs_rest(&compiled, &plan, &settings, classes, (threads, !opts.no_jit, opts.cold));
+            return self.solve_one_vs_rest(
+                &compiled,
+                &plan,
+                &settings,
+                classes,
+                (threads, !opts.no_jit, opts.cold, given),
+            );
         }
         let bound = bind::Bound::new(&compiled, &plan, train, &self.problem.dir, threads)?;
         let view = bound.view(train, threads);
+        if let Some(id) = plan.weights() {
+            check_start(self.warm.as_ref(), given, bound.facts.dims().size(&plan.vectors[id.0]))?;
+        }
         let warm = if opts.cold { None } else { self.warm.as_ref() };
         let warm = warm
             .filter(|(w, _)| plan.weights().is_some_and(|id| bound.facts.dims().size(&plan.vectors[id.0]) == w.len()));
@@ -751,12 +777,13 @@ impl Session {
         plan: &crate::plan::Plan,
         settings: &crate::exec::driver::RunSettings,
         classes: LabelMap,
-        (threads, jit, cold): (usize, bool, bool),
+        (threads, jit, cold, given): (usize, bool, bool, bool),
     ) -> Result<Report, Error> {
         let train = &self.data.set;
         let labels = classes.originals.clone();
         let k = labels.len();
         let bound = bind::Bound::one_vs_rest(compiled, plan, train, &self.problem.dir, threads, classes)?;
+        check_start(self.warm.as_ref(), given, bound.features * k)?;
         let warm: Option<Vec<Vec<f64>>> = self
             .warm
             .as_ref()

@@ -116,6 +116,8 @@ def test_a_bad_model_raises_a_located_model_error():
     assert "logistc" in str(caught.value) and "logistic" in str(caught.value)
     with pytest.raises(ValueError, match="no parameter|unknown|param"):
         optc.Model(L1_LOGISTIC).set(mu=1.0)
+    with pytest.raises(FileNotFoundError, match="missing.opt"):
+        optc.Model("missing.opt")
 
 
 def test_bad_data_raises_value_errors_naming_the_row(binary):
@@ -135,6 +137,8 @@ def test_bad_data_raises_value_errors_naming_the_row(binary):
         model.fit(X, y, solver="no-such-solver")
     with pytest.raises(ValueError):
         model.fit(np.zeros((2, 2, 2)), y)
+    with pytest.raises(ValueError, match="starting weights have 5 entries; this model on this data has 30"):
+        model.fit(X, y, init=np.zeros(5))
 
 
 def test_ctrl_c_ends_a_fit_interrupted_with_its_last_iterate():

@@ -147,6 +147,8 @@ class Model:
 
     def __init__(self, text_or_path, **params):
         is_path = "\n" not in text_or_path and os.path.isfile(text_or_path)
+        if not is_path and "\n" not in text_or_path and text_or_path.strip().endswith(".opt"):
+            raise FileNotFoundError(f"no model file {text_or_path!r}")
         self._native = _Native(text_or_path, is_path)
         self.set(**params)
 
