@@ -346,8 +346,8 @@ impl Data {
         Data::stored(shape, Store::Owned(indptr), Store::Owned(indices), Store::Owned(values), labels)
     }
 
-    /// A dataset of canonical CSR arrays, owned or not: the labels and values are checked
-    /// finite, the structure by sprs.
+    /// A dataset of canonical CSR arrays, owned or not, whose values every constructor has
+    /// checked finite by row: the labels are checked finite here, the structure by sprs.
     fn stored(
         shape: (usize, usize),
         indptr: Store<usize>,
@@ -357,9 +357,6 @@ impl Data {
     ) -> Result<Data, Error> {
         if let Some(r) = labels.iter().position(|y| !y.is_finite()) {
             return Err(Error::Input(format!("row {r}: the label {} is not finite", labels[r])));
-        }
-        if let Some((k, v)) = values.iter().enumerate().find(|(_, v)| !v.is_finite()) {
-            return Err(Error::Input(format!("position {k}: the value {v} is not finite")));
         }
         let rows = shape.0;
         let x = crate::data::store::checked(shape, indptr, indices, values)
@@ -686,11 +683,18 @@ impl Session {
         Session { problem, data, warm: None, given: false }
     }
 
-    /// The next solve starts from these weights and intercept (a saved answer, or the last
-    /// one of another session on other rows) instead of the last answer.
+    /// The next solve starts from these weights and intercept (a saved answer) instead of the
+    /// last answer; weights of another size than the model's are an error.
     pub fn start_from(&mut self, weights: Vec<f64>, intercept: f64) {
         self.warm = Some((weights, intercept));
         self.given = true;
+    }
+
+    /// The next solve continues from another session's last answer (the same model on other
+    /// rows), as from its own: of another size (wider data), it starts cold.
+    pub fn continue_from(&mut self, weights: Vec<f64>, intercept: f64) {
+        self.warm = Some((weights, intercept));
+        self.given = false;
     }
 
     /// Sets a parameter for the next solve, which still starts from the last answer.
@@ -729,12 +733,12 @@ impl Session {
         }
         let bound = bind::Bound::new(&compiled, &plan, train, &self.problem.dir, threads)?;
         let view = bound.view(train, threads);
-        if let Some(id) = plan.weights() {
-            check_start(self.warm.as_ref(), given, bound.facts.dims().size(&plan.vectors[id.0]))?;
+        let size = plan.weights().map(|id| bound.facts.dims().size(&plan.vectors[id.0]));
+        if let Some(size) = size {
+            check_start(self.warm.as_ref(), given, size)?;
         }
         let warm = if opts.cold { None } else { self.warm.as_ref() };
-        let warm = warm
-            .filter(|(w, _)| plan.weights().is_some_and(|id| bound.facts.dims().size(&plan.vectors[id.0]) == w.len()));
+        let warm = warm.filter(|(w, _)| size == Some(w.len()));
         let solved = solve::solve(
             &mut plan,
             &bound,

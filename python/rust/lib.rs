@@ -133,13 +133,11 @@ impl Model {
     ) -> PyResult<Fitted<'py>> {
         let data = rows.data(py)?;
         let mut session = Session::new(self.problem.clone(), data);
-        let start = match init {
-            Some((w, b)) => Some((w.as_slice()?.to_vec(), b)),
-            None if !cold => self.warm.clone(),
-            None => None,
-        };
-        if let Some((w, b)) = start {
-            session.start_from(w, b);
+        // init= is the user's and must fit the model; the last answer only continues when it does.
+        match (init, self.warm.clone()) {
+            (Some((w, b)), _) => session.start_from(w.as_slice()?.to_vec(), b),
+            (None, Some((w, b))) if !cold => session.continue_from(w, b),
+            _ => {}
         }
         let opts = Options { tol, epochs, time_limit, seed, solver, threads, trace, ..Default::default() };
         let cancel = opts.cancel.clone();

@@ -93,6 +93,11 @@ def test_parameters_set_and_warm_starts(binary):
     assert start.epochs <= 2 and start.status == "converged"
     fresh = model.fit(X, y, tol=1e-8, warm_start=False)
     assert fresh.epochs >= again.epochs
+    # The last answer continues only where it fits: on wider rows the fit starts from zero,
+    # as optc run does, where init= of the wrong size is an error (test_bad_data...).
+    wider = sp.hstack([X, sp.csr_matrix(np.ones((X.shape[0], 1)))], format="csr")
+    wide = model.fit(wider, y, tol=1e-8)
+    assert wide.coef_.shape == (X.shape[1] + 1,) and wide.status == "converged"
 
 
 def test_a_model_file_and_its_texts(tmp_path, binary):

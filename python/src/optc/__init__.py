@@ -141,8 +141,9 @@ class Model:
 
     ``text_or_path`` is a model's text, or the path of a ``.opt`` file (whose ``load`` files are
     then relative to it). Keyword arguments set parameters, by name or ASCII alias
-    (``lam=1e-3`` or ``lambda_=1e-3`` for ``λ``: ``lambda`` is a Python keyword). A model that does not compile raises :class:`ModelError`, whose
-    message is the rendered diagnostic and whose ``line`` and ``column`` say where.
+    (``lam=1e-3`` or ``lambda_=1e-3`` for ``λ``: ``lambda`` is a Python keyword). A model that
+    does not compile raises :class:`ModelError`, whose message is the rendered diagnostic and
+    whose ``line`` and ``column`` say where.
     """
 
     def __init__(self, text_or_path, **params):

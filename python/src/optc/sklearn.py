@@ -78,14 +78,14 @@ class _OptcLinear(BaseEstimator):
         if loss is None:
             raise ValueError(f"loss={self.loss!r}: one of {sorted(_LOSSES)}")
         if multinomial:
-            b = "var b: vec[classes(y)]\n" if self.fit_intercept else ""
-            margin = "<x, W> + b" if self.fit_intercept else "<x, W>"
-            return (f"data x: sparse, y: classes\nvar W: mat[dim(x), classes(y)]\n{b}param λ = 1\n"
-                    f"minimize E[softmax(y, {margin})] + {_penalty(self.penalty, 'W', self.elastic_alpha)}\n")
-        b = "var b: scalar\n" if self.fit_intercept else ""
-        margin = "<x, w> + b" if self.fit_intercept else "<x, w>"
-        return (f"data x: sparse, y: {labels}\nvar w: vec[dim(x)]\n{b}param λ = 1\n"
-                f"minimize E[{loss}(y, {margin})] + {_penalty(self.penalty, 'w', self.elastic_alpha)}\n")
+            labels, loss = "classes", "softmax"
+            weights, shape, offsets = "W", "mat[dim(x), classes(y)]", "vec[classes(y)]"
+        else:
+            weights, shape, offsets = "w", "vec[dim(x)]", "scalar"
+        b = f"var b: {offsets}\n" if self.fit_intercept else ""
+        margin = f"<x, {weights}>" + (" + b" if self.fit_intercept else "")
+        return (f"data x: sparse, y: {labels}\nvar {weights}: {shape}\n{b}param λ = 1\n"
+                f"minimize E[{loss}(y, {margin})] + {_penalty(self.penalty, weights, self.elastic_alpha)}\n")
 
     def _params(self):
         if self.model is not None:
@@ -104,8 +104,6 @@ class _OptcLinear(BaseEstimator):
             self._optc_text = text
         result = self._optc.fit(X, y, tol=self.tol, solver=self.solver, epochs=self.max_epochs,
                                 time_limit=self.time_limit, threads=self.threads, warm_start=warm)
-        if result.status == "diverged":
-            raise optc.SolverError(result.rule)
         self.result_ = result
         self.n_iter_ = result.epochs
         return result
