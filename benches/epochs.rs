@@ -128,7 +128,7 @@ impl CRef {
                 put(&v.to_ne_bytes());
             }
             view.indptr.iter().for_each(|&p| put(&(p as u64).to_ne_bytes()));
-            view.indices.iter().for_each(|&j| put(&j.to_ne_bytes()));
+            view.indices.iter().for_each(|j| put(&j.to_ne_bytes()));
             view.values.iter().for_each(|&v| put(&v.to_ne_bytes()));
             view.labels.iter().for_each(|&v| put(&v.to_ne_bytes()));
             cols.ptr().iter().for_each(|&p| put(&(p as u64).to_ne_bytes()));

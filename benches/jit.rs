@@ -41,9 +41,9 @@ impl Hand {
             self.t += 1.0;
             let eta = self.eta0 / self.t.sqrt();
             let (lo, hi) = (d.indptr[i], d.indptr[i + 1]);
-            let (idx, val) = (&d.indices[lo..hi], &d.values[lo..hi]);
+            let (idx, val) = (d.indices.range(lo..hi), &d.values[lo..hi]);
             let mut a = 0.0;
-            for (&j, &v) in idx.iter().zip(val) {
+            for (j, &v) in idx.iter().zip(val) {
                 let j = j as usize;
                 let wj = soft(self.w[j], self.big - self.last[j]);
                 self.w[j] = wj;
@@ -53,7 +53,7 @@ impl Hand {
             let g = -y * sigmoid(-y * a);
             self.big += eta * self.l1;
             let (step, tau) = (eta * g, eta * self.l1);
-            for (&j, &v) in idx.iter().zip(val) {
+            for (j, &v) in idx.iter().zip(val) {
                 let j = j as usize;
                 self.w[j] = soft(self.w[j] - step * v, tau);
                 self.last[j] = self.big;
@@ -69,9 +69,9 @@ impl Hand {
             self.t += 1.0;
             let eta = self.eta0 / self.t.sqrt();
             let (lo, hi) = (d.indptr[i], d.indptr[i + 1]);
-            let (idx, val) = (&d.indices[lo..hi], &d.values[lo..hi]);
+            let (idx, val) = (d.indices.range(lo..hi), &d.values[lo..hi]);
             let mut a = 0.0;
-            for (&j, &v) in idx.iter().zip(val) {
+            for (j, &v) in idx.iter().zip(val) {
                 // SAFETY: every column index of the data is < d = w.len() = last.len().
                 unsafe {
                     let wj = soft(*w.get_unchecked(j as usize), self.big - *last.get_unchecked(j as usize));
@@ -83,7 +83,7 @@ impl Hand {
             let g = -y * sigmoid(-y * a);
             self.big += eta * self.l1;
             let (step, tau) = (eta * g, eta * self.l1);
-            for (&j, &v) in idx.iter().zip(val) {
+            for (j, &v) in idx.iter().zip(val) {
                 // SAFETY: as above.
                 unsafe {
                     let wj = w.get_unchecked_mut(j as usize);
@@ -102,14 +102,14 @@ fn plain_sgd_epoch(w: &mut [f64], d: &DataView, order: &[u32], eta: f64) {
     for &i in order {
         let i = i as usize;
         let (lo, hi) = (d.indptr[i], d.indptr[i + 1]);
-        let (idx, val) = (&d.indices[lo..hi], &d.values[lo..hi]);
+        let (idx, val) = (d.indices.range(lo..hi), &d.values[lo..hi]);
         let mut a = 0.0;
-        for (&j, &v) in idx.iter().zip(val) {
+        for (j, &v) in idx.iter().zip(val) {
             a += v * w[j as usize];
         }
         let y = d.labels[i];
         let step = eta * -y * sigmoid(-y * a);
-        for (&j, &v) in idx.iter().zip(val) {
+        for (j, &v) in idx.iter().zip(val) {
             w[j as usize] -= step * v;
         }
     }

@@ -21,7 +21,7 @@ pub use libsvm::{
     available_threads, display_name, open_text, read_in_blocks, read_libsvm, read_libsvm_from, read_libsvm_shown,
     read_libsvm_with, read_text, sniff, DataError, ReadOptions,
 };
-pub use store::Matrix;
+pub use store::{Indices, Matrix};
 pub use view::DataView;
 
 /// The rows of a data file: features as CSR (0-based feature indices) and the raw labels.
@@ -54,7 +54,6 @@ impl Dataset {
     /// max over rows of ‖xᵢ‖², the curvature scale of the worst example.
     pub fn max_row_norm_sq(&self) -> f64 {
         let (ptr, data) = (self.x.indptr(), self.x.data());
-        let ptr = ptr.into_raw_storage();
         (0..self.rows()).map(|i| data[ptr[i]..ptr[i + 1]].iter().map(|v| v * v).sum::<f64>()).fold(0.0, f64::max)
     }
 
@@ -65,15 +64,15 @@ impl Dataset {
     }
 
     /// The raw CSR arrays (what the plan's back ends read).
-    pub fn csr(&self) -> (&[usize], &[u32], &[f64]) {
-        (self.x.indptr().into_raw_storage(), self.x.indices(), self.x.data())
+    pub fn csr(&self) -> (&[usize], Indices<'_>, &[f64]) {
+        (self.x.indptr(), self.x.indices(), self.x.data())
     }
 
     /// The rows as a plan reads them, with `labels` already mapped and the weights of length
     /// `features` (≥ the columns of the data for training).
     pub fn view<'a>(&'a self, labels: &'a [f64], features: usize) -> DataView<'a> {
         let (indptr, indices, values) = self.csr();
-        // sprs checked every column index against cols() when the matrix was built.
+        // Every column index was checked against cols() when the matrix was built.
         DataView::with_known_columns(indptr, indices, values, labels, features, self.x.cols())
     }
 
@@ -98,7 +97,7 @@ impl Dataset {
         let (indptr, indices, values) = self.csr();
         let (mut ptr, mut idx, mut val, mut labels, mut lines) = (vec![0], vec![], vec![], vec![], vec![]);
         for i in (0..self.rows()).filter(|&i| keep(i)) {
-            idx.extend_from_slice(&indices[indptr[i]..indptr[i + 1]]);
+            idx.extend(indices.range(indptr[i]..indptr[i + 1]).iter());
             val.extend_from_slice(&values[indptr[i]..indptr[i + 1]]);
             ptr.push(idx.len());
             labels.push(self.labels[i]);

@@ -73,7 +73,7 @@ pub fn libsvm(data: &[u8]) {
 pub fn model_file(data: &[u8]) {
     let Ok(text) = std::str::from_utf8(data) else { return };
     if let Ok(m) = SavedModel::parse(text, "fuzz.model") {
-        let dec = m.decision(&[0, 1, 7], &[1.0, -2.0, 0.5]);
+        let dec = m.decision([0, 1, 7][..].into(), &[1.0, -2.0, 0.5]);
         let _ = m.predict(&dec);
         let back = SavedModel::parse(&m.to_text(), "again").expect("a parsed model writes back parseable");
         assert_eq!(back.w.len(), m.w.len());
@@ -205,7 +205,7 @@ pub fn model_solve(data: &[u8]) {
     let (indptr, indices, values) = d.csr();
     let mut reports = vec![];
     for no_jit in [true, false] {
-        let Ok(data) = Data::from_csr(indptr, indices, values, &d.labels, None) else { return };
+        let Ok(data) = Data::from_csr(indptr, &indices.to_vec(), values, &d.labels, None) else { return };
         let mut session = Session::new(problem.clone(), data);
         let opts = Options { epochs: Some(3), threads: Some(1), no_jit, time_limit: Some(2.0), ..Options::default() };
         reports.push(session.solve(&opts).map(|r| (r.epochs, r.status.clone())).map_err(|e| e.to_string()));

@@ -56,10 +56,10 @@ impl SavedModel {
     }
 
     /// Decision values of one sparse row (0-based indices), ignoring unknown features.
-    pub fn decision(&self, indices: &[u32], values: &[f64]) -> Vec<f64> {
+    pub fn decision(&self, indices: crate::data::Indices, values: &[f64]) -> Vec<f64> {
         let nr_w = self.nr_w();
         let mut dec = vec![0.0; nr_w];
-        for (&j, &v) in indices.iter().zip(values) {
+        for (j, &v) in indices.iter().zip(values) {
             let j = j as usize;
             if j < self.nr_feature {
                 for (c, d) in dec.iter_mut().enumerate() {
@@ -368,8 +368,8 @@ mod tests {
     fn a_one_class_model_predicts_its_class() {
         let m = SavedModel::parse("solver_type L1R_LR\nnr_class 1\nlabel 7\nnr_feature 1\nbias -1\nw\n0.5\n", "m")
             .expect("valid");
-        assert_eq!(m.predict(&m.decision(&[0], &[1.0])), 7.0);
-        assert_eq!(m.predict(&m.decision(&[0], &[-1.0])), 7.0);
+        assert_eq!(m.predict(&m.decision((&[0]).into(), &[1.0])), 7.0);
+        assert_eq!(m.predict(&m.decision((&[0]).into(), &[-1.0])), 7.0);
     }
 
     /// A file written by LIBLINEAR 2.x (`%.17g` weights with trailing spaces).
@@ -379,7 +379,7 @@ mod tests {
             "solver_type L2R_LR\nnr_class 2\nlabel -1 1\nnr_feature 3\nbias -1\nw\n0.10000000000000001 \n-2 \n0 \n";
         let m = SavedModel::parse(text, "m").expect("valid");
         assert_eq!(m.w, vec![0.1, -2.0, 0.0]);
-        let dec = m.decision(&[0, 1], &[1.0, 1.0]);
+        let dec = m.decision((&[0, 1]).into(), &[1.0, 1.0]);
         assert_eq!(dec, vec![-1.9]);
         assert_eq!(m.predict(&dec), 1.0, "decision ≤ 0 → the second label");
         let back = SavedModel::parse(&m.to_text(), "m").expect("round trip");

@@ -179,6 +179,53 @@ macro_rules! csr_index {
 }
 csr_index!(u32, i32, i64, u64, usize);
 
+/// A column index type whose arrays a matrix reads in place ([`Data::from_csr_in_place`]):
+/// u32; int32, whose bits are u32 once none is negative; or int64 (scipy's other index
+/// width), whose low halves the back ends read.
+pub trait InPlaceIndex: CsrIndex + bytemuck::Pod {
+    #[doc(hidden)]
+    fn matrix(
+        shape: (usize, usize),
+        indptr: Store<usize>,
+        indices: Store<Self>,
+        values: Store<f64>,
+    ) -> Result<crate::data::Matrix, sprs::errors::StructureError>;
+}
+
+impl InPlaceIndex for u32 {
+    fn matrix(
+        shape: (usize, usize),
+        indptr: Store<usize>,
+        indices: Store<u32>,
+        values: Store<f64>,
+    ) -> Result<crate::data::Matrix, sprs::errors::StructureError> {
+        crate::data::store::checked(shape, indptr, indices, values)
+    }
+}
+
+impl InPlaceIndex for i32 {
+    fn matrix(
+        shape: (usize, usize),
+        indptr: Store<usize>,
+        indices: Store<i32>,
+        values: Store<f64>,
+    ) -> Result<crate::data::Matrix, sprs::errors::StructureError> {
+        // Checked non-negative by from_csr_in_place: the same bits as u32.
+        crate::data::store::checked(shape, indptr, indices.same_bits(), values)
+    }
+}
+
+impl InPlaceIndex for i64 {
+    fn matrix(
+        shape: (usize, usize),
+        indptr: Store<usize>,
+        indices: Store<i64>,
+        values: Store<f64>,
+    ) -> Result<crate::data::Matrix, sprs::errors::StructureError> {
+        crate::data::store::checked_wide(shape, indptr, indices, values)
+    }
+}
+
 impl Data {
     /// A LIBSVM/svmlight file (plain or compressed), read on `threads` threads.
     pub fn from_file(path: &Path, threads: usize) -> Result<Data, Error> {
@@ -261,9 +308,9 @@ impl Data {
     /// Everything is checked as [`Data::from_csr`] checks it, and each row's indices must
     /// increase strictly (scipy's canonical form): a matrix in any other form is for
     /// [`Data::from_csr`], which sorts a copy.
-    pub fn from_csr_in_place(
+    pub fn from_csr_in_place<I: InPlaceIndex>(
         indptr: Vec<usize>,
-        indices: Store<u32>,
+        indices: Store<I>,
         values: Store<f64>,
         labels: Vec<f64>,
         features: usize,
@@ -275,12 +322,11 @@ impl Data {
             return bad(format!("{} labels for {rows} rows", labels.len()));
         }
         for r in 0..rows {
-            let mut last: Option<u32> = None;
+            let mut last: Option<usize> = None;
             for k in ptr[r]..ptr[r + 1] {
-                let j = indices[k];
-                if j as usize >= features {
-                    return bad(format!("row {r}, position {k}: column index {j} is not in 0..{features}"));
-                }
+                let Some(j) = indices[k].index().filter(|&j| j < features) else {
+                    return bad(format!("row {r}, position {k}: column index {} is not in 0..{features}", indices[k]));
+                };
                 if last.is_some_and(|l| l >= j) {
                     return bad(format!("row {r}, position {k}: column indices do not increase (not canonical CSR)"));
                 }
@@ -290,7 +336,7 @@ impl Data {
                 last = Some(j);
             }
         }
-        Data::stored((rows, features), Store::Owned(indptr), indices, values, labels)
+        Data::of(I::matrix((rows, features), Store::Owned(indptr), indices, values), labels)
     }
 
     /// Where the matrix's column indices and values are held: a fit on arrays read in place
@@ -343,24 +389,17 @@ impl Data {
         values: Vec<f64>,
         labels: Vec<f64>,
     ) -> Result<Data, Error> {
-        Data::stored(shape, Store::Owned(indptr), Store::Owned(indices), Store::Owned(values), labels)
+        Data::of(crate::data::store::csr(shape, indptr, indices, values), labels)
     }
 
-    /// A dataset of canonical CSR arrays, owned or not, whose values every constructor has
-    /// checked finite by row: the labels are checked finite here, the structure by sprs.
-    fn stored(
-        shape: (usize, usize),
-        indptr: Store<usize>,
-        indices: Store<u32>,
-        values: Store<f64>,
-        labels: Vec<f64>,
-    ) -> Result<Data, Error> {
+    /// The dataset of a matrix whose structure sprs checked (and whose values every
+    /// constructor checked finite by row), its labels checked finite here.
+    fn of(x: Result<crate::data::Matrix, sprs::errors::StructureError>, labels: Vec<f64>) -> Result<Data, Error> {
+        let x = x.map_err(|e| Error::Input(format!("the arrays do not make a matrix: {e}")))?;
         if let Some(r) = labels.iter().position(|y| !y.is_finite()) {
             return Err(Error::Input(format!("row {r}: the label {} is not finite", labels[r])));
         }
-        let rows = shape.0;
-        let x = crate::data::store::checked(shape, indptr, indices, values)
-            .map_err(|e| Error::Input(format!("the arrays do not make a matrix: {e}")))?;
+        let rows = x.rows();
         let set = Dataset {
             x,
             labels,

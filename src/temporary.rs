@@ -122,8 +122,13 @@ pub fn sweep(dir: &Path) {
 mod tests {
     use super::*;
 
+    /// The registry is the process's: `remove_all` in one test would remove another's live
+    /// temporary (seen as a failure of the first test below under `cargo test`'s threads).
+    static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
     #[test]
     fn a_dead_writers_file_is_swept_and_a_live_ones_is_not() {
+        let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
         let dir = tempfile::tempdir().expect("tmp");
         // PID 4194304 is above Linux's largest (2²²): never running.
         let dead = dir.path().join(".optc-4194304-abc.cache");
@@ -141,6 +146,7 @@ mod tests {
 
     #[test]
     fn a_persisted_file_leaves_the_list() {
+        let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
         let dir = tempfile::tempdir().expect("tmp");
         let mut t = Temporary::new_in(dir.path(), ".out", None).expect("temporary");
         t.write_all(b"kept").expect("write");

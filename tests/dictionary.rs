@@ -28,7 +28,7 @@ fn codes_match_an_independent_elastic_net_solve() {
     for case in f["cases"].as_array().expect("cases") {
         let (l1, l2) = (case["lambda1"].as_f64().expect("λ₁"), case["lambda2"].as_f64().expect("λ₂"));
         for (s, x) in signals.iter().enumerate() {
-            let (alpha, cost) = coder.code(&indices, x, (l1, l2), CODE_TOL);
+            let (alpha, cost) = coder.code((&indices).into(), x, (l1, l2), CODE_TOL);
             let want = floats(&case["codes"][s]);
             for (a, w) in alpha.iter().zip(&want) {
                 assert!((a - w).abs() < 1e-6, "λ = ({l1}, {l2}), signal {s}: {alpha:?} vs {want:?}");

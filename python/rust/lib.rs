@@ -112,7 +112,7 @@ impl Model {
         self.warm = None;
     }
 
-    /// Fits canonical CSR arrays (indices u32 or int32, read in place with the values) with
+    /// Fits canonical CSR arrays (indices int32, int64 or u32, read in place with the values) with
     /// one label a row. Returns the session's report as JSON, the weights, and the intercepts
     /// of a one-vs-rest fit. The solve runs without the GIL; Ctrl-C ends it `interrupted`.
     #[pyo3(signature = (rows, tol=None, solver=None, epochs=None, time_limit=None, threads=None, seed=None, cold=false, init=None, trace=false))]
@@ -213,24 +213,6 @@ impl Model {
     }
 }
 
-/// An i32 store read as u32: the same buffer, the same bits (checked non-negative first).
-fn reinterpret(store: Store<i32>) -> Store<u32> {
-    match store {
-        Store::Owned(v) => Store::Owned(v.into_iter().map(|j| j as u32).collect()),
-        other => {
-            let len = other.len();
-            let ptr = other.as_ptr() as *const u32;
-            let keep: Arc<dyn Send + Sync> = Arc::new(other);
-            // SAFETY: i32 and u32 have one size and alignment; `keep` holds the i32 store (and
-            // through it the array) alive and unmoved.
-            #[allow(unsafe_code)]
-            unsafe {
-                Store::foreign(keep, ptr, len)
-            }
-        }
-    }
-}
-
 /// Runs `work` on a worker thread while this one, holding the GIL only between naps, turns a
 /// pending Ctrl-C into `cancel`: the run then ends `interrupted` with its last iterate, as
 /// `optc run` does on SIGINT.
@@ -252,7 +234,7 @@ fn interruptibly<T: Send>(
 }
 
 /// The rows a fit or a path reads, as `optc/__init__.py` hands them over: a canonical CSR
-/// matrix (indptr, int32 or uint32 indices, float64 values), the labels and the width.
+/// matrix (indptr, int32, int64 or uint32 indices, float64 values), the labels and the width.
 #[derive(FromPyObject)]
 struct Rows<'py>(
     PyReadonlyArray1<'py, i64>,
@@ -272,20 +254,17 @@ impl Rows<'_> {
             .iter()
             .map(|&p| usize::try_from(p).map_err(|_| PyValueError::new_err(format!("indptr holds {p}, below 0"))))
             .collect::<PyResult<_>>()?;
-        let idx: Store<u32> = if let Ok(a) = indices.cast::<PyArray1<u32>>() {
-            in_place(a)?
-        } else if let Ok(a) = indices.cast::<PyArray1<i32>>() {
-            // int32 indices are u32 ones once none is negative: the same bits, read in place.
-            let raw = in_place(a)?;
-            if let Some(k) = raw.iter().position(|&j| j < 0) {
-                return Err(PyValueError::new_err(format!("position {k}: column index {} is negative", raw[k])));
-            }
-            reinterpret(raw)
+        let (values, labels) = (in_place(values)?, labels.as_slice()?.to_vec());
+        let data = if let Ok(a) = indices.cast::<PyArray1<i32>>() {
+            Data::from_csr_in_place(ptr, in_place(a)?, values, labels, *features)
+        } else if let Ok(a) = indices.cast::<PyArray1<i64>>() {
+            Data::from_csr_in_place(ptr, in_place(a)?, values, labels, *features)
+        } else if let Ok(a) = indices.cast::<PyArray1<u32>>() {
+            Data::from_csr_in_place(ptr, in_place(a)?, values, labels, *features)
         } else {
-            return Err(PyValueError::new_err("indices must be an int32 or uint32 array"));
+            return Err(PyValueError::new_err("indices must be an int32, int64 or uint32 array"));
         };
-        Data::from_csr_in_place(ptr, idx, in_place(values)?, labels.as_slice()?.to_vec(), *features)
-            .map_err(|e| raise(py, e))
+        data.map_err(|e| raise(py, e))
     }
 }
 

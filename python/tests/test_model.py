@@ -14,11 +14,21 @@ import optc
 from conftest import FIXTURES, L1_LOGISTIC, read_svmlight
 
 
-def test_a_canonical_csr_matrix_is_read_in_place(binary):
+def with_index_width(X, width):
+    """X with index arrays of `width`, as scipy keeps them for a matrix past 2³¹ entries
+    (its constructor narrows small ones to int32)."""
+    X = X.copy()
+    X.indices, X.indptr = X.indices.astype(width), X.indptr.astype(width)
+    return X
+
+
+@pytest.mark.parametrize("width", [np.int32, np.int64])
+def test_a_canonical_csr_matrix_is_read_in_place(binary, width):
     X, y = binary
-    assert X.indices.dtype == np.int32 and X.has_canonical_format
+    X = with_index_width(X, width)
+    assert X.indices.dtype == width and X.has_canonical_format
     native = optc.Model(L1_LOGISTIC)._native
-    indices_at, values_at = native.addresses((X.indptr.astype(np.int64), X.indices, X.data, y, X.shape[1]))
+    indices_at, values_at = native.addresses(optc._csr(X)[:3] + (y, X.shape[1]))
     assert indices_at == X.indices.ctypes.data
     assert values_at == X.data.ctypes.data
 
@@ -44,7 +54,7 @@ def test_every_form_of_the_matrix_gives_the_same_answer(binary):
     forms = {
         "csc": X.tocsc(),
         "dense": X.toarray(),
-        "int64 indices": sp.csr_matrix((X.data, X.indices.astype(np.int64), X.indptr.astype(np.int64)), shape=X.shape),
+        "int64 indices": with_index_width(X, np.int64),
         "float32": X.astype(np.float32),
         "not canonical": messy,
         "csr_array": sp.csr_array(X),
@@ -144,6 +154,14 @@ def test_bad_data_raises_value_errors_naming_the_row(binary):
         model.fit(np.zeros((2, 2, 2)), y)
     with pytest.raises(ValueError, match="starting weights have 5 entries; this model on this data has 30"):
         model.fit(X, y, init=np.zeros(5))
+    # Indices read in place are checked there: an int64 index past 2³² whose low half is a
+    # column of the matrix (3) is refused, not read as 3. Each keeps row 4 increasing.
+    first, last = X.indptr[4], X.indptr[5] - 1
+    for width, at, wrong in [(np.int32, first, -1), (np.int64, first, -1), (np.int64, last, 2**32 + 3)]:
+        bad = with_index_width(X, width)
+        bad.indices[at] = wrong
+        with pytest.raises(ValueError, match=f"row 4, position {at}: column index {wrong} is not in 0..30"):
+            model.fit(bad, y)
 
 
 def test_ctrl_c_ends_a_fit_interrupted_with_its_last_iterate():

@@ -56,7 +56,7 @@ pub fn predict(args: &PredictArgs) -> Result<(), Failure> {
     let (mut err, mut sp, mut st, mut spp, mut stt, mut spt) = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0);
     for i in 0..data.rows() {
         let (lo, hi) = (indptr[i], indptr[i + 1]);
-        let dec = model.decision(&indices[lo..hi], &values[lo..hi]);
+        let dec = model.decision(indices.range(lo..hi), &values[lo..hi]);
         let p = model.predict(&dec);
         let t = data.labels[i];
         // `%.17g`, as LIBLINEAR's predict writes it, so the two prediction files are the same

@@ -16,7 +16,7 @@ use super::saved::saved_text;
 use super::session;
 use super::wording::{diverged_json, not_converged, StepShown};
 use super::{compile, model_dir, parse_sets, read_model, report_compile_error, Failure};
-use crate::data::store::{Matrix, Store};
+use crate::data::store::Matrix;
 use crate::data::stream::{scan, StreamSource, Streamed, DEFAULT_BLOCK_ROWS};
 use crate::data::Dataset;
 use crate::exec::stream::{no_streamed_gap, streamable, StreamStop};
@@ -78,7 +78,7 @@ pub(super) fn run(args: &RunArgs) -> Result<(), Failure> {
     let classes = if kind == LabelKind::Classes { label_map.originals.len() } else { 0 };
     let facts = scanned.facts(features, classes);
     let shape_only = Dataset {
-        x: Matrix::new((0, scanned.features), Store::Owned(vec![0]), Store::Owned(vec![]), Store::Owned(vec![])),
+        x: Matrix::new((0, scanned.features), vec![0], vec![], vec![]),
         labels: vec![],
         lines: vec![],
         name: source.name.clone(),

@@ -268,9 +268,10 @@ pub(super) fn temporary_beside(place: &Path) -> io::Result<crate::temporary::Tem
 }
 
 /// A dataset's arrays as bytes, in the order both caches store them: the row pointers, the
-/// column indices, the values, the labels and the file lines.
-pub(super) fn sections(d: &Dataset) -> [&[u8]; 5] {
-    let (indptr, indices, values) = d.csr();
+/// column indices (`indices`, the matrix's as u32: [`crate::data::Matrix::narrow_indices`]),
+/// the values, the labels and the file lines.
+pub(super) fn sections<'a>(d: &'a Dataset, indices: &'a [u32]) -> [&'a [u8]; 5] {
+    let (indptr, _, values) = d.csr();
     [
         bytemuck::cast_slice(indptr),
         bytemuck::cast_slice(indices),
@@ -303,7 +304,8 @@ fn write(place: &Path, key: &Key, d: &Dataset) -> io::Result<()> {
         head[24 + 8 * k..32 + 8 * k].copy_from_slice(&v.to_ne_bytes());
     }
     head[HEADER..HEADER + path.len()].copy_from_slice(path);
-    let sections = sections(d);
+    let indices = d.x.narrow_indices();
+    let sections = sections(d, &indices);
     // Each piece with the zero padding up to where the next begins.
     let ends = [offsets[1], offsets[2], offsets[3], offsets[4], len];
     let zeros = [0u8; ALIGN];
@@ -355,8 +357,7 @@ mod tests {
         assert_eq!(note, CacheNote::Written { path: cache.clone(), why: None });
         let (hit, note) = load(&data, &CacheDir::Beside, || panic!("a hit must not parse")).expect("hit");
         assert_eq!(note, CacheNote::Hit(cache.clone()));
-        let (_, indices, values) = hit.x.clone().into_raw_storage();
-        assert!(matches!((indices, values), (Store::Mapped(_), Store::Mapped(_))), "mapped, not copied");
+        assert!(hit.x.is_mapped(), "mapped, not copied");
         same(&hit, &first);
 
         // Same size, new contents and time: the cache is stale.

@@ -1,6 +1,8 @@
 //! The data by columns (CSC), built once for plans that walk `col(Xc, j)` (SCD): a counting
 //! sort of the CSR non-zeros, O(nnz), rows ascending within each column.
 
+use crate::data::Indices;
+
 /// d columns; column j's non-zeros are `rows[ptr[j]..ptr[j+1]]` with `values` alongside.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Columns {
@@ -16,7 +18,7 @@ impl Columns {
     /// the row loops drop them), built on up to `threads` threads: each takes a run of columns
     /// holding about the same number of non-zeros and scatters into its own part of the arrays,
     /// so the result is the same for any thread count.
-    pub fn of(indptr: &[usize], indices: &[u32], values: &[f64], features: usize, threads: usize) -> Columns {
+    pub fn of(indptr: &[usize], indices: Indices, values: &[f64], features: usize, threads: usize) -> Columns {
         // The entries the rows of `indptr` cover, walked as the scatter below walks them: it
         // places exactly these, so every slot gets a row index below `row_count` (counting all
         // of `indices` left row 0 in the slots of entries past the last row, and a view of no
@@ -24,7 +26,7 @@ impl Columns {
         let row_count = indptr.len().saturating_sub(1);
         let mut ptr = vec![0usize; features + 1];
         for i in 0..row_count {
-            for &j in &indices[indptr[i]..indptr[i + 1]] {
+            for j in indices.range(indptr[i]..indptr[i + 1]).iter() {
                 if (j as usize) < features {
                     ptr[j as usize + 1] += 1;
                 }
@@ -117,7 +119,7 @@ mod tests {
     #[test]
     fn entries_past_the_last_row_are_left_out() {
         for indptr in [vec![0], vec![], vec![0, 1]] {
-            let c = Columns::of(&indptr, &[0, 0, 0, 0], &[1.0; 4], 1, 1);
+            let c = Columns::of(&indptr, (&[0, 0, 0, 0]).into(), &[1.0; 4], 1, 1);
             assert_eq!(c.rows().len(), indptr.last().copied().unwrap_or(0), "{indptr:?}");
             assert!(c.rows().iter().all(|&i| (i as usize) < c.row_count()), "{indptr:?}");
             assert_eq!(c.ptr().last(), Some(&c.rows().len()));
@@ -138,10 +140,10 @@ mod tests {
             }
             indptr.push(indices.len());
         }
-        let one = Columns::of(&indptr, &indices, &values, features, 1);
+        let one = Columns::of(&indptr, (&indices).into(), &values, features, 1);
         assert_eq!(one.count(), features);
         for threads in [2, 3, 4, 64] {
-            assert_eq!(Columns::of(&indptr, &indices, &values, features, threads), one, "{threads} threads");
+            assert_eq!(Columns::of(&indptr, (&indices).into(), &values, features, threads), one, "{threads} threads");
         }
     }
 
@@ -149,7 +151,7 @@ mod tests {
     fn columns_hold_the_same_entries_rows_ascending() {
         // [[1, 0, 2], [0, 3, 0], [4, 5, 0]]
         for threads in [1, 2, 3, 8] {
-            let c = Columns::of(&[0, 2, 3, 5], &[0, 2, 1, 0, 1], &[1.0, 2.0, 3.0, 4.0, 5.0], 3, threads);
+            let c = Columns::of(&[0, 2, 3, 5], (&[0, 2, 1, 0, 1]).into(), &[1.0, 2.0, 3.0, 4.0, 5.0], 3, threads);
             assert_eq!(c.ptr, vec![0, 2, 4, 5], "{threads} threads");
             assert_eq!(c.rows, vec![0, 2, 1, 2, 0], "{threads} threads");
             assert_eq!(c.values, vec![1.0, 4.0, 3.0, 5.0, 2.0], "{threads} threads");

@@ -390,7 +390,7 @@ mod tests {
         assert_eq!((d.rows(), d.features(), d.nnz()), (3, 4, 4));
         assert_eq!(d.labels, vec![1.0, -1.0, 0.0]);
         assert_eq!(d.lines, vec![2, 4, 5]);
-        assert_eq!(d.x.indices(), &[0, 2, 1, 3]);
+        assert_eq!(d.x.indices().to_vec(), [0, 2, 1, 3]);
         assert_eq!(d.max_row_norm_sq(), 4.25);
     }
 

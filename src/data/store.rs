@@ -4,11 +4,28 @@
 //! in place. All deref to slices; nothing downstream knows which it reads.
 
 use std::fmt;
-use std::ops::Deref;
+use std::ops::{Deref, Range};
 use std::sync::Arc;
 
-/// The CSR matrix of a Dataset: m × d, 0-based u32 column indices, usize row pointers.
-pub type Matrix = sprs::CsMatBase<f64, u32, Store<usize>, Store<u32>, Store<f64>, usize>;
+/// The CSR matrix of a Dataset: m × d, usize row pointers, 0-based column indices (see
+/// [`Indices`]), f64 values, each array owned, mapped or another runtime's.
+#[derive(Clone, Debug)]
+pub struct Matrix {
+    shape: (usize, usize),
+    indptr: Store<usize>,
+    indices: IndexStore,
+    values: Store<f64>,
+}
+
+/// How a matrix holds its column indices. optc's own arrays are u32; a NumPy matrix may come
+/// with int64 ones, which are read in place rather than narrowed into a copy as large as the
+/// values' half (the matrices that need int64 indices are the ones too large to copy).
+#[derive(Clone, Debug)]
+enum IndexStore {
+    Narrow(Store<u32>),
+    /// Checked non-negative and below the column count (≤ 2³²) when the matrix was made.
+    Wide(Store<i64>),
+}
 
 /// Builds a [`Matrix`] from owned arrays, checking its structure (sorted, in-range indices).
 pub fn csr(
@@ -31,10 +48,201 @@ pub fn checked(
     indices: Store<u32>,
     values: Store<f64>,
 ) -> Result<Matrix, sprs::errors::StructureError> {
+    check_structure(shape, &indptr, &indices, &values)?;
+    Ok(Matrix { shape, indptr, indices: IndexStore::Narrow(indices), values })
+}
+
+/// Builds a [`Matrix`] whose column indices are int64 (NumPy's, read in place), checked as
+/// [`checked`] checks u32 ones, and the column count below 2³², which makes each one's low half (on a
+/// little-endian machine, the first u32 of its pair) the index itself: see [`Indices`]. On a
+/// big-endian machine the indices are narrowed into a copy instead.
+pub fn checked_wide(
+    shape: (usize, usize),
+    indptr: Store<usize>,
+    indices: Store<i64>,
+    values: Store<f64>,
+) -> Result<Matrix, sprs::errors::StructureError> {
+    if u32::try_from(shape.1).is_err() {
+        return Err(sprs::errors::StructureError::OutOfRange("2³² columns or more"));
+    }
+    check_structure(shape, &indptr, &indices, &values)?;
+    let indices = if cfg!(target_endian = "little") {
+        IndexStore::Wide(indices)
+    } else {
+        IndexStore::Narrow(Store::Owned(indices.iter().map(|&j| j as u32).collect()))
+    };
+    Ok(Matrix { shape, indptr, indices, values })
+}
+
+fn check_structure<I: sprs::SpIndex>(
+    shape: (usize, usize),
+    indptr: &[usize],
+    indices: &[I],
+    values: &[f64],
+) -> Result<(), sprs::errors::StructureError> {
     if indptr.first().is_some_and(|&p| p != 0) {
         return Err(sprs::errors::StructureError::OutOfRange("the row pointers do not start at 0"));
     }
-    Matrix::try_new(shape, indptr, indices, values).map_err(|(_, _, _, e)| e)
+    sprs::CsMatBase::<f64, I, _, _, _, usize>::try_new(shape, indptr, indices, values)
+        .map(|_| ())
+        .map_err(|(_, _, _, e)| e)
+}
+
+impl PartialEq for Matrix {
+    fn eq(&self, other: &Self) -> bool {
+        self.shape == other.shape
+            && self.indptr() == other.indptr()
+            && self.indices() == other.indices()
+            && self.data() == other.data()
+    }
+}
+
+impl Matrix {
+    /// An owned matrix of arrays its caller built canonical (rows sorted, indices in range);
+    /// panics otherwise, as a broken invariant of optc's own code.
+    pub fn new(shape: (usize, usize), indptr: Vec<usize>, indices: Vec<u32>, values: Vec<f64>) -> Matrix {
+        csr(shape, indptr, indices, values).unwrap_or_else(|e| panic!("a matrix optc built is not canonical: {e}"))
+    }
+    pub fn rows(&self) -> usize {
+        self.shape.0
+    }
+    pub fn cols(&self) -> usize {
+        self.shape.1
+    }
+    pub fn shape(&self) -> (usize, usize) {
+        self.shape
+    }
+    pub fn nnz(&self) -> usize {
+        self.values.len()
+    }
+    pub fn indptr(&self) -> &[usize] {
+        &self.indptr
+    }
+    pub fn indices(&self) -> Indices<'_> {
+        match &self.indices {
+            IndexStore::Narrow(s) => Indices { raw: s, shift: 0 },
+            IndexStore::Wide(s) => Indices { raw: bytemuck::cast_slice(s), shift: 1 },
+        }
+    }
+    pub fn data(&self) -> &[f64] {
+        &self.values
+    }
+    /// Row i's column indices and values.
+    pub fn row(&self, i: usize) -> (Indices<'_>, &[f64]) {
+        let r = self.indptr[i]..self.indptr[i + 1];
+        (self.indices().range(r.clone()), &self.values[r])
+    }
+    /// Whether the indices and values are sections of a mapped file (a cache hit).
+    #[cfg(test)]
+    pub(crate) fn is_mapped(&self) -> bool {
+        matches!((&self.indices, &self.values), (IndexStore::Narrow(Store::Mapped(_)), Store::Mapped(_)))
+    }
+    /// The column indices as one u32 array: the matrix's own, or a narrowed copy of int64 ones
+    /// (for a cache file, whose format has u32 indices).
+    pub fn narrow_indices(&self) -> std::borrow::Cow<'_, [u32]> {
+        match &self.indices {
+            IndexStore::Narrow(s) => std::borrow::Cow::Borrowed(s),
+            IndexStore::Wide(_) => std::borrow::Cow::Owned(self.indices().to_vec()),
+        }
+    }
+}
+
+/// Column indices as the back ends read them: the k-th is `raw[k << shift]`. Shift 0 is a
+/// plain u32 array. Shift 1 is an int64 array below 2³² on a little-endian machine, whose
+/// pairs of u32 hold each index in the first: so the interpreter indexes one array type, and
+/// the compiled kernels load 32 bits at a stride of 4 or 8 bytes ([`Indices::shift`]).
+#[derive(Clone, Copy)]
+pub struct Indices<'a> {
+    raw: &'a [u32],
+    shift: u32,
+}
+
+impl<'a> Indices<'a> {
+    pub fn len(&self) -> usize {
+        self.raw.len() >> self.shift
+    }
+    pub fn is_empty(&self) -> bool {
+        self.raw.is_empty()
+    }
+    /// The indices at positions `r`.
+    pub fn range(&self, r: Range<usize>) -> Indices<'a> {
+        Indices { raw: &self.raw[r.start << self.shift..r.end << self.shift], shift: self.shift }
+    }
+    pub fn iter(&self) -> std::iter::Copied<std::iter::StepBy<std::slice::Iter<'a, u32>>> {
+        self.raw.iter().step_by(1 << self.shift).copied()
+    }
+    pub fn to_vec(&self) -> Vec<u32> {
+        self.iter().collect()
+    }
+    /// The first index's address; the k-th is `k << shift` u32s after it.
+    pub fn as_ptr(&self) -> *const u32 {
+        self.raw.as_ptr()
+    }
+    /// log₂ of the distance between indices, in u32s.
+    pub fn shift(&self) -> u32 {
+        self.shift
+    }
+    /// The indices at `ptr` with the given [`shift`](Self::shift), `len` of them.
+    ///
+    /// # Safety
+    /// As [`std::slice::from_raw_parts`] for the `len << shift` u32s at `ptr`.
+    #[allow(unsafe_code)]
+    pub unsafe fn from_raw_parts(ptr: *const u32, len: usize, shift: u32) -> Indices<'a> {
+        // SAFETY: the caller's.
+        Indices { raw: unsafe { std::slice::from_raw_parts(ptr, len << shift) }, shift }
+    }
+}
+
+impl std::ops::Index<usize> for Indices<'_> {
+    type Output = u32;
+    #[inline]
+    fn index(&self, k: usize) -> &u32 {
+        &self.raw[k << self.shift]
+    }
+}
+
+impl<'a> From<&'a [u32]> for Indices<'a> {
+    fn from(raw: &'a [u32]) -> Self {
+        Indices { raw, shift: 0 }
+    }
+}
+
+impl<'a> From<&'a Vec<u32>> for Indices<'a> {
+    fn from(raw: &'a Vec<u32>) -> Self {
+        Indices { raw, shift: 0 }
+    }
+}
+
+impl<'a, const N: usize> From<&'a [u32; N]> for Indices<'a> {
+    fn from(raw: &'a [u32; N]) -> Self {
+        Indices { raw, shift: 0 }
+    }
+}
+
+impl<'a> IntoIterator for Indices<'a> {
+    type Item = u32;
+    type IntoIter = std::iter::Copied<std::iter::StepBy<std::slice::Iter<'a, u32>>>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.iter()
+    }
+}
+
+impl PartialEq for Indices<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        self.len() == other.len() && self.iter().eq(other.iter())
+    }
+}
+
+impl PartialEq<[u32]> for Indices<'_> {
+    fn eq(&self, other: &[u32]) -> bool {
+        self.len() == other.len() && self.iter().eq(other.iter().copied())
+    }
+}
+
+impl fmt::Debug for Indices<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
 }
 
 /// An array, owned, mapped or another runtime's.
@@ -76,6 +284,26 @@ impl<T> Store<T> {
     #[allow(unsafe_code)]
     pub unsafe fn foreign(keep: Arc<dyn Send + Sync>, ptr: *const T, len: usize) -> Store<T> {
         Store::Foreign(Foreign { keep, ptr, len })
+    }
+}
+
+impl<T: bytemuck::Pod + Send + Sync> Store<T> {
+    /// The same buffer read as U, a type of T's size and alignment (int32 indices as u32 ones,
+    /// once none is negative): no copy, whatever holds it.
+    pub fn same_bits<U: bytemuck::Pod>(self) -> Store<U> {
+        const { assert!(size_of::<T>() == size_of::<U>() && align_of::<T>() == align_of::<U>()) };
+        let (ptr, len) = (self.as_ptr() as *const U, self.len());
+        if len == 0 {
+            return Store::Owned(vec![]);
+        }
+        let keep: Arc<dyn Send + Sync> = Arc::new(self);
+        // SAFETY: `ptr` is the non-empty buffer of `len` Ts that `keep` holds (a Vec's heap
+        // buffer does not move with the Vec), read as Us of the same size and alignment, which
+        // any bits make (both Pod); the store is read-only.
+        #[allow(unsafe_code)]
+        unsafe {
+            Store::foreign(keep, ptr, len)
+        }
     }
 }
 

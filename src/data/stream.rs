@@ -17,7 +17,7 @@ pub use cache::fuzz_place;
 
 use super::cache::{CacheDir, CacheNote, Key, Miss};
 use super::{display_name, open_text, read_libsvm_from, DataError, Dataset, LabelMap};
-use crate::data::store::{Matrix, Store};
+use crate::data::store::Matrix;
 use rand::{Rng, SeedableRng};
 use std::io::BufRead;
 use std::path::{Path, PathBuf};
@@ -370,7 +370,7 @@ fn scan_blocks(
             let row = || SampleRow {
                 label: y,
                 line: block.lines[i],
-                indices: indices[indptr[i]..indptr[i + 1]].to_vec(),
+                indices: indices.range(indptr[i]..indptr[i + 1]).to_vec(),
                 values: values[indptr[i]..indptr[i + 1]].to_vec(),
             };
             let n = s.rows + i;
@@ -396,7 +396,7 @@ fn scan_blocks(
     }
     let n = distinct.len();
     s.labels = Dataset {
-        x: Matrix::new((n, 0), Store::Owned(vec![0; n + 1]), Store::Owned(vec![]), Store::Owned(vec![])),
+        x: Matrix::new((n, 0), vec![0; n + 1], vec![], vec![]),
         labels: distinct,
         lines: distinct_lines,
         name: source.name.clone(),
@@ -451,7 +451,7 @@ fn sample_dataset(name: &str, rows: Vec<SampleRow>, features: usize) -> Dataset 
         lines.push(r.line);
     }
     Dataset {
-        x: Matrix::new((labels.len(), features), Store::Owned(ptr), Store::Owned(idx), Store::Owned(val)),
+        x: Matrix::new((labels.len(), features), ptr, idx, val),
         labels,
         lines,
         name: format!("{name} (sample)"),
@@ -462,7 +462,7 @@ fn sample_dataset(name: &str, rows: Vec<SampleRow>, features: usize) -> Dataset 
 
 fn empty(name: &str) -> Dataset {
     Dataset {
-        x: Matrix::new((0, 0), Store::Owned(vec![0]), Store::Owned(vec![]), Store::Owned(vec![])),
+        x: Matrix::new((0, 0), vec![0], vec![], vec![]),
         labels: vec![],
         lines: vec![],
         name: name.into(),

@@ -187,7 +187,7 @@ mod tests {
         let mean = a.nnz() as f64 / a.rows() as f64;
         assert!((25.0..=40.0).contains(&mean), "mean nnz per row {mean}");
         let mut freq = vec![0usize; 1000];
-        for &j in a.x.indices() {
+        for j in a.x.indices() {
             freq[j as usize] += 1;
         }
         assert!(freq[0] > 20 * freq[500].max(1), "head {} vs tail {}", freq[0], freq[500]);
@@ -226,7 +226,7 @@ mod tests {
         let mut i = 0;
         while let Some((label, j, v)) = rows.next_row() {
             assert_eq!(label, mem.labels[i]);
-            assert_eq!(j, &idx[ptr[i]..ptr[i + 1]]);
+            assert_eq!(j, idx.range(ptr[i]..ptr[i + 1]).to_vec());
             assert_eq!(v, &val[ptr[i]..ptr[i + 1]]);
             i += 1;
         }

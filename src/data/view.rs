@@ -1,11 +1,13 @@
 //! The data as a plan reads it.
 
+use crate::data::store::Indices;
+
 /// The data a plan reads: CSR rows with 0-based feature indices, the mapped labels, and, for
 /// plans that walk columns, a CSC copy.
 #[derive(Clone, Copy, Debug)]
 pub struct DataView<'a> {
     pub indptr: &'a [usize],
-    pub indices: &'a [u32],
+    pub indices: Indices<'a>,
     pub values: &'a [f64],
     pub labels: &'a [f64],
     /// d: the feature count the weights have (test data may have more; those are ignored).
@@ -28,14 +30,14 @@ impl<'a> DataView<'a> {
     /// A view of raw CSR arrays; scans the column indices once to learn their bound.
     pub fn new(indptr: &'a [usize], indices: &'a [u32], values: &'a [f64], labels: &'a [f64], features: usize) -> Self {
         let columns = indices.iter().max().map_or(0, |&j| j as usize + 1);
-        Self::with_known_columns(indptr, indices, values, labels, features, columns)
+        Self::with_known_columns(indptr, indices.into(), values, labels, features, columns)
     }
 
     /// A view of CSR arrays whose column bound `columns` the caller knows for certain (a
     /// validated matrix's): compiled kernels rely on it.
     pub(crate) fn with_known_columns(
         indptr: &'a [usize],
-        indices: &'a [u32],
+        indices: Indices<'a>,
         values: &'a [f64],
         labels: &'a [f64],
         features: usize,

@@ -36,7 +36,7 @@ impl Screening {
             return None;
         }
         let mut norms = vec![0.0; features];
-        for (&j, &v) in data.indices.iter().zip(data.values) {
+        for (j, &v) in data.indices.iter().zip(data.values) {
             if let Some(n) = norms.get_mut(j as usize) {
                 *n += v * v;
             }

@@ -13,6 +13,7 @@
 //! are stored as the rows of a K × m array: an atom is one contiguous slice, as the prox and the
 //! column constraint take it.
 
+use crate::data::Indices;
 pub use crate::plan::Majorizer;
 
 /// The coder stops once no coordinate of a sweep moves the correlation it sees by more than
@@ -167,15 +168,15 @@ pub struct Dictionary {
 #[derive(Clone, Copy)]
 pub struct Signals<'a> {
     pub indptr: &'a [usize],
-    pub indices: &'a [u32],
+    pub indices: Indices<'a>,
     pub values: &'a [f64],
 }
 
-impl Signals<'_> {
+impl<'a> Signals<'a> {
     /// Row i's indices and values.
-    pub fn row(&self, i: usize) -> (&[u32], &[f64]) {
+    pub fn row(&self, i: usize) -> (Indices<'a>, &'a [f64]) {
         let (a, b) = (self.indptr[i], self.indptr[i + 1]);
-        (&self.indices[a..b], &self.values[a..b])
+        (self.indices.range(a..b), &self.values[a..b])
     }
 }
 
@@ -198,10 +199,10 @@ pub struct Coder {
 
 impl Coder {
     /// c = Dᵀx for a sparse signal (features past m are ignored).
-    pub fn correlations(&self, idx: &[u32], val: &[f64]) -> Vec<f64> {
+    pub fn correlations(&self, idx: Indices, val: &[f64]) -> Vec<f64> {
         let k = self.atoms;
         let mut c = vec![0.0; k];
-        for (&j, &v) in idx.iter().zip(val) {
+        for (j, &v) in idx.iter().zip(val) {
             let j = j as usize;
             if j < self.dim {
                 for (cl, dl) in c.iter_mut().zip(&self.by_feature[j * k..(j + 1) * k]) {
@@ -214,7 +215,7 @@ impl Coder {
 
     /// The code of one signal and its cost ℓ(x, D), to a KKT violation of `rel_tol` (see
     /// [`sparse_code`]).
-    pub fn code(&self, idx: &[u32], val: &[f64], (l1, l2): (f64, f64), rel_tol: f64) -> (Vec<f64>, f64) {
+    pub fn code(&self, idx: Indices, val: &[f64], (l1, l2): (f64, f64), rel_tol: f64) -> (Vec<f64>, f64) {
         let c = self.correlations(idx, val);
         let mut alpha = vec![0.0; self.atoms];
         sparse_code(&self.gram, &c, (l1, l2), rel_tol, &mut alpha);
@@ -226,7 +227,7 @@ impl Coder {
             let row = &self.gram[a * k..(a + 1) * k];
             quad += alpha[a] * support.iter().map(|&b| row[b] * alpha[b]).sum::<f64>();
         }
-        let xx: f64 = idx.iter().zip(val).filter(|(j, _)| (**j as usize) < self.dim).map(|(_, v)| v * v).sum();
+        let xx: f64 = idx.iter().zip(val).filter(|(j, _)| (*j as usize) < self.dim).map(|(_, v)| v * v).sum();
         let ac: f64 = support.iter().map(|&a| alpha[a] * c[a]).sum();
         let pen: f64 = support.iter().map(|&a| l1 * alpha[a].abs() + 0.5 * l2 * alpha[a] * alpha[a]).sum();
         let cost = 0.5 * xx - ac + 0.5 * quad + pen;
@@ -273,7 +274,7 @@ impl Dictionary {
         for (k, &i) in rows.iter().enumerate() {
             let (idx, val) = x.row(i);
             let norm = val.iter().map(|v| v * v).sum::<f64>().sqrt();
-            for (&j, &v) in idx.iter().zip(val) {
+            for (j, &v) in idx.iter().zip(val) {
                 if (j as usize) < dim && norm > 0.0 {
                     d[k * dim + j as usize] = v / norm;
                 }
@@ -343,7 +344,7 @@ impl Dictionary {
                 for &b in &support {
                     big_m[a * k + b] += s * alpha[b];
                 }
-                for (&j, &v) in idx.iter().zip(val).filter(|(j, _)| (**j as usize) < m) {
+                for (j, &v) in idx.iter().zip(val).filter(|(j, _)| (*j as usize) < m) {
                     p[a * m + j as usize] += s * v;
                 }
             }
@@ -656,7 +657,7 @@ mod tests {
     fn the_step_leaves_atoms_in_the_ball_and_lowers_the_cost_of_its_batch() {
         let (m, rows) = (16, 200);
         let (indptr, indices, values) = uniform_signals(3, m, rows);
-        let x = Signals { indptr: &indptr, indices: &indices, values: &values };
+        let x = Signals { indptr: &indptr, indices: (&indices).into(), values: &values };
         let all: Vec<usize> = (0..rows).collect();
         for majorizer in [Majorizer::Variational, Majorizer::Linearized] {
             let mut dict = Dictionary::from_signals(x, &[0, 1, 2, 3, 4, 5], m);
@@ -679,7 +680,7 @@ mod tests {
     fn threads_do_not_change_the_step() {
         let (m, rows) = (12, 90);
         let (indptr, indices, values) = uniform_signals(5, m, rows);
-        let x = Signals { indptr: &indptr, indices: &indices, values: &values };
+        let x = Signals { indptr: &indptr, indices: (&indices).into(), values: &values };
         let all: Vec<usize> = (0..rows).collect();
         let run = |threads| {
             let mut dict = Dictionary::from_signals(x, &[0, 1, 2, 3, 4], m);
@@ -725,7 +726,7 @@ mod tests {
             }
             indptr.push(indices.len());
         }
-        let x = Signals { indptr: &indptr, indices: &indices, values: &values };
+        let x = Signals { indptr: &indptr, indices: (&indices).into(), values: &values };
         let mut order: Vec<usize> = (0..rows).collect();
         let mut dict = Dictionary::from_signals(x, &order[..k], m);
         let mut n = 0;

@@ -140,7 +140,7 @@ pub(crate) fn argmax_error(saved: &SavedModel, data: &Dataset) -> f64 {
     let wrong = (0..data.rows())
         .filter(|&i| {
             let rows = indptr[i]..indptr[i + 1];
-            saved.predict(&saved.decision(&indices[rows.clone()], &values[rows])) != data.labels[i]
+            saved.predict(&saved.decision(indices.range(rows.clone()), &values[rows])) != data.labels[i]
         })
         .count();
     wrong as f64 / data.rows().max(1) as f64

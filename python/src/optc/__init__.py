@@ -12,7 +12,8 @@ or NumPy arrays, each answer with the certified bound on its suboptimality.
     >>> result.coef_, result.gap, result.status  # doctest: +SKIP
 
 The solve itself is optc's, in Rust (`optc._optc`): a canonical CSR matrix of float64 values
-with int32 indices is read where it is, without a copy, and the GIL is released while it runs.
+with int32 or int64 indices is read where it is, without a copy, and the GIL is released while
+it runs.
 """
 
 import json
@@ -104,9 +105,10 @@ class Path:
 
 
 def _csr(X):
-    """X as the arrays the native fit reads: (indptr int64, indices int32/uint32, values float64,
-    features). A canonical CSR matrix of float64 with int32 indices gives its own index and
-    value arrays, so the fit reads them in place; anything else is converted once here."""
+    """X as the arrays the native fit reads: (indptr int64, indices int32/int64/uint32, values
+    float64, features). A canonical CSR matrix of float64 with int32 or int64 indices gives its
+    own index and value arrays, so the fit reads them in place; anything else is converted once
+    here."""
     if sp.issparse(X):
         if X.format != "csr":
             X = X.tocsr()
@@ -121,10 +123,10 @@ def _csr(X):
         X = X.copy()
         X.sum_duplicates()
     indices = X.indices
-    if indices.dtype not in (np.int32, np.uint32):
+    if indices.dtype not in (np.int32, np.int64, np.uint32):
         if indices.size and (indices.min() < 0 or indices.max() >= 2**32):
             raise ValueError("a column index is outside 0..2³²")
-        indices = indices.astype(np.uint32)
+        indices = indices.astype(np.int64)
     indptr = X.indptr.astype(np.int64, copy=False)
     return indptr, np.ascontiguousarray(indices), np.ascontiguousarray(X.data), X.shape[1]
 
@@ -183,8 +185,8 @@ class Model:
         every epoch in ``Result.trace`` (a check each epoch, left out of ``seconds``). Ctrl-C
         ends the fit with status ``interrupted`` and the last iterate. Returns a :class:`Result`.
 
-        X is read in place when it is a canonical CSR matrix of float64 with int32 indices; it
-        must not be written while the fit runs.
+        X is read in place when it is a canonical CSR matrix of float64 (scipy's int32 or int64
+        indices); it must not be written while the fit runs.
         """
         indptr, indices, values, features = _csr(X)
         labels = _labels(y, indptr.shape[0] - 1)

@@ -155,7 +155,8 @@ impl Writer {
     }
 
     pub(super) fn push(&mut self, d: &Dataset) -> io::Result<()> {
-        let arrays = sections(d);
+        let indices = d.x.narrow_indices();
+        let arrays = sections(d, &indices);
         let mut frame = Frame {
             rows: d.rows() as u64,
             nnz: d.nnz() as u64,

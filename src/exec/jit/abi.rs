@@ -14,7 +14,11 @@ pub struct KernelCtx {
     /// One base pointer per plan vector, in plan order.
     pub vectors: *const *mut f64,
     pub indptr: *const usize,
+    /// The column indices: u32s, the k-th at byte `k << index_shift`.
     pub indices: *const u32,
+    /// log₂ of the bytes from one index to the next: 2, or 3 for int64 indices read in place
+    /// (their low halves; see [`crate::data::Indices`]).
+    pub index_shift: u64,
     pub values: *const f64,
     pub order: *const u32,
     pub n_order: u64,
@@ -47,6 +51,7 @@ pub mod offsets {
     pub const VECTORS: i32 = offset_of!(KernelCtx, vectors) as i32;
     pub const INDPTR: i32 = offset_of!(KernelCtx, indptr) as i32;
     pub const INDICES: i32 = offset_of!(KernelCtx, indices) as i32;
+    pub const INDEX_SHIFT: i32 = offset_of!(KernelCtx, index_shift) as i32;
     pub const VALUES: i32 = offset_of!(KernelCtx, values) as i32;
     pub const ORDER: i32 = offset_of!(KernelCtx, order) as i32;
     pub const N_ORDER: i32 = offset_of!(KernelCtx, n_order) as i32;
@@ -240,7 +245,7 @@ extern "C" fn optc_dictionary(
         let nnz = indptr[m];
         let x = crate::runtime::dictionary::Signals {
             indptr,
-            indices: std::slice::from_raw_parts(ctx.indices, nnz),
+            indices: crate::data::Indices::from_raw_parts(ctx.indices, nnz, ctx.index_shift as u32 - 2),
             values: std::slice::from_raw_parts(ctx.values, nnz),
         };
         let order = std::slice::from_raw_parts(ctx.order, ctx.n_order as usize);
@@ -415,6 +420,7 @@ pub fn call(
         vectors: bases.as_mut_ptr(),
         indptr: data.indptr.as_ptr(),
         indices: data.indices.as_ptr(),
+        index_shift: 2 + u64::from(data.indices.shift()),
         values: data.values.as_ptr(),
         order: orders.rows.as_ptr(),
         n_order: orders.rows.len() as u64,

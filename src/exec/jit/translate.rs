@@ -577,8 +577,10 @@ impl<'a, 'b> PlanTranslator<'a, 'b> {
         let lo = self.b.ins().load(self.ptr, trusted(), at, 0);
         let hi = self.b.ins().load(self.ptr, trusted(), at, word as i32);
         let (indices, values) = (self.data.indices, self.data.values);
+        let shift = self.b.ins().load(types::I64, trusted(), self.ctx, offsets::INDEX_SHIFT);
         self.counted_loop(lo, hi, |t, p| {
-            let at = t.offset(indices, p, 4);
+            let bytes = t.b.ins().ishl(p, shift);
+            let at = t.b.ins().iadd(indices, bytes);
             let j32 = t.b.ins().load(types::I32, trusted(), at, 0);
             let j = t.b.ins().uextend(types::I64, j32);
             let at = t.offset(values, p, 8);
