@@ -30,7 +30,8 @@ pub struct Dataset {
     /// m × d, d = the largest feature index seen (indices are 1-based in the file).
     pub x: Matrix,
     pub labels: Vec<f64>,
-    /// The file line of each row, for messages about a label.
+    /// The file line of each row, for messages about a label; 0 for rows that have none
+    /// (arrays handed over in memory).
     pub lines: Vec<u32>,
     pub name: String,
     /// Bytes of (decompressed) text read.
@@ -43,6 +44,15 @@ pub struct Dataset {
 impl Dataset {
     pub fn rows(&self) -> usize {
         self.x.rows()
+    }
+
+    /// Where row k is, for a message: `file:line`, or for a row of arrays handed over in
+    /// memory (no line) `row k`, counted from 0 as its caller counts it.
+    pub fn place(&self, k: usize) -> String {
+        match self.lines.get(k) {
+            Some(&line) if line > 0 => format!("{}:{line}", self.name),
+            _ => format!("row {k}"),
+        }
     }
     pub fn features(&self) -> usize {
         self.x.cols()

@@ -148,6 +148,11 @@ def test_bad_data_raises_value_errors_naming_the_row(binary):
     labels[5] = np.inf
     with pytest.raises(ValueError, match="row 5"):
         model.fit(X, labels)
+    # Counted from 0, as every other message about the arrays counts rows.
+    labels = np.ones_like(y)
+    labels[3], labels[7] = -1.0, 0.5
+    with pytest.raises(ValueError, match=r"^row 7: a third distinct label `0.5` \(seen: 1, -1\)"):
+        model.fit(X, labels)
     with pytest.raises(ValueError, match="solver"):
         model.fit(X, y, solver="no-such-solver")
     with pytest.raises(ValueError):

@@ -112,7 +112,7 @@ pub(super) fn run(args: &RunArgs) -> Result<(), Failure> {
         Err(StreamStop::Data(m)) => return Err(Failure::Input(m)),
         Err(StreamStop::Fault { fault, line }) => {
             return Err(Failure::Diverged(format!(
-                "the solver diverged: at step t = {} (row at {}:{line}), {} is {}\n  hint: {}",
+                "the solver diverged: at step t = {} ({}:{line}), {} is {}\n  hint: {}",
                 fmt_num(fault.step),
                 source.name,
                 fault.what,

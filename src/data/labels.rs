@@ -14,10 +14,10 @@ pub struct LabelMap {
 }
 
 #[derive(Debug, thiserror::Error)]
-#[error("{file}:{line}: {message}")]
+#[error("{at}: {message}")]
 pub struct LabelError {
-    pub file: String,
-    pub line: u32,
+    /// The row's place ([`super::Dataset::place`]).
+    pub at: String,
     pub message: String,
 }
 
@@ -39,8 +39,7 @@ impl LabelMap {
                         "; declare `y: classes` (with `softmax`) for multiclass data"
                     };
                     return Err(LabelError {
-                        file: data.name.clone(),
-                        line: data.lines[k],
+                        at: data.place(k),
                         message: format!(
                             "a third distinct label `{}` (seen: {}, {}): `y: labels` is for two classes",
                             fmt(y),
@@ -116,8 +115,7 @@ impl LabelMap {
             .enumerate()
             .map(|(k, &y)| {
                 self.map(y).ok_or_else(|| LabelError {
-                    file: data.name.clone(),
-                    line: data.lines[k],
+                    at: data.place(k),
                     message: format!(
                         "label `{}` was not in the training data (labels there: {})",
                         fmt(y),

@@ -184,7 +184,6 @@ pub fn solve(
 }
 
 pub fn diverged(f: &Fault, data: &Dataset, solver: SolverKind) -> Error {
-    let line = data.lines.get(f.row).copied().unwrap_or(0);
     let steps = solver.option("eta0").is_some();
     let hint = if steps {
         format!("the step is too large for this data; lower it with `solve with {solver}(eta0 = ...)` or `step = ...`, or scale the features")
@@ -192,9 +191,9 @@ pub fn diverged(f: &Fault, data: &Dataset, solver: SolverKind) -> Error {
         "scale the features, or choose another solver".to_string()
     };
     Error::Diverged(format!(
-        "the solver diverged: at step t = {} (row at {}:{line}), {} is {}\n  hint: {hint}",
+        "the solver diverged: at step t = {} ({}), {} is {}\n  hint: {hint}",
         fmt_num(f.step),
-        data.name,
+        data.place(f.row),
         f.what,
         f.value
     ))
