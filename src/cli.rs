@@ -289,8 +289,14 @@ fn plan(
     emit: Option<&str>,
 ) -> Result<(), Failure> {
     let file = read_model(path)?;
-    let opts =
-        CompileOptions { overrides: parse_sets(set)?, solver, eager, epochs: None, files: Some(model_dir(path)) };
+    let opts = CompileOptions {
+        overrides: parse_sets(set)?,
+        solver,
+        eager,
+        epochs: None,
+        files: Some(model_dir(path)),
+        ..CompileOptions::default()
+    };
     let plan = match pipeline::dictionary(&file, &opts).map_err(|e| report_compile_error(e, &file))? {
         Some(d) => crate::plan::lower::dictionary::lower(&d.model, &d.choice),
         None => {

@@ -18,6 +18,9 @@ pub struct CompileOptions {
     pub overrides: Vec<(String, f64)>,
     /// `--solver NAME`: the same as `solve with NAME`.
     pub solver: Option<String>,
+    /// Options for `solver` that no user wrote: the streamed default is `adagrad` with
+    /// `rda = 1` (docs/algorithms.md §9). Given with a solver, they replace the model's own.
+    pub solver_options: Vec<(String, f64)>,
     /// Off for the eager reference plan.
     pub eager: bool,
     /// `--epochs N` from the command line: a budget of passes the default choice heeds
@@ -123,11 +126,23 @@ pub fn front_end(file: &SourceFile, lib: &Library, opts: &CompileOptions) -> Res
                 solvers.join(", ")
             )));
         }
-        let (span, options) = match model.solver.take() {
+        let (span, mut options) = match model.solver.take() {
             Some(req) if req.name == *s => (req.span, req.options),
             Some(req) => (req.span, vec![]),
             None => (model.objective_span, vec![]),
         };
+        if !opts.solver_options.is_empty() {
+            options = opts
+                .solver_options
+                .iter()
+                .map(|(name, v)| check::SolverOption {
+                    name: name.clone(),
+                    value: crate::symbolic::c(*v),
+                    text: crate::symbolic::fmt_num(*v),
+                    span,
+                })
+                .collect();
+        }
         model.solver = Some(check::SolverRequest { name: s.clone(), options, span });
     }
     let facts = match &opts.files {

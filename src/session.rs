@@ -131,6 +131,7 @@ impl Problem {
             eager: false,
             epochs: None,
             files: Some(self.dir.clone()),
+            ..CompileOptions::default()
         }
     }
 

@@ -204,9 +204,10 @@ fn the_cli_says_which_solver_it_streamed_and_why() {
         "--save",
         saved.to_str().expect("utf-8"),
     ]);
-    // docs/algorithms.md §9: streamed data with a smooth loss runs SMM.
-    assert_eq!(r["solver"], "smm");
-    assert!(r["solver_note"].as_str().is_some_and(|n| n.contains("scd") && n.contains("columns")), "{r}");
+    // docs/algorithms.md §9: streamed data with a per-coordinate regularizer runs AdaGrad's
+    // dual averaging.
+    assert_eq!(r["solver"], "adagrad");
+    assert!(r["solver_note"].as_str().is_some_and(|n| n.contains("adagrad(rda = 1)") && n.contains("scd")), "{r}");
     assert_eq!(r["epochs"], 3);
     assert_eq!(r["rows"], 90);
     assert!(r["stream"]["largest_block"].as_u64().is_some_and(|b| b <= 8));
@@ -218,11 +219,20 @@ fn the_cli_says_which_solver_it_streamed_and_why() {
     let said = text(&out.stdout) + &text(&out.stderr);
     assert!(said.contains(&format!("({}/90)", 90 - wrong)), "{said}");
 
-    // Hinge is not smooth: SMM does not take it, and FOBOS (§9's choice there) runs.
+    // So does the linear SVM (½‖w‖² is per coordinate; dual averaging needs only subgradients).
     let svm = write(dir.path(), "svm.opt", &model("labels", 0.01, "minimize E[hinge(y, <x, w>)] + λ·l2sq(w)", ""));
     let r = run_json(&["run", svm.to_str().expect("utf-8"), data, "--stream", "--epochs", "2", "--json"]);
-    assert_eq!(r["solver"], "fobos");
+    assert_eq!(r["solver"], "adagrad");
     assert!(r["solver_note"].as_str().is_some_and(|n| n.contains("dcd")), "{r}");
+    // Forced, SMM runs as asked, with no note.
+    let r = run_json(&["run", m, data, "--stream", "--epochs", "2", "--solver", "smm", "--json"]);
+    assert_eq!((&r["solver"], &r["solver_note"]), (&serde_json::json!("smm"), &serde_json::Value::Null), "{r}");
+    // Where dual averaging does not apply (a non-convex penalty), the model's own streaming
+    // default runs: online DC, SMM's surrogates.
+    let dc =
+        write(dir.path(), "dc.opt", &model("labels", 0.001, "minimize E[logistic(y, <x, w>)] + λ·logeps(w, 0.1)", ""));
+    let r = run_json(&["run", dc.to_str().expect("utf-8"), data, "--stream", "--epochs", "2", "--json"]);
+    assert_eq!((&r["solver"], &r["solver_note"]), (&serde_json::json!("dc"), &serde_json::Value::Null), "{r}");
 
     // A model no streaming solver takes (ω∘B's Picard prox runs only in proxgrad): each
     // fallback's reason is said, exit 2.
@@ -235,7 +245,10 @@ fn the_cli_says_which_solver_it_streamed_and_why() {
     assert_eq!(out.status.code(), Some(2));
     let err = text(&out.stderr);
     assert!(
-        err.contains("--stream has no solver") && err.contains("nor can smm: ") && err.contains("; fobos: "),
+        err.contains("--stream has no solver")
+            && err.contains("nor can adagrad(rda = 1): ")
+            && err.contains("; smm: ")
+            && err.contains("; fobos: "),
         "{err}"
     );
 

@@ -25,6 +25,7 @@ pub fn run(args: &RunArgs) -> Result<bool, Failure> {
         eager: false,
         epochs: args.solve.epochs,
         files: Some(model_dir(&args.model)),
+        ..CompileOptions::default()
     };
     let Some(CompiledDictionary { model, choice, .. }) =
         pipeline::dictionary(&file, &opts).map_err(|e| report_compile_error(e, &file))?

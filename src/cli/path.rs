@@ -129,6 +129,7 @@ pub(crate) fn trace_path(
             eager: args.model.eager,
             epochs: args.epochs,
             files: Some(dir.to_path_buf()),
+            ..CompileOptions::default()
         },
         cancel: super::interrupt(),
     };

@@ -382,6 +382,7 @@ impl Repl {
             eager: opts.solve.model.eager,
             epochs: opts.solve.epochs,
             files: Some(self.model.dir.clone()),
+            ..CompileOptions::default()
         })
     }
 

@@ -34,6 +34,7 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
         eager: args.solve.model.eager,
         epochs: args.solve.epochs,
         files: Some(model_dir(&args.model)),
+        ..CompileOptions::default()
     };
     let mut compiled = compile(&file, &opts)?;
     let mut plan = pipeline::plan(&compiled, &opts).map_err(|e| report_compile_error(e, &file))?;

@@ -30,8 +30,9 @@ use crate::symbolic::fmt_num;
 use rand::SeedableRng;
 use std::time::Instant;
 
-/// The solvers `--stream` runs when the model's default cannot stream, in order: SMM for a
-/// smooth loss (docs/algorithms.md §9: "streaming data → SMM", one pass gives a usable model), else
+/// The solvers `--stream` runs when neither AdaGrad's dual averaging (the streamed default for
+/// a per-coordinate regularizer) nor the model's default can stream, in order: SMM for a smooth
+/// loss (docs/algorithms.md §9: "streaming data → SMM", one pass gives a usable model), else
 /// FOBOS (§9's choice for non-smooth losses), which takes every per-coordinate regularizer and
 /// constraint lazily, O(nnz) a step.
 const FALLBACKS: [SolverKind; 2] = [SolverKind::Smm, SolverKind::Fobos];
@@ -51,6 +52,7 @@ pub(super) fn run(args: &RunArgs) -> Result<(), Failure> {
         eager: args.solve.model.eager,
         epochs: args.solve.epochs,
         files: Some(model_dir(&args.model)),
+        ..CompileOptions::default()
     };
     let (compiled, mut plan, switched) = streamable_plan(&file, &opts)?;
     let (settings, mut run_settings) = session::run_settings(&compiled, &args.solve.stopping())?;
@@ -206,31 +208,44 @@ fn streamable_plan(
 ) -> Result<(pipeline::Compiled, crate::plan::Plan, Option<String>), Failure> {
     let compiled = compile(file, opts)?;
     let plan = pipeline::plan(&compiled, opts).map_err(|e| report_compile_error(e, file))?;
-    let Err(why) = streamable(&plan) else { return Ok((compiled, plan, None)) };
     if let Some(req) = &compiled.model.solver {
-        return Err(Failure::Usage(format!(
-            "--stream cannot run `{}`: {why}\n  hint: choose a stochastic solver (fobos, adagrad, smm, truncated), or run without --stream",
-            req.name
-        )));
+        return match streamable(&plan) {
+            Ok(()) => Ok((compiled, plan, None)),
+            Err(why) => Err(Failure::Usage(format!(
+                "--stream cannot run `{}`: {why}\n  hint: choose a stochastic solver (fobos, adagrad, smm, truncated), or run without --stream",
+                req.name
+            ))),
+        };
     }
     let default = plan.info.solver;
-    let mut refusals = vec![];
+    // Streamed data with a per-coordinate regularizer (the models adagrad takes): dual
+    // averaging, whose iterate has the optimum's zeros where SMM's and FOBOS's keep the noise
+    // of their last steps (§9; on debian-files 1,252 non-zeros against SMM's 39,974).
+    let rda = CompileOptions {
+        solver: Some(SolverKind::Adagrad.name().into()),
+        solver_options: vec![("rda".into(), 1.0)],
+        ..opts.clone()
+    };
+    let rda_refused = match build(file, &rda) {
+        Ok((c, p)) => match streamable(&p) {
+            Ok(()) => {
+                let note = format!("streamed data with a per-coordinate regularizer: --stream runs adagrad(rda = 1), AdaGrad's dual averaging, which keeps the optimum's zeros (the default in memory is `{default}`)");
+                return Ok((c, p, Some(note)));
+            }
+            Err(why) => why,
+        },
+        Err(e) => compile_refusal(e),
+    };
+    let Err(why) = streamable(&plan) else { return Ok((compiled, plan, None)) };
+    let mut refusals = vec![format!("adagrad(rda = 1): {rda_refused}")];
     for fallback in FALLBACKS {
         let tried = CompileOptions { solver: Some(fallback.name().into()), ..opts.clone() };
         // A fallback the model rules out (SMM with a non-smooth loss) is skipped, said only
         // when no fallback runs: the user asked for none of them.
-        let built = pipeline::front_end(file, &Library::standard(), &tried)
-            .and_then(|c| pipeline::plan(&c, &tried).map(|p| (c, p)));
-        let (c, p) = match built {
+        let (c, p) = match build(file, &tried) {
             Ok(built) => built,
             Err(e) => {
-                let why = match e {
-                    pipeline::CompileError::Usage(m) => m,
-                    pipeline::CompileError::Model(problems) => {
-                        problems.into_iter().map(|p| p.message).collect::<Vec<_>>().join("; ")
-                    }
-                };
-                refusals.push(format!("{fallback}: {why}"));
+                refusals.push(format!("{fallback}: {}", compile_refusal(e)));
                 continue;
             }
         };
@@ -244,9 +259,27 @@ fn streamable_plan(
         }
     }
     Err(Failure::Usage(format!(
-        "--stream has no solver for this model: its default `{default}` cannot stream ({why}){}",
-        if refusals.is_empty() { String::new() } else { format!(", nor can {}", refusals.join("; ")) }
+        "--stream has no solver for this model: its default `{default}` cannot stream ({why}), nor can {}",
+        refusals.join("; ")
     )))
+}
+
+/// Why a solver the run tried for the user did not compile, in one line.
+fn compile_refusal(e: pipeline::CompileError) -> String {
+    match e {
+        pipeline::CompileError::Usage(m) => m,
+        pipeline::CompileError::Model(problems) => {
+            problems.into_iter().map(|p| p.message).collect::<Vec<_>>().join("; ")
+        }
+    }
+}
+
+/// The model compiled and lowered with `opts`' solver.
+fn build(
+    file: &crate::source::SourceFile,
+    opts: &CompileOptions,
+) -> Result<(pipeline::Compiled, crate::plan::Plan), pipeline::CompileError> {
+    pipeline::front_end(file, &Library::standard(), opts).and_then(|c| pipeline::plan(&c, opts).map(|p| (c, p)))
 }
 
 /// The plan's step (or SMM's n₀) tuned as the in-memory run tunes it, on ~5% of the rows (at
