@@ -80,7 +80,15 @@ fn streamed(plan: &Plan, path: &Path, epochs: usize, threads: usize, cache: Opti
     let data = Streamed { source, label_map, features: scanned.features, classes: 0 };
     let mut selected = select_backend(plan, &facts, true);
     let settings = RunSettings { check_every: usize::MAX, ..RunSettings::fixed(epochs, 1) };
-    let done = optc::exec::stream::run(plan, selected.backend.as_mut(), &data, &facts, &settings).expect("runs");
+    let done = optc::exec::stream::run(
+        plan,
+        selected.backend.as_mut(),
+        &data,
+        &facts,
+        &settings,
+        &optc::exec::collective::Alone,
+    )
+    .expect("runs");
     (first, done.epoch_seconds, done.outcome.state.weights(plan).to_vec())
 }
 

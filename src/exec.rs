@@ -5,6 +5,7 @@
 pub mod calibrate;
 pub mod cancel;
 pub mod certificate;
+pub mod collective;
 pub mod driver;
 pub mod evaluate;
 pub mod interp;

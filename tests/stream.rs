@@ -86,8 +86,15 @@ fn streamed(plan: &optc::plan::Plan, data: &Path, kind: LabelKind, epochs: usize
     })
     .expect("a pass");
     let mut selected = select_backend(plan, &facts, true);
-    let done = optc::exec::stream::run(plan, selected.backend.as_mut(), &data, &facts, &RunSettings::fixed(epochs, 1))
-        .expect("no divergence");
+    let done = optc::exec::stream::run(
+        plan,
+        selected.backend.as_mut(),
+        &data,
+        &facts,
+        &RunSettings::fixed(epochs, 1),
+        &optc::exec::collective::Alone,
+    )
+    .expect("no divergence");
     assert_eq!(done.outcome.epochs, epochs);
     StreamedRun { w: done.outcome.state.weights(plan).to_vec(), f: done.outcome.eval.objective, gap: done.outcome.gap }
 }
@@ -397,4 +404,115 @@ fn bad_data_deep_in_the_stream_names_its_line() {
     assert_eq!(out.status.code(), Some(1));
     let err = text(&out.stderr);
     assert!(err.contains("bad.svm:48:9: feature indices must increase"), "{err}");
+}
+
+/// Each rank's run over its own rows, `ranks` of them as threads: the outcomes in rank order.
+fn on_ranks(
+    plan: &optc::plan::Plan,
+    shards: &[std::path::PathBuf],
+    whole: &optc::data::Dataset,
+    settings: &RunSettings,
+    timeout: std::time::Duration,
+    skip: Option<usize>,
+) -> Vec<Option<Result<optc::exec::stream::StreamOutcome, optc::exec::stream::StreamStop>>> {
+    use optc::exec::collective::Threads;
+    let label_map = LabelMap::fit(LabelKind::Labels, whole).expect("labels");
+    // What the ranks agree on before any work: the whole data's facts.
+    let facts = whole.facts();
+    let ranks = Threads::group(shards.len(), timeout);
+    std::thread::scope(|s| {
+        let handles: Vec<_> = ranks
+            .iter()
+            .zip(shards)
+            .map(|(rank, shard)| {
+                let (label_map, facts) = (label_map.clone(), facts);
+                s.spawn(move || {
+                    if skip == Some(optc::exec::collective::Collective::rank(rank)) {
+                        return None;
+                    }
+                    let source = StreamSource::new(shard, 16, 1).expect("source");
+                    let data = Streamed { source, label_map, features: facts.features, classes: 0 };
+                    let mut selected = select_backend(plan, &facts, true);
+                    Some(optc::exec::stream::run(plan, selected.backend.as_mut(), &data, &facts, settings, rank))
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().expect("no panic")).collect()
+    })
+}
+
+/// Ranks that each stream their own rows average their epochs and certify together: every rank
+/// ends with the same weights, F is the whole data's F of them, and the gap (from the reduced
+/// sums) bounds the distance to the optimum. A rank that fails stops every rank, and a rank that
+/// never comes is named; nobody waits forever.
+#[test]
+fn ranks_mix_their_epochs_and_certify_the_whole_data() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let text = generated(300, 40, 9);
+    let lines: Vec<&str> = text.lines().collect();
+    let (a, b) = lines.split_at(lines.len() / 2);
+    let shards =
+        vec![write(dir.path(), "a.svm", &(a.join("\n") + "\n")), write(dir.path(), "b.svm", &(b.join("\n") + "\n"))];
+    let whole_path = write(dir.path(), "d.svm", &text);
+    let whole = read_libsvm(&whole_path).expect("reads");
+    let map = LabelMap::fit(LabelKind::Labels, &whole).expect("labels");
+    let y = map.apply(&whole).expect("labels map");
+    let view = whole.view(&y, whole.features());
+    let l1 = "minimize E[logistic(y, <x, w>)] + λ·l1(w)";
+    // F* of the whole data, certified to 1e-10.
+    let exact = compile(&model("labels", 0.01, l1, "solve with scd"), &CompileOptions::default());
+    let f_star = {
+        let facts = whole.facts();
+        let mut selected = select_backend(&exact, &facts, true);
+        let settings = RunSettings { tol: Some(1e-10), ..RunSettings::fixed(10_000, 1) };
+        let columns = optc::data::Columns::of(whole.csr().0, whole.csr().1, whole.csr().2, whole.features(), 1);
+        let done = optc::exec::driver::run(
+            &exact,
+            selected.backend.as_mut(),
+            &view.with_columns(&columns),
+            &facts,
+            &settings,
+            None,
+        )
+        .expect("solves");
+        done.eval.objective - done.gap.expect("a gap")
+    };
+    for solve in ["solve with fobos", "solve with adagrad(rda = 1)"] {
+        let plan = compile(&model("labels", 0.01, l1, solve), &CompileOptions::default());
+        let settings = RunSettings { tol: Some(1e-9), ..RunSettings::fixed(30, 1) };
+        let runs = on_ranks(&plan, &shards, &whole, &settings, std::time::Duration::from_secs(60), None);
+        let runs: Vec<_> = runs.into_iter().map(|r| r.expect("ran").expect("no stop")).collect();
+        let (first, second) = (&runs[0].outcome, &runs[1].outcome);
+        assert_eq!(first.state.weights(&plan), second.state.weights(&plan), "{solve}");
+        assert_eq!((first.eval.objective, first.gap), (second.eval.objective, second.gap), "{solve}");
+        let f = evaluate(&plan, &first.state, &view).objective;
+        assert!(
+            (first.eval.objective - f).abs() <= 1e-12 * f,
+            "{solve}: F {} vs the whole data's {f}",
+            first.eval.objective
+        );
+        let gap = first.gap.expect("a gap");
+        assert!(f - f_star <= gap * (1.0 + 1e-9) + 1e-12, "{solve}: F − F* = {} above the gap {gap}", f - f_star);
+        // Mixing two half-size epochs does about as well as one process's epochs over all rows.
+        let alone = streamed(&plan, &whole_path, LabelKind::Labels, first.epochs, 16);
+        assert!(
+            f - f_star <= 2.0 * (alone.f - f_star),
+            "{solve}: F − F* = {} on two ranks against {} alone: the ranks did not learn together",
+            f - f_star,
+            alone.f - f_star
+        );
+    }
+    // Rank 1's rows have a bad line: it stops with its own error, naming the line, and rank 0
+    // because another rank stopped.
+    let plan = compile(&model("labels", 0.01, l1, "solve with fobos"), &CompileOptions::default());
+    let settings = RunSettings::fixed(3, 1);
+    let bad = vec![shards[0].clone(), write(dir.path(), "bad.svm", &(b[..20].join("\n") + "\n1 3:x\n"))];
+    let runs = on_ranks(&plan, &bad, &whole, &settings, std::time::Duration::from_secs(60), None);
+    let stops: Vec<String> = runs.into_iter().map(|r| format!("{:?}", r.expect("ran").err())).collect();
+    assert!(stops[1].contains("Data") && stops[1].contains("bad.svm:21"), "{stops:?}");
+    assert_eq!(stops[0], "Some(Elsewhere)");
+    // Rank 1 never comes: rank 0 names it within its timeout.
+    let runs = on_ranks(&plan, &shards, &whole, &settings, std::time::Duration::from_millis(300), Some(1));
+    let stop = format!("{:?}", runs[0].as_ref().expect("ran").as_ref().err());
+    assert!(stop.contains("Timeout") && stop.contains("missing: [1]"), "{stop}");
 }

@@ -148,11 +148,11 @@ pub fn run(args: &RunArgs) -> Result<bool, Failure> {
                 test_view.as_ref(),
             )
             .map_err(|stop| match stop {
-                StreamStop::Data(m) => Failure::Input(m),
                 StreamStop::Fault { fault, line } => Failure::Usage(format!(
                     "the run stopped: {} is {} (in the block from line {line})",
                     fault.what, fault.value
                 )),
+                other => super::stream::stopped(other),
             })?
         }
         _ => unreachable!("one of the two was read"),

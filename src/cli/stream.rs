@@ -108,10 +108,10 @@ pub(super) fn run(args: &RunArgs) -> Result<(), Failure> {
     }
     let solver = plan.info.solver;
     let step = StepShown::of(&plan, &settings, &facts);
-    let ran = crate::exec::stream::run(&plan, selected.backend.as_mut(), &streamed, &facts, &run_settings);
+    let alone = crate::exec::collective::Alone;
+    let ran = crate::exec::stream::run(&plan, selected.backend.as_mut(), &streamed, &facts, &run_settings, &alone);
     let done = match ran {
         Ok(done) => done,
-        Err(StreamStop::Data(m)) => return Err(Failure::Input(m)),
         Err(StreamStop::Fault { fault, line }) => {
             return Err(Failure::Diverged(format!(
                 "the solver diverged: at step t = {} ({}:{line}), {} is {}\n  hint: {}",
@@ -122,6 +122,7 @@ pub(super) fn run(args: &RunArgs) -> Result<(), Failure> {
                 step.shown.hint(solver)
             )))
         }
+        Err(other) => return Err(stopped(other)),
     };
     let outcome = &done.outcome;
     let ev = &outcome.eval;
@@ -262,6 +263,20 @@ fn streamable_plan(
         "--stream has no solver for this model: its default `{default}` cannot stream ({why}), nor can {}",
         refusals.join("; ")
     )))
+}
+
+/// A streamed run's stop other than a fault (which each caller words with its own context).
+pub(super) fn stopped(stop: StreamStop) -> Failure {
+    match stop {
+        StreamStop::Data(m) => Failure::Input(m),
+        StreamStop::Fault { fault, line } => Failure::Diverged(format!(
+            "the run stopped: {} is {} (in the block from line {line})",
+            fault.what, fault.value
+        )),
+        StreamStop::Elsewhere => Failure::Input("another rank stopped the run (its message says why)".into()),
+        StreamStop::Collective(e) => Failure::Input(format!("the ranks could not reduce: {e}")),
+        StreamStop::Refused(m) => Failure::Usage(m),
+    }
 }
 
 /// Why a solver the run tried for the user did not compile, in one line.

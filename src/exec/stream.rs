@@ -10,10 +10,18 @@
 //! (a copy at each check, the state at the end). SMM's per-epoch history (prefix sums over the
 //! epoch's steps, vec\[m]) restarts at each block instead, after an exact closed-form catch-up
 //! of every coordinate: the same iterates up to rounding, with history of one block's size.
+//!
+//! On several ranks ([`Collective`]), each streams its own rows. After every epoch the ranks'
+//! flushed states are averaged (iterative parameter mixing, as `--shards` mixes threads in one
+//! process: [`super::shards`]), and F and the gap are the same sums as alone, each rank's rows'
+//! share added up by the reduction, so the certificate is the one-process certificate of the
+//! mixed weights. Every decision that ends the run (a fault, a check, the clock, Ctrl-C) is taken
+//! from reduced values, so all ranks take it together and none waits on one that left.
 
 pub mod dictionary;
 
 use super::certificate::{domain_scale, loss_conjugate, reg_conjugate};
+use super::collective::{Collective, CollectiveError};
 use super::driver::{check_params, Outcome, RunSettings};
 use super::evaluate::{evaluate, margin, Evaluation};
 use super::interp::{eval_at, Env};
@@ -72,6 +80,58 @@ pub enum StreamStop {
     Fault { fault: Fault, line: u32 },
     /// The file could not be read again as the first pass read it.
     Data(String),
+    /// Another rank stopped (it says why); this one stops with it.
+    Elsewhere,
+    /// A reduction across the ranks failed: a rank did not arrive, or the transport broke.
+    Collective(CollectiveError),
+    /// The plan cannot run on several ranks.
+    Refused(String),
+}
+
+impl From<CollectiveError> for StreamStop {
+    fn from(e: CollectiveError) -> Self {
+        StreamStop::Collective(e)
+    }
+}
+
+/// What every rank learns after a pass: whether any rank failed (then each stops, the failed
+/// one with its own error), and `sums` added up across the ranks. Alone, the pass's own result.
+fn agree<T>(ranks: &dyn Collective, passed: Result<T, StreamStop>, sums: &mut [f64]) -> Result<T, StreamStop> {
+    if ranks.size() == 1 {
+        return passed;
+    }
+    let mut all = sums.to_vec();
+    all.push(f64::from(u8::from(passed.is_err())));
+    ranks.sum(&mut all)?;
+    let failed = all.pop().is_some_and(|f| f > 0.0);
+    sums.copy_from_slice(&all);
+    match passed {
+        Err(e) => Err(e),
+        Ok(_) if failed => Err(StreamStop::Elsewhere),
+        Ok(t) => Ok(t),
+    }
+}
+
+/// The ranks' flushed states averaged, in place, as [`super::shards::mix`] averages shards: the
+/// state scalars and every vector but the labels.
+fn mix(ranks: &dyn Collective, plan: &Plan, state: &mut State) -> Result<(), StreamStop> {
+    if ranks.size() == 1 {
+        return Ok(());
+    }
+    let scalars: Vec<usize> =
+        (0..plan.scalars.len()).filter(|&id| plan.scalars[id].role == crate::plan::ScalarRole::State).collect();
+    let vectors: Vec<usize> = (0..plan.vectors.len()).filter(|&id| plan.vectors[id].role != VecRole::Labels).collect();
+    let mut flat: Vec<f64> = scalars.iter().map(|&id| state.scalars[id]).collect();
+    vectors.iter().for_each(|&id| flat.extend_from_slice(&state.vectors[id]));
+    ranks.mean(&mut flat)?;
+    let mut at = scalars.len();
+    scalars.iter().zip(&flat).for_each(|(&id, &v)| state.scalars[id] = v);
+    for &id in &vectors {
+        let n = state.vectors[id].len();
+        state.vectors[id].copy_from_slice(&flat[at..at + n]);
+        at += n;
+    }
+    Ok(())
 }
 
 impl From<PassError<StreamStop>> for StreamStop {
@@ -118,7 +178,11 @@ pub fn run(
     data: &Streamed,
     facts: &DataFacts,
     settings: &RunSettings,
+    ranks: &dyn Collective,
 ) -> Result<StreamOutcome, StreamStop> {
+    if ranks.size() > 1 {
+        super::shards::applies(plan).map_err(|why| StreamStop::Refused(format!("on several ranks: {why}")))?;
+    }
     let nothing = DataView::new(&[0], &[], &[], &[], data.features).with_classes(data.classes);
     // Per-row buffers get a block's length, never the file's.
     let mut state = State::new(plan, &DataFacts { rows: 0, ..*facts }, &[]);
@@ -138,7 +202,7 @@ pub fn run(
     while epochs < settings.max_epochs {
         let pass_start = Instant::now();
         let first = epochs == 0;
-        data.pass(|view, lines| {
+        let passed = data.pass(|view, lines| {
             let rows = view.rows();
             if order.len() < rows {
                 order = (0..rows as u32).collect();
@@ -151,7 +215,21 @@ pub fn run(
                 let line = lines.get(fault.row).copied().unwrap_or(0);
                 StreamStop::Fault { fault, line }
             })
-        })?;
+        });
+        let mut passed = passed.map_err(StreamStop::from);
+        if ranks.size() > 1 {
+            // Flushed (as a shard is) before the states are averaged.
+            passed = passed.and_then(|()| {
+                fit_rows(plan, &mut state, &nothing);
+                backend.finish(&mut state, &nothing).map_err(at_start)
+            });
+        }
+        let mut sums = [if first { start_loss } else { 0.0 }];
+        agree(ranks, passed, &mut sums)?;
+        if first {
+            start_loss = sums[0];
+        }
+        mix(ranks, plan, &mut state)?;
         passes += 1;
         epoch_seconds += pass_start.elapsed().as_secs_f64();
         epochs += 1;
@@ -161,14 +239,19 @@ pub fn run(
             let mut flushed = state.clone();
             fit_rows(plan, &mut flushed, &nothing);
             backend.finish(&mut flushed, &nothing).map_err(at_start)?;
-            let (eval, gap, n) = check(plan, &flushed, data, &mut best_dual)?;
+            let (eval, gap, n) = check(plan, &flushed, data, &mut best_dual, ranks)?;
             passes += n;
             check_seconds += checking.elapsed().as_secs_f64();
             if checks.record(epochs, &eval, gap, &flushed, start.elapsed().as_secs_f64(), None) {
                 break;
             }
         }
-        if checks.out_of_time(start.elapsed().as_secs_f64(), epochs) || checks.interrupted(epochs) {
+        // The clock and Ctrl-C are each rank's own: the ranks stop when any of them would.
+        let mut stop = [f64::from(u8::from(
+            checks.out_of_time(start.elapsed().as_secs_f64(), epochs) || checks.interrupted(epochs),
+        ))];
+        ranks.max(&mut stop)?;
+        if stop[0] > 0.0 {
             break;
         }
     }
@@ -179,7 +262,7 @@ pub fn run(
     let (eval, gap) = match at_end {
         Some(checked) => checked,
         None => {
-            let (eval, gap, n) = check(plan, &state, data, &mut best_dual)?;
+            let (eval, gap, n) = check(plan, &state, data, &mut best_dual, ranks)?;
             passes += n;
             (eval, gap)
         }
@@ -248,6 +331,7 @@ fn check(
     state: &State,
     data: &Streamed,
     best_dual: &mut f64,
+    ranks: &dyn Collective,
 ) -> Result<(Evaluation, Option<f64>, usize), StreamStop> {
     let obj = &plan.objective;
     let nothing = DataView::new(&[0], &[], &[], &[], data.features).with_classes(data.classes);
@@ -258,7 +342,7 @@ fn check(
     let cert = plan.certificate.filter(|_| no_streamed_gap(plan).is_none());
     let mut xtu = vec![0.0; if cert.is_some() { w.len() } else { 0 }];
     let (mut m, mut loss, mut wrong, mut sq) = (0usize, 0.0, 0.0, 0.0);
-    data.pass(|view, _| {
+    let passed = data.pass(|view, _| {
         let rows = view.rows();
         m += rows;
         if obj.softmax {
@@ -290,7 +374,13 @@ fn check(
             }
         }
         Ok::<(), StreamStop>(())
-    })?;
+    });
+    // Every rank's share of the sums, added up: the one-process sums.
+    let mut sums = vec![m as f64, loss, wrong, sq];
+    sums.extend_from_slice(&xtu);
+    agree(ranks, passed.map_err(StreamStop::from), &mut sums)?;
+    (m, loss, wrong, sq) = (sums[0] as usize, sums[1], sums[2], sums[3]);
+    xtu.copy_from_slice(&sums[4..]);
     let mean = |v: f64| if m > 0 { v / m as f64 } else { 0.0 };
     let classification = plan.info.classification;
     let eval = Evaluation {
@@ -308,7 +398,7 @@ fn check(
     let reg: f64 = z.iter().map(|zj| reg_conjugate(&cert, s * zj)).sum();
     let mut conj = 0.0;
     if reg.is_finite() {
-        data.pass(|view, _| {
+        let passed = data.pass(|view, _| {
             let env = Env::new(plan, view.dims());
             let mut scratch = with_labels(
                 plan,
@@ -321,7 +411,10 @@ fn check(
                 conj += loss_conjugate(cert.conjugate, view.labels[i], s * u);
             }
             Ok::<(), StreamStop>(())
-        })?;
+        });
+        let mut sums = [conj];
+        agree(ranks, passed.map_err(StreamStop::from), &mut sums)?;
+        conj = sums[0];
     }
     let dual = -c * mean(conj) - reg;
     if dual.is_finite() {
