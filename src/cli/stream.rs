@@ -39,12 +39,18 @@ const FALLBACKS: [SolverKind; 2] = [SolverKind::Smm, SolverKind::Fobos];
 
 pub(super) fn run(args: &RunArgs) -> Result<(), Failure> {
     let compile_start = Instant::now();
+    // Under `mpirun` (the `mpi` feature), one of several ranks: each streams its own shard,
+    // and rank 0 alone speaks and writes files.
+    let ranks = crate::exec::collective::launched();
+    let ranks = ranks.as_ref();
+    let lead = ranks.rank() == 0;
     refuse_flags(args)?;
-    super::inputs::readable("data file", &args.data)?;
+    let data = shard(&args.data, ranks)?;
     let workers = args.solve.data.threads();
-    let mut source = StreamSource::new(&args.data, args.block_rows.unwrap_or(DEFAULT_BLOCK_ROWS), workers)
-        .map_err(Failure::Usage)?
-        .with_cache(args.solve.data.cache_dir());
+    let source = super::inputs::readable("data file", &data).and_then(|()| {
+        StreamSource::new(&data, args.block_rows.unwrap_or(DEFAULT_BLOCK_ROWS), workers).map_err(Failure::Usage)
+    });
+    let mut source = together(ranks, source)?.with_cache(args.solve.data.cache_dir());
     let file = read_model(&args.model)?;
     let opts = CompileOptions {
         overrides: parse_sets(&args.solve.model.set)?,
@@ -64,14 +70,22 @@ pub(super) fn run(args: &RunArgs) -> Result<(), Failure> {
     }
     let tol = run_settings.tol;
     let front_seconds = compile_start.elapsed().as_secs_f64();
-    let Outputs { save: save_out, trace: trace_out, plot: plot_out } = Outputs::prepare(args)?;
+    together(ranks, same_everywhere(ranks, args, &file.text))?;
+    let outputs = if lead { Outputs::prepare(args) } else { Ok(Outputs { save: None, trace: None, plot: None }) };
+    let Outputs { save: save_out, trace: trace_out, plot: plot_out } = together(ranks, outputs)?;
 
-    let say = |s: String| args.say(s);
+    let say = |s: String| {
+        if lead {
+            args.say(s)
+        }
+    };
     let scanning = Instant::now();
     let scanned = scan(&mut source, settings.seed).map_err(|e| {
         let ctx = e.context();
         Failure::Input(if ctx.is_empty() { e.to_string() } else { format!("{e}\n{ctx}") })
-    })?;
+    });
+    let mut scanned = together(ranks, scanned)?;
+    agree_on_scan(ranks, &mut scanned)?;
     let scan_seconds = scanning.elapsed().as_secs_f64();
     let kind = compiled.model.label_kind;
     super::ovr::refuse("--stream", &source.name, scanned.one_vs_rest(kind))?;
@@ -99,7 +113,11 @@ pub(super) fn run(args: &RunArgs) -> Result<(), Failure> {
     }
 
     let jit = !args.solve.no_jit;
-    let calibration = calibrate(&mut plan, &scanned, &label_map, (features, classes), &facts, settings.seed, jit)?;
+    // Each rank's sample is its own: several ranks keep the plan's own step, the same on all.
+    let calibration = match ranks.size() {
+        1 => calibrate(&mut plan, &scanned, &label_map, (features, classes), &facts, settings.seed, jit)?,
+        _ => None,
+    };
     run_settings.trace = args.trace.is_some() || args.plot.is_some();
     let streamed = Streamed { source: source.clone(), label_map, features, classes };
     let mut selected = crate::exec::select_backend(&plan, &facts, jit);
@@ -108,8 +126,7 @@ pub(super) fn run(args: &RunArgs) -> Result<(), Failure> {
     }
     let solver = plan.info.solver;
     let step = StepShown::of(&plan, &settings, &facts);
-    let alone = crate::exec::collective::Alone;
-    let ran = crate::exec::stream::run(&plan, selected.backend.as_mut(), &streamed, &facts, &run_settings, &alone);
+    let ran = crate::exec::stream::run(&plan, selected.backend.as_mut(), &streamed, &facts, &run_settings, ranks);
     let done = match ran {
         Ok(done) => done,
         Err(StreamStop::Fault { fault, line }) => {
@@ -127,7 +144,7 @@ pub(super) fn run(args: &RunArgs) -> Result<(), Failure> {
     let outcome = &done.outcome;
     let ev = &outcome.eval;
     if worse_than_start(ev.objective, done.start_objective) {
-        if args.json {
+        if args.json && lead {
             let mut r = diverged_json(ev.objective, done.start_objective, solver, outcome.epochs, &step.shown);
             r["stream"] = true.into();
             println!("{}", serde_json::to_string_pretty(&r).unwrap_or_default());
@@ -138,7 +155,7 @@ pub(super) fn run(args: &RunArgs) -> Result<(), Failure> {
             .failure(&shape_only, solver, Some(&step.shown.text()), Some(&step.shown.hint(solver)))
             .into());
     }
-    if outcome.status != crate::exec::driver::Status::Converged && tol.is_some() && !args.quiet {
+    if outcome.status != crate::exec::driver::Status::Converged && tol.is_some() && !args.quiet && lead {
         let hint = "a stochastic method with decaying steps rarely certifies a tight gap; give a looser --tol or more --epochs";
         eprintln!("{}", not_converged(&outcome.rule, outcome.gap, ev.objective, tol.unwrap_or(0.0), hint));
     }
@@ -167,7 +184,12 @@ pub(super) fn run(args: &RunArgs) -> Result<(), Failure> {
         intercept,
         tol,
         nnz_per_second: if done.epoch_seconds > 0.0 { epoch_nnz / done.epoch_seconds } else { 0.0 },
+        processes: ranks.size(),
+        communicated: ranks.bytes(),
     };
+    if !lead {
+        return super::unless_interrupted(outcome.status);
+    }
     if args.json {
         println!("{}", serde_json::to_string_pretty(&json(&ran, kind)).unwrap_or_default());
     }
@@ -179,6 +201,100 @@ pub(super) fn run(args: &RunArgs) -> Result<(), Failure> {
         say(format!("  backend      {} (model text → kernel in {:.1} ms)", ran.backend, 1e3 * ran.compile_seconds));
     }
     super::unless_interrupted(outcome.status)
+}
+
+/// This rank's data: the file, or with several ranks the rank's own of a comma-separated list
+/// of one shard file a rank.
+fn shard(
+    data: &std::path::Path,
+    ranks: &dyn crate::exec::collective::Collective,
+) -> Result<std::path::PathBuf, Failure> {
+    if ranks.size() == 1 {
+        return Ok(data.to_path_buf());
+    }
+    let text = data.to_string_lossy();
+    let files: Vec<&str> = text.split(',').filter(|f| !f.is_empty()).collect();
+    if files.len() != ranks.size() {
+        return Err(Failure::Usage(format!(
+            "{} processes need {} data files, one a rank, as a comma-separated list; `{text}` names {}",
+            ranks.size(),
+            ranks.size(),
+            files.len()
+        )));
+    }
+    Ok(files[ranks.rank()].into())
+}
+
+/// A step every rank takes: Ok when it succeeded on all of them. The rank that failed returns
+/// its own failure (its message names its file and line); the others stop quietly with exit 1,
+/// as the failed rank stops the job.
+fn together<T>(ranks: &dyn crate::exec::collective::Collective, step: Result<T, Failure>) -> Result<T, Failure> {
+    if ranks.size() == 1 {
+        return step;
+    }
+    let mut failed = [f64::from(u8::from(step.is_err()))];
+    ranks.max(&mut failed).map_err(|e| Failure::Input(format!("the ranks could not reduce: {e}")))?;
+    match step {
+        Err(e) => Err(e),
+        Ok(_) if failed[0] > 0.0 => Err(Failure::Reported),
+        Ok(t) => Ok(t),
+    }
+}
+
+/// Refuses ranks started with different models or options before any work: a hash of the
+/// model's text and the arguments, compared by its maximum and minimum over the ranks.
+fn same_everywhere(
+    ranks: &dyn crate::exec::collective::Collective,
+    args: &RunArgs,
+    model: &str,
+) -> Result<(), Failure> {
+    use std::hash::{Hash, Hasher};
+    if ranks.size() == 1 {
+        return Ok(());
+    }
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    (model, format!("{args:?}")).hash(&mut h);
+    // 53 bits: exact in an f64.
+    let mine = (h.finish() >> 11) as f64;
+    let mut both = [mine, -mine];
+    ranks.max(&mut both).map_err(|e| Failure::Input(format!("the ranks could not reduce: {e}")))?;
+    if both[0] != -both[1] {
+        return Err(Failure::Usage(format!(
+            "rank {}: the ranks were started with different models or options; every rank must run the same command",
+            ranks.rank()
+        )));
+    }
+    Ok(())
+}
+
+/// The whole data's first-pass facts from every rank's: rows, non-zeros and bytes added, the
+/// feature count and max‖xᵢ‖² the largest, and the labels every rank saw.
+fn agree_on_scan(
+    ranks: &dyn crate::exec::collective::Collective,
+    scanned: &mut crate::data::stream::Scan,
+) -> Result<(), Failure> {
+    if ranks.size() == 1 {
+        return Ok(());
+    }
+    let failed = |e| Failure::Input(format!("the ranks could not reduce: {e}"));
+    let mut sums = [scanned.rows as f64, scanned.nnz as f64, scanned.bytes as f64];
+    ranks.sum(&mut sums).map_err(failed)?;
+    let own = scanned.distinct_labels().to_vec();
+    let mut most = [scanned.features as f64, scanned.max_row_norm_sq, own.len() as f64];
+    ranks.max(&mut most).map_err(failed)?;
+    // Each rank's labels in its own slots, the others zero: the sum is every rank's list.
+    let k = most[2] as usize;
+    let mut slots = vec![0.0; 2 * k * ranks.size()];
+    for (i, &y) in own.iter().enumerate() {
+        let at = 2 * (ranks.rank() * k + i);
+        (slots[at], slots[at + 1]) = (y, 1.0);
+    }
+    ranks.sum(&mut slots).map_err(failed)?;
+    let all: Vec<f64> = slots.chunks(2).filter(|s| s[1] > 0.0).map(|s| s[0]).collect();
+    scanned.add_labels(&all);
+    (scanned.rows, scanned.nnz, scanned.bytes) = (sums[0] as usize, sums[1] as usize, sums[2] as u64);
+    (scanned.features, scanned.max_row_norm_sq) = (most[0] as usize, most[1]);
+    Ok(())
 }
 
 /// The flags of `optc run` a streamed run cannot honour: each needs rows kept in memory or a
@@ -339,6 +455,9 @@ struct Ran<'a> {
     intercept: Option<f64>,
     tol: Option<f64>,
     nnz_per_second: f64,
+    /// The ranks of the run, and the bytes this one sent in reductions.
+    processes: usize,
+    communicated: u64,
 }
 
 /// The streamed run's `--json` record.
@@ -359,6 +478,8 @@ fn json(r: &Ran, kind: LabelKind) -> serde_json::Value {
         "cache": source.cached().map(|p| p.display().to_string()),
         "cache_note": scanned.cache.as_ref().map(|n| n.to_string()),
         "calibration_rows": r.calibration.map(|c| c.rows),
+        "processes": r.processes,
+        "bytes_communicated": r.communicated,
     });
     let mut json = serde_json::json!({
         "model": r.file.name,
@@ -459,5 +580,13 @@ fn human(r: &Ran, weights: usize) -> String {
             source.workers
         ),
     };
+    if r.processes > 1 {
+        s += &format!(
+            "\n  processes    {}, each streaming its own shard; rank 0 sent {} bytes in reductions ({:.0} an epoch)",
+            r.processes,
+            r.communicated,
+            r.communicated as f64 / outcome.epochs.max(1) as f64
+        );
+    }
     s
 }

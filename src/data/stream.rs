@@ -414,6 +414,27 @@ impl Scan {
         LabelMap::fit(kind, &self.labels)
     }
 
+    /// The distinct raw labels, in first-seen order.
+    pub fn distinct_labels(&self) -> &[f64] {
+        &self.labels.labels
+    }
+
+    /// Adds labels seen elsewhere (other ranks' shards) after this file's own, each once; they
+    /// have no line of this file.
+    pub fn add_labels(&mut self, others: &[f64]) {
+        let mut labels = std::mem::take(&mut self.labels.labels);
+        let mut lines = std::mem::take(&mut self.labels.lines);
+        for &y in others {
+            if !labels.iter().any(|l| l.to_bits() == y.to_bits()) {
+                labels.push(y);
+                lines.push(0);
+            }
+        }
+        let n = labels.len();
+        self.labels =
+            Dataset { x: Matrix::new((n, 0), vec![0; n + 1], vec![], vec![]), labels, lines, ..self.labels.clone() };
+    }
+
     /// One-vs-rest's classes, when a two-class loss meets more than two labels
     /// ([`LabelMap::one_vs_rest`]).
     pub fn one_vs_rest(&self, kind: crate::stdlib::LabelKind) -> Option<LabelMap> {

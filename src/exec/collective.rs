@@ -11,12 +11,38 @@
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
+#[cfg(feature = "mpi")]
+mod mpi;
+#[cfg(feature = "mpi")]
+pub use self::mpi::World;
+
+/// How long a rank waits in a reduction for the others: longer than any pass's imbalance
+/// between ranks (`OPTC_RANK_TIMEOUT`, seconds, overrides it).
+pub const RANK_TIMEOUT: Duration = Duration::from_secs(600);
+
+/// The ranks this process runs with: MPI's world when `mpirun` started several (a build with
+/// the `mpi` feature), else [`Alone`].
+pub fn launched() -> Box<dyn Collective> {
+    #[cfg(feature = "mpi")]
+    {
+        let timeout = std::env::var("OPTC_RANK_TIMEOUT")
+            .ok()
+            .and_then(|s| s.parse::<f64>().ok())
+            .filter(|s| s.is_finite() && *s > 0.0)
+            .map_or(RANK_TIMEOUT, Duration::from_secs_f64);
+        if let Some(world) = World::join(timeout) {
+            return Box::new(world);
+        }
+    }
+    Box::new(Alone)
+}
+
 /// Why a reduction did not complete.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 pub enum CollectiveError {
     /// Some ranks did not reach the reduction in time: they are named, so a hung or dead rank
     /// is found rather than waited for forever.
-    #[error("ranks {} did not reach the reduction within {:.0} s", list(.missing), .seconds)]
+    #[error("{} did not reach the reduction within {:.0} s", list(.missing), .seconds)]
     Timeout { missing: Vec<usize>, seconds: f64 },
     /// Ranks called one reduction with arrays of different lengths: a bug in the solver.
     #[error("the ranks reduced arrays of different lengths ({0} and {1})")]
@@ -26,12 +52,17 @@ pub enum CollectiveError {
     Transport(String),
 }
 
+/// The ranks named, or "a rank" where the transport cannot tell which (MPI's AllReduce).
 fn list(ranks: &[usize]) -> String {
-    ranks.iter().map(|r| r.to_string()).collect::<Vec<_>>().join(", ")
+    match ranks {
+        [] => "a rank".into(),
+        [one] => format!("rank {one}"),
+        more => format!("ranks {}", more.iter().map(|r| r.to_string()).collect::<Vec<_>>().join(", ")),
+    }
 }
 
 /// A group of ranks that reduce together.
-pub trait Collective: Send + Sync {
+pub trait Collective {
     fn rank(&self) -> usize;
     fn size(&self) -> usize;
     /// Replaces `values` with their elementwise sum over the ranks, on every rank.
@@ -216,7 +247,7 @@ mod tests {
         });
         for e in errors {
             assert!(matches!(&e, CollectiveError::Timeout { missing, .. } if missing == &[1]), "{e}");
-            assert!(e.to_string().contains("ranks 1 did not reach"), "{e}");
+            assert!(e.to_string().contains("rank 1 did not reach"), "{e}");
         }
     }
 

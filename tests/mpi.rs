@@ -1,0 +1,100 @@
+//! `mpirun -np N optc run MODEL SHARDS --stream` (the `mpi` feature; OpenMPI's `mpirun` on the
+//! PATH): the ranks each stream their own shard, average their epochs and certify together.
+//! Rank 0's report says how many processes ran and what they sent; its gap bounds the whole
+//! data's F − F*; a bad line on one rank ends every rank with its file, line and column; ranks
+//! started with different options are refused before any work.
+#![cfg(feature = "mpi")]
+
+mod common;
+
+use common::{fixture, optc, text, write};
+use std::process::{Command, Output};
+
+/// `mpirun` with `ranks` copies of one optc command (as root, OpenMPI wants to be told; more
+/// ranks than cores need --oversubscribe).
+fn mpirun(ranks: usize, args: &[&str]) -> Output {
+    Command::new("mpirun")
+        .args(["--allow-run-as-root", "--oversubscribe", "-np", &ranks.to_string(), env!("CARGO_BIN_EXE_optc")])
+        .args(args)
+        .output()
+        .expect("mpirun runs (install openmpi-bin)")
+}
+
+/// The fixture's rows cut into `n` shard files of about equal size, in order, and their list.
+fn shards(dir: &std::path::Path, n: usize) -> String {
+    let all = std::fs::read_to_string(fixture("binary.svm")).expect("fixture");
+    let lines: Vec<&str> = all.lines().collect();
+    let per = lines.len().div_ceil(n);
+    let files: Vec<String> = lines
+        .chunks(per)
+        .enumerate()
+        .map(|(k, rows)| write(dir, &format!("part{k}.svm"), &(rows.join("\n") + "\n")).display().to_string())
+        .collect();
+    files.join(",")
+}
+
+const L1: &str =
+    "data x: sparse, y: labels\nvar w: vec[dim(x)]\nparam λ = 0.01\nminimize E[logistic(y, <x, w>)] + λ·l1(w)\n";
+
+#[test]
+fn ranks_streaming_their_shards_certify_the_whole_data() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let model = write(dir.path(), "m.opt", L1);
+    let model = model.to_str().expect("utf-8");
+    // F* of the whole file, in memory, certified to 1e-10.
+    let exact = optc(&["run", model, fixture("binary.svm").to_str().expect("utf-8"), "--tol", "1e-10", "--json"]);
+    assert!(exact.status.success(), "{}", text(&exact.stderr));
+    let exact: serde_json::Value = serde_json::from_slice(&exact.stdout).expect("json");
+    let f_star = exact["objective"].as_f64().expect("F") - exact["gap"].as_f64().expect("gap");
+    for ranks in [2, 4] {
+        let list = shards(dir.path(), ranks);
+        let saved = dir.path().join(format!("w{ranks}.model"));
+        let out = mpirun(
+            ranks,
+            &["run", model, &list, "--stream", "--epochs", "60", "--json", "--save", saved.to_str().expect("utf-8")],
+        );
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        // One report, rank 0's.
+        let r: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON report");
+        assert_eq!(r["stream"]["processes"], ranks);
+        assert!(r["stream"]["bytes_communicated"].as_u64().is_some_and(|b| b > 0), "{r}");
+        assert_eq!(r["rows"], 200, "the whole data's rows");
+        assert_eq!(r["solver"], "adagrad");
+        let (f, gap) = (r["objective"].as_f64().expect("F"), r["gap"].as_f64().expect("gap"));
+        assert!(f - f_star <= gap * (1.0 + 1e-9), "{ranks} ranks: F − F* = {} above the gap {gap}", f - f_star);
+        assert!(f - f_star <= 1e-3 * f_star, "{ranks} ranks: F {f} against F* {f_star}");
+        assert!(saved.exists(), "rank 0 writes --save");
+    }
+}
+
+#[test]
+fn a_bad_line_on_one_rank_ends_every_rank_with_its_place() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let model = write(dir.path(), "m.opt", L1);
+    let list = shards(dir.path(), 2);
+    let second = list.split(',').nth(1).expect("two").to_string();
+    let mut rows = std::fs::read_to_string(&second).expect("shard");
+    rows.insert_str(0, "1 3:x\n");
+    std::fs::write(&second, rows).expect("write");
+    let out = mpirun(2, &["run", model.to_str().expect("utf-8"), &list, "--stream"]);
+    assert!(!out.status.success());
+    let err = text(&out.stderr);
+    assert!(err.contains("part1.svm:1:5: value `x` is not a number"), "{err}");
+}
+
+#[test]
+fn ranks_started_with_different_options_are_refused_before_any_work() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let model = write(dir.path(), "m.opt", L1);
+    let model = model.to_str().expect("utf-8");
+    let list = shards(dir.path(), 2);
+    let out = Command::new("mpirun")
+        .args(["--allow-run-as-root", "--oversubscribe"])
+        .args(["-np", "1", env!("CARGO_BIN_EXE_optc"), "run", model, &list, "--stream", "--epochs", "3", ":"])
+        .args(["-np", "1", env!("CARGO_BIN_EXE_optc"), "run", model, &list, "--stream", "--epochs", "4"])
+        .output()
+        .expect("mpirun runs");
+    assert!(!out.status.success());
+    let err = text(&out.stderr);
+    assert!(err.contains("started with different models or options"), "{err}");
+}
