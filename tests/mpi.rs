@@ -1,5 +1,6 @@
-//! `mpirun -np N optc run MODEL SHARDS --stream` (the `mpi` feature; OpenMPI's `mpirun` on the
-//! PATH): the ranks each stream their own shard, average their epochs and certify together.
+//! `mpirun -np N optc run MODEL DATA --stream` (the `mpi` feature; OpenMPI's `mpirun` on the
+//! PATH), DATA one shard file a rank or one file the ranks cut by bytes: the ranks each stream
+//! their own rows, average their epochs and certify together.
 //! Rank 0's report says how many processes ran and what they sent; its gap bounds the whole
 //! data's F − F*; a bad line on one rank ends every rank with its file, line and column; ranks
 //! started with different options are refused before any work.
@@ -28,7 +29,7 @@ fn shards(dir: &std::path::Path, n: usize) -> String {
     let files: Vec<String> = lines
         .chunks(per)
         .enumerate()
-        .map(|(k, rows)| write(dir, &format!("part{k}.svm"), &(rows.join("\n") + "\n")).display().to_string())
+        .map(|(k, rows)| write(dir, &format!("{n}part{k}.svm"), &(rows.join("\n") + "\n")).display().to_string())
         .collect();
     files.join(",")
 }
@@ -46,8 +47,9 @@ fn ranks_streaming_their_shards_certify_the_whole_data() {
     assert!(exact.status.success(), "{}", text(&exact.stderr));
     let exact: serde_json::Value = serde_json::from_slice(&exact.stdout).expect("json");
     let f_star = exact["objective"].as_f64().expect("F") - exact["gap"].as_f64().expect("gap");
-    for ranks in [2, 4] {
-        let list = shards(dir.path(), ranks);
+    // Shard files a rank, and one file the ranks cut by bytes.
+    let whole = fixture("binary.svm").display().to_string();
+    for (ranks, list) in [(2, shards(dir.path(), 2)), (4, shards(dir.path(), 4)), (3, whole)] {
         let saved = dir.path().join(format!("w{ranks}.model"));
         let out = mpirun(
             ranks,
@@ -79,7 +81,16 @@ fn a_bad_line_on_one_rank_ends_every_rank_with_its_place() {
     let out = mpirun(2, &["run", model.to_str().expect("utf-8"), &list, "--stream"]);
     assert!(!out.status.success());
     let err = text(&out.stderr);
-    assert!(err.contains("part1.svm:1:5: value `x` is not a number"), "{err}");
+    assert!(err.contains("2part1.svm:1:5: value `x` is not a number"), "{err}");
+    // In one file the ranks cut, the line is the file's own.
+    let all = std::fs::read_to_string(fixture("binary.svm")).expect("fixture");
+    let mut lines: Vec<&str> = all.lines().collect();
+    lines.insert(150, "1 3:x");
+    let bad = write(dir.path(), "bad.svm", &(lines.join("\n") + "\n"));
+    let out = mpirun(3, &["run", model.to_str().expect("utf-8"), bad.to_str().expect("utf-8"), "--stream"]);
+    assert!(!out.status.success());
+    let err = text(&out.stderr);
+    assert!(err.contains("bad.svm:151:5: value `x` is not a number"), "{err}");
 }
 
 #[test]

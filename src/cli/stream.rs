@@ -45,12 +45,15 @@ pub(super) fn run(args: &RunArgs) -> Result<(), Failure> {
     let ranks = ranks.as_ref();
     let lead = ranks.rank() == 0;
     refuse_flags(args)?;
-    let data = shard(&args.data, ranks)?;
+    let (data, cut) = shard(&args.data, ranks)?;
     let workers = args.solve.data.threads();
-    let source = super::inputs::readable("data file", &data).and_then(|()| {
-        StreamSource::new(&data, args.block_rows.unwrap_or(DEFAULT_BLOCK_ROWS), workers).map_err(Failure::Usage)
-    });
-    let mut source = together(ranks, source)?.with_cache(args.solve.data.cache_dir());
+    let source = super::inputs::readable("data file", &data)
+        .and_then(|()| {
+            StreamSource::new(&data, args.block_rows.unwrap_or(DEFAULT_BLOCK_ROWS), workers).map_err(Failure::Usage)
+        })
+        .map(|s| s.with_cache(args.solve.data.cache_dir()))
+        .and_then(|s| if cut { s.share(ranks.rank(), ranks.size()).map_err(Failure::Usage) } else { Ok(s) });
+    let mut source = together(ranks, source)?;
     let file = read_model(&args.model)?;
     let opts = CompileOptions {
         overrides: parse_sets(&args.solve.model.set)?,
@@ -203,26 +206,27 @@ pub(super) fn run(args: &RunArgs) -> Result<(), Failure> {
     super::unless_interrupted(outcome.status)
 }
 
-/// This rank's data: the file, or with several ranks the rank's own of a comma-separated list
-/// of one shard file a rank.
+/// This rank's data, and whether it is a share of a file the ranks cut by bytes: the file
+/// (alone, or one file several ranks cut), or with a comma-separated list of one shard file a
+/// rank, the rank's own.
 fn shard(
     data: &std::path::Path,
     ranks: &dyn crate::exec::collective::Collective,
-) -> Result<std::path::PathBuf, Failure> {
-    if ranks.size() == 1 {
-        return Ok(data.to_path_buf());
-    }
+) -> Result<(std::path::PathBuf, bool), Failure> {
     let text = data.to_string_lossy();
+    if ranks.size() == 1 || !text.contains(',') {
+        return Ok((data.to_path_buf(), ranks.size() > 1));
+    }
     let files: Vec<&str> = text.split(',').filter(|f| !f.is_empty()).collect();
     if files.len() != ranks.size() {
         return Err(Failure::Usage(format!(
-            "{} processes need {} data files, one a rank, as a comma-separated list; `{text}` names {}",
+            "{} processes need one data file, or {} shard files, one a rank, as a comma-separated list; `{text}` names {}",
             ranks.size(),
             ranks.size(),
             files.len()
         )));
     }
-    Ok(files[ranks.rank()].into())
+    Ok((files[ranks.rank()].into(), false))
 }
 
 /// A step every rank takes: Ok when it succeeded on all of them. The rank that failed returns

@@ -45,6 +45,17 @@ pub struct StreamSource {
     pub cache: Option<CacheDir>,
     /// The cache later passes read, once the first pass found or wrote one.
     cached: Option<cache::Log>,
+    /// Only these bytes of the file, whole lines, and the file lines before them (one rank's
+    /// share of a file several ranks stream: [`StreamSource::share`]).
+    range: Option<Share>,
+}
+
+/// Bytes `start..end` of a plain text file, both at the start of a line, after `lines` lines.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Share {
+    start: u64,
+    end: u64,
+    lines: usize,
 }
 
 impl StreamSource {
@@ -65,7 +76,59 @@ impl StreamSource {
             workers: workers.max(1),
             cache: None,
             cached: None,
+            range: None,
         })
+    }
+
+    /// The same source cut to rank `rank`'s share of `ranks`: the lines that start in its
+    /// `rank`-th of `ranks` equal byte ranges, so the shares tile the file and each line is one
+    /// rank's. Messages keep the file's own line numbers: the lines before the share are
+    /// counted once, here. A compressed file cannot be cut (its bytes are not its lines), nor
+    /// cached per share.
+    pub fn share(self, rank: usize, ranks: usize) -> Result<StreamSource, String> {
+        use std::io::{Read, Seek, SeekFrom};
+        if self.cache.is_some() {
+            return Err("--cache with one file several ranks cut: give one shard file a rank to cache it".into());
+        }
+        let name = self.name.clone();
+        let io = |e: std::io::Error| format!("{name}: {}", super::io_reason(&e));
+        let mut file = std::fs::File::open(&self.path).map_err(io)?;
+        let mut magic = [0u8; 6];
+        let n = file.read(&mut magic).map_err(io)?;
+        if [&[0x1f, 0x8b][..], b"BZh", &[0xFD, b'7', b'z', b'X', b'Z', 0x00], &[0x28, 0xB5, 0x2F, 0xFD]]
+            .iter()
+            .any(|m| magic[..n].starts_with(m))
+        {
+            return Err(format!(
+                "{name} is compressed, so the ranks cannot cut it by bytes: decompress it, or give one shard file a rank"
+            ));
+        }
+        let len = file.metadata().map_err(io)?.len();
+        // The first line start at or after byte `at`.
+        let mut line_start = |at: u64| -> Result<u64, String> {
+            if at == 0 || at >= len {
+                return Ok(at.min(len));
+            }
+            file.seek(SeekFrom::Start(at - 1)).map_err(io)?;
+            let mut skipped = vec![];
+            std::io::BufReader::new(&mut file).read_until(b'\n', &mut skipped).map_err(io)?;
+            Ok(at - 1 + skipped.len() as u64)
+        };
+        let (start, end) =
+            (line_start(len * rank as u64 / ranks as u64)?, line_start(len * (rank + 1) as u64 / ranks as u64)?);
+        file.seek(SeekFrom::Start(0)).map_err(io)?;
+        let mut lines = 0;
+        let mut before = std::io::BufReader::with_capacity(1 << 20, (&mut file).take(start));
+        loop {
+            let buf = before.fill_buf().map_err(io)?;
+            if buf.is_empty() {
+                break;
+            }
+            lines += buf.iter().filter(|&&b| b == b'\n').count();
+            let n = buf.len();
+            before.consume(n);
+        }
+        Ok(StreamSource { range: Some(Share { start, end, lines }), ..self })
     }
 
     /// The same source, its parsed blocks kept in a cache in `dir` (see [`scan`]).
@@ -101,12 +164,28 @@ impl StreamSource {
             inputs.push(chunk_tx);
             outputs.push(block_rx);
         }
-        let (path, name, rows) = (self.path.clone(), self.name.clone(), self.block_rows);
-        std::thread::spawn(move || match open_text(&path, false) {
-            Ok(reader) => cut_chunks(reader, &name, rows, inputs),
-            Err(e) => _ = inputs[0].send(Err(e)),
+        let (path, name, rows, range) = (self.path.clone(), self.name.clone(), self.block_rows, self.range);
+        std::thread::spawn(move || match range {
+            None => match open_text(&path, false) {
+                Ok(reader) => cut_chunks(reader, &name, rows, 0, inputs),
+                Err(e) => _ = inputs[0].send(Err(e)),
+            },
+            Some(share) => match share.reader(&path) {
+                Ok(reader) => cut_chunks(reader, &name, rows, share.lines, inputs),
+                Err(e) => _ = inputs[0].send(Err(DataError::Io { file: name.clone(), source: e })),
+            },
         });
         Ok(Blocks { outputs, next: 0, done: false })
+    }
+}
+
+impl Share {
+    /// The share's bytes of the (plain text) file at `path`.
+    fn reader(&self, path: &Path) -> std::io::Result<Box<dyn BufRead + Send>> {
+        use std::io::{Read, Seek, SeekFrom};
+        let mut file = std::fs::File::open(path)?;
+        file.seek(SeekFrom::Start(self.start))?;
+        Ok(Box::new(std::io::BufReader::with_capacity(1 << 20, file.take(self.end - self.start))))
     }
 }
 
@@ -125,9 +204,11 @@ fn cut_chunks(
     mut reader: Box<dyn BufRead>,
     name: &str,
     rows: usize,
+    first_line: usize,
     workers: Vec<SyncSender<Result<Chunk, DataError>>>,
 ) {
-    let mut line_no = 0usize;
+    // The file lines before the text the reader gives (a rank's share starts mid-file).
+    let mut line_no = first_line;
     for turn in (0..workers.len()).cycle() {
         let mut chunk = Chunk { text: Vec::with_capacity(1 << 20), line_offset: line_no, examples: 0 };
         let mut lines = 0;
@@ -562,6 +643,39 @@ mod tests {
             let values: Vec<f64> = blocks.iter().flat_map(|b| b.x.data().to_vec()).collect();
             assert_eq!(values, vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0]);
         }
+    }
+
+    /// The shares of 1–6 ranks tile the file: together, in rank order, they are the whole
+    /// file's rows with its own line numbers, each row in one share; a compressed file is
+    /// refused.
+    #[test]
+    fn the_ranks_shares_tile_the_file_with_its_line_numbers() {
+        let rows = |s: &StreamSource| -> (Vec<u32>, Vec<f64>) {
+            let blocks: Vec<Dataset> = s.blocks().expect("open").map(|b| b.expect("block")).collect();
+            (
+                blocks.iter().flat_map(|b| b.lines.clone()).collect(),
+                blocks.iter().flat_map(|b| b.x.data().to_vec()).collect(),
+            )
+        };
+        for text in ["# head\n1 1:1\n-1 2:2\n\n1 3:3\n# c\n# c\n-1 1:4 3:5\n1 2:6\n", "1 1:1\n-1 2:22.5\n1 3:3"] {
+            let (_d, whole) = source(text, 2, 2);
+            let want = rows(&whole);
+            for ranks in 1..=6 {
+                let (mut lines, mut values) = (vec![], vec![]);
+                for rank in 0..ranks {
+                    let share = whole.clone().share(rank, ranks).expect("plain text");
+                    let (l, v) = rows(&share);
+                    lines.extend(l);
+                    values.extend(v);
+                }
+                assert_eq!((&lines, &values), (&want.0, &want.1), "{ranks} ranks");
+            }
+        }
+        let dir = tempfile::tempdir().expect("tmp");
+        let gz = dir.path().join("d.svm.gz");
+        std::fs::write(&gz, [0x1f, 0x8b, 8, 0, 0, 0]).expect("write");
+        let Err(err) = StreamSource::new(&gz, 2, 1).expect("source").share(0, 2) else { panic!("a compressed share") };
+        assert!(err.contains("is compressed"), "{err}");
     }
 
     #[test]
