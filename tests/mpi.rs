@@ -1,6 +1,7 @@
 //! `mpirun -np N optc run MODEL DATA --stream` (the `mpi` feature; OpenMPI's `mpirun` on the
 //! PATH), DATA one shard file a rank or one file the ranks cut by bytes: the ranks each stream
-//! their own rows, average their epochs and certify together.
+//! their own rows, average their epochs and certify together. A rank killed mid-run ends the
+//! job, and the saved model from before stays.
 //! Rank 0's report says how many processes ran and what they sent; its gap bounds the whole
 //! data's F − F*; a bad line on one rank ends every rank with its file, line and column; ranks
 //! started with different options are refused before any work.
@@ -108,4 +109,72 @@ fn ranks_started_with_different_options_are_refused_before_any_work() {
     assert!(!out.status.success());
     let err = text(&out.stderr);
     assert!(err.contains("started with different models or options"), "{err}");
+}
+
+/// The pids of the processes whose command line mentions `marker` and which MPI started as
+/// rank `rank`.
+fn rank_pids(marker: &str, rank: usize) -> Vec<u32> {
+    let want = format!("OMPI_COMM_WORLD_RANK={rank}");
+    let Ok(entries) = std::fs::read_dir("/proc") else { return vec![] };
+    entries
+        .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|pid| {
+            let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+            let environ = std::fs::read(format!("/proc/{pid}/environ")).unwrap_or_default();
+            let has = |hay: &[u8], needle: &[u8]| hay.windows(needle.len()).any(|w| w == needle);
+            has(&cmdline, marker.as_bytes()) && has(&environ, want.as_bytes()) && has(&cmdline, b"run")
+        })
+        .collect()
+}
+
+/// A rank killed mid-run ends the job with a non-zero exit and mpirun's message, and the
+/// `--save` file from before is left as it was (rank 0 writes it only at the end, atomically).
+#[test]
+fn a_rank_killed_mid_run_ends_the_job_and_leaves_the_saved_model() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let model = write(dir.path(), "m.opt", L1);
+    let mut rows = String::new();
+    for i in 0..20_000u32 {
+        let label = if i % 3 == 0 { 1 } else { -1 };
+        rows += &format!("{label} {}:1 {}:0.5 {}:{}\n", 1 + i % 97, 100 + i % 89, 200 + i % 83, f64::from(i % 7) / 7.0);
+    }
+    let data = write(dir.path(), "big.svm", &rows);
+    let saved = write(dir.path(), "w.model", "the previous model\n");
+    let marker = dir.path().display().to_string();
+    let job = Command::new("mpirun")
+        .args(["--allow-run-as-root", "--oversubscribe", "-np", "2", env!("CARGO_BIN_EXE_optc"), "run"])
+        .args([model.to_str().expect("utf-8"), data.to_str().expect("utf-8"), "--stream", "--epochs", "100000"])
+        .args(["--time-limit", "120", "--save", saved.to_str().expect("utf-8")])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("mpirun runs");
+    // Wait until rank 1 runs, give it a moment in its epochs, and kill it.
+    let start = std::time::Instant::now();
+    let victim = loop {
+        if let Some(&pid) = rank_pids(&marker, 1).first() {
+            break pid;
+        }
+        assert!(start.elapsed().as_secs() < 60, "rank 1 never started");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    let killed = Command::new("kill").args(["-9", &victim.to_string()]).status().expect("kill runs");
+    assert!(killed.success());
+    let out = job.wait_with_output().expect("mpirun ends");
+    assert!(!out.status.success(), "the job ends with a non-zero exit");
+    assert!(start.elapsed().as_secs() < 100, "the job ended long after the kill");
+    let said = text(&out.stderr) + &text(&out.stdout);
+    assert!(said.contains("rank 1") && said.contains("signal 9"), "mpirun names the rank and its end: {said}");
+    assert_eq!(std::fs::read_to_string(&saved).expect("saved"), "the previous model\n");
+}
+
+/// Without --stream, ranks would each solve the whole file and race to one --save: refused.
+#[test]
+fn an_in_memory_run_under_mpirun_is_refused() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let model = write(dir.path(), "m.opt", L1);
+    let out = mpirun(2, &["run", model.to_str().expect("utf-8"), fixture("binary.svm").to_str().expect("utf-8")]);
+    assert!(!out.status.success());
+    assert!(text(&out.stderr).contains("under mpirun, optc run solves with --stream"), "{}", text(&out.stderr));
 }

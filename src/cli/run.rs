@@ -21,8 +21,18 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
     if super::dictionary::run(args)? {
         return Ok(());
     }
+    // Under `mpirun` (the `mpi` feature), several ranks solve one problem: streamed only, so
+    // far; each rank solving the whole file alone would be N runs writing one --save.
+    let ranks = crate::exec::collective::launched();
     if args.stream {
-        return super::stream::run(args);
+        return super::stream::run(args, ranks.as_ref());
+    }
+    if ranks.size() > 1 {
+        return Err(Failure::Usage(format!(
+            "rank {} of {}: under mpirun, optc run solves with --stream (each rank streams its share of the rows); distributed in-memory solves are not in this build",
+            ranks.rank(),
+            ranks.size()
+        )));
     }
     // Ctrl-C from here on stops the solve, not the process.
     let cancel = super::interrupt();

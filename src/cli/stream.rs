@@ -37,12 +37,10 @@ use std::time::Instant;
 /// constraint lazily, O(nnz) a step.
 const FALLBACKS: [SolverKind; 2] = [SolverKind::Smm, SolverKind::Fobos];
 
-pub(super) fn run(args: &RunArgs) -> Result<(), Failure> {
+/// A streamed run on `ranks`: alone, or under `mpirun` one of several ranks, each streaming its
+/// own share of the rows, rank 0 alone speaking and writing files.
+pub(super) fn run(args: &RunArgs, ranks: &dyn crate::exec::collective::Collective) -> Result<(), Failure> {
     let compile_start = Instant::now();
-    // Under `mpirun` (the `mpi` feature), one of several ranks: each streams its own shard,
-    // and rank 0 alone speaks and writes files.
-    let ranks = crate::exec::collective::launched();
-    let ranks = ranks.as_ref();
     let lead = ranks.rank() == 0;
     refuse_flags(args)?;
     let (data, cut) = shard(&args.data, ranks)?;
