@@ -178,3 +178,44 @@ fn an_in_memory_run_under_mpirun_is_refused() {
     assert!(!out.status.success());
     assert!(text(&out.stderr).contains("under mpirun, optc run solves with --stream"), "{}", text(&out.stderr));
 }
+
+/// Classes numbered alike on every rank: shards whose rows show the classes in different
+/// orders still mix one W (each rank numbering by its own first sight would average the
+/// columns of different classes).
+#[test]
+fn ranks_number_the_classes_alike() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let model = write(
+        dir.path(),
+        "m.opt",
+        "data x: sparse, y: classes\nvar W: mat[dim(x), classes(y)]\nparam λ = 0.01\nminimize E[softmax(y, <x, W>)] + λ·l1(W)\n",
+    );
+    let model = model.to_str().expect("utf-8");
+    let all = std::fs::read_to_string(fixture("multiclass.svm")).expect("fixture");
+    let lines: Vec<&str> = all.lines().collect();
+    let (a, b) = lines.split_at(lines.len() / 2);
+    let reversed: Vec<&str> = b.iter().rev().copied().collect();
+    let first = write(dir.path(), "a.svm", &(a.join("\n") + "\n"));
+    let second = write(dir.path(), "b.svm", &(reversed.join("\n") + "\n"));
+    let firsts = |rows: &[&str]| {
+        let mut seen: Vec<String> = vec![];
+        for r in rows {
+            let y = r.split_whitespace().next().unwrap_or("").to_string();
+            if !seen.contains(&y) {
+                seen.push(y);
+            }
+        }
+        seen
+    };
+    assert_ne!(firsts(a), firsts(&reversed), "the shards must see the classes in different orders");
+    let exact = optc(&["run", model, fixture("multiclass.svm").to_str().expect("utf-8"), "--tol", "1e-9", "--json"]);
+    assert!(exact.status.success(), "{}", text(&exact.stderr));
+    let exact: serde_json::Value = serde_json::from_slice(&exact.stdout).expect("json");
+    let f_star = exact["objective"].as_f64().expect("F") - exact["gap"].as_f64().expect("gap");
+    let list = format!("{},{}", first.display(), second.display());
+    let out = mpirun(2, &["run", model, &list, "--stream", "--epochs", "100", "--solver", "fobos", "--json"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let r: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    let f = r["objective"].as_f64().expect("F");
+    assert!(f - f_star <= 0.05 * f_star, "F {f} against F* {f_star}: the ranks' classes were mixed up");
+}

@@ -52,17 +52,22 @@ pub(super) fn run(args: &RunArgs, ranks: &dyn crate::exec::collective::Collectiv
         .map(|s| s.with_cache(args.solve.data.cache_dir()))
         .and_then(|s| if cut { s.share(ranks.rank(), ranks.size()).map_err(Failure::Usage) } else { Ok(s) });
     let mut source = together(ranks, source)?;
-    let file = read_model(&args.model)?;
-    let opts = CompileOptions {
-        overrides: parse_sets(&args.solve.model.set)?,
-        solver: args.solve.model.solver.clone(),
-        eager: args.solve.model.eager,
-        epochs: args.solve.epochs,
-        files: Some(model_dir(&args.model)),
-        ..CompileOptions::default()
-    };
-    let (compiled, mut plan, switched) = streamable_plan(&file, &opts)?;
-    let (settings, mut run_settings) = session::run_settings(&compiled, &args.solve.stopping())?;
+    // Each rank reads the model itself (its file may differ, or be missing, on another node).
+    let compiled = (|| {
+        let file = read_model(&args.model)?;
+        let opts = CompileOptions {
+            overrides: parse_sets(&args.solve.model.set)?,
+            solver: args.solve.model.solver.clone(),
+            eager: args.solve.model.eager,
+            epochs: args.solve.epochs,
+            files: Some(model_dir(&args.model)),
+            ..CompileOptions::default()
+        };
+        let (compiled, plan, switched) = streamable_plan(&file, &opts)?;
+        let (settings, run_settings) = session::run_settings(&compiled, &args.solve.stopping())?;
+        Ok((file, compiled, plan, switched, settings, run_settings))
+    })();
+    let (file, compiled, mut plan, switched, settings, mut run_settings) = together(ranks, compiled)?;
     run_settings.cancel = super::interrupt();
     if run_settings.shards > 1 {
         return Err(Failure::Usage(
@@ -102,7 +107,12 @@ pub(super) fn run(args: &RunArgs, ranks: &dyn crate::exec::collective::Collectiv
         bytes: 0,
         max_index_line: scanned.max_index_line,
     };
-    crate::session::bind::ensure_memory(&plan, &facts, &shape_only, &compiled.model.var.name)?;
+    // Free memory is each machine's own.
+    together(
+        ranks,
+        crate::session::bind::ensure_memory(&plan, &facts, &shape_only, &compiled.model.var.name)
+            .map_err(Failure::from),
+    )?;
     if let Some(m) = label_map.describe() {
         say(format!("note: {m}"));
     }
@@ -293,7 +303,7 @@ fn agree_on_scan(
     }
     ranks.sum(&mut slots).map_err(failed)?;
     let all: Vec<f64> = slots.chunks(2).filter(|s| s[1] > 0.0).map(|s| s[0]).collect();
-    scanned.add_labels(&all);
+    scanned.share_labels(&all);
     (scanned.rows, scanned.nnz, scanned.bytes) = (sums[0] as usize, sums[1] as usize, sums[2] as u64);
     (scanned.features, scanned.max_row_norm_sq) = (most[0] as usize, most[1]);
     Ok(())

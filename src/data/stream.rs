@@ -500,15 +500,16 @@ impl Scan {
         &self.labels.labels
     }
 
-    /// Adds labels seen elsewhere (other ranks' shards) after this file's own, each once; they
-    /// have no line of this file.
-    pub fn add_labels(&mut self, others: &[f64]) {
-        let mut labels = std::mem::take(&mut self.labels.labels);
-        let mut lines = std::mem::take(&mut self.labels.lines);
-        for &y in others {
+    /// Makes `all` (every rank's labels, in rank order) the labels, each once in its first
+    /// place, so that every rank numbers the classes alike; a label of this file keeps its line.
+    pub fn share_labels(&mut self, all: &[f64]) {
+        let own = std::mem::take(&mut self.labels.labels);
+        let own_lines = std::mem::take(&mut self.labels.lines);
+        let (mut labels, mut lines): (Vec<f64>, Vec<u32>) = (vec![], vec![]);
+        for &y in all {
             if !labels.iter().any(|l| l.to_bits() == y.to_bits()) {
                 labels.push(y);
-                lines.push(0);
+                lines.push(own.iter().position(|l| l.to_bits() == y.to_bits()).map_or(0, |k| own_lines[k]));
             }
         }
         let n = labels.len();

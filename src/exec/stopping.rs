@@ -73,8 +73,14 @@ impl<'a> Checks<'a> {
         if !self.settings.cancel.is_cancelled() {
             return false;
         }
-        (self.status, self.rule) = (Status::Interrupted, format!("an interrupt after epoch {epochs}"));
+        self.interrupt(epochs);
         true
+    }
+
+    /// Ends the run as interrupted after `epochs` epochs: this process's Ctrl-C, or another
+    /// rank's.
+    pub(super) fn interrupt(&mut self, epochs: usize) {
+        (self.status, self.rule) = (Status::Interrupted, format!("an interrupt after epoch {epochs}"));
     }
 
     /// Ends the run on the held-out loss, for the reason given.

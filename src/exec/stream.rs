@@ -234,6 +234,7 @@ pub fn run(
         epoch_seconds += pass_start.elapsed().as_secs_f64();
         epochs += 1;
         let due = epochs % check_every == 0;
+        let mut converged = false;
         if (settings.tol.is_some() && due) || settings.trace {
             let checking = Instant::now();
             let mut flushed = state.clone();
@@ -242,16 +243,24 @@ pub fn run(
             let (eval, gap, n) = check(plan, &flushed, data, &mut best_dual, ranks)?;
             passes += n;
             check_seconds += checking.elapsed().as_secs_f64();
-            if checks.record(epochs, &eval, gap, &flushed, start.elapsed().as_secs_f64(), None) {
-                break;
-            }
+            converged = checks.record(epochs, &eval, gap, &flushed, start.elapsed().as_secs_f64(), None);
         }
-        // The clock and Ctrl-C are each rank's own: the ranks stop when any of them would.
-        let mut stop = [f64::from(u8::from(
-            checks.out_of_time(start.elapsed().as_secs_f64(), epochs) || checks.interrupted(epochs),
-        ))];
+        // The clock and Ctrl-C are each rank's own: the ranks stop when any of them would, all
+        // with the same status. (Convergence is decided from reduced values, the same bits on
+        // every rank; it is reduced too, so that no rank could go on alone.)
+        let out_of_time = !converged && checks.out_of_time(start.elapsed().as_secs_f64(), epochs);
+        let interrupted = !converged && !out_of_time && checks.interrupted(epochs);
+        let mut stop = [converged, out_of_time, interrupted].map(|b| f64::from(u8::from(b)));
         ranks.max(&mut stop)?;
         if stop[0] > 0.0 {
+            break;
+        }
+        if stop[1] > 0.0 {
+            checks.out_of_time(f64::INFINITY, epochs);
+            break;
+        }
+        if stop[2] > 0.0 {
+            checks.interrupt(epochs);
             break;
         }
     }

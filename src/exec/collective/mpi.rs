@@ -21,6 +21,12 @@ impl World {
     /// MPI's world, when this process is one of several `mpirun` started; None alone (MPI is
     /// then finalized at once, and the run is the one-process run).
     pub fn join(timeout: Duration) -> Option<World> {
+        // Not started by a launcher (OpenMPI's mpirun, or a PMI one such as MPICH's or
+        // Slurm's): one process, and no singleton MPI start-up to pay for.
+        let launched = ["OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK"].iter().any(|v| std::env::var_os(v).is_some());
+        if !launched {
+            return None;
+        }
         let universe = mpi::initialize()?;
         let world = universe.world();
         (world.size() > 1).then(|| World { world, _universe: universe, timeout, sent: 0.into() })
