@@ -16,6 +16,18 @@ use crate::session::saved::{saved_model, with_class_bias};
 use crate::stdlib::LabelKind;
 use std::time::Instant;
 
+/// What `optc run`'s flags ask of the compiler, in memory and streamed alike.
+pub(super) fn compile_options(args: &RunArgs) -> Result<CompileOptions, Failure> {
+    Ok(CompileOptions {
+        overrides: parse_sets(&args.solve.model.set)?,
+        solver: args.solve.model.solver.clone(),
+        eager: args.solve.model.eager,
+        epochs: args.solve.epochs,
+        files: Some(model_dir(&args.model)),
+        ..CompileOptions::default()
+    })
+}
+
 pub fn run(args: &RunArgs) -> Result<(), Failure> {
     // A dictionary-learning model has a run of its own (its data has no labels to read).
     if super::dictionary::run(args)? {
@@ -38,14 +50,7 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
     let cancel = super::interrupt();
     let compile_start = Instant::now();
     let file = read_model(&args.model)?;
-    let opts = CompileOptions {
-        overrides: parse_sets(&args.solve.model.set)?,
-        solver: args.solve.model.solver.clone(),
-        eager: args.solve.model.eager,
-        epochs: args.solve.epochs,
-        files: Some(model_dir(&args.model)),
-        ..CompileOptions::default()
-    };
+    let opts = compile_options(args)?;
     let mut compiled = compile(&file, &opts)?;
     let mut plan = pipeline::plan(&compiled, &opts).map_err(|e| report_compile_error(e, &file))?;
     let stop = args.solve.stopping();

@@ -15,7 +15,7 @@ use super::outputs::{commit_output, trace_csv, write_plot, Outputs};
 use super::saved::saved_text;
 use super::session;
 use super::wording::{diverged_json, not_converged, StepShown};
-use super::{compile, model_dir, parse_sets, read_model, report_compile_error, Failure};
+use super::{compile, read_model, report_compile_error, Failure};
 use crate::data::store::Matrix;
 use crate::data::stream::{scan, StreamSource, Streamed, DEFAULT_BLOCK_ROWS};
 use crate::data::Dataset;
@@ -55,14 +55,7 @@ pub(super) fn run(args: &RunArgs, ranks: &dyn crate::exec::collective::Collectiv
     // Each rank reads the model itself (its file may differ, or be missing, on another node).
     let compiled = (|| {
         let file = read_model(&args.model)?;
-        let opts = CompileOptions {
-            overrides: parse_sets(&args.solve.model.set)?,
-            solver: args.solve.model.solver.clone(),
-            eager: args.solve.model.eager,
-            epochs: args.solve.epochs,
-            files: Some(model_dir(&args.model)),
-            ..CompileOptions::default()
-        };
+        let opts = super::run::compile_options(args)?;
         let (compiled, plan, switched) = streamable_plan(&file, &opts)?;
         let (settings, run_settings) = session::run_settings(&compiled, &args.solve.stopping())?;
         Ok((file, compiled, plan, switched, settings, run_settings))
