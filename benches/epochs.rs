@@ -68,7 +68,7 @@ fn run_backend(
     let mut best = f64::INFINITY;
     let mut first = vec![];
     for (e, order) in orders.iter().enumerate() {
-        let o = if by_rows { Orders { rows: order, cols: &[] } } else { Orders { rows: &[], cols: order } };
+        let o = if by_rows { Orders::rows(order) } else { Orders { rows: &[], cols: order, ranks: None } };
         let t = Instant::now();
         backend.epoch(&mut state, view, &o).expect("no divergence");
         best = best.min(t.elapsed().as_secs_f64());

@@ -57,7 +57,7 @@ fn in_memory(plan: &Plan, path: &Path, epochs: usize) -> (Vec<f64>, Vec<f64>, us
     let mut seconds = vec![];
     for _ in 0..epochs {
         let t = Instant::now();
-        backend.epoch(&mut state, &view, &Orders { rows: &order, cols: &[] }).expect("epoch");
+        backend.epoch(&mut state, &view, &Orders::rows(&order)).expect("epoch");
         seconds.push(t.elapsed().as_secs_f64());
     }
     backend.finish(&mut state, &view).expect("finish");
@@ -83,7 +83,7 @@ fn streamed(plan: &Plan, path: &Path, epochs: usize, threads: usize, cache: Opti
     let done = optc::exec::stream::run(
         plan,
         selected.backend.as_mut(),
-        &data,
+        optc::exec::stream::Rows::Streamed(&data),
         &facts,
         &settings,
         &optc::exec::collective::Alone,

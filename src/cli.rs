@@ -179,7 +179,13 @@ pub fn main() -> i32 {
             return code;
         }
     };
+    // Under mpirun only `optc run` splits its work; another command would run whole on every
+    // process, each printing and writing the same files.
+    let processes = crate::exec::collective::launcher_size();
     let result = match cli.command {
+        Command::Path(_) | Command::Repl { .. } | Command::Predict(_) if processes > 1 => Err(Failure::Usage(format!(
+            "under mpirun ({processes} processes) only `optc run` splits its work; run this command as one process"
+        ))),
         Command::Check { model } => check(&model),
         Command::Plan { model, data, options, emit } => {
             plan(&model, data.as_deref(), options.eager, &options.set, options.solver, emit.as_deref())

@@ -14,7 +14,7 @@ pub mod structure_files;
 pub mod synthetic;
 mod view;
 
-pub use bind::{bound_scalars, DataFacts};
+pub use bind::{bound_scalars, needs_gram, DataFacts};
 pub use columns::Columns;
 pub use labels::{one_vs_rest_labels, LabelError, LabelMap};
 pub use libsvm::{
@@ -101,6 +101,12 @@ impl Dataset {
             out[i] = true;
         }
         (self.rows_where(|i| !out[i], "training part"), self.rows_where(|i| out[i], "held-out part"))
+    }
+
+    /// The rows of `range`, in order, with the feature count kept: a share of the rows, as a
+    /// rank holds one.
+    pub fn rows_between(&self, range: std::ops::Range<usize>) -> Dataset {
+        self.rows_where(|i| range.contains(&i), "share")
     }
 
     fn rows_where(&self, keep: impl Fn(usize) -> bool, part: &str) -> Dataset {

@@ -101,15 +101,40 @@ pub struct Fault {
     pub row: usize,
 }
 
-/// This epoch's permutations of the rows and of the columns (empty when the plan walks none).
-#[derive(Clone, Copy, Debug)]
+impl Fault {
+    /// A reduction across the ranks that did not complete, as the step that stopped the run.
+    pub fn across_ranks(e: &collective::CollectiveError) -> Fault {
+        Fault { what: format!("a sum across the ranks ({e})"), value: f64::NAN, step: 0.0, row: 0 }
+    }
+}
+
+/// What an epoch walks: this epoch's permutations of the rows and of the columns (empty when
+/// the plan walks none), and the ranks its rows are split across, when they are (the plan's
+/// reductions then add up the ranks' sums; [`crate::plan::distribute`]).
+#[derive(Clone, Copy)]
 pub struct Orders<'a> {
     pub rows: &'a [u32],
     pub cols: &'a [u32],
+    pub ranks: Option<&'a dyn collective::Collective>,
 }
 
-impl Orders<'_> {
-    pub const NONE: Orders<'static> = Orders { rows: &[], cols: &[] };
+impl<'a> Orders<'a> {
+    pub const NONE: Orders<'static> = Orders { rows: &[], cols: &[], ranks: None };
+
+    /// The rows in this order, no columns, one process.
+    pub fn rows(rows: &'a [u32]) -> Self {
+        Orders { rows, cols: &[], ranks: None }
+    }
+}
+
+impl std::fmt::Debug for Orders<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Orders")
+            .field("rows", &self.rows.len())
+            .field("cols", &self.cols.len())
+            .field("ranks", &self.ranks.map_or(1, |r| r.size()))
+            .finish()
+    }
 }
 
 /// A way to run plans: the interpreter, or compiled code.

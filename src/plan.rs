@@ -19,6 +19,7 @@
 //! ([`Certificate`], docs/algorithms.md §10) between epochs and the report evaluates [`Objective`].
 
 mod calls;
+mod distribute;
 pub mod dump;
 pub mod lower;
 mod objective;
@@ -30,6 +31,7 @@ pub use objective::*;
 
 pub use crate::runtime::{Routine, VectorTerm};
 use crate::symbolic::{Cmp, Func};
+pub use distribute::distribute;
 
 /// A scalar slot: a parameter (constant for the run), state, or a temporary.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -407,6 +409,30 @@ pub enum Stmt {
     /// order in mini-batches, each coded, averaged into the surrogate and followed by the prox
     /// of ϕ on every atom.
     Dictionary(DictionaryCall),
+    /// `ranks: …`: a step of a plan whose rows are split across ranks ([`distribute`]).
+    Reduce(Reduction),
+}
+
+/// A row loop's sums on split rows: before the loop every rank but the first clears them (so
+/// what they held, λ·w say, is counted once), after it each becomes its total over the ranks.
+/// Alone both are no-ops: a distributed plan run by one process is the plan.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Reduction {
+    /// Its place among the plan's reductions (init, epoch, finish in order): how compiled code
+    /// names it to the runtime.
+    pub id: usize,
+    pub step: ReduceStep,
+    pub scalars: Vec<ScalarId>,
+    /// Never per-row buffers: those are each rank's own.
+    pub vectors: Vec<VecId>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReduceStep {
+    /// Before the loop, on every rank but rank 0: each sum set to 0.
+    Clear,
+    /// After the loop: each sum replaced by its total over the ranks (an AllReduce).
+    Sum,
 }
 
 /// Where the plan came from, for the header of the dump and the report.
@@ -574,6 +600,18 @@ impl Plan {
         walk::stmts(&self.epoch, &mut |s| learns_dictionary |= matches!(s, Stmt::Dictionary(_)));
         // A dictionary epoch visits the rows in the seeded order the driver draws.
         walk::any_loop(&self.epoch, |r| r == Range::Perm(len)) || (learns_dictionary && len == Len::Rows)
+    }
+    /// The reductions across ranks ([`distribute`]), in the order of their ids.
+    pub fn reductions(&self) -> Vec<&Reduction> {
+        let mut out = vec![];
+        self.phases().for_each(|body| {
+            walk::stmts(body, &mut |s| {
+                if let Stmt::Reduce(r) = s {
+                    out.push(r);
+                }
+            })
+        });
+        out
     }
     /// The statement lists that run: init, epoch, finish.
     pub fn phases(&self) -> impl Iterator<Item = &[Stmt]> {

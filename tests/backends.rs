@@ -418,13 +418,13 @@ fn mismatched_inputs_are_refused_before_the_kernel_runs() {
     let w = plan.weights().expect("w");
     state.vectors[w.0].pop();
     let order: Vec<u32> = (0..d.rows() as u32).collect();
-    let orders = Orders { rows: &order, cols: &[] };
+    let orders = Orders::rows(&order);
     assert!(jit::check_shapes(&plan, &state, &view, &orders).is_err());
     let bad_order = vec![d.rows() as u32];
     let state = State::new(&plan, &d.facts(), &y);
-    assert!(jit::check_shapes(&plan, &state, &view, &Orders { rows: &bad_order, cols: &[] }).is_err());
+    assert!(jit::check_shapes(&plan, &state, &view, &Orders::rows(&bad_order)).is_err());
     let bad_cols = vec![d.features() as u32];
-    assert!(jit::check_shapes(&plan, &state, &view, &Orders { rows: &[], cols: &bad_cols }).is_err());
+    assert!(jit::check_shapes(&plan, &state, &view, &Orders { rows: &[], cols: &bad_cols, ranks: None }).is_err());
     // A column plan's CSC must be of this data: d columns, built from no more rows than it has
     // (the arrays themselves are sound by construction: only `Columns::of` makes them).
     let scd = plan_with(&examples()[0].1, false, Some("scd"));

@@ -24,13 +24,22 @@ fn mpirun(ranks: usize, args: &[&str]) -> Output {
 
 /// The fixture's rows cut into `n` shard files of about equal size, in order, and their list.
 fn shards(dir: &std::path::Path, n: usize) -> String {
-    let all = std::fs::read_to_string(fixture("binary.svm")).expect("fixture");
+    shards_of(dir, &fixture("binary.svm"), n)
+}
+
+/// `data`'s rows cut into `n` shard files of about equal size, in order, and their list.
+fn shards_of(dir: &std::path::Path, data: &std::path::Path, n: usize) -> String {
+    let all = std::fs::read_to_string(data).expect("fixture");
+    let stem = data.file_stem().and_then(|s| s.to_str()).unwrap_or("data");
     let lines: Vec<&str> = all.lines().collect();
     let per = lines.len().div_ceil(n);
     let files: Vec<String> = lines
         .chunks(per)
         .enumerate()
-        .map(|(k, rows)| write(dir, &format!("{n}part{k}.svm"), &(rows.join("\n") + "\n")).display().to_string())
+        .map(|(k, rows)| {
+            let name = if stem == "binary" { format!("{n}part{k}.svm") } else { format!("{stem}{n}part{k}.svm") };
+            write(dir, &name, &(rows.join("\n") + "\n")).display().to_string()
+        })
         .collect();
     files.join(",")
 }
@@ -79,10 +88,13 @@ fn a_bad_line_on_one_rank_ends_every_rank_with_its_place() {
     let mut rows = std::fs::read_to_string(&second).expect("shard");
     rows.insert_str(0, "1 3:x\n");
     std::fs::write(&second, rows).expect("write");
-    let out = mpirun(2, &["run", model.to_str().expect("utf-8"), &list, "--stream"]);
-    assert!(!out.status.success());
-    let err = text(&out.stderr);
-    assert!(err.contains("2part1.svm:1:5: value `x` is not a number"), "{err}");
+    // Streamed, and held in memory.
+    for how in [&["--stream"][..], &[]] {
+        let out = mpirun(2, &[&["run", model.to_str().expect("utf-8"), &list][..], how].concat());
+        assert!(!out.status.success());
+        let err = text(&out.stderr);
+        assert!(err.contains("2part1.svm:1:5: value `x` is not a number"), "{how:?}: {err}");
+    }
     // In one file the ranks cut, the line is the file's own.
     let all = std::fs::read_to_string(fixture("binary.svm")).expect("fixture");
     let mut lines: Vec<&str> = all.lines().collect();
@@ -169,14 +181,77 @@ fn a_rank_killed_mid_run_ends_the_job_and_leaves_the_saved_model() {
     assert_eq!(std::fs::read_to_string(&saved).expect("saved"), "the previous model\n");
 }
 
-/// Without --stream, ranks would each solve the whole file and race to one --save: refused.
+/// Without --stream each rank holds its share of the rows, and a batch solver's sums over the
+/// rows are added up across the ranks: on 2 and 4 ranks (one file cut by bytes, or shard files)
+/// the run certifies the tolerance one process certifies, its F is one process's to that
+/// tolerance, and the gap bounds the distance to CVXPY's F*. A default that walks columns (SCD)
+/// is replaced by FISTA for ℓ1, and the report says so; ½‖w‖² runs TRON, its default.
 #[test]
-fn an_in_memory_run_under_mpirun_is_refused() {
+fn ranks_holding_their_rows_certify_what_one_process_certifies() {
     let dir = tempfile::tempdir().expect("tmp");
-    let model = write(dir.path(), "m.opt", L1);
+    let tol = 1e-6;
+    for (name, solver) in [("l1_logistic", "proxgrad"), ("l2_logistic", "tron"), ("lasso", "proxgrad")] {
+        let fx = common::fixture_named(name);
+        let model = write(dir.path(), &format!("{name}.opt"), &fx.model);
+        let (model, data) = (model.to_str().expect("utf-8"), fx.data.to_str().expect("utf-8"));
+        let one = optc(&["run", model, data, "--tol", "1e-6", "--json"]);
+        assert!(one.status.success(), "{}", text(&one.stderr));
+        let one: serde_json::Value = serde_json::from_slice(&one.stdout).expect("json");
+        let f_one = one["objective"].as_f64().expect("F");
+        let list = shards_of(dir.path(), &fx.data, 4);
+        for (ranks, files) in [(2, data), (4, data), (4, list.as_str())] {
+            let out = mpirun(ranks, &["run", model, files, "--tol", "1e-6", "--json"]);
+            assert!(out.status.success(), "{name} on {ranks}: {}", text(&out.stderr));
+            let r: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON report");
+            assert_eq!(r["stream"]["processes"], ranks);
+            assert_eq!(r["stream"]["in_memory"], true);
+            assert!(r["stream"]["bytes_communicated"].as_u64().is_some_and(|b| b > 0), "{r}");
+            assert_eq!(r["solver"], solver, "{r}");
+            // A default that cannot split is replaced, and the report says so.
+            let replaced = solver == "proxgrad";
+            assert_eq!(r["solver_note"].as_str().is_some_and(|n| n.contains("adding up its sums")), replaced, "{r}");
+            assert_eq!(r["status"], "converged", "{name} on {ranks}: {r}");
+            let (f, gap) = (r["objective"].as_f64().expect("F"), r["gap"].as_f64().expect("gap"));
+            assert!(gap <= tol * f.abs(), "{name} on {ranks}: gap {gap}");
+            assert!((f - f_one).abs() <= tol * f_one.abs(), "{name} on {ranks}: F {f} against one process's {f_one}");
+            assert!(f - fx.best <= gap + 1e-7 * fx.best.abs(), "{name} on {ranks}: F − F* above the gap {gap}");
+        }
+    }
+}
+
+/// A solver the model names that can neither split its sums nor average its epochs is refused
+/// with both reasons, before any work.
+#[test]
+fn a_named_solver_that_cannot_split_is_refused_with_the_reason() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let model = write(dir.path(), "m.opt", &format!("{L1}solve with scd\n"));
     let out = mpirun(2, &["run", model.to_str().expect("utf-8"), fixture("binary.svm").to_str().expect("utf-8")]);
-    assert!(!out.status.success());
-    assert!(text(&out.stderr).contains("under mpirun, optc run solves with --stream"), "{}", text(&out.stderr));
+    assert_eq!(out.status.code(), Some(2));
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("cannot run `scd`") && err.contains("walks the columns") && err.contains("hint: choose tron"),
+        "{err}"
+    );
+}
+
+/// What does not split its work is refused under mpirun rather than run whole on every process:
+/// dictionary learning, and the commands other than `optc run`.
+#[test]
+fn what_does_not_split_is_refused_on_several_processes() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let dict = write(
+        dir.path(),
+        "d.opt",
+        "data x: sparse\nvar D: mat[dim(x), 4]\nminimize E[sparse_code(x, D, 0.1, 0.01)]\nst columns(D) ∈ L2Ball(1)\n",
+    );
+    let data = fixture("binary.svm");
+    let out = mpirun(2, &["run", dict.to_str().expect("utf-8"), data.to_str().expect("utf-8")]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("dictionary learning does not run on 2 processes"), "{}", text(&out.stderr));
+    let model = write(dir.path(), "m.opt", L1);
+    let out = mpirun(2, &["path", model.to_str().expect("utf-8"), data.to_str().expect("utf-8"), "--param", "λ"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("only `optc run` splits its work"), "{}", text(&out.stderr));
 }
 
 /// Classes numbered alike on every rank: shards whose rows show the classes in different

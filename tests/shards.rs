@@ -89,13 +89,13 @@ fn a_sharded_epoch_is_the_mean_of_its_shards() {
         interp.init(&mut start, &view).expect("init");
         // A state some way into a run, so the step counter and the pending shrinkage are not 0.
         let first: Vec<u32> = (0..d.rows() as u32).collect();
-        interp.epoch(&mut start, &view, &Orders { rows: &first, cols: &[] }).expect("epoch");
+        interp.epoch(&mut start, &view, &Orders::rows(&first)).expect("epoch");
         let order: Vec<u32> = (0..d.rows() as u32).rev().collect();
         let sharer = Interpreter { plan: &plan };
         let code = sharer.shared().expect("the interpreter shares its code");
         let one = shards::epoch(&plan, code.as_ref(), &start, &view, &order, 1).expect("one shard");
         let mut plain = start.clone();
-        interp.epoch(&mut plain, &view, &Orders { rows: &order, cols: &[] }).expect("epoch");
+        interp.epoch(&mut plain, &view, &Orders::rows(&order)).expect("epoch");
         interp.finish(&mut plain, &view).expect("finish");
         assert_eq!(one, plain, "{solve}: one shard");
         let two = shards::epoch(&plan, code.as_ref(), &start, &view, &order, 2).expect("two shards");
@@ -104,7 +104,7 @@ fn a_sharded_epoch_is_the_mean_of_its_shards() {
             .into_iter()
             .map(|rows| {
                 let mut s = start.clone();
-                interp.epoch(&mut s, &view, &Orders { rows, cols: &[] }).expect("epoch");
+                interp.epoch(&mut s, &view, &Orders::rows(rows)).expect("epoch");
                 interp.finish(&mut s, &view).expect("finish");
                 s
             })

@@ -134,6 +134,24 @@ fn plans_of_forced_solvers() {
     );
 }
 
+/// The plans of rows split across ranks (`mpirun` without `--stream`): FISTA and TRON with each
+/// loop over the rows between a clear of its sums on every rank but the first and their sum.
+#[test]
+fn plans_on_split_rows() {
+    let l1 = "data x: sparse, y: labels\nvar w: vec[dim(x)]\nparam λ = 1e-4\nminimize E[logistic(y, <x, w>)] + λ·l1(w)\nsolve with proxgrad\n";
+    let l2 = "data x: sparse, y: labels\nvar w: vec[dim(x)]\nparam λ = 1e-4\nminimize E[logistic(y, <x, w>)] + λ·l2sq(w)\nsolve with tron\n";
+    for (name, text) in [("proxgrad", l1), ("tron", l2)] {
+        let file = SourceFile::new(format!("{name}.opt"), text.to_string());
+        let opts = CompileOptions::default();
+        let c = pipeline::front_end(&file, &Library::standard(), &opts).expect("checks");
+        let plan = optc::plan::distribute(&pipeline::plan(&c, &opts).expect("plans")).expect("splits");
+        optc::plan::verify::verify(&plan).expect("verifies");
+        insta::with_settings!({ description => file.text.to_string(), omit_expression => true }, {
+            insta::assert_snapshot!(format!("plans_on_split_rows@{name}"), optc::plan::dump::dump(&plan, None));
+        });
+    }
+}
+
 /// FOBOS on a multiclass W, one plan per kind of lazy catch-up: ℓ1 per entry, a row norm with
 /// ½‖·‖² (affine stamps and a routine per row), and the eager sparse-group plan.
 #[test]

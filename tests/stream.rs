@@ -54,7 +54,7 @@ fn in_memory(plan: &optc::plan::Plan, data: &Path, kind: LabelKind, epochs: usiz
     let order: Vec<u32> = (0..d.rows() as u32).collect();
     backend.init(&mut state, &view).expect("init");
     for _ in 0..epochs {
-        backend.epoch(&mut state, &view, &Orders { rows: &order, cols: &[] }).expect("epoch");
+        backend.epoch(&mut state, &view, &Orders::rows(&order)).expect("epoch");
     }
     backend.finish(&mut state, &view).expect("finish");
     let f = evaluate(plan, &state, &view).objective;
@@ -89,7 +89,7 @@ fn streamed(plan: &optc::plan::Plan, data: &Path, kind: LabelKind, epochs: usize
     let done = optc::exec::stream::run(
         plan,
         selected.backend.as_mut(),
-        &data,
+        optc::exec::stream::Rows::Streamed(&data),
         &facts,
         &RunSettings::fixed(epochs, 1),
         &optc::exec::collective::Alone,
@@ -433,7 +433,14 @@ fn on_ranks(
                     let source = StreamSource::new(shard, 16, 1).expect("source");
                     let data = Streamed { source, label_map, features: facts.features, classes: 0 };
                     let mut selected = select_backend(plan, &facts, true);
-                    Some(optc::exec::stream::run(plan, selected.backend.as_mut(), &data, &facts, settings, rank))
+                    Some(optc::exec::stream::run(
+                        plan,
+                        selected.backend.as_mut(),
+                        optc::exec::stream::Rows::Streamed(&data),
+                        &facts,
+                        settings,
+                        rank,
+                    ))
                 })
             })
             .collect();

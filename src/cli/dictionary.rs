@@ -16,7 +16,7 @@ use std::time::Instant;
 
 /// Runs the dictionary model in `args.model`; Ok(false) when the file holds another kind of
 /// model (the caller runs it).
-pub fn run(args: &RunArgs) -> Result<bool, Failure> {
+pub fn run(args: &RunArgs, ranks: usize) -> Result<bool, Failure> {
     let compile_start = Instant::now();
     let file = read_model(&args.model)?;
     let opts = CompileOptions {
@@ -32,6 +32,12 @@ pub fn run(args: &RunArgs) -> Result<bool, Failure> {
     else {
         return Ok(false);
     };
+    // Each rank would learn its own dictionary from the whole file and race to one --save.
+    if ranks > 1 {
+        return Err(Failure::Usage(format!(
+            "dictionary learning does not run on {ranks} processes yet: each would learn from the whole file; run it as one process"
+        )));
+    }
     for (flag, given) in [
         ("--holdout", args.holdout.is_some()),
         ("--solver", args.solve.model.solver.is_some()),

@@ -29,22 +29,15 @@ pub(super) fn compile_options(args: &RunArgs) -> Result<CompileOptions, Failure>
 }
 
 pub fn run(args: &RunArgs) -> Result<(), Failure> {
+    // Under `mpirun` (the `mpi` feature), several ranks solve one problem, each with its share
+    // of the rows: streamed, or held in memory; the streamed run's code serves both.
+    let ranks = crate::exec::collective::launched();
     // A dictionary-learning model has a run of its own (its data has no labels to read).
-    if super::dictionary::run(args)? {
+    if super::dictionary::run(args, ranks.size())? {
         return Ok(());
     }
-    // Under `mpirun` (the `mpi` feature), several ranks solve one problem: streamed only, so
-    // far; each rank solving the whole file alone would be N runs writing one --save.
-    let ranks = crate::exec::collective::launched();
-    if args.stream {
+    if args.stream || ranks.size() > 1 {
         return super::stream::run(args, ranks.as_ref());
-    }
-    if ranks.size() > 1 {
-        return Err(Failure::Usage(format!(
-            "rank {} of {}: under mpirun, optc run solves with --stream (each rank streams its share of the rows); distributed in-memory solves are not in this build",
-            ranks.rank(),
-            ranks.size()
-        )));
     }
     // Ctrl-C from here on stops the solve, not the process.
     let cancel = super::interrupt();

@@ -19,7 +19,7 @@ use super::{compile, read_model, report_compile_error, Failure};
 use crate::data::store::Matrix;
 use crate::data::stream::{scan, StreamSource, Streamed, DEFAULT_BLOCK_ROWS};
 use crate::data::Dataset;
-use crate::exec::stream::{no_streamed_gap, streamable, StreamStop};
+use crate::exec::stream::{no_streamed_gap, streamable, Rows, StreamStop};
 use crate::pipeline::{self, CompileOptions};
 use crate::session::bind::declared_features;
 use crate::session::saved::saved_model;
@@ -38,10 +38,13 @@ use std::time::Instant;
 const FALLBACKS: [SolverKind; 2] = [SolverKind::Smm, SolverKind::Fobos];
 
 /// A streamed run on `ranks`: alone, or under `mpirun` one of several ranks, each streaming its
-/// own share of the rows, rank 0 alone speaking and writing files.
+/// own share of the rows, rank 0 alone speaking and writing files. Under `mpirun` without
+/// `--stream`, each rank holds its share in memory instead, and a plan whose sums over the rows
+/// the ranks add up ([`crate::plan::distribute`]) is the one-process solve.
 pub(super) fn run(args: &RunArgs, ranks: &dyn crate::exec::collective::Collective) -> Result<(), Failure> {
     let compile_start = Instant::now();
     let lead = ranks.rank() == 0;
+    let resident = !args.stream;
     refuse_flags(args)?;
     let (data, cut) = shard(&args.data, ranks)?;
     let workers = args.solve.data.threads();
@@ -56,7 +59,8 @@ pub(super) fn run(args: &RunArgs, ranks: &dyn crate::exec::collective::Collectiv
     let compiled = (|| {
         let file = read_model(&args.model)?;
         let opts = super::run::compile_options(args)?;
-        let (compiled, plan, switched) = streamable_plan(&file, &opts)?;
+        let (compiled, plan, switched) =
+            if resident { distributed_plan(&file, &opts)? } else { streamable_plan(&file, &opts)? };
         let (settings, run_settings) = session::run_settings(&compiled, &args.solve.stopping())?;
         Ok((file, compiled, plan, switched, settings, run_settings))
     })();
@@ -91,7 +95,7 @@ pub(super) fn run(args: &RunArgs, ranks: &dyn crate::exec::collective::Collectiv
     let label_map = scanned.label_map(kind).map_err(|e| Failure::Input(e.to_string()))?;
     let features = declared_features(&compiled.model, scanned.features, &source.name)?;
     let classes = if kind == LabelKind::Classes { label_map.originals.len() } else { 0 };
-    let facts = scanned.facts(features, classes);
+    let mut facts = scanned.facts(features, classes);
     let shape_only = Dataset {
         x: Matrix::new((0, scanned.features), vec![0], vec![], vec![]),
         labels: vec![],
@@ -106,6 +110,21 @@ pub(super) fn run(args: &RunArgs, ranks: &dyn crate::exec::collective::Collectiv
         crate::session::bind::ensure_memory(&plan, &facts, &shape_only, &compiled.model.var.name)
             .map_err(Failure::from),
     )?;
+    // Each rank's rows in memory, with what the plan binds from all of them.
+    let held = match resident {
+        true => {
+            let loaded = source.load().map_err(|e| Failure::Input(format!("{e}\n{}", e.context())));
+            let held = together(ranks, loaded)?;
+            let y = together(ranks, label_map.apply(&held).map_err(|e| Failure::Input(e.to_string())))?;
+            if crate::data::needs_gram(&plan) {
+                let mut sum = |v: &mut [f64]| ranks.sum(v);
+                let gram = held.gram_norm_summed(features, facts.rows, &mut sum);
+                facts.gram_norm = Some(gram.map_err(|e| Failure::Input(format!("the ranks could not reduce: {e}")))?);
+            }
+            Some((held, y))
+        }
+        false => None,
+    };
     if let Some(m) = label_map.describe() {
         say(format!("note: {m}"));
     }
@@ -130,7 +149,11 @@ pub(super) fn run(args: &RunArgs, ranks: &dyn crate::exec::collective::Collectiv
     }
     let solver = plan.info.solver;
     let step = StepShown::of(&plan, &settings, &facts);
-    let ran = crate::exec::stream::run(&plan, selected.backend.as_mut(), &streamed, &facts, &run_settings, ranks);
+    let rows = match &held {
+        Some((x, y)) => Rows::Resident(x.view(y, features).with_classes(classes), &x.lines),
+        None => Rows::Streamed(&streamed),
+    };
+    let ran = crate::exec::stream::run(&plan, selected.backend.as_mut(), rows, &facts, &run_settings, ranks);
     let done = match ran {
         Ok(done) => done,
         Err(StreamStop::Fault { fault, line }) => {
@@ -190,6 +213,7 @@ pub(super) fn run(args: &RunArgs, ranks: &dyn crate::exec::collective::Collectiv
         nnz_per_second: if done.epoch_seconds > 0.0 { epoch_nnz / done.epoch_seconds } else { 0.0 },
         processes: ranks.size(),
         communicated: ranks.bytes(),
+        resident,
     };
     if !lead {
         return super::unless_interrupted(outcome.status);
@@ -386,6 +410,55 @@ fn streamable_plan(
     )))
 }
 
+/// Batch solvers whose sums over the rows the ranks can add up, tried in order for a model whose
+/// default cannot run on split rows: TRON for ½‖w‖² (Newton steps, MPI-LIBLINEAR's choice),
+/// then FISTA (any smooth loss with a per-coordinate term).
+const SPLIT: [SolverKind; 2] = [SolverKind::Tron, SolverKind::Proxgrad];
+
+/// The model compiled and planned for ranks that hold their rows in memory: its own plan with
+/// its sums over the rows reduced when that splits, else the first of [`SPLIT`] that does (with
+/// the note that says so), else what `--stream` would run, whose states the ranks average after
+/// each epoch (dual CD's steps are sequential, and the hinge loss is for neither TRON nor
+/// FISTA). A solver the model names is never replaced: one that can neither split nor average
+/// is refused with both reasons.
+fn distributed_plan(
+    file: &crate::source::SourceFile,
+    opts: &CompileOptions,
+) -> Result<(pipeline::Compiled, crate::plan::Plan, Option<String>), Failure> {
+    let compiled = compile(file, opts)?;
+    let plan = pipeline::plan(&compiled, opts).map_err(|e| report_compile_error(e, file))?;
+    let why = match crate::plan::distribute(&plan) {
+        Ok(split) => return Ok((compiled, split, None)),
+        Err(why) => why,
+    };
+    let default = plan.info.solver;
+    if compiled.model.solver.is_some() {
+        return match crate::exec::shards::applies(&plan) {
+            Ok(()) => Ok((compiled, plan, None)),
+            Err(neither) => Err(Failure::Usage(format!(
+                "on several ranks optc cannot run `{default}`: its sums over the rows do not split ({why}), and {neither}\n  hint: choose tron (½‖w‖² with a smooth loss) or proxgrad (a smooth loss), whose sums the ranks add up"
+            ))),
+        };
+    }
+    for fallback in SPLIT {
+        let tried = CompileOptions { solver: Some(fallback.name().into()), ..opts.clone() };
+        if let Ok((c, p)) = build(file, &tried) {
+            if let Ok(split) = crate::plan::distribute(&p) {
+                let note = format!(
+                    "`{default}`, the default for this model, cannot run on rows split across ranks ({why}); the ranks run {fallback}, adding up its sums over the rows"
+                );
+                return Ok((c, split, Some(note)));
+            }
+        }
+    }
+    let (c, p, _) = streamable_plan(file, opts)?;
+    let solver = p.info.solver;
+    let note = format!(
+        "`{default}`, the default for this model, cannot run on rows split across ranks ({why}), nor can tron or proxgrad; the ranks run {solver} and average their states after each epoch"
+    );
+    Ok((c, p, Some(note)))
+}
+
 /// A streamed run's stop other than a fault (which each caller words with its own context).
 pub(super) fn stopped(stop: StreamStop) -> Failure {
     match stop {
@@ -463,6 +536,8 @@ struct Ran<'a> {
     /// The ranks of the run, and the bytes this one sent in reductions.
     processes: usize,
     communicated: u64,
+    /// Each rank held its rows in memory (`mpirun` without `--stream`).
+    resident: bool,
 }
 
 /// The streamed run's `--json` record.
@@ -479,7 +554,8 @@ fn json(r: &Ran, kind: LabelKind) -> serde_json::Value {
         "scan_seconds": r.scan_seconds,
         "epoch_seconds": r.done.epoch_seconds,
         "epoch_nnz_per_second": r.nnz_per_second,
-        "order": "file",
+        "order": if r.resident { "seeded permutation" } else { "file" },
+        "in_memory": r.resident,
         "cache": source.cached().map(|p| p.display().to_string()),
         "cache_note": scanned.cache.as_ref().map(|n| n.to_string()),
         "calibration_rows": r.calibration.map(|c| c.rows),
@@ -532,9 +608,10 @@ fn human(r: &Ran, weights: usize) -> String {
     let ev = &outcome.eval;
     let solver = r.plan.info.solver;
     let mut s = format!(
-        "optc: {solver}{} on {} (streamed) — {} rows × {features} features, {} non-zeros (first pass {:.2} s, {} blocks of ≤ {} rows)\n",
+        "optc: {solver}{} on {} ({}) — {} rows × {features} features, {} non-zeros (first pass {:.2} s, {} blocks of ≤ {} rows)\n",
         if r.plan.info.lazy && solver.can().lazy { " (lazy)" } else { "" },
         source.name,
+        if r.resident { "each rank's rows in memory" } else { "streamed" },
         scanned.rows,
         scanned.nnz,
         r.scan_seconds,
@@ -542,8 +619,13 @@ fn human(r: &Ran, weights: usize) -> String {
         source.block_rows,
     );
     s += &format!(
-        "  epochs       {} (rows in file order; {})\n",
+        "  epochs       {} ({}; {})\n",
         outcome.epochs,
+        match (r.resident, r.plan.reductions().is_empty()) {
+            (true, false) => "batch iterations, sums over the rows added up across the ranks",
+            (true, true) => "each rank's rows in a seeded order, the states averaged after each",
+            (false, _) => "rows in file order",
+        },
         match r.step.shown {
             StepShown::Eta0(None) => format!("seed {}", r.settings.seed),
             _ => format!("step {}", r.step.shown.text()),
@@ -568,11 +650,18 @@ fn human(r: &Ran, weights: usize) -> String {
     if let Some(e) = ev.mse {
         s += &format!("  train mse    {e:.6}\n");
     }
-    s += &format!(
-        "  time         {:.3} s to solve: {} passes over the file, epochs at {:.2e} non-zeros/s (reading included)\n",
-        outcome.seconds, r.done.passes, r.nnz_per_second
-    );
+    s += &match r.resident {
+        true => format!(
+            "  time         {:.3} s to solve: {} passes over the rows, epochs at {:.2e} non-zeros/s\n",
+            outcome.seconds, r.done.passes, r.nnz_per_second
+        ),
+        false => format!(
+            "  time         {:.3} s to solve: {} passes over the file, epochs at {:.2e} non-zeros/s (reading included)\n",
+            outcome.seconds, r.done.passes, r.nnz_per_second
+        ),
+    };
     s += &match source.cached() {
+        _ if r.resident => format!("  memory       the state (d = {features}) and this rank's rows"),
         Some(c) => format!(
             "  memory       the state (d = {features}) and at most 3 blocks of ≤ {} rows (passes read the cache {})",
             source.block_rows,
@@ -587,8 +676,9 @@ fn human(r: &Ran, weights: usize) -> String {
     };
     if r.processes > 1 {
         s += &format!(
-            "\n  processes    {}, each streaming its own shard; rank 0 sent {} bytes in reductions ({:.0} an epoch)",
+            "\n  processes    {}, each {} its own shard; rank 0 sent {} bytes in reductions ({:.0} an epoch)",
             r.processes,
+            if r.resident { "holding" } else { "streaming" },
             r.communicated,
             r.communicated as f64 / outcome.epochs.max(1) as f64
         );

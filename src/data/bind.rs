@@ -73,6 +73,20 @@ impl super::Dataset {
     /// step of batch solvers. The estimate approaches λ_max from below; iterating until it
     /// changes by less than 1e-9 relative and adding 1% keeps the step safe in practice.
     pub fn gram_norm(&self, features: usize) -> f64 {
+        let alone: Result<f64, std::convert::Infallible> =
+            self.gram_norm_summed(features, self.rows(), &mut |_| Ok(()));
+        alone.unwrap_or_else(|never| match never {})
+    }
+
+    /// As [`Self::gram_norm`], these rows being a share of `rows` split across processes: `sum`
+    /// adds an array up over all of them (each iteration's Xᵀ(Xv) and ‖Xv‖², one reduction),
+    /// so every process finds the same estimate.
+    pub fn gram_norm_summed<E>(
+        &self,
+        features: usize,
+        rows: usize,
+        sum: &mut dyn FnMut(&mut [f64]) -> Result<(), E>,
+    ) -> Result<f64, E> {
         let (indptr, indices, values) = self.csr();
         let m = self.rows();
         // A fixed, non-degenerate start: every direction, unevenly weighted.
@@ -82,7 +96,7 @@ impl super::Dataset {
         for _ in 0..500 {
             let norm = v.iter().map(|x| x * x).sum::<f64>().sqrt();
             if norm == 0.0 {
-                return 0.0;
+                return Ok(0.0);
             }
             v.iter_mut().for_each(|x| *x /= norm);
             for i in 0..m {
@@ -91,15 +105,17 @@ impl super::Dataset {
                     .map(|k| values[k] * v[indices[k] as usize])
                     .sum();
             }
-            let mut next = vec![0.0; features];
+            let mut next = vec![0.0; features + 1];
             for i in 0..m {
                 for k in indptr[i]..indptr[i + 1] {
-                    if let Some(x) = next.get_mut(indices[k] as usize) {
+                    if let Some(x) = next[..features].get_mut(indices[k] as usize) {
                         *x += values[k] * u[i];
                     }
                 }
             }
-            let estimate: f64 = u.iter().map(|x| x * x).sum(); // vᵀXᵀXv with ‖v‖ = 1
+            next[features] = u.iter().map(|x| x * x).sum(); // vᵀXᵀXv with ‖v‖ = 1
+            sum(&mut next)?;
+            let estimate = next.pop().unwrap_or(0.0);
             v = next;
             if (estimate - lambda).abs() <= 1e-9 * estimate {
                 lambda = estimate;
@@ -107,7 +123,7 @@ impl super::Dataset {
             }
             lambda = estimate;
         }
-        1.01 * lambda / m.max(1) as f64
+        Ok(1.01 * lambda / rows.max(1) as f64)
     }
 
     /// The facts `plan`'s parameters are bound from, with the weights `features` long; the
@@ -119,10 +135,13 @@ impl super::Dataset {
     /// `facts` (already read off the data) with what `plan` needs besides: λ_max(XᵀX)/m for a
     /// step from the curvature of the whole matrix.
     pub fn complete_facts(&self, plan: &crate::plan::Plan, facts: DataFacts) -> DataFacts {
-        let needs_gram = plan
-            .scalars
-            .iter()
-            .any(|s| matches!(s.init, crate::plan::ParamInit::GramNorm { .. } | crate::plan::ParamInit::DualStep));
-        DataFacts { gram_norm: needs_gram.then(|| self.gram_norm(facts.features)), ..facts }
+        DataFacts { gram_norm: needs_gram(plan).then(|| self.gram_norm(facts.features)), ..facts }
     }
+}
+
+/// Whether a parameter of `plan` is bound from λ_max(XᵀX) (a power iteration over the data).
+pub fn needs_gram(plan: &crate::plan::Plan) -> bool {
+    plan.scalars
+        .iter()
+        .any(|s| matches!(s.init, crate::plan::ParamInit::GramNorm { .. } | crate::plan::ParamInit::DualStep))
 }

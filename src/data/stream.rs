@@ -150,6 +150,29 @@ impl StreamSource {
         }
     }
 
+    /// Every row of the source in memory, in file order, each with its file line: one pass's
+    /// blocks joined (a rank's share under `mpirun` without `--stream`).
+    pub fn load(&self) -> Result<Dataset, DataError> {
+        let (mut indptr, mut indices, mut values) = (vec![0], vec![], vec![]);
+        let (mut labels, mut lines) = (vec![], vec![]);
+        let (mut columns, mut bytes, mut max_index_line) = (0, 0, 0);
+        for block in self.blocks()? {
+            let block = block?;
+            let base = *indptr.last().unwrap_or(&0);
+            indptr.extend(block.x.indptr()[1..].iter().map(|p| base + p));
+            indices.extend(block.x.indices().iter());
+            values.extend_from_slice(block.x.data());
+            labels.extend_from_slice(&block.labels);
+            lines.extend_from_slice(&block.lines);
+            if block.features() > columns {
+                (columns, max_index_line) = (block.features(), block.max_index_line);
+            }
+            bytes += block.bytes;
+        }
+        let x = Matrix::new((labels.len(), columns), indptr, indices, values);
+        Ok(Dataset { x, labels, lines, name: self.name.clone(), bytes, max_index_line })
+    }
+
     /// One pass over the text.
     fn text_blocks(&self) -> Result<Blocks, DataError> {
         // Opened here so a missing file is said at once; the reading thread opens its own.

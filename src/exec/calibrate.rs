@@ -68,7 +68,7 @@ pub fn calibrate_on(
         let candidate = with_value(plan, id, value, "");
         let mut selected = select_backend(&candidate, facts, jit);
         let mut state = State::new(&candidate, facts, data.labels);
-        let orders = Orders { rows: sample, cols: &[] };
+        let orders = Orders::rows(sample);
         let ran = selected
             .backend
             .init(&mut state, data)

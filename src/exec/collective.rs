@@ -37,6 +37,16 @@ pub fn launched() -> Box<dyn Collective> {
     Box::new(Alone)
 }
 
+/// How many processes the launcher that started this one (OpenMPI's mpirun, or a PMI one such
+/// as Slurm's) says there are, from its environment: 1 without one. Read without starting MPI,
+/// so any build can tell that it runs as one of several.
+pub fn launcher_size() -> usize {
+    ["OMPI_COMM_WORLD_SIZE", "PMI_SIZE"]
+        .iter()
+        .find_map(|v| std::env::var(v).ok()?.trim().parse::<usize>().ok())
+        .unwrap_or(1)
+}
+
 /// Why a reduction did not complete.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 pub enum CollectiveError {
@@ -80,6 +90,41 @@ pub trait Collective {
         let n = self.size() as f64;
         values.iter_mut().for_each(|v| *v /= n);
         Ok(())
+    }
+}
+
+/// Carries out a plan's reduction ([`crate::plan::distribute`]) on the state it names:
+/// `scalars` the plan's scalars, `vectors` the buffers of `r.vectors`, in that order. The sum is
+/// one AllReduce of the scalars and the buffers laid end to end.
+pub fn reduce_state(
+    ranks: &dyn Collective,
+    r: &crate::plan::Reduction,
+    scalars: &mut [f64],
+    vectors: &mut [&mut [f64]],
+) -> Result<(), CollectiveError> {
+    if ranks.size() == 1 {
+        return Ok(());
+    }
+    match r.step {
+        crate::plan::ReduceStep::Clear => {
+            if ranks.rank() > 0 {
+                r.scalars.iter().for_each(|s| scalars[s.0] = 0.0);
+                vectors.iter_mut().for_each(|v| v.fill(0.0));
+            }
+            Ok(())
+        }
+        crate::plan::ReduceStep::Sum => {
+            let mut flat: Vec<f64> = r.scalars.iter().map(|s| scalars[s.0]).collect();
+            vectors.iter().for_each(|v| flat.extend_from_slice(v));
+            ranks.sum(&mut flat)?;
+            r.scalars.iter().zip(&flat).for_each(|(s, &x)| scalars[s.0] = x);
+            let mut at = r.scalars.len();
+            for v in vectors.iter_mut() {
+                v.copy_from_slice(&flat[at..at + v.len()]);
+                at += v.len();
+            }
+            Ok(())
+        }
     }
 }
 

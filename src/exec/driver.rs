@@ -245,7 +245,7 @@ impl RowOrder {
     pub fn next_orders(&mut self) -> super::Orders<'_> {
         self.rows.shuffle(&mut self.rng);
         self.cols.shuffle(&mut self.rng);
-        super::Orders { rows: &self.rows, cols: &self.cols }
+        super::Orders { rows: &self.rows, cols: &self.cols, ranks: None }
     }
 }
 

@@ -123,6 +123,19 @@ fn exec(
                 st.vectors[call.curvature.0] = a;
                 st.scalars[call.steps.0] = n;
             }
+            Stmt::Reduce(r) => {
+                if let Some(ranks) = orders.ranks {
+                    let mut bufs: Vec<&mut [f64]> = st
+                        .vectors
+                        .iter_mut()
+                        .enumerate()
+                        .filter(|(k, _)| r.vectors.contains(&crate::plan::VecId(*k)))
+                        .map(|(_, v)| v.as_mut_slice())
+                        .collect();
+                    super::collective::reduce_state(ranks, r, &mut st.scalars, &mut bufs)
+                        .map_err(|e| Fault::across_ranks(&e))?;
+                }
+            }
             Stmt::GroupShrink(target, gamma) => {
                 let gamma = eval(env, gamma, st, cur);
                 let op = data.operator.expect("the driver binds the operator for plans that use it");

@@ -92,6 +92,7 @@ pub fn compile_with(plan: &Plan, params: &[f64], disasm: bool) -> Result<Kernel,
     jb.symbol("optc_dictionary", abi::dictionary_symbol());
     jb.symbol("optc_smm_catch_up", abi::catch_up_symbol());
     jb.symbol("optc_group_shrink", abi::group_shrink_symbol());
+    jb.symbol("optc_reduce", abi::reduce_symbol());
     let mut module = JITModule::new(jb);
 
     let mut text = Listing { clif: String::new(), asm: disasm.then(String::new) };
@@ -223,7 +224,20 @@ fn define(
     } else {
         None
     };
-    let imports = translate::Imports { funcs: runtime, routines, picard, group_shrink, catch_up, dictionary };
+    let mut reduces = false;
+    crate::plan::walk::stmts(body, &mut |s| reduces |= matches!(s, Stmt::Reduce(_)));
+    let reduce = if reduces {
+        let mut sig = module.make_signature();
+        sig.params.extend([AbiParam::new(ptr), AbiParam::new(types::I64)]);
+        sig.returns.push(AbiParam::new(types::I64));
+        let id = module
+            .declare_function("optc_reduce", Linkage::Import, &sig)
+            .map_err(|e| JitError::Codegen(e.to_string()))?;
+        Some(module.declare_func_in_func(id, builder.func))
+    } else {
+        None
+    };
+    let imports = translate::Imports { funcs: runtime, routines, picard, group_shrink, catch_up, dictionary, reduce };
     translate::PlanTranslator::new(builder, plan, params, imports, ptr).translate_body(body);
 
     text.clif.push_str(&format!("; {name}\n{}\n", ctx.func.display()));
@@ -261,14 +275,13 @@ struct Phases<'a> {
 
 impl Phases<'_> {
     fn run(&self, phase: usize, state: &mut State, data: &DataView, orders: &Orders) -> Result<(), Fault> {
-        let (code, row, value) = abi::call(self.code[phase], self.plan, state, data, orders).map_err(|e| Fault {
-            what: format!("the kernel's inputs ({e})"),
-            value: f64::NAN,
-            step: 0.0,
-            row: 0,
-        })?;
+        let abi::Returned { code, row, value, ranks } = abi::call(self.code[phase], self.plan, state, data, orders)
+            .map_err(|e| Fault { what: format!("the kernel's inputs ({e})"), value: f64::NAN, step: 0.0, row: 0 })?;
         if code == 0 {
             return Ok(());
+        }
+        if let Some(e) = ranks {
+            return Err(Fault::across_ranks(&e));
         }
         let what = self.guards[phase].get(code as usize - 1).cloned().unwrap_or_else(|| "a guarded value".into());
         let step = self.plan.step_counter.map_or(0.0, |t| state.scalars[t.0]);

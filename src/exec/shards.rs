@@ -61,7 +61,7 @@ pub fn epoch(
     // One shard a thread.
     let states = super::passes::each(k, k, |s| -> Result<State, Fault> {
         let mut own = state.clone();
-        code.epoch(&mut own, data, &Orders { rows: &order[cut(s)..cut(s + 1)], cols: &[] })?;
+        code.epoch(&mut own, data, &Orders::rows(&order[cut(s)..cut(s + 1)]))?;
         code.finish(&mut own, data)?;
         Ok(own)
     });

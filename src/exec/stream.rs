@@ -143,6 +143,38 @@ impl From<PassError<StreamStop>> for StreamStop {
     }
 }
 
+/// The rows a run passes over: a streamed file's blocks, or this rank's rows held in memory
+/// (`mpirun` without `--stream`): one block that stays, so per-row state (margins, curvatures)
+/// lives from epoch to epoch, with the file line of each row.
+#[derive(Clone, Copy)]
+pub enum Rows<'a> {
+    Streamed(&'a Streamed),
+    Resident(DataView<'a>, &'a [u32]),
+}
+
+impl Rows<'_> {
+    fn pass<E>(&self, mut f: impl FnMut(&DataView, &[u32]) -> Result<(), E>) -> Result<(), PassError<E>> {
+        match self {
+            Rows::Streamed(s) => s.pass(f),
+            Rows::Resident(view, lines) => f(view, lines).map_err(PassError::Stopped),
+        }
+    }
+
+    fn features(&self) -> usize {
+        match self {
+            Rows::Streamed(s) => s.features,
+            Rows::Resident(view, _) => view.features,
+        }
+    }
+
+    fn classes(&self) -> usize {
+        match self {
+            Rows::Streamed(s) => s.classes,
+            Rows::Resident(view, _) => view.classes,
+        }
+    }
+}
+
 /// A finished streamed run.
 pub struct StreamOutcome {
     pub outcome: Outcome,
@@ -172,25 +204,36 @@ pub fn no_streamed_gap(plan: &Plan) -> Option<&'static str> {
 /// Runs `plan` (which passed [`streamable`]) over `data` from a cold start: init, epochs of one
 /// pass each until the stopping rule, finish. As [`super::driver::run`], without working sets,
 /// warm starts or a holdout.
+///
+/// On several ranks, a plan whose loops over the rows sum ([`crate::plan::distribute`]) adds up
+/// the ranks' sums inside each epoch, and is then the one-process algorithm; any other plan's
+/// states are averaged after each epoch.
 pub fn run(
     plan: &Plan,
     backend: &mut dyn Backend,
-    data: &Streamed,
+    data: Rows,
     facts: &DataFacts,
     settings: &RunSettings,
     ranks: &dyn Collective,
 ) -> Result<StreamOutcome, StreamStop> {
-    if ranks.size() > 1 {
+    let reduces = !plan.reductions().is_empty();
+    if ranks.size() > 1 && !reduces {
         super::shards::applies(plan).map_err(|why| StreamStop::Refused(format!("on several ranks: {why}")))?;
     }
-    let nothing = DataView::new(&[0], &[], &[], &[], data.features).with_classes(data.classes);
-    // Per-row buffers get a block's length, never the file's.
-    let mut state = State::new(plan, &DataFacts { rows: 0, ..*facts }, &[]);
+    let mixes = ranks.size() > 1 && !reduces;
+    let nothing = DataView::new(&[0], &[], &[], &[], data.features()).with_classes(data.classes());
+    // The view init, finish and the flushes read: the rows themselves when they stay, else none
+    // (per-row buffers are then of one block, never the file's length).
+    let rest = match data {
+        Rows::Resident(view, _) => view,
+        Rows::Streamed(_) => nothing,
+    };
+    let mut state = State::new(plan, &DataFacts { rows: rest.rows(), ..*facts }, rest.labels);
     state.scalars = super::bound_scalars(plan, facts);
     check_params(plan, &state).map_err(|fault| StreamStop::Fault { fault, line: 0 })?;
     let start = Instant::now();
     let at_start = |fault| StreamStop::Fault { fault, line: 0 };
-    backend.init(&mut state, &nothing).map_err(at_start)?;
+    backend.init(&mut state, &rest).map_err(at_start)?;
     let start_penalty = evaluate(plan, &state, &nothing).objective;
     let mut start_loss = 0.0;
     let (mut passes, mut epoch_seconds, mut check_seconds) = (0, 0.0, 0.0);
@@ -198,6 +241,12 @@ pub fn run(
     let mut checks = Checks::new(plan, settings);
     let check_every = settings.check_every.max(1);
     let mut order: Vec<u32> = vec![];
+    // Rows that stay are walked in a fresh order each epoch, as in memory (streamed blocks in
+    // file order); each rank its own.
+    let mut shuffled = match data {
+        Rows::Resident(view, _) => Some(super::driver::RowOrder::new(view.rows(), settings.seed + ranks.rank() as u64)),
+        Rows::Streamed(_) => None,
+    };
     let mut epochs = 0;
     while epochs < settings.max_epochs {
         let pass_start = Instant::now();
@@ -210,18 +259,25 @@ pub fn run(
             if first {
                 start_loss += loss_at_zero(plan, &state, view);
             }
-            fit_rows(plan, &mut state, view);
-            backend.epoch(&mut state, view, &Orders { rows: &order[..rows], cols: &[] }).map_err(|fault| {
+            let order = match shuffled.as_mut() {
+                Some(o) => o.next_epoch(),
+                None => {
+                    fit_rows(plan, &mut state, view);
+                    &order[..rows]
+                }
+            };
+            let orders = Orders { rows: order, cols: &[], ranks: reduces.then_some(ranks) };
+            backend.epoch(&mut state, view, &orders).map_err(|fault| {
                 let line = lines.get(fault.row).copied().unwrap_or(0);
                 StreamStop::Fault { fault, line }
             })
         });
         let mut passed = passed.map_err(StreamStop::from);
-        if ranks.size() > 1 {
+        if mixes {
             // Flushed (as a shard is) before the states are averaged.
             passed = passed.and_then(|()| {
-                fit_rows(plan, &mut state, &nothing);
-                backend.finish(&mut state, &nothing).map_err(at_start)
+                fit_rows_at_rest(plan, &mut state, data, &rest);
+                backend.finish(&mut state, &rest).map_err(at_start)
             });
         }
         let mut sums = [if first { start_loss } else { 0.0 }];
@@ -229,7 +285,9 @@ pub fn run(
         if first {
             start_loss = sums[0];
         }
-        mix(ranks, plan, &mut state)?;
+        if mixes {
+            mix(ranks, plan, &mut state)?;
+        }
         passes += 1;
         epoch_seconds += pass_start.elapsed().as_secs_f64();
         epochs += 1;
@@ -238,8 +296,8 @@ pub fn run(
         if (settings.tol.is_some() && due) || settings.trace {
             let checking = Instant::now();
             let mut flushed = state.clone();
-            fit_rows(plan, &mut flushed, &nothing);
-            backend.finish(&mut flushed, &nothing).map_err(at_start)?;
+            fit_rows_at_rest(plan, &mut flushed, data, &rest);
+            backend.finish(&mut flushed, &rest).map_err(at_start)?;
             let (eval, gap, n) = check(plan, &flushed, data, &mut best_dual, ranks)?;
             passes += n;
             check_seconds += checking.elapsed().as_secs_f64();
@@ -264,8 +322,8 @@ pub fn run(
             break;
         }
     }
-    fit_rows(plan, &mut state, &nothing);
-    backend.finish(&mut state, &nothing).map_err(at_start)?;
+    fit_rows_at_rest(plan, &mut state, data, &rest);
+    backend.finish(&mut state, &rest).map_err(at_start)?;
     let Ended { status, rule, trace, at_end } = checks.end(epochs);
     let checking = Instant::now();
     let (eval, gap) = match at_end {
@@ -312,6 +370,14 @@ fn fit_rows(plan: &Plan, state: &mut State, view: &DataView) {
     }
 }
 
+/// Per-row buffers sized for a flush: to no rows after streamed blocks, left alone when the
+/// rows stay.
+fn fit_rows_at_rest(plan: &Plan, state: &mut State, data: Rows, rest: &DataView) {
+    if let Rows::Streamed(_) = data {
+        fit_rows(plan, state, rest);
+    }
+}
+
 /// Σᵢ ℓ(yᵢ, 0) over the block's rows: F at the cold start, without a pass of its own.
 fn loss_at_zero(plan: &Plan, state: &State, view: &DataView) -> f64 {
     let zero = State { scalars: vec![0.0; state.scalars.len()], vectors: vec![vec![]; state.vectors.len()] };
@@ -338,12 +404,12 @@ fn with_labels(plan: &Plan, mut state: State, view: &DataView) -> State {
 fn check(
     plan: &Plan,
     state: &State,
-    data: &Streamed,
+    data: Rows,
     best_dual: &mut f64,
     ranks: &dyn Collective,
 ) -> Result<(Evaluation, Option<f64>, usize), StreamStop> {
     let obj = &plan.objective;
-    let nothing = DataView::new(&[0], &[], &[], &[], data.features).with_classes(data.classes);
+    let nothing = DataView::new(&[0], &[], &[], &[], data.features()).with_classes(data.classes());
     let at_zero_rows = evaluate(plan, state, &nothing);
     let penalty = at_zero_rows.objective;
     let w = state.weights(plan);

@@ -299,6 +299,19 @@ fn stmts(plan: &Plan, body: &[Stmt], depth: usize, o: &mut String) {
                     fmt_num(call.tol)
                 );
             }
+            Stmt::Reduce(r) => {
+                let names: Vec<&str> = r
+                    .scalars
+                    .iter()
+                    .map(|&id| plan.scalar(id).name.as_str())
+                    .chain(r.vectors.iter().map(|&v| plan.vector(v).name.as_str()))
+                    .collect();
+                let what = match r.step {
+                    crate::plan::ReduceStep::Clear => "set to 0 on every rank but rank 0",
+                    crate::plan::ReduceStep::Sum => "summed over the ranks",
+                };
+                let _ = writeln!(o, "{pad}ranks: {} {what}", names.join(", "));
+            }
             Stmt::GroupShrink(target, gamma) => {
                 let _ = writeln!(
                     o,

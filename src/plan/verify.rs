@@ -226,6 +226,26 @@ fn stmts(plan: &Plan, body: &[Stmt], scope: Scope) -> Result<(), String> {
                 }
                 expr(plan, &call.gamma, scope)?;
             }
+            Stmt::Reduce(r) => {
+                for v in &r.vectors {
+                    let decl = plan.vectors.get(v.0).ok_or_else(|| format!("vector #{} does not exist", v.0))?;
+                    if decl.len == Len::Rows || decl.role == VecRole::Labels {
+                        return Err(format!(
+                            "`{}` is summed over the ranks, but each rank has rows of its own",
+                            decl.name
+                        ));
+                    }
+                }
+                for id in &r.scalars {
+                    let decl = plan.scalars.get(id.0).ok_or_else(|| format!("scalar #{} does not exist", id.0))?;
+                    if decl.role == crate::plan::ScalarRole::Param {
+                        return Err(format!("`{}` is summed over the ranks, but it is a parameter", decl.name));
+                    }
+                }
+                if scope.step {
+                    return Err("a reduction across the ranks inside a loop over the rows".into());
+                }
+            }
             Stmt::GroupShrink(target, gamma) => {
                 let decl = plan.vectors.get(target.0).ok_or_else(|| format!("vector #{} does not exist", target.0))?;
                 if decl.len != Len::Features || decl.cols.is_some() || decl.role == VecRole::Labels {

@@ -17,7 +17,8 @@ pub fn stmts<'a>(body: &'a [Stmt], f: &mut impl FnMut(&'a Stmt)) {
             | Stmt::Call(..)
             | Stmt::Picard(_)
             | Stmt::GroupShrink(..)
-            | Stmt::Dictionary(_) => {}
+            | Stmt::Dictionary(_)
+            | Stmt::Reduce(_) => {}
         }
     }
 }
@@ -36,7 +37,7 @@ pub fn exprs<'a>(body: &'a [Stmt], f: &mut impl FnMut(&'a Expr)) {
             expr(r, f);
         }
         Stmt::Picard(call) => expr(&call.gamma, f),
-        Stmt::For(..) | Stmt::Dictionary(_) => {}
+        Stmt::For(..) | Stmt::Dictionary(_) | Stmt::Reduce(_) => {}
     });
 }
 

@@ -41,6 +41,61 @@ pub struct KernelCtx {
     pub fault_value: f64,
     /// Threads a runtime call may use (`--threads`); no kernel reads it.
     pub threads: u64,
+    /// The ranks the rows are split across (null alone): a [`RankHook`] that lives for the
+    /// call, for `optc_reduce`.
+    pub ranks: *const std::ffi::c_void,
+}
+
+/// What `optc_reduce` needs besides the context: the ranks, the plan's reductions by id, the
+/// length of every vector, and the error of a reduction that failed (the kernel then returns
+/// [`RANKS_FAILED`]).
+pub struct RankHook<'a> {
+    ranks: &'a dyn crate::exec::collective::Collective,
+    reductions: Vec<&'a crate::plan::Reduction>,
+    scalars: usize,
+    lens: Vec<usize>,
+    failed: std::cell::RefCell<Option<crate::exec::collective::CollectiveError>>,
+}
+
+/// A kernel's return code when a reduction across the ranks failed.
+pub const RANKS_FAILED: i64 = -1;
+
+/// `ranks: …` in compiled code: the reduction `id` on the state the context points at; 0, or 1
+/// when it failed (the error kept in the hook).
+///
+/// # Safety (why this is sound)
+/// Only kernels call it, with the context [`call`] built: `ranks` is null or points at the hook
+/// `call` keeps alive for the kernel's duration, `scalars` at the state's scalars (the hook's
+/// count of them) and `vectors[v]` at the state buffer v, whose length [`check_shapes`]
+/// verified against the hook's `lens`. A reduction names each buffer once and never the
+/// labels (verify), so the slices are disjoint state the kernel owns during the call.
+extern "C" fn optc_reduce(ctx: *mut KernelCtx, id: i64) -> i64 {
+    // SAFETY: see above.
+    #[allow(unsafe_code)]
+    let (hook, scalars, mut bufs) = unsafe {
+        let ctx = &*ctx;
+        if ctx.ranks.is_null() {
+            return 0;
+        }
+        let hook = &*(ctx.ranks as *const RankHook);
+        let Some(r) = hook.reductions.get(id as usize) else { return 1 };
+        let scalars = std::slice::from_raw_parts_mut(ctx.scalars, hook.scalars);
+        let bufs: Vec<&mut [f64]> =
+            r.vectors.iter().map(|v| std::slice::from_raw_parts_mut(*ctx.vectors.add(v.0), hook.lens[v.0])).collect();
+        (hook, scalars, bufs)
+    };
+    let r = hook.reductions[id as usize];
+    match crate::exec::collective::reduce_state(hook.ranks, r, scalars, &mut bufs) {
+        Ok(()) => 0,
+        Err(e) => {
+            *hook.failed.borrow_mut() = Some(e);
+            1
+        }
+    }
+}
+
+pub fn reduce_symbol() -> *const u8 {
+    optc_reduce as *const u8
 }
 
 /// Byte offsets of the [`KernelCtx`] fields, for the translator.
@@ -406,8 +461,18 @@ pub fn call(
     state: &mut State,
     data: &DataView,
     orders: &Orders,
-) -> Result<(i64, u64, f64), String> {
+) -> Result<Returned, String> {
     check_shapes(plan, state, data, orders)?;
+    let dims = data.dims();
+    let hook = orders.ranks.filter(|r| r.size() > 1).map(|ranks| RankHook {
+        ranks,
+        reductions: plan.reductions(),
+        scalars: state.scalars.len(),
+        lens: plan.vectors.iter().map(|v| dims.size(v)).collect(),
+        failed: None.into(),
+    });
+    // The hook outlives the call; the kernel sees it as 'static only through the pointer.
+    let ranks = hook.as_ref().map_or(std::ptr::null(), |h| h as *const RankHook as *const std::ffi::c_void);
     let labels = plan.labels();
     let mut bases: Vec<*mut f64> = state
         .vectors
@@ -436,9 +501,20 @@ pub fn call(
         fault_row: 0,
         fault_value: 0.0,
         threads: data.threads as u64,
+        ranks,
     };
     // SAFETY: see the function documentation.
     #[allow(unsafe_code)]
     let code = unsafe { kernel(&mut ctx) };
-    Ok((code, ctx.fault_row, ctx.fault_value))
+    let ranks = hook.and_then(|h| h.failed.into_inner()).filter(|_| code == RANKS_FAILED);
+    Ok(Returned { code, row: ctx.fault_row, value: ctx.fault_value, ranks })
+}
+
+/// How a kernel returned: 0, the number of the guard that fired (with the row and the value it
+/// saw), or [`RANKS_FAILED`] with the reduction's error.
+pub struct Returned {
+    pub code: i64,
+    pub row: u64,
+    pub value: f64,
+    pub ranks: Option<crate::exec::collective::CollectiveError>,
 }

@@ -62,6 +62,8 @@ pub struct Imports {
     pub catch_up: Option<FuncRef>,
     /// `optc_dictionary`, for `dictionary` (reads the data, the order and B through the context).
     pub dictionary: Option<FuncRef>,
+    /// `optc_reduce`, for `ranks: …` (reads the ranks and the state through the context).
+    pub reduce: Option<FuncRef>,
 }
 
 #[derive(Clone, Copy)]
@@ -102,6 +104,7 @@ fn innermost(body: &[Stmt]) -> bool {
                 | Stmt::Picard(_)
                 | Stmt::GroupShrink(..)
                 | Stmt::Dictionary(_)
+                | Stmt::Reduce(_)
         );
     });
     crate::plan::walk::exprs(body, &mut |e| {
@@ -281,6 +284,7 @@ impl<'a, 'b> PlanTranslator<'a, 'b> {
                 self.stored.clear();
             }
             Stmt::GroupShrink(target, gamma) => self.translate_group_shrink(*target, gamma),
+            Stmt::Reduce(r) => self.translate_reduce(r),
             Stmt::Dictionary(call) => self.translate_dictionary(call),
             Stmt::Set(id, e) => {
                 let x = self.translate_expr(e);
@@ -307,6 +311,38 @@ impl<'a, 'b> PlanTranslator<'a, 'b> {
             Stmt::Repeat(cap, cmp, l, r, body) => self.translate_repeat(*cap, *cmp, l, r, body),
             Stmt::Guard(e, _) => self.translate_guard(e),
             Stmt::Call(routine, slice, arg) => self.translate_routine(*routine, *slice, arg),
+        }
+    }
+
+    /// `ranks: …`: the reduced scalars go to memory, the runtime reduces them and the buffers
+    /// there, and they come back; a failed reduction returns [`super::abi::RANKS_FAILED`].
+    fn translate_reduce(&mut self, r: &crate::plan::Reduction) {
+        for id in &r.scalars {
+            if let Some(var) = self.scalars[id.0] {
+                let x = self.b.use_var(var);
+                self.b.ins().store(trusted(), x, self.data.scalars, (id.0 * 8) as i32);
+            }
+        }
+        let fref = self.imports.reduce.expect("imported for plans that reduce");
+        let id = self.b.ins().iconst(types::I64, r.id as i64);
+        let ctx = self.ctx;
+        let call = self.b.ins().call(fref, &[ctx, id]);
+        let failed = self.b.inst_results(call)[0];
+        let (ok, fault) = (self.b.create_block(), self.b.create_block());
+        self.b.ins().brif(failed, fault, &[], ok, &[]);
+
+        self.enter(fault);
+        self.b.seal_block(fault);
+        let code = self.b.ins().iconst(types::I64, super::abi::RANKS_FAILED);
+        self.b.ins().return_(&[code]);
+
+        self.enter(ok);
+        self.b.seal_block(ok);
+        for id in &r.scalars {
+            if let Some(var) = self.scalars[id.0] {
+                let x = self.b.ins().load(types::F64, trusted(), self.data.scalars, (id.0 * 8) as i32);
+                self.b.def_var(var, x);
+            }
         }
     }
 

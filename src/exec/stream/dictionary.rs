@@ -43,7 +43,7 @@ pub fn run(
                 order = (0..rows as u32).collect();
             }
             let view = view.with_threads(threads);
-            backend.epoch(&mut state, &view, &Orders { rows: &order[..rows], cols: &[] }).map_err(|f| fault(f, lines))
+            backend.epoch(&mut state, &view, &Orders::rows(&order[..rows])).map_err(|f| fault(f, lines))
         })?;
         epochs += 1;
         if settings.trace {

@@ -1,0 +1,145 @@
+//! Batch solvers on rows split across ranks (`mpirun -np N optc run` without `--stream`; here
+//! the ranks are threads): each rank holds a share of the rows, the plan's sums over the rows
+//! are added up across the ranks inside each epoch (`plan::distribute`), and the run certifies
+//! the whole data's problem. Checked against CVXPY's optima on the committed fixtures, against
+//! one process, and between the interpreter and the JIT; plans whose steps over the rows are
+//! sequential are refused with the reason.
+
+mod common;
+
+use common::{compile, fixture_named};
+use optc::data::{read_libsvm, Dataset, LabelMap};
+use optc::exec::collective::{Collective, Threads};
+use optc::exec::driver::RunSettings;
+use optc::exec::select_backend;
+use optc::exec::stream::{Rows, StreamOutcome};
+use optc::pipeline::CompileOptions;
+use optc::plan::{distribute, Plan};
+use optc::stdlib::LabelKind;
+
+/// `d`'s rows cut into `n` contiguous shares, in order.
+fn shares(d: &Dataset, n: usize) -> Vec<Dataset> {
+    let m = d.rows();
+    (0..n).map(|k| d.rows_between(k * m / n..(k + 1) * m / n)).collect()
+}
+
+/// `plan` on `n` ranks (threads), each with its share of `d`: every rank's outcome, in rank
+/// order. The facts are the whole data's, λ_max(XᵀX) found by the ranks' summed power iteration.
+fn on_ranks(plan: &Plan, d: &Dataset, n: usize, settings: &RunSettings, jit: bool) -> Vec<StreamOutcome> {
+    let kind = if d.name.contains("regression") { LabelKind::Real } else { LabelKind::Labels };
+    let map = LabelMap::fit(kind, d).expect("labels");
+    let features = d.features();
+    let parts = shares(d, n);
+    let ranks = Threads::group(n, std::time::Duration::from_secs(60));
+    std::thread::scope(|s| {
+        let handles: Vec<_> = ranks
+            .iter()
+            .zip(&parts)
+            .map(|(rank, part)| {
+                let map = map.clone();
+                s.spawn(move || {
+                    let y = map.apply(part).expect("labels map");
+                    let mut facts = optc::data::DataFacts { features, ..d.facts() };
+                    if optc::data::needs_gram(plan) {
+                        let mut sum = |v: &mut [f64]| rank.sum(v);
+                        facts.gram_norm = Some(part.gram_norm_summed(features, d.rows(), &mut sum).expect("reduces"));
+                    }
+                    let view = part.view(&y, features);
+                    let mut selected = select_backend(plan, &facts, jit);
+                    let rows = Rows::Resident(view, &part.lines);
+                    optc::exec::stream::run(plan, selected.backend.as_mut(), rows, &facts, settings, rank)
+                        .expect("no stop")
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().expect("no panic")).collect()
+    })
+}
+
+fn split(model: &str) -> Plan {
+    distribute(&compile(model, &CompileOptions::default())).expect("its sums over the rows split")
+}
+
+/// FISTA (ℓ1, elastic net, a box, the lasso) and TRON (½‖w‖²) on 2 and 3 ranks certify the
+/// fixture's problem: every rank ends with the same weights and gap, the gap bounds F − F*
+/// against CVXPY's F*, and meets the tolerance.
+#[test]
+fn split_rows_certify_the_whole_problem_against_cvxpy() {
+    let cases = [
+        ("l1_logistic", "proxgrad"),
+        ("elastic_logistic", "proxgrad"),
+        ("box_logistic", "proxgrad"),
+        ("lasso", "proxgrad"),
+        ("nonneg_lasso", "proxgrad"),
+        ("l2_logistic", "tron"),
+        ("sqhinge_l2sq", "tron"),
+        ("l2_logistic_small_lambda", "tron"),
+    ];
+    for (name, solver) in cases {
+        let fx = fixture_named(name);
+        let plan = split(&format!("{}solve with {solver}\n", fx.model));
+        let d = read_libsvm(&fx.data).expect("reads");
+        let tol = 1e-6;
+        for n in [2, 3] {
+            let runs = on_ranks(&plan, &d, n, &RunSettings::to_tolerance(tol, 20_000, 1), true);
+            let first = &runs[0].outcome;
+            for other in &runs[1..] {
+                let o = &other.outcome;
+                assert_eq!(o.state.weights(&plan), first.state.weights(&plan), "{name} on {n}: the ranks' weights");
+                assert_eq!((o.eval.objective, o.gap), (first.eval.objective, first.gap), "{name} on {n}");
+            }
+            let (f, gap) = (first.eval.objective, first.gap.expect("a gap"));
+            assert_eq!(first.status, optc::exec::driver::Status::Converged, "{name} on {n}: {}", first.rule);
+            assert!(gap <= tol * f.abs(), "{name} on {n}: gap {gap}");
+            assert!(
+                f - fx.best <= gap + 1e-7 * fx.best.abs(),
+                "{name} on {n}: F − F* = {} above the gap {gap}",
+                f - fx.best
+            );
+            assert!(fx.best - f <= 1e-7 * fx.best.abs(), "{name} on {n}: F {f} below CVXPY's F* {}", fx.best);
+        }
+    }
+}
+
+/// The interpreter and the JIT take the same steps on split rows, bit for bit; one rank is the
+/// plan run alone; two ranks' F is one process's to the tolerance.
+#[test]
+fn split_rows_agree_across_back_ends_and_with_one_process() {
+    for (name, solver) in [("l1_logistic", "proxgrad"), ("l2_logistic", "tron")] {
+        let fx = fixture_named(name);
+        let plan = split(&format!("{}solve with {solver}\n", fx.model));
+        let d = read_libsvm(&fx.data).expect("reads");
+        let fixed = RunSettings::fixed(5, 1);
+        let jit = on_ranks(&plan, &d, 2, &fixed, true);
+        let interp = on_ranks(&plan, &d, 2, &fixed, false);
+        // Every buffer (locals are the interpreter's alone to keep).
+        assert_eq!(jit[0].outcome.state.vectors, interp[0].outcome.state.vectors, "{name}: JIT and interpreter");
+        assert_eq!(jit[0].outcome.eval.objective, interp[0].outcome.eval.objective, "{name}");
+        // One rank: the reductions do nothing, and the run is the plain plan's.
+        let plain = compile(&format!("{}solve with {solver}\n", fx.model), &CompileOptions::default());
+        let alone = on_ranks(&plan, &d, 1, &fixed, true);
+        let reference = on_ranks(&plain, &d, 1, &fixed, true);
+        assert_eq!(alone[0].outcome.state.weights(&plan), reference[0].outcome.state.weights(&plain), "{name}");
+        // Two ranks add the same terms in another order: the same F to rounding.
+        let (f1, f2) = (alone[0].outcome.eval.objective, jit[0].outcome.eval.objective);
+        assert!((f1 - f2).abs() <= 1e-12 * f1.abs(), "{name}: F alone {f1} vs on two ranks {f2}");
+    }
+}
+
+/// A plan whose steps over the rows read what earlier rows wrote is sequential: refused, with
+/// the buffer named; so is one that walks columns.
+#[test]
+fn sequential_steps_are_refused_with_the_reason() {
+    let l1 =
+        "data x: sparse, y: labels\nvar w: vec[dim(x)]\nparam λ = 0.01\nminimize E[logistic(y, <x, w>)] + λ·l1(w)\n";
+    for solver in ["fobos", "adagrad", "smm"] {
+        let plan = compile(&format!("{l1}solve with {solver}\n"), &CompileOptions::default());
+        let why = distribute(&plan).expect_err("sequential");
+        assert!(why.contains("sequential") && why.contains('`'), "{solver}: {why}");
+    }
+    let scd = compile(&format!("{l1}solve with scd\n"), &CompileOptions::default());
+    assert!(distribute(&scd).expect_err("columns").contains("columns"));
+    let svm = "data x: sparse, y: labels\nvar w: vec[dim(x)]\nparam λ = 0.01\nminimize E[hinge(y, <x, w>)] + λ·l2sq(w)\nsolve with dcd\n";
+    let dcd = compile(svm, &CompileOptions::default());
+    assert!(distribute(&dcd).is_err(), "dual coordinate steps read w as the rows before them left it");
+}
