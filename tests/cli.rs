@@ -1208,3 +1208,21 @@ fn working_set_runs_report_the_features_screening_proved_zero() {
     let report = text(&human.stdout);
     assert!(report.contains(&format!("screened     {screened} of 600 features")), "{report}");
 }
+
+/// Started by mpirun as one of several processes, an optc built without MPI refuses to run the
+/// whole problem on each of them (they would race to one --save), and says how to build one
+/// that splits it. The launcher is simulated by its environment.
+#[cfg(not(feature = "mpi"))]
+#[test]
+fn several_processes_without_mpi_are_refused() {
+    let model = fixture("../../examples/l1_logistic.opt");
+    let data = fixture("binary.svm");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_optc"))
+        .args(["run", model.to_str().expect("utf-8"), data.to_str().expect("utf-8")])
+        .env("OMPI_COMM_WORLD_SIZE", "2")
+        .output()
+        .expect("optc runs");
+    assert_eq!(out.status.code(), Some(2));
+    let err = text(&out.stderr);
+    assert!(err.contains("started 2 processes") && err.contains("--features mpi"), "{err}");
+}

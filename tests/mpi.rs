@@ -181,6 +181,49 @@ fn a_rank_killed_mid_run_ends_the_job_and_leaves_the_saved_model() {
     assert_eq!(std::fs::read_to_string(&saved).expect("saved"), "the previous model\n");
 }
 
+/// A rank that stops answering (stopped by SIGSTOP: alive, but never at the next reduction) is
+/// named by rank 0 when the reduction's timeout (`OPTC_RANK_TIMEOUT`) runs out, and the job ends
+/// with a non-zero exit instead of hanging.
+#[test]
+fn a_rank_that_never_comes_is_named_when_the_timeout_runs_out() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let model = write(dir.path(), "m.opt", L1);
+    let mut rows = String::new();
+    for i in 0..20_000u32 {
+        let label = if i % 3 == 0 { 1 } else { -1 };
+        rows += &format!("{label} {}:1 {}:0.5\n", 1 + i % 97, 100 + i % 89);
+    }
+    let data = write(dir.path(), "big.svm", &rows);
+    let marker = dir.path().display().to_string();
+    let job = Command::new("mpirun")
+        .args(["--allow-run-as-root", "--oversubscribe", "-np", "2", "-x", "OPTC_RANK_TIMEOUT=3"])
+        .args([env!("CARGO_BIN_EXE_optc"), "run", model.to_str().expect("utf-8"), data.to_str().expect("utf-8")])
+        .args(["--stream", "--epochs", "100000", "--time-limit", "120"])
+        .env("OPTC_RANK_TIMEOUT", "3")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("mpirun runs");
+    let start = std::time::Instant::now();
+    let victim = loop {
+        if let Some(&pid) = rank_pids(&marker, 1).first() {
+            break pid;
+        }
+        assert!(start.elapsed().as_secs() < 60, "rank 1 never started");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    let stopped = Command::new("kill").args(["-STOP", &victim.to_string()]).status().expect("kill runs");
+    assert!(stopped.success());
+    let out = job.wait_with_output().expect("mpirun ends");
+    // A stopped process ignores all but SIGKILL: make sure it is gone.
+    let _ = Command::new("kill").args(["-9", &victim.to_string()]).status();
+    assert!(!out.status.success(), "the job ends with a non-zero exit");
+    assert!(start.elapsed().as_secs() < 60, "the job ended long after the timeout");
+    let err = text(&out.stderr);
+    assert!(err.contains("rank 0 of 2: rank 1 did not reach the reduction within 3 s"), "{err}");
+}
+
 /// Without --stream each rank holds its share of the rows, and a batch solver's sums over the
 /// rows are added up across the ranks: on 2 and 4 ranks (one file cut by bytes, or shard files)
 /// the run certifies the tolerance one process certifies, its F is one process's to that

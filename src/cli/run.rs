@@ -32,6 +32,12 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
     // Under `mpirun` (the `mpi` feature), several ranks solve one problem, each with its share
     // of the rows: streamed, or held in memory; the streamed run's code serves both.
     let ranks = crate::exec::collective::launched();
+    let started = crate::exec::collective::launcher_size();
+    if ranks.size() < started {
+        return Err(Failure::Usage(format!(
+            "mpirun started {started} processes, but this optc was built without MPI: each would solve the whole problem alone\n  hint: build it with `cargo build --release --features mpi`, or run it as one process"
+        )));
+    }
     // A dictionary-learning model has a run of its own (its data has no labels to read).
     if super::dictionary::run(args, ranks.size())? {
         return Ok(());

@@ -17,7 +17,7 @@ use super::session;
 use super::wording::{diverged_json, not_converged, StepShown};
 use super::{compile, read_model, report_compile_error, Failure};
 use crate::data::store::Matrix;
-use crate::data::stream::{scan, StreamSource, Streamed, DEFAULT_BLOCK_ROWS};
+use crate::data::stream::{scan, scan_and_load, StreamSource, Streamed, DEFAULT_BLOCK_ROWS};
 use crate::data::Dataset;
 use crate::exec::stream::{no_streamed_gap, streamable, Rows, StreamStop};
 use crate::pipeline::{self, CompileOptions};
@@ -83,11 +83,16 @@ pub(super) fn run(args: &RunArgs, ranks: &dyn crate::exec::collective::Collectiv
         }
     };
     let scanning = Instant::now();
-    let scanned = scan(&mut source, settings.seed).map_err(|e| {
+    let failed = |e: crate::data::DataError| {
         let ctx = e.context();
         Failure::Input(if ctx.is_empty() { e.to_string() } else { format!("{e}\n{ctx}") })
-    });
-    let mut scanned = together(ranks, scanned)?;
+    };
+    // Held in memory, the rows are kept as the first pass reads them.
+    let read = match resident {
+        true => scan_and_load(&mut source, settings.seed).map(|(s, rows)| (s, Some(rows))),
+        false => scan(&mut source, settings.seed).map(|s| (s, None)),
+    };
+    let (mut scanned, rows) = together(ranks, read.map_err(failed))?;
     agree_on_scan(ranks, &mut scanned)?;
     let scan_seconds = scanning.elapsed().as_secs_f64();
     let kind = compiled.model.label_kind;
@@ -111,10 +116,8 @@ pub(super) fn run(args: &RunArgs, ranks: &dyn crate::exec::collective::Collectiv
             .map_err(Failure::from),
     )?;
     // Each rank's rows in memory, with what the plan binds from all of them.
-    let held = match resident {
-        true => {
-            let loaded = source.load().map_err(|e| Failure::Input(format!("{e}\n{}", e.context())));
-            let held = together(ranks, loaded)?;
+    let held = match rows {
+        Some(held) => {
             let y = together(ranks, label_map.apply(&held).map_err(|e| Failure::Input(e.to_string())))?;
             if crate::data::needs_gram(&plan) {
                 let mut sum = |v: &mut [f64]| ranks.sum(v);
@@ -123,7 +126,7 @@ pub(super) fn run(args: &RunArgs, ranks: &dyn crate::exec::collective::Collectiv
             }
             Some((held, y))
         }
-        false => None,
+        None => None,
     };
     if let Some(m) = label_map.describe() {
         say(format!("note: {m}"));

@@ -153,24 +153,11 @@ impl StreamSource {
     /// Every row of the source in memory, in file order, each with its file line: one pass's
     /// blocks joined (a rank's share under `mpirun` without `--stream`).
     pub fn load(&self) -> Result<Dataset, DataError> {
-        let (mut indptr, mut indices, mut values) = (vec![0], vec![], vec![]);
-        let (mut labels, mut lines) = (vec![], vec![]);
-        let (mut columns, mut bytes, mut max_index_line) = (0, 0, 0);
+        let mut joined = Joined::default();
         for block in self.blocks()? {
-            let block = block?;
-            let base = *indptr.last().unwrap_or(&0);
-            indptr.extend(block.x.indptr()[1..].iter().map(|p| base + p));
-            indices.extend(block.x.indices().iter());
-            values.extend_from_slice(block.x.data());
-            labels.extend_from_slice(&block.labels);
-            lines.extend_from_slice(&block.lines);
-            if block.features() > columns {
-                (columns, max_index_line) = (block.features(), block.max_index_line);
-            }
-            bytes += block.bytes;
+            joined.push(&block?);
         }
-        let x = Matrix::new((labels.len(), columns), indptr, indices, values);
-        Ok(Dataset { x, labels, lines, name: self.name.clone(), bytes, max_index_line })
+        Ok(joined.dataset(&self.name))
     }
 
     /// One pass over the text.
@@ -369,6 +356,75 @@ pub struct Scan {
 /// At most this many distinct labels are kept by a scan (more is not a classification
 /// problem optc can hold: W would be d × k).
 const MAX_DISTINCT_LABELS: usize = 1 << 16;
+
+/// Blocks joined into one dataset, in the order they are pushed.
+struct Joined {
+    indptr: Vec<usize>,
+    indices: Vec<u32>,
+    values: Vec<f64>,
+    labels: Vec<f64>,
+    lines: Vec<u32>,
+    columns: usize,
+    bytes: u64,
+    max_index_line: u32,
+}
+
+impl Default for Joined {
+    fn default() -> Self {
+        Joined {
+            indptr: vec![0],
+            indices: vec![],
+            values: vec![],
+            labels: vec![],
+            lines: vec![],
+            columns: 0,
+            bytes: 0,
+            max_index_line: 0,
+        }
+    }
+}
+
+impl Joined {
+    fn push(&mut self, block: &Dataset) {
+        let base = *self.indptr.last().unwrap_or(&0);
+        self.indptr.extend(block.x.indptr()[1..].iter().map(|p| base + p));
+        self.indices.extend(block.x.indices().iter());
+        self.values.extend_from_slice(block.x.data());
+        self.labels.extend_from_slice(&block.labels);
+        self.lines.extend_from_slice(&block.lines);
+        if block.features() > self.columns {
+            (self.columns, self.max_index_line) = (block.features(), block.max_index_line);
+        }
+        self.bytes += block.bytes;
+    }
+
+    fn dataset(self, name: &str) -> Dataset {
+        let x = Matrix::new((self.labels.len(), self.columns), self.indptr, self.indices, self.values);
+        Dataset {
+            x,
+            labels: self.labels,
+            lines: self.lines,
+            name: name.into(),
+            bytes: self.bytes,
+            max_index_line: self.max_index_line,
+        }
+    }
+}
+
+/// [`scan`] that also keeps every row in memory, in one pass over the text (a rank's share
+/// under `mpirun` without `--stream`). With a cache, the scan reads or writes it as [`scan`]
+/// does and the rows come from a second pass over the cache, which costs no parsing.
+pub fn scan_and_load(source: &mut StreamSource, seed: u64) -> Result<(Scan, Dataset), DataError> {
+    if source.cache.is_some() {
+        let s = scan(source, seed)?;
+        let rows = source.load()?;
+        return Ok((s, rows));
+    }
+    source.cached = None;
+    let mut joined = Joined::default();
+    let s = scan_blocks(source, seed, source.text_blocks()?, |block| joined.push(block))?;
+    Ok((s, joined.dataset(&source.name)))
+}
 
 /// Reads the file once: sizes, max‖xᵢ‖², labels, and a seeded reservoir sample of rows
 /// (Vitter's algorithm R) of at most max(block_rows, [`DEFAULT_BLOCK_ROWS`]) rows: the in-memory

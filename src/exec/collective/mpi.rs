@@ -1,6 +1,13 @@
 //! MPI's processes as ranks (`mpirun -np N optc ...`, built with `--features mpi`): each
 //! reduction is an AllReduce, waited for by polling so that a rank that never comes ends the
 //! job with a message after the timeout instead of hanging it.
+//!
+//! An AllReduce cannot tell who is missing, so each rank also tells rank 0 that it arrived: a
+//! small message tagged with the reduction's number, sent before the AllReduce (eagerly: it
+//! does not wait for the receiver). Once the AllReduce completes, rank 0 takes them in; when it
+//! times out, the ranks whose message has not come are the ones it waits for, and it names
+//! them. The others wait a little longer before ending the job, so that rank 0's message is the
+//! one printed.
 
 use super::{Collective, CollectiveError};
 use mpi::collective::SystemOperation;
@@ -15,7 +22,16 @@ pub struct World {
     _universe: mpi::environment::Universe,
     timeout: Duration,
     sent: std::cell::Cell<u64>,
+    /// Reductions so far: the tag of the next one's arrival message.
+    round: std::cell::Cell<u64>,
 }
+
+/// How much longer than rank 0 the other ranks wait before they end the job themselves.
+const GRACE: Duration = Duration::from_secs(2);
+
+/// Arrival tags cycle below MPI's guaranteed tag bound (32767); every round's messages are taken
+/// in before the next, so a tag is never seen twice at once.
+const TAGS: u64 = 32_000;
 
 impl World {
     /// MPI's world, when this process is one of several `mpirun` started; None alone (MPI is
@@ -29,34 +45,53 @@ impl World {
         }
         let universe = mpi::initialize()?;
         let world = universe.world();
-        (world.size() > 1).then(|| World { world, _universe: universe, timeout, sent: 0.into() })
+        (world.size() > 1).then(|| World { world, _universe: universe, timeout, sent: 0.into(), round: 0.into() })
     }
 
     fn reduce(&self, values: &mut [f64], op: SystemOperation) -> Result<(), CollectiveError> {
         self.sent.set(self.sent.get() + 8 * values.len() as u64);
+        let round = self.round.get();
+        self.round.set(round + 1);
+        let tag = (round % TAGS) as i32;
+        let lead = self.world.rank() == 0;
+        if !lead {
+            self.world.process_at_rank(0).send_with_tag(&round, tag);
+        }
         let send = values.to_vec();
-        let deadline = Instant::now() + self.timeout;
-        let done = mpi::request::scope(|scope| {
+        let deadline = Instant::now() + if lead { self.timeout } else { self.timeout + GRACE };
+        mpi::request::scope(|scope| {
             let mut request = self.world.immediate_all_reduce_into(scope, &send[..], values, op);
             loop {
                 match request.test() {
-                    Ok(_) => return true,
+                    Ok(_) => break,
                     Err(pending) if Instant::now() < deadline => {
                         request = pending;
                         std::thread::sleep(Duration::from_micros(50));
                     }
-                    Err(pending) => {
-                        // A pending request cannot be dropped; the job ends here.
-                        std::mem::forget(pending);
-                        return false;
-                    }
+                    // A pending request cannot be dropped: the job ends here, inside the scope.
+                    Err(_pending) => self.time_out(tag),
                 }
             }
         });
-        if done {
-            return Ok(());
+        if lead {
+            for r in 1..self.world.size() {
+                let _: (u64, _) = self.world.process_at_rank(r).receive_with_tag(tag);
+            }
         }
-        let e = CollectiveError::Timeout { missing: vec![], seconds: self.timeout.as_secs_f64() };
+        Ok(())
+    }
+
+    /// Ends the job after a reduction's timeout, rank 0 naming the ranks whose arrival message
+    /// for this reduction never came.
+    fn time_out(&self, tag: i32) -> ! {
+        let missing: Vec<usize> = match self.world.rank() {
+            0 => (1..self.world.size())
+                .filter(|&r| self.world.process_at_rank(r).immediate_probe_with_tag(tag).is_none())
+                .map(|r| r as usize)
+                .collect(),
+            _ => vec![],
+        };
+        let e = CollectiveError::Timeout { missing, seconds: self.timeout.as_secs_f64() };
         eprintln!("error: rank {} of {}: {e}; ending the job", self.world.rank(), self.world.size());
         self.world.abort(1)
     }
