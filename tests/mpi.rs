@@ -227,13 +227,16 @@ fn a_rank_that_never_comes_is_named_when_the_timeout_runs_out() {
 /// Without --stream each rank holds its share of the rows, and a batch solver's sums over the
 /// rows are added up across the ranks: on 2 and 4 ranks (one file cut by bytes, or shard files)
 /// the run certifies the tolerance one process certifies, its F is one process's to that
-/// tolerance, and the gap bounds the distance to CVXPY's F*. A default that walks columns (SCD)
-/// is replaced by FISTA for ℓ1, and the report says so; ½‖w‖² runs TRON, its default.
+/// tolerance, and the gap bounds the distance to CVXPY's F*. SCD's models (ℓ1, elastic net)
+/// run its proximal Newton iterations with the working set's Hessian summed across the ranks,
+/// and the report says so; ½‖w‖² runs TRON, its default, its sums split.
 #[test]
 fn ranks_holding_their_rows_certify_what_one_process_certifies() {
     let dir = tempfile::tempdir().expect("tmp");
     let tol = 1e-6;
-    for (name, solver) in [("l1_logistic", "proxgrad"), ("l2_logistic", "tron"), ("lasso", "proxgrad")] {
+    for (name, solver) in
+        [("l1_logistic", "scd"), ("l2_logistic", "tron"), ("lasso", "scd"), ("elastic_logistic", "scd")]
+    {
         let fx = common::fixture_named(name);
         let model = write(dir.path(), &format!("{name}.opt"), &fx.model);
         let (model, data) = (model.to_str().expect("utf-8"), fx.data.to_str().expect("utf-8"));
@@ -250,9 +253,9 @@ fn ranks_holding_their_rows_certify_what_one_process_certifies() {
             assert_eq!(r["stream"]["in_memory"], true);
             assert!(r["stream"]["bytes_communicated"].as_u64().is_some_and(|b| b > 0), "{r}");
             assert_eq!(r["solver"], solver, "{r}");
-            // A default that cannot split is replaced, and the report says so.
-            let replaced = solver == "proxgrad";
-            assert_eq!(r["solver_note"].as_str().is_some_and(|n| n.contains("adding up its sums")), replaced, "{r}");
+            // SCD runs its proximal Newton iterations, and the report says so.
+            let newton = solver == "scd";
+            assert_eq!(r["solver_note"].as_str().is_some_and(|n| n.contains("proximal Newton")), newton, "{r}");
             assert_eq!(r["status"], "converged", "{name} on {ranks}: {r}");
             let (f, gap) = (r["objective"].as_f64().expect("F"), r["gap"].as_f64().expect("gap"));
             assert!(gap <= tol * f.abs(), "{name} on {ranks}: gap {gap}");
@@ -267,12 +270,13 @@ fn ranks_holding_their_rows_certify_what_one_process_certifies() {
 #[test]
 fn a_named_solver_that_cannot_split_is_refused_with_the_reason() {
     let dir = tempfile::tempdir().expect("tmp");
-    let model = write(dir.path(), "m.opt", &format!("{L1}solve with scd\n"));
+    let svm = "data x: sparse, y: labels\nvar w: vec[dim(x)]\nparam λ = 0.01\nminimize E[hinge(y, <x, w>)] + λ·l2sq(w)\nsolve with dcd\n";
+    let model = write(dir.path(), "m.opt", svm);
     let out = mpirun(2, &["run", model.to_str().expect("utf-8"), fixture("binary.svm").to_str().expect("utf-8")]);
     assert_eq!(out.status.code(), Some(2));
     let err = text(&out.stderr);
     assert!(
-        err.contains("cannot run `scd`") && err.contains("walks the columns") && err.contains("hint: choose tron"),
+        err.contains("cannot run `dcd`") && err.contains("does not take shards") && err.contains("hint: choose tron"),
         "{err}"
     );
 }

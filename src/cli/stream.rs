@@ -96,7 +96,8 @@ pub(super) fn run(args: &RunArgs, ranks: &dyn crate::exec::collective::Collectiv
     agree_on_scan(ranks, &mut scanned)?;
     let scan_seconds = scanning.elapsed().as_secs_f64();
     let kind = compiled.model.label_kind;
-    super::ovr::refuse("--stream", &source.name, scanned.one_vs_rest(kind))?;
+    let what = if resident { "several processes" } else { "--stream" };
+    super::ovr::refuse(what, &source.name, scanned.one_vs_rest(kind))?;
     let label_map = scanned.label_map(kind).map_err(|e| Failure::Input(e.to_string()))?;
     let features = declared_features(&compiled.model, scanned.features, &source.name)?;
     let classes = if kind == LabelKind::Classes { label_map.originals.len() } else { 0 };
@@ -156,7 +157,17 @@ pub(super) fn run(args: &RunArgs, ranks: &dyn crate::exec::collective::Collectiv
         Some((x, y)) => Rows::Resident(x.view(y, features).with_classes(classes), &x.lines),
         None => Rows::Streamed(&streamed),
     };
-    let ran = crate::exec::stream::run(&plan, selected.backend.as_mut(), rows, &facts, &run_settings, ranks);
+    // SCD's models on ranks holding their rows: its proximal Newton iterations, distributed.
+    let newton = match rows {
+        Rows::Resident(view, _) if plan.info.solver == SolverKind::Scd => {
+            crate::exec::split_newton::applies(&plan).map(|cert| (view, cert))
+        }
+        _ => None,
+    };
+    let ran = match newton {
+        Some((view, cert)) => crate::exec::split_newton::run(&plan, &cert, &view, &facts, &run_settings, ranks),
+        None => crate::exec::stream::run(&plan, selected.backend.as_mut(), rows, &facts, &run_settings, ranks),
+    };
     let done = match ran {
         Ok(done) => done,
         Err(StreamStop::Fault { fault, line }) => {
@@ -206,7 +217,7 @@ pub(super) fn run(args: &RunArgs, ranks: &dyn crate::exec::collective::Collectiv
         step: &step,
         done: &done,
         switched: switched.as_deref(),
-        backend: selected.backend.name(),
+        backend: if newton.is_some() { "native" } else { selected.backend.name() },
         compile_seconds: front_seconds + selected.jit_seconds,
         scan_seconds,
         calibration: calibration.as_ref(),
@@ -430,6 +441,10 @@ fn distributed_plan(
 ) -> Result<(pipeline::Compiled, crate::plan::Plan, Option<String>), Failure> {
     let compiled = compile(file, opts)?;
     let plan = pipeline::plan(&compiled, opts).map_err(|e| report_compile_error(e, file))?;
+    if plan.info.solver == SolverKind::Scd && crate::exec::split_newton::applies(&plan).is_some() {
+        let note = "on several ranks `scd` runs its proximal Newton iterations: the gradient and the working set's Hessian summed across the ranks, the model on the working set solved by coordinate descent on every rank alike";
+        return Ok((compiled, plan, Some(note.into())));
+    }
     let why = match crate::plan::distribute(&plan) {
         Ok(split) => return Ok((compiled, split, None)),
         Err(why) => why,
@@ -625,6 +640,8 @@ fn human(r: &Ran, weights: usize) -> String {
         "  epochs       {} ({}; {})\n",
         outcome.epochs,
         match (r.resident, r.plan.reductions().is_empty()) {
+            _ if r.backend == "native" =>
+                "proximal Newton iterations, the working set's Hessian summed across the ranks",
             (true, false) => "batch iterations, sums over the rows added up across the ranks",
             (true, true) => "each rank's rows in a seeded order, the states averaged after each",
             (false, _) => "rows in file order",

@@ -20,6 +20,7 @@ mod support;
 
 pub(crate) use intercept::{class_offsets, intercept_only};
 use loss::loss_derivatives;
+pub(crate) use loss::loss_terms;
 use refine::{REFINE_FIRST, REFINE_STALL};
 
 use super::interp::{eval_at, Env};
