@@ -60,7 +60,7 @@ fn split(model: &str) -> Plan {
     distribute(&compile(model, &CompileOptions::default())).expect("its sums over the rows split")
 }
 
-/// FISTA (ℓ1, elastic net, a box, the lasso) and TRON (½‖w‖²) on 2 and 3 ranks certify the
+/// FISTA (ℓ1, elastic net, a box, the lasso, vector terms) and TRON (½‖w‖²) on 2 and 3 ranks certify the
 /// fixture's problem: every rank ends with the same weights and gap, the gap bounds F − F*
 /// against CVXPY's F*, and meets the tolerance.
 #[test]
@@ -74,6 +74,16 @@ fn split_rows_certify_the_whole_problem_against_cvxpy() {
         ("l2_logistic", "tron"),
         ("sqhinge_l2sq", "tron"),
         ("l2_logistic_small_lambda", "tron"),
+        // Vector terms: the prox of the whole w runs on every rank alike after the reduced
+        // gradient, and the certificate's R* is the term's.
+        ("l2norm_logistic", "proxgrad"),
+        ("linf_logistic", "proxgrad"),
+        ("sparse_group_logistic", "proxgrad"),
+        ("ridge_linf_logistic", "proxgrad"),
+        ("l2ball_logistic", "proxgrad"),
+        ("l1ball_least_squares", "proxgrad"),
+        ("simplex_least_squares", "proxgrad"),
+        ("ridge_l2ball_least_squares", "proxgrad"),
     ];
     for (name, solver) in cases {
         let fx = fixture_named(name);

@@ -157,11 +157,8 @@ fn dual_at(cert: &Certificate, data: &DataView, c: f64, features: usize, width: 
     let (s, reg_conj) = match (cert.vector, cert.groups.zip(data.operator)) {
         // Disjoint groups, alone or beside ½‖·‖² (the analysis allows nothing else beside them).
         (None, Some((gamma, op))) => groups::conjugate(cert.l2, gamma, op, &z),
-        (None, None) => {
-            let s = domain_scale(cert, &z);
-            (s, z.iter().map(|zj| reg_conjugate(cert, s * zj)).sum())
-        }
-        (Some(term), _) if width == 1 => vector_conjugate(cert, term, &z, 1),
+        (None, None) => scaled_reg_conjugate(cert, &z),
+        (Some(_), _) if width == 1 => scaled_reg_conjugate(cert, &z),
         (Some(term), _) if term.whole_matrix() => vector_conjugate(cert, term, &z, width),
         (Some(term), _) => {
             // A norm on each row (the analysis allows no set there): with ½‖·‖² every row's
@@ -187,6 +184,18 @@ fn dual_at(cert: &Certificate, data: &DataView, c: f64, features: usize, width: 
         kind => (0..m).map(|i| loss_conjugate(kind, data.labels[i], s * u[i])).sum(),
     };
     (-c / m as f64 * loss_conj - reg_conj, z)
+}
+
+/// For one weight vector's R without groups (their blocks are the operator's): the largest
+/// s ≤ 1 that puts s·z where R* is finite, and R*(s·z) — per coordinate, or with a vector term.
+pub(crate) fn scaled_reg_conjugate(cert: &Certificate, z: &[f64]) -> (f64, f64) {
+    match cert.vector {
+        Some(term) => vector_conjugate(cert, term, z, 1),
+        None => {
+            let s = domain_scale(cert, z);
+            (s, z.iter().map(|zj| reg_conjugate(cert, s * zj)).sum())
+        }
+    }
 }
 
 /// Xᵀu for `u` of `width` entries per row: d × width, row-major like W.

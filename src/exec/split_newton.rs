@@ -21,7 +21,7 @@
 //! FISTA, the alternative whose sums split (`plan::distribute`), needs hundreds of iterations on
 //! text data where this needs tens.
 
-use super::certificate::{domain_scale, loss_conjugate, loss_terms, reg_conjugate, violation};
+use super::certificate::{loss_conjugate, loss_terms, scaled_reg_conjugate, violation};
 use super::collective::Collective;
 use super::driver::{Outcome, RunSettings};
 use super::evaluate::Evaluation;
@@ -118,8 +118,7 @@ pub fn run(
         }
         start_objective.get_or_insert(f);
         let z: Vec<f64> = gradient.iter().map(|g| -g).collect();
-        let s = domain_scale(cert, &z);
-        let reg: f64 = z.iter().map(|zj| reg_conjugate(cert, s * zj)).sum();
+        let (s, reg) = scaled_reg_conjugate(cert, &z);
         if reg.is_finite() {
             let mut conj = [(0..rows).map(|i| loss_conjugate(cert.conjugate, data.labels[i], s * u[i])).sum::<f64>()];
             ranks.sum(&mut conj)?;

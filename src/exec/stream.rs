@@ -20,7 +20,7 @@
 
 pub mod dictionary;
 
-use super::certificate::{domain_scale, loss_conjugate, reg_conjugate};
+use super::certificate::{loss_conjugate, scaled_reg_conjugate};
 use super::collective::{Collective, CollectiveError};
 use super::driver::{check_params, Outcome, RunSettings};
 use super::evaluate::{evaluate, margin, Evaluation};
@@ -191,11 +191,11 @@ pub fn no_streamed_gap(plan: &Plan) -> Option<&'static str> {
     let obj = &plan.objective;
     match plan.certificate {
         None => Some(plan.uncertified.reason()),
-        Some(c) if obj.softmax || c.intercept || c.vector.is_some() || c.groups.is_some() => {
-            Some("the streamed certificate covers one weight vector without an intercept or vector term")
+        Some(c) if obj.softmax || c.intercept || c.groups.is_some() => {
+            Some("the streamed certificate covers one weight vector without an intercept or groups")
         }
         Some(_) if obj.composite.is_some() || obj.dual.is_some() => {
-            Some("the streamed certificate covers one weight vector without an intercept or vector term")
+            Some("the streamed certificate covers one weight vector without an intercept or groups")
         }
         Some(_) => None,
     }
@@ -469,8 +469,7 @@ fn check(
     let Some(cert) = cert else { return Ok((eval, None, 1)) };
     let c = obj.loss_weight;
     let z: Vec<f64> = xtu.iter().map(|g| -c / m.max(1) as f64 * g).collect();
-    let s = domain_scale(&cert, &z);
-    let reg: f64 = z.iter().map(|zj| reg_conjugate(&cert, s * zj)).sum();
+    let (s, reg) = scaled_reg_conjugate(&cert, &z);
     let mut conj = 0.0;
     if reg.is_finite() {
         let passed = data.pass(|view, _| {
