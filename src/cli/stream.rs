@@ -246,20 +246,33 @@ pub(super) fn run(args: &RunArgs, ranks: &dyn crate::exec::collective::Collectiv
 }
 
 /// This rank's data, and whether it is a share of a file the ranks cut by bytes: the file
-/// (alone, or one file several ranks cut), or with a comma-separated list of one shard file a
-/// rank, the rank's own.
+/// (alone, or one file several ranks cut), or with a comma-separated list or a quoted pattern
+/// (`'part-*.svm'`, its files in name order) of one shard file a rank, the rank's own.
 fn shard(
     data: &std::path::Path,
     ranks: &dyn crate::exec::collective::Collective,
 ) -> Result<(std::path::PathBuf, bool), Failure> {
     let text = data.to_string_lossy();
-    if ranks.size() == 1 || !text.contains(',') {
+    let pattern = text.contains(['*', '?', '[']) && !data.exists();
+    if ranks.size() == 1 || !(text.contains(',') || pattern) {
         return Ok((data.to_path_buf(), ranks.size() > 1));
     }
-    let files: Vec<&str> = text.split(',').filter(|f| !f.is_empty()).collect();
+    // A quoted pattern: its files in name order, one a rank.
+    let matched: Vec<String> = match pattern {
+        true => glob::glob(&text)
+            .map_err(|e| Failure::Usage(format!("`{text}`: {e}")))?
+            .filter_map(Result::ok)
+            .map(|p| p.to_string_lossy().into_owned())
+            .collect(),
+        false => vec![],
+    };
+    let files: Vec<&str> = match pattern {
+        true => matched.iter().map(String::as_str).collect(),
+        false => text.split(',').filter(|f| !f.is_empty()).collect(),
+    };
     if files.len() != ranks.size() {
         return Err(Failure::Usage(format!(
-            "{} processes need one data file, or {} shard files, one a rank, as a comma-separated list; `{text}` names {}",
+            "{} processes need one data file, or {} shard files, one a rank, as a comma-separated list or a quoted pattern; `{text}` names {}",
             ranks.size(),
             ranks.size(),
             files.len()
