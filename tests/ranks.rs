@@ -84,6 +84,9 @@ fn split_rows_certify_the_whole_problem_against_cvxpy() {
         ("l1ball_least_squares", "proxgrad"),
         ("simplex_least_squares", "proxgrad"),
         ("ridge_l2ball_least_squares", "proxgrad"),
+        // A regularized intercept: b is one more coordinate, its sum Σᵢ uᵢ reduced too.
+        ("l2_logistic_bias", "tron"),
+        ("sqhinge_bias", "tron"),
     ];
     for (name, solver) in cases {
         let fx = fixture_named(name);

@@ -191,11 +191,11 @@ pub fn no_streamed_gap(plan: &Plan) -> Option<&'static str> {
     let obj = &plan.objective;
     match plan.certificate {
         None => Some(plan.uncertified.reason()),
-        Some(c) if obj.softmax || c.intercept || c.groups.is_some() => {
-            Some("the streamed certificate covers one weight vector without an intercept or groups")
+        Some(c) if obj.softmax || (c.intercept && c.intercept_l2 == 0.0) || c.groups.is_some() => {
+            Some("the streamed certificate covers one weight vector without groups or a free intercept")
         }
         Some(_) if obj.composite.is_some() || obj.dual.is_some() => {
-            Some("the streamed certificate covers one weight vector without an intercept or groups")
+            Some("the streamed certificate covers one weight vector without groups or a free intercept")
         }
         Some(_) => None,
     }
@@ -416,7 +416,7 @@ fn check(
     let b = state.intercept(plan);
     let cert = plan.certificate.filter(|_| no_streamed_gap(plan).is_none());
     let mut xtu = vec![0.0; if cert.is_some() { w.len() } else { 0 }];
-    let (mut m, mut loss, mut wrong, mut sq) = (0usize, 0.0, 0.0, 0.0);
+    let (mut m, mut loss, mut wrong, mut sq, mut sum_u) = (0usize, 0.0, 0.0, 0.0, 0.0);
     let passed = data.pass(|view, _| {
         let rows = view.rows();
         m += rows;
@@ -441,6 +441,7 @@ fn check(
             sq += (a - y) * (a - y);
             if cert.is_some() {
                 let u = eval_at(&env, &obj.dloss, &scratch, i, 0);
+                sum_u += u;
                 for k in view.indptr[i]..view.indptr[i + 1] {
                     if let Some(x) = xtu.get_mut(view.indices[k] as usize) {
                         *x += view.values[k] * u;
@@ -451,11 +452,11 @@ fn check(
         Ok::<(), StreamStop>(())
     });
     // Every rank's share of the sums, added up: the one-process sums.
-    let mut sums = vec![m as f64, loss, wrong, sq];
+    let mut sums = vec![m as f64, loss, wrong, sq, sum_u];
     sums.extend_from_slice(&xtu);
     agree(ranks, passed.map_err(StreamStop::from), &mut sums)?;
-    (m, loss, wrong, sq) = (sums[0] as usize, sums[1], sums[2], sums[3]);
-    xtu.copy_from_slice(&sums[4..]);
+    (m, loss, wrong, sq, sum_u) = (sums[0] as usize, sums[1], sums[2], sums[3], sums[4]);
+    xtu.copy_from_slice(&sums[5..]);
     let mean = |v: f64| if m > 0 { v / m as f64 } else { 0.0 };
     let classification = plan.info.classification;
     let eval = Evaluation {
@@ -470,6 +471,15 @@ fn check(
     let c = obj.loss_weight;
     let z: Vec<f64> = xtu.iter().map(|g| -c / m.max(1) as f64 * g).collect();
     let (s, reg) = scaled_reg_conjugate(&cert, &z);
+    // `μ·l2sq(b)`: b is one more coordinate whose column is all ones, so R* adds the conjugate
+    // of μ·½b² at z_b = −(c/m)·Σᵢ uᵢ, scaled as every z (as the in-memory dual does).
+    let reg = match cert.intercept {
+        true => {
+            let zb = -c / m.max(1) as f64 * sum_u * s;
+            reg + zb * zb / (2.0 * cert.intercept_l2)
+        }
+        false => reg,
+    };
     let mut conj = 0.0;
     if reg.is_finite() {
         let passed = data.pass(|view, _| {
