@@ -139,31 +139,28 @@ fn rank_pids(marker: &str, rank: usize) -> Vec<u32> {
         .collect()
 }
 
-/// A rank killed mid-run ends the job with a non-zero exit and mpirun's message, and the
-/// `--save` file from before is left as it was (rank 0 writes it only at the end, atomically).
-#[test]
-fn a_rank_killed_mid_run_ends_the_job_and_leaves_the_saved_model() {
-    let dir = tempfile::tempdir().expect("tmp");
-    let model = write(dir.path(), "m.opt", L1);
+/// A two-rank streamed job that would run for minutes on generated rows in `dir` (`--save` to
+/// `saved`), and rank 1's pid once it has run its epochs for a moment.
+fn long_job(dir: &std::path::Path, saved: &std::path::Path, mpirun_args: &[&str]) -> (std::process::Child, u32) {
+    let model = write(dir, "m.opt", L1);
     let mut rows = String::new();
     for i in 0..20_000u32 {
         let label = if i % 3 == 0 { 1 } else { -1 };
         rows += &format!("{label} {}:1 {}:0.5 {}:{}\n", 1 + i % 97, 100 + i % 89, 200 + i % 83, f64::from(i % 7) / 7.0);
     }
-    let data = write(dir.path(), "big.svm", &rows);
-    let saved = write(dir.path(), "w.model", "the previous model\n");
-    let marker = dir.path().display().to_string();
+    let data = write(dir, "big.svm", &rows);
+    let marker = dir.display().to_string();
     let job = Command::new("mpirun")
-        .args(["--allow-run-as-root", "--oversubscribe", "-np", "2", env!("CARGO_BIN_EXE_optc"), "run"])
-        .args([model.to_str().expect("utf-8"), data.to_str().expect("utf-8"), "--stream", "--epochs", "100000"])
-        .args(["--time-limit", "120", "--save", saved.to_str().expect("utf-8")])
+        .args(["--allow-run-as-root", "--oversubscribe", "-np", "2"])
+        .args(mpirun_args)
+        .args([env!("CARGO_BIN_EXE_optc"), "run", model.to_str().expect("utf-8"), data.to_str().expect("utf-8")])
+        .args(["--stream", "--epochs", "100000", "--time-limit", "120", "--save", saved.to_str().expect("utf-8")])
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .spawn()
         .expect("mpirun runs");
-    // Wait until rank 1 runs, give it a moment in its epochs, and kill it.
     let start = std::time::Instant::now();
-    let victim = loop {
+    let rank1 = loop {
         if let Some(&pid) = rank_pids(&marker, 1).first() {
             break pid;
         }
@@ -171,6 +168,17 @@ fn a_rank_killed_mid_run_ends_the_job_and_leaves_the_saved_model() {
         std::thread::sleep(std::time::Duration::from_millis(50));
     };
     std::thread::sleep(std::time::Duration::from_millis(1500));
+    (job, rank1)
+}
+
+/// A rank killed mid-run ends the job with a non-zero exit and mpirun's message, and the
+/// `--save` file from before is left as it was (rank 0 writes it only at the end, atomically).
+#[test]
+fn a_rank_killed_mid_run_ends_the_job_and_leaves_the_saved_model() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let saved = write(dir.path(), "w.model", "the previous model\n");
+    let (job, victim) = long_job(dir.path(), &saved, &[]);
+    let start = std::time::Instant::now();
     let killed = Command::new("kill").args(["-9", &victim.to_string()]).status().expect("kill runs");
     assert!(killed.success());
     let out = job.wait_with_output().expect("mpirun ends");
@@ -187,32 +195,9 @@ fn a_rank_killed_mid_run_ends_the_job_and_leaves_the_saved_model() {
 #[test]
 fn a_rank_that_never_comes_is_named_when_the_timeout_runs_out() {
     let dir = tempfile::tempdir().expect("tmp");
-    let model = write(dir.path(), "m.opt", L1);
-    let mut rows = String::new();
-    for i in 0..20_000u32 {
-        let label = if i % 3 == 0 { 1 } else { -1 };
-        rows += &format!("{label} {}:1 {}:0.5\n", 1 + i % 97, 100 + i % 89);
-    }
-    let data = write(dir.path(), "big.svm", &rows);
-    let marker = dir.path().display().to_string();
-    let job = Command::new("mpirun")
-        .args(["--allow-run-as-root", "--oversubscribe", "-np", "2", "-x", "OPTC_RANK_TIMEOUT=3"])
-        .args([env!("CARGO_BIN_EXE_optc"), "run", model.to_str().expect("utf-8"), data.to_str().expect("utf-8")])
-        .args(["--stream", "--epochs", "100000", "--time-limit", "120"])
-        .env("OPTC_RANK_TIMEOUT", "3")
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .expect("mpirun runs");
+    let saved = dir.path().join("w.model");
+    let (job, victim) = long_job(dir.path(), &saved, &["-x", "OPTC_RANK_TIMEOUT=3"]);
     let start = std::time::Instant::now();
-    let victim = loop {
-        if let Some(&pid) = rank_pids(&marker, 1).first() {
-            break pid;
-        }
-        assert!(start.elapsed().as_secs() < 60, "rank 1 never started");
-        std::thread::sleep(std::time::Duration::from_millis(50));
-    };
-    std::thread::sleep(std::time::Duration::from_millis(1500));
     let stopped = Command::new("kill").args(["-STOP", &victim.to_string()]).status().expect("kill runs");
     assert!(stopped.success());
     let out = job.wait_with_output().expect("mpirun ends");

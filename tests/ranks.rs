@@ -23,14 +23,18 @@ fn shares(d: &Dataset, n: usize) -> Vec<Dataset> {
     (0..n).map(|k| d.rows_between(k * m / n..(k + 1) * m / n)).collect()
 }
 
-/// `plan` on `n` ranks (threads), each with its share of `d`: every rank's outcome, in rank
-/// order. The facts are the whole data's, λ_max(XᵀX) found by the ranks' summed power iteration.
-fn on_ranks(plan: &Plan, d: &Dataset, n: usize, settings: &RunSettings, jit: bool) -> Vec<StreamOutcome> {
+/// `solve` on `n` ranks (threads), each with its share of `d` (its rows, their labels mapped, and
+/// the whole data's facts): every rank's outcome, in rank order.
+fn threads<F>(d: &Dataset, n: usize, solve: F) -> Vec<StreamOutcome>
+where
+    F: Fn(&Threads, &Dataset, &optc::exec::DataView, optc::data::DataFacts) -> StreamOutcome + Sync,
+{
     let kind = if d.name.contains("regression") { LabelKind::Real } else { LabelKind::Labels };
     let map = LabelMap::fit(kind, d).expect("labels");
     let features = d.features();
     let parts = shares(d, n);
     let ranks = Threads::group(n, std::time::Duration::from_secs(60));
+    let solve = &solve;
     std::thread::scope(|s| {
         let handles: Vec<_> = ranks
             .iter()
@@ -39,20 +43,25 @@ fn on_ranks(plan: &Plan, d: &Dataset, n: usize, settings: &RunSettings, jit: boo
                 let map = map.clone();
                 s.spawn(move || {
                     let y = map.apply(part).expect("labels map");
-                    let mut facts = optc::data::DataFacts { features, ..d.facts() };
-                    if optc::data::needs_gram(plan) {
-                        let mut sum = |v: &mut [f64]| rank.sum(v);
-                        facts.gram_norm = Some(part.gram_norm_summed(features, d.rows(), &mut sum).expect("reduces"));
-                    }
-                    let view = part.view(&y, features);
-                    let mut selected = select_backend(plan, &facts, jit);
-                    let rows = Rows::Resident(view, &part.lines);
-                    optc::exec::stream::run(plan, selected.backend.as_mut(), rows, &facts, settings, rank)
-                        .expect("no stop")
+                    let facts = optc::data::DataFacts { features, ..d.facts() };
+                    solve(rank, part, &part.view(&y, features), facts)
                 })
             })
             .collect();
         handles.into_iter().map(|h| h.join().expect("no panic")).collect()
+    })
+}
+
+/// `plan` on `n` ranks, λ_max(XᵀX) found by the ranks' summed power iteration.
+fn on_ranks(plan: &Plan, d: &Dataset, n: usize, settings: &RunSettings, jit: bool) -> Vec<StreamOutcome> {
+    threads(d, n, |rank, part, view, mut facts| {
+        if optc::data::needs_gram(plan) {
+            let mut sum = |v: &mut [f64]| rank.sum(v);
+            facts.gram_norm = Some(part.gram_norm_summed(facts.features, d.rows(), &mut sum).expect("reduces"));
+        }
+        let mut selected = select_backend(plan, &facts, jit);
+        let rows = Rows::Resident(*view, &part.lines);
+        optc::exec::stream::run(plan, selected.backend.as_mut(), rows, &facts, settings, rank).expect("no stop")
     })
 }
 
@@ -188,26 +197,8 @@ fn newton_on_ranks(
     n: usize,
     settings: &RunSettings,
 ) -> Vec<StreamOutcome> {
-    let kind = if d.name.contains("regression") { LabelKind::Real } else { LabelKind::Labels };
-    let map = LabelMap::fit(kind, d).expect("labels");
-    let features = d.features();
-    let parts = shares(d, n);
-    let ranks = Threads::group(n, std::time::Duration::from_secs(60));
-    std::thread::scope(|s| {
-        let handles: Vec<_> = ranks
-            .iter()
-            .zip(&parts)
-            .map(|(rank, part)| {
-                let map = map.clone();
-                s.spawn(move || {
-                    let y = map.apply(part).expect("labels map");
-                    let facts = optc::data::DataFacts { features, ..d.facts() };
-                    let view = part.view(&y, features);
-                    optc::exec::split_newton::run(plan, cert, &view, &facts, settings, rank).expect("no stop")
-                })
-            })
-            .collect();
-        handles.into_iter().map(|h| h.join().expect("no panic")).collect()
+    threads(d, n, |rank, _, view, facts| {
+        optc::exec::split_newton::run(plan, cert, view, &facts, settings, rank).expect("no stop")
     })
 }
 
