@@ -159,10 +159,8 @@ pub(super) fn run(args: &RunArgs, ranks: &dyn crate::exec::collective::Collectiv
     };
     // SCD's models on ranks holding their rows: its proximal Newton iterations, distributed.
     let newton = match rows {
-        Rows::Resident(view, _) if plan.info.solver == SolverKind::Scd => {
-            crate::exec::split_newton::applies(&plan).map(|cert| (view, cert))
-        }
-        _ => None,
+        Rows::Resident(view, _) => crate::exec::split_newton::applies(&plan).map(|cert| (view, cert)),
+        Rows::Streamed(_) => None,
     };
     let ran = match newton {
         Some((view, cert)) => crate::exec::split_newton::run(&plan, &cert, &view, &facts, &run_settings, ranks),
@@ -454,7 +452,7 @@ fn distributed_plan(
 ) -> Result<(pipeline::Compiled, crate::plan::Plan, Option<String>), Failure> {
     let compiled = compile(file, opts)?;
     let plan = pipeline::plan(&compiled, opts).map_err(|e| report_compile_error(e, file))?;
-    if plan.info.solver == SolverKind::Scd && crate::exec::split_newton::applies(&plan).is_some() {
+    if crate::exec::split_newton::applies(&plan).is_some() {
         let note = "on several ranks `scd` runs its proximal Newton iterations: the gradient and the working set's Hessian summed across the ranks, the model on the working set solved by coordinate descent on every rank alike";
         return Ok((compiled, plan, Some(note.into())));
     }

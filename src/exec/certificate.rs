@@ -272,9 +272,14 @@ fn softmax_conjugate(y: f64, u: &[f64], s: f64) -> f64 {
     total
 }
 
+/// l1·‖x‖₁ + ½·l2·‖x‖² (the box holds by construction): R of the coordinates `x`.
+pub(crate) fn regularizer(cert: &Certificate, x: &[f64]) -> f64 {
+    x.iter().map(|v| cert.l1 * v.abs() + 0.5 * cert.l2 * v * v).sum()
+}
+
 /// Xᵀu over the first `features` columns: by columns when the plan keeps the CSC copy (a
 /// gather from u, which fits in cache, instead of a scatter over d entries), else by rows.
-fn transpose_times(data: &DataView, features: usize, u: &[f64]) -> Vec<f64> {
+pub(crate) fn transpose_times(data: &DataView, features: usize, u: &[f64]) -> Vec<f64> {
     if let Some(csc) = data.csc.filter(|c| c.count() == features) {
         return super::passes::map(features, data.threads, |j| {
             (csc.ptr()[j]..csc.ptr()[j + 1]).map(|k| csc.values()[k] * u[csc.rows()[k] as usize]).sum()

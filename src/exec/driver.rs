@@ -150,7 +150,7 @@ const WS_INNER: usize = 2;
 
 /// How many features a working set holds.
 #[derive(Clone, Copy)]
-enum SetSize {
+pub(super) enum SetSize {
     /// Every non-zero weight and every violator. The first set is this one, as newGLMNET's
     /// first outer iteration sees every feature. At weak regularization a set grown from
     /// WS_MIN columns lets its first columns fit most rows confidently; columns that enter
@@ -162,20 +162,25 @@ enum SetSize {
     Violators,
     /// The non-zero weights, then the largest violators, up to max(WS_MIN, 2·nnz) features.
     Doubling,
+    /// As `Doubling`, and at most this many (the ranks' proximal Newton, whose Hessian on the
+    /// set is summed dense).
+    DoublingAtMost(usize),
 }
 
 /// The next working set: every non-zero weight, then the largest violators, as many as `size`
 /// says (all of them when fewer violate).
-fn working_set(
+pub(super) fn working_set(
     cert: &crate::plan::Certificate,
     w: &[f64],
     gradient: &[f64],
     screening: Option<&Screening>,
     size: SetSize,
 ) -> Vec<u32> {
+    let doubling = || WS_MIN.max(2 * w.iter().filter(|v| **v != 0.0).count());
     let size = match size {
         SetSize::Violators => usize::MAX,
-        SetSize::Doubling => WS_MIN.max(2 * w.iter().filter(|v| **v != 0.0).count()),
+        SetSize::Doubling => doubling(),
+        SetSize::DoublingAtMost(most) => doubling().min(most),
     };
     let mut scored: Vec<(f64, u32)> = w
         .iter()

@@ -21,9 +21,11 @@
 //! FISTA, the alternative whose sums split (`plan::distribute`), needs hundreds of iterations on
 //! text data where this needs tens.
 
-use super::certificate::{loss_conjugate, loss_terms, scaled_reg_conjugate, violation};
+use super::certificate::{loss_conjugate, loss_terms, regularizer, scaled_reg_conjugate, transpose_times};
 use super::collective::Collective;
+use super::driver::{working_set, SetSize};
 use super::driver::{Outcome, RunSettings};
+use super::evaluate::margin;
 use super::evaluate::Evaluation;
 use super::stopping::{Checks, Ended};
 use super::stream::{StreamOutcome, StreamStop};
@@ -32,9 +34,8 @@ use crate::data::DataFacts;
 use crate::plan::{Certificate, LossConjugate, Plan};
 use std::time::Instant;
 
-/// The smallest working set: every non-zero weight and at least this many coordinates.
-const V_MIN: usize = 100;
-/// The largest: its Hessian's upper triangle is 8·|V|(|V| + 1)/2 bytes a reduction (16 MB).
+/// The largest working set (the driver's set, capped): its Hessian's upper triangle is
+/// 8·|V|(|V| + 1)/2 bytes a reduction (16 MB).
 const V_MAX: usize = 2048;
 /// Sweeps of coordinate descent on the model, at most.
 const SWEEPS: usize = 100;
@@ -45,8 +46,12 @@ const SWEEP_TOL: f64 = 1e-3;
 const ARMIJO: f64 = 1e-2;
 const TRIALS: usize = 30;
 
-/// The model's certificate when this solver takes the model; None otherwise.
+/// The model's certificate when `plan` is SCD's and this solver takes its model; None
+/// otherwise.
 pub fn applies(plan: &Plan) -> Option<Certificate> {
+    if plan.info.solver != crate::solvers::SolverKind::Scd {
+        return None;
+    }
     let cert = plan.certificate?;
     let obj = &plan.objective;
     let twice_differentiable =
@@ -54,11 +59,6 @@ pub fn applies(plan: &Plan) -> Option<Certificate> {
     let one_vector = !obj.softmax && obj.intercept.is_none() && obj.class_intercept.is_none();
     let per_coordinate = cert.vector.is_none() && cert.groups.is_none() && !cert.intercept && obj.composite.is_none();
     (twice_differentiable && one_vector && per_coordinate && obj.dual.is_none()).then_some(cert)
-}
-
-/// R(w) = Σⱼ l1·|wⱼ| + l2/2·wⱼ² (the box holds by construction).
-fn penalty(cert: &Certificate, w: &[f64]) -> f64 {
-    w.iter().map(|x| cert.l1 * x.abs() + 0.5 * cert.l2 * x * x).sum()
 }
 
 /// Solves from w = 0 (clamped into the box) on this rank's rows `data`, the whole data's facts
@@ -77,7 +77,7 @@ pub fn run(
     let classification = plan.info.classification;
     let start = Instant::now();
     let mut w = vec![0.0f64.clamp(cert.lo, cert.hi); d];
-    let mut a = margins(data, &w);
+    let mut a: Vec<f64> = (0..rows).map(|i| margin(data, &w, i)).collect();
     let mut checks = Checks::new(plan, settings);
     let mut best_dual = f64::NEG_INFINITY;
     let (mut epochs, mut passes, mut check_seconds) = (0, 0, 0.0);
@@ -89,27 +89,25 @@ pub fn run(
     loop {
         // 1. F, the gradient and the certificate from the reduced sums.
         let checking = Instant::now();
-        let mut sums = vec![0.0; d + 3];
         let mut u = vec![0.0; rows];
         let mut h = vec![0.0; rows];
+        let mut rest = [0.0; 3];
         for i in 0..rows {
             let y = data.labels[i];
             let (loss, ui, hi) = loss_terms(cert.conjugate, y, a[i]);
             (u[i], h[i]) = (ui, hi);
-            sums[d] += loss;
-            sums[d + 1] += f64::from(u8::from((if a[i] > 0.0 { 1.0 } else { -1.0 }) != y));
-            sums[d + 2] += (a[i] - y) * (a[i] - y);
-            for k in data.indptr[i]..data.indptr[i + 1] {
-                if let Some(s) = sums[..d].get_mut(data.indices[k] as usize) {
-                    *s += data.values[k] * ui;
-                }
-            }
+            rest[0] += loss;
+            rest[1] += f64::from(u8::from((if a[i] > 0.0 { 1.0 } else { -1.0 }) != y));
+            rest[2] += (a[i] - y) * (a[i] - y);
         }
+        // Xᵀℓ′, then Σℓ, the errors and the squared errors: one reduction.
+        let mut sums = transpose_times(data, d, &u);
+        sums.extend(rest);
         ranks.sum(&mut sums)?;
         passes += 1;
         let gradient: Vec<f64> = sums[..d].iter().map(|x| cm * x).collect();
         let mean = |v: f64| v / facts.rows.max(1) as f64;
-        let f = cm * sums[d] + penalty(cert, &w);
+        let f = cm * sums[d] + regularizer(cert, &w);
         if !f.is_finite() {
             return Err(StreamStop::Fault {
                 fault: super::Fault { what: "F".into(), value: f, step: epochs as f64, row: 0 },
@@ -142,22 +140,16 @@ pub fn run(
         let converged = checks.record(epochs, &eval, Some(gap), &state, start.elapsed().as_secs_f64(), None);
         last = (eval, Some(gap));
         check_seconds += checking.elapsed().as_secs_f64();
-        // The clock and Ctrl-C are each rank's own: the ranks stop when any of them would.
-        let out_of_time = !converged && checks.out_of_time(start.elapsed().as_secs_f64(), epochs);
-        let interrupted = !converged && !out_of_time && checks.interrupted(epochs);
-        let mut stop = [converged, out_of_time, interrupted].map(|b| f64::from(u8::from(b)));
-        ranks.max(&mut stop)?;
-        if stop[1] > 0.0 && !out_of_time {
-            checks.out_of_time(f64::INFINITY, epochs);
-        }
-        if stop[2] > 0.0 && !interrupted {
-            checks.interrupt(epochs);
-        }
-        if stop.iter().any(|s| *s > 0.0) || epochs >= settings.max_epochs {
+        if checks.stop_together(ranks, converged, start.elapsed().as_secs_f64(), epochs)?
+            || epochs >= settings.max_epochs
+        {
             break;
         }
-        // 2. The working set.
-        let set = working_set(cert, &w, &gradient);
+        // 2. The working set: as the one-process driver picks it, capped.
+        let set: Vec<usize> = working_set(cert, &w, &gradient, None, SetSize::DoublingAtMost(V_MAX))
+            .into_iter()
+            .map(|j| j as usize)
+            .collect();
         if set.is_empty() {
             break;
         }
@@ -201,7 +193,7 @@ pub fn run(
                 let x = w[j] + step[k];
                 let curvature = (entry(k, k) + cert.l2).max(1e-12);
                 let slope = gradient[j] + moved_h[k] + cert.l2 * x;
-                let next = soft(x - slope / curvature, cert.l1 / curvature).clamp(cert.lo, cert.hi);
+                let next = crate::plan::soft(x - slope / curvature, cert.l1 / curvature).clamp(cert.lo, cert.hi);
                 let delta = next - x;
                 if delta != 0.0 {
                     step[k] += delta;
@@ -221,31 +213,24 @@ pub fn run(
             let quadratic: f64 = (0..n).map(|k| s[k] * (0..n).map(|l| entry(k, l) * s[l]).sum::<f64>()).sum();
             let moved: Vec<f64> = set.iter().zip(s).map(|(&j, sk)| w[j] + sk).collect();
             let before: Vec<f64> = set.iter().map(|&j| w[j]).collect();
-            set.iter().zip(s).map(|(&j, sk)| gradient[j] * sk).sum::<f64>() + 0.5 * quadratic + penalty(cert, &moved)
-                - penalty(cert, &before)
+            set.iter().zip(s).map(|(&j, sk)| gradient[j] * sk).sum::<f64>()
+                + 0.5 * quadratic
+                + regularizer(cert, &moved)
+                - regularizer(cert, &before)
         };
         if let Some(exact) = face_step(cert, &set, &w, &gradient, &entry, &step) {
             if model(&exact) < model(&step) {
                 step = exact;
             }
         }
-        // 5. The line search on F along the step: X_V·step on this rank's rows.
-        let along: Vec<f64> = (0..rows)
-            .map(|i| {
-                (data.indptr[i]..data.indptr[i + 1])
-                    .filter_map(|p| place.get(data.indices[p] as usize).filter(|k| **k != u32::MAX).map(|&k| (p, k)))
-                    .map(|(p, k)| data.values[p] * step[k as usize])
-                    .sum()
-            })
-            .collect();
-        let moved = |t: f64| -> Vec<f64> {
-            let mut v = w.clone();
-            set.iter().zip(&step).for_each(|(&j, s)| v[j] += t * s);
-            v
-        };
-        let r0 = penalty(cert, &w);
+        // 5. The line search on F along the step: X·step on this rank's rows.
+        let mut dense = vec![0.0; d];
+        set.iter().zip(&step).for_each(|(&j, s)| dense[j] = *s);
+        let along: Vec<f64> = (0..rows).map(|i| margin(data, &dense, i)).collect();
+        let moved = |t: f64| -> Vec<f64> { w.iter().zip(&dense).map(|(x, s)| x + t * s).collect() };
+        let r0 = regularizer(cert, &w);
         let descent: f64 =
-            set.iter().zip(&step).map(|(&j, s)| gradient[j] * s).sum::<f64>() + penalty(cert, &moved(1.0)) - r0;
+            set.iter().zip(&step).map(|(&j, s)| gradient[j] * s).sum::<f64>() + regularizer(cert, &moved(1.0)) - r0;
         let mut t = 1.0;
         let mut accepted = false;
         for _ in 0..TRIALS {
@@ -253,7 +238,7 @@ pub fn run(
                 [(0..rows).map(|i| loss_terms(cert.conjugate, data.labels[i], a[i] + t * along[i]).0).sum::<f64>()];
             ranks.sum(&mut trial)?;
             passes += 1;
-            let next = cm * trial[0] + penalty(cert, &moved(t));
+            let next = cm * trial[0] + regularizer(cert, &moved(t));
             if next <= f + ARMIJO * t * descent.min(0.0) {
                 accepted = true;
                 break;
@@ -369,41 +354,3 @@ fn face_step(
 
 /// Rounds of the face's active-set loop.
 const FACE_ROUNDS: usize = 8;
-
-/// Xw on this rank's rows.
-fn margins(data: &DataView, w: &[f64]) -> Vec<f64> {
-    (0..data.rows())
-        .map(|i| {
-            (data.indptr[i]..data.indptr[i + 1])
-                .filter_map(|p| w.get(data.indices[p] as usize).map(|x| x * data.values[p]))
-                .sum()
-        })
-        .collect()
-}
-
-fn soft(v: f64, tau: f64) -> f64 {
-    v.signum() * (v.abs() - tau).max(0.0)
-}
-
-/// Every non-zero weight, then the largest violators of their optimality condition, as many as
-/// max(V_MIN, 2·nnz) at most V_MAX, in increasing order.
-fn working_set(cert: &Certificate, w: &[f64], gradient: &[f64]) -> Vec<usize> {
-    let nnz = w.iter().filter(|x| **x != 0.0).count();
-    let size = V_MIN.max(2 * nnz).min(V_MAX);
-    let mut scored: Vec<(f64, usize)> = w
-        .iter()
-        .zip(gradient)
-        .enumerate()
-        .filter_map(|(j, (&wj, &gj))| {
-            let score = if wj != 0.0 { f64::INFINITY } else { violation(cert, wj, gj) };
-            (score > 0.0).then_some((score, j))
-        })
-        .collect();
-    if scored.len() > size {
-        scored.select_nth_unstable_by(size - 1, |x, y| y.0.total_cmp(&x.0));
-        scored.truncate(size);
-    }
-    let mut set: Vec<usize> = scored.into_iter().map(|(_, j)| j).collect();
-    set.sort_unstable();
-    set
-}

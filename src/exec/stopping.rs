@@ -83,6 +83,35 @@ impl<'a> Checks<'a> {
         (self.status, self.rule) = (Status::Interrupted, format!("an interrupt after epoch {epochs}"));
     }
 
+    /// After `epochs` epochs, `elapsed` seconds in, on `ranks`: whether they all stop now, each
+    /// with the same status. Convergence is decided from reduced values, the same bits on every
+    /// rank, and reduced too so that no rank could go on alone; the clock and Ctrl-C are each
+    /// rank's own, and one rank's stops them all (the clock first).
+    pub(super) fn stop_together(
+        &mut self,
+        ranks: &dyn super::collective::Collective,
+        converged: bool,
+        elapsed: f64,
+        epochs: usize,
+    ) -> Result<bool, super::collective::CollectiveError> {
+        let out_of_time = !converged && self.out_of_time(elapsed, epochs);
+        let interrupted = !converged && !out_of_time && self.interrupted(epochs);
+        let mut stop = [converged, out_of_time, interrupted].map(|b| f64::from(u8::from(b)));
+        ranks.max(&mut stop)?;
+        if stop[0] > 0.0 {
+            return Ok(true);
+        }
+        if stop[1] > 0.0 {
+            self.out_of_time(f64::INFINITY, epochs);
+            return Ok(true);
+        }
+        if stop[2] > 0.0 {
+            self.interrupt(epochs);
+            return Ok(true);
+        }
+        Ok(false)
+    }
+
     /// Ends the run on the held-out loss, for the reason given.
     pub(super) fn stop_early(&mut self, rule: String) {
         (self.status, self.rule) = (Status::EarlyStopped, rule);

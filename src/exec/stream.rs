@@ -253,15 +253,15 @@ pub fn run(
         let first = epochs == 0;
         let passed = data.pass(|view, lines| {
             let rows = view.rows();
-            if order.len() < rows {
-                order = (0..rows as u32).collect();
-            }
             if first {
                 start_loss += loss_at_zero(plan, &state, view);
             }
             let order = match shuffled.as_mut() {
                 Some(o) => o.next_epoch(),
                 None => {
+                    if order.len() < rows {
+                        order = (0..rows as u32).collect();
+                    }
                     fit_rows(plan, &mut state, view);
                     &order[..rows]
                 }
@@ -303,22 +303,7 @@ pub fn run(
             check_seconds += checking.elapsed().as_secs_f64();
             converged = checks.record(epochs, &eval, gap, &flushed, start.elapsed().as_secs_f64(), None);
         }
-        // The clock and Ctrl-C are each rank's own: the ranks stop when any of them would, all
-        // with the same status. (Convergence is decided from reduced values, the same bits on
-        // every rank; it is reduced too, so that no rank could go on alone.)
-        let out_of_time = !converged && checks.out_of_time(start.elapsed().as_secs_f64(), epochs);
-        let interrupted = !converged && !out_of_time && checks.interrupted(epochs);
-        let mut stop = [converged, out_of_time, interrupted].map(|b| f64::from(u8::from(b)));
-        ranks.max(&mut stop)?;
-        if stop[0] > 0.0 {
-            break;
-        }
-        if stop[1] > 0.0 {
-            checks.out_of_time(f64::INFINITY, epochs);
-            break;
-        }
-        if stop[2] > 0.0 {
-            checks.interrupt(epochs);
+        if checks.stop_together(ranks, converged, start.elapsed().as_secs_f64(), epochs)? {
             break;
         }
     }

@@ -22,7 +22,7 @@
 //! violation, which scales the dual point, stays near 1e-3 of λ; exact steps close it.
 
 use super::refine::{moves_freely, refined_point, Refined, Rows, Subspace, REFINE_RESIDUAL};
-use super::{dot, dual_at, violation};
+use super::{dot, dual_at, regularizer, violation};
 use crate::exec::DataView;
 use crate::plan::Certificate;
 
@@ -199,11 +199,6 @@ impl Exact {
         self.left -= usize::from(ok);
         ok
     }
-}
-
-/// l1·‖x‖₁ + ½·l2·‖x‖² on V.
-fn regularizer(cert: &Certificate, x: &[f64]) -> f64 {
-    x.iter().map(|v| cert.l1 * v.abs() + 0.5 * cert.l2 * v * v).sum()
 }
 
 /// The point along d from v that the line search accepts, projected back into the orthant of v
