@@ -214,14 +214,22 @@ fn a_rank_that_never_comes_is_named_when_the_timeout_runs_out() {
 /// the run certifies the tolerance one process certifies, its F is one process's to that
 /// tolerance, and the gap bounds the distance to CVXPY's F*. SCD's models (ℓ1, elastic net)
 /// run its proximal Newton iterations with the working set's Hessian summed across the ranks,
-/// and the report says so; ½‖w‖² runs TRON, its default, its sums split.
+/// and the report says so; ½‖w‖² runs TRON, its default, its sums split. A free intercept,
+/// softmax and disjoint groups (each rank binding its own operator) run FISTA and certify too.
 #[test]
 fn ranks_holding_their_rows_certify_what_one_process_certifies() {
     let dir = tempfile::tempdir().expect("tmp");
+    std::fs::copy(common::fixture("disjoint_groups.txt"), dir.path().join("disjoint_groups.txt")).expect("copies");
     let tol = 1e-6;
-    for (name, solver) in
-        [("l1_logistic", "scd"), ("l2_logistic", "tron"), ("lasso", "scd"), ("elastic_logistic", "scd")]
-    {
+    for (name, solver) in [
+        ("l1_logistic", "scd"),
+        ("l2_logistic", "tron"),
+        ("lasso", "scd"),
+        ("elastic_logistic", "scd"),
+        ("l1_logistic_intercept", "proxgrad"),
+        ("softmax_l1", "proxgrad"),
+        ("disjoint_group_logistic", "proxgrad"),
+    ] {
         let fx = common::fixture_named(name);
         let model = write(dir.path(), &format!("{name}.opt"), &fx.model);
         let (model, data) = (model.to_str().expect("utf-8"), fx.data.to_str().expect("utf-8"));

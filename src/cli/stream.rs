@@ -116,6 +116,17 @@ pub(super) fn run(args: &RunArgs, ranks: &dyn crate::exec::collective::Collectiv
         crate::session::bind::ensure_memory(&plan, &facts, &shape_only, &compiled.model.var.name)
             .map_err(Failure::from),
     )?;
+    // A composite term's operator B acts on w alone: each rank binds its own (rows held only:
+    // a streamed plan never applies it).
+    let operator = match (&plan.objective.composite, resident) {
+        (Some(c), true) => Some(together(
+            ranks,
+            crate::data::operator::bind(c, features, &super::model_dir(&args.model))
+                .map_err(|e| Failure::Input(e.to_string())),
+        )?),
+        _ => None,
+    };
+    facts.op_rows = operator.as_ref().map_or(0, |b| b.rows);
     // Each rank's rows in memory, with what the plan binds from all of them.
     let held = match rows {
         Some(held) => {
@@ -154,7 +165,9 @@ pub(super) fn run(args: &RunArgs, ranks: &dyn crate::exec::collective::Collectiv
     let solver = plan.info.solver;
     let step = StepShown::of(&plan, &settings, &facts);
     let rows = match &held {
-        Some((x, y)) => Rows::Resident(x.view(y, features).with_classes(classes), &x.lines),
+        Some((x, y)) => {
+            Rows::Resident(x.view(y, features).with_classes(classes).with_operator(operator.as_ref()), &x.lines)
+        }
         None => Rows::Streamed(&streamed),
     };
     // SCD's models on ranks holding their rows: its proximal Newton iterations, distributed.

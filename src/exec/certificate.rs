@@ -15,6 +15,7 @@
 mod groups;
 mod intercept;
 mod loss;
+pub(crate) mod reduced;
 pub mod refine;
 mod support;
 
@@ -153,22 +154,7 @@ fn solve(mut a: Vec<Vec<f64>>, mut b: Vec<f64>) -> Option<Vec<f64>> {
 fn dual_at(cert: &Certificate, data: &DataView, c: f64, features: usize, width: usize, u: &[f64]) -> (f64, Vec<f64>) {
     let m = data.rows();
     let z: Vec<f64> = xtu(data, features, width, u).iter().map(|g| -c / m as f64 * g).collect();
-    // A group term's blocks are the operator's, which `assess` made sure is bound.
-    let (s, reg_conj) = match (cert.vector, cert.groups.zip(data.operator)) {
-        // Disjoint groups, alone or beside ½‖·‖² (the analysis allows nothing else beside them).
-        (None, Some((gamma, op))) => groups::conjugate(cert.l2, gamma, op, &z),
-        (None, None) => scaled_reg_conjugate(cert, &z),
-        (Some(_), _) if width == 1 => scaled_reg_conjugate(cert, &z),
-        (Some(term), _) if term.whole_matrix() => vector_conjugate(cert, term, &z, width),
-        (Some(term), _) => {
-            // A norm on each row (the analysis allows no set there): with ½‖·‖² every row's
-            // conjugate is finite (s = 1, the values add); without, each row's dual ball bounds
-            // the common scale and the conjugates are 0 inside.
-            let rows: Vec<(f64, f64)> = z.chunks(width).map(|row| vector_conjugate(cert, term, row, 1)).collect();
-            let s = rows.iter().map(|r| r.0).fold(1.0, f64::min);
-            (s, if cert.l2 > 0.0 { rows.iter().map(|r| r.1).sum() } else { 0.0 })
-        }
-    };
+    let (s, reg_conj) = reg_part(cert, &z, width, data.operator);
     // `μ·l2sq(b)`: b is one more coordinate whose column is all ones, so R* adds the
     // conjugate of μ·½b² at z_b = −(c/m)·Σᵢ uᵢ (scaled as every z).
     let reg_conj = if cert.intercept && cert.intercept_l2 > 0.0 && width == 1 {
@@ -177,13 +163,42 @@ fn dual_at(cert: &Certificate, data: &DataView, c: f64, features: usize, width: 
     } else {
         reg_conj
     };
-    let loss_conj: f64 = match cert.conjugate {
-        LossConjugate::Softmax => {
-            (0..m).map(|i| softmax_conjugate(data.labels[i], &u[i * width..(i + 1) * width], s)).sum()
-        }
-        kind => (0..m).map(|i| loss_conjugate(kind, data.labels[i], s * u[i])).sum(),
-    };
+    let loss_conj: f64 = u.chunks(width).zip(data.labels).map(|(ui, &y)| row_conjugate(cert.conjugate, y, ui, s)).sum();
     (-c / m as f64 * loss_conj - reg_conj, z)
+}
+
+/// ℓ*(y, s·u) of one row's dual entries (k of them for softmax).
+pub(crate) fn row_conjugate(kind: LossConjugate, y: f64, u: &[f64], s: f64) -> f64 {
+    match kind {
+        LossConjugate::Softmax => softmax_conjugate(y, u, s),
+        kind => loss_conjugate(kind, y, s * u[0]),
+    }
+}
+
+/// The largest s ≤ 1 that puts s·z in the domain of R*, and R*(s·z), for z of `width` columns
+/// (softmax's d × k, row-major like W). A group term's blocks are `operator`'s, which the
+/// caller made sure is bound.
+pub(crate) fn reg_part(
+    cert: &Certificate,
+    z: &[f64],
+    width: usize,
+    operator: Option<&crate::runtime::picard::Operator>,
+) -> (f64, f64) {
+    match (cert.vector, cert.groups.zip(operator)) {
+        // Disjoint groups, alone or beside ½‖·‖² (the analysis allows nothing else beside them).
+        (None, Some((gamma, op))) => groups::conjugate(cert.l2, gamma, op, z),
+        (None, None) => scaled_reg_conjugate(cert, z),
+        (Some(_), _) if width == 1 => scaled_reg_conjugate(cert, z),
+        (Some(term), _) if term.whole_matrix() => vector_conjugate(cert, term, z, width),
+        (Some(term), _) => {
+            // A norm on each row (the analysis allows no set there): with ½‖·‖² every row's
+            // conjugate is finite (s = 1, the values add); without, each row's dual ball bounds
+            // the common scale and the conjugates are 0 inside.
+            let rows: Vec<(f64, f64)> = z.chunks(width).map(|row| vector_conjugate(cert, term, row, 1)).collect();
+            let s = rows.iter().map(|r| r.0).fold(1.0, f64::min);
+            (s, if cert.l2 > 0.0 { rows.iter().map(|r| r.1).sum() } else { 0.0 })
+        }
+    }
 }
 
 /// For one weight vector's R without groups (their blocks are the operator's): the largest
@@ -297,7 +312,7 @@ pub(crate) fn transpose_times(data: &DataView, features: usize, u: &[f64]) -> Ve
 }
 
 /// The nearest point of the domain of ℓ*(y, ·).
-fn into_loss_domain(kind: LossConjugate, y: f64, u: f64) -> f64 {
+pub(crate) fn into_loss_domain(kind: LossConjugate, y: f64, u: f64) -> f64 {
     match kind {
         // p = −y·u ∈ [0, 1], y = ±1
         // logistic: p = −y·u ∈ [0, 1]; hinge: y·u ∈ [−1, 0], the same interval (y = ±1)
@@ -310,7 +325,7 @@ fn into_loss_domain(kind: LossConjugate, y: f64, u: f64) -> f64 {
 }
 
 /// The scores' gradients uᵢ = softmax(aᵢ) − e_{yᵢ}, k per row, from the k scores per row.
-fn softmax_dual_point(labels: &[f64], scores: &[f64], k: usize) -> Vec<f64> {
+pub(crate) fn softmax_dual_point(labels: &[f64], scores: &[f64], k: usize) -> Vec<f64> {
     let mut u = scores.to_vec();
     for (row, &y) in u.chunks_mut(k).zip(labels) {
         let top = row.iter().copied().fold(f64::NEG_INFINITY, f64::max);

@@ -20,16 +20,17 @@
 
 pub mod dictionary;
 
-use super::certificate::{loss_conjugate, scaled_reg_conjugate};
+use super::certificate::reduced::{self, Balance, DualSums};
+use super::certificate::{into_loss_domain, reg_part, row_conjugate, softmax_dual_point};
 use super::collective::{Collective, CollectiveError};
 use super::driver::{check_params, Outcome, RunSettings};
-use super::evaluate::{evaluate, margin, Evaluation};
+use super::evaluate::{evaluate, evaluate_with_margins, margin, Evaluation};
 use super::interp::{eval_at, Env};
 use super::stopping::{Checks, Ended};
 use super::{Backend, DataView, Fault, Orders, State};
 use crate::data::stream::{PassError, Streamed};
 use crate::data::DataFacts;
-use crate::plan::{Len, Plan, Range, Stmt, VecRole};
+use crate::plan::{Certificate, Len, Plan, Range, Stmt, VecRole};
 use crate::solvers::SolverKind;
 use std::time::Instant;
 
@@ -97,14 +98,34 @@ impl From<CollectiveError> for StreamStop {
 /// What every rank learns after a pass: whether any rank failed (then each stops, the failed
 /// one with its own error), and `sums` added up across the ranks. Alone, the pass's own result.
 fn agree<T>(ranks: &dyn Collective, passed: Result<T, StreamStop>, sums: &mut [f64]) -> Result<T, StreamStop> {
+    agree_on(ranks, passed, sums, Reduce::Sum)
+}
+
+/// How [`agree_on`] combines the ranks' values.
+#[derive(Clone, Copy)]
+enum Reduce {
+    Sum,
+    Max,
+}
+
+/// [`agree`], the values combined by `how` (a failure flag survives a maximum as a sum).
+fn agree_on<T>(
+    ranks: &dyn Collective,
+    passed: Result<T, StreamStop>,
+    values: &mut [f64],
+    how: Reduce,
+) -> Result<T, StreamStop> {
     if ranks.size() == 1 {
         return passed;
     }
-    let mut all = sums.to_vec();
+    let mut all = values.to_vec();
     all.push(f64::from(u8::from(passed.is_err())));
-    ranks.sum(&mut all)?;
+    match how {
+        Reduce::Sum => ranks.sum(&mut all)?,
+        Reduce::Max => ranks.max(&mut all)?,
+    }
     let failed = all.pop().is_some_and(|f| f > 0.0);
-    sums.copy_from_slice(&all);
+    values.copy_from_slice(&all);
     match passed {
         Err(e) => Err(e),
         Ok(_) if failed => Err(StreamStop::Elsewhere),
@@ -173,6 +194,15 @@ impl Rows<'_> {
             Rows::Resident(view, _) => view.classes,
         }
     }
+
+    /// A view of no rows, for what only w decides (the penalties, the operator's term).
+    fn none(&self) -> DataView<'_> {
+        let nothing = DataView::new(&[0], &[], &[], &[], self.features()).with_classes(self.classes());
+        match self {
+            Rows::Streamed(_) => nothing,
+            Rows::Resident(view, _) => nothing.with_operator(view.operator),
+        }
+    }
 }
 
 /// A finished streamed run.
@@ -191,12 +221,7 @@ pub fn no_streamed_gap(plan: &Plan) -> Option<&'static str> {
     let obj = &plan.objective;
     match plan.certificate {
         None => Some(plan.uncertified.reason()),
-        Some(c) if obj.softmax || (c.intercept && c.intercept_l2 == 0.0) || c.groups.is_some() => {
-            Some("the streamed certificate covers one weight vector without groups or a free intercept")
-        }
-        Some(_) if obj.composite.is_some() || obj.dual.is_some() => {
-            Some("the streamed certificate covers one weight vector without groups or a free intercept")
-        }
+        Some(_) if obj.dual.is_some() => Some("the streamed certificate does not take a dual method's own point"),
         Some(_) => None,
     }
 }
@@ -221,7 +246,7 @@ pub fn run(
         super::shards::applies(plan).map_err(|why| StreamStop::Refused(format!("on several ranks: {why}")))?;
     }
     let mixes = ranks.size() > 1 && !reduces;
-    let nothing = DataView::new(&[0], &[], &[], &[], data.features()).with_classes(data.classes());
+    let nothing = data.none();
     // The view init, finish and the flushes read: the rows themselves when they stay, else none
     // (per-row buffers are then of one block, never the file's length).
     let rest = match data {
@@ -383,9 +408,11 @@ fn with_labels(plan: &Plan, mut state: State, view: &DataView) -> State {
 }
 
 /// F of flushed weights and, where [`no_streamed_gap`] allows, the duality gap of
-/// docs/algorithms.md §10 at the dual point uᵢ = ℓ′(yᵢ, aᵢ) scaled into the domain (the best dual
-/// value of the run's checks kept in `best_dual`), and the passes it took: one for F and Xᵀu,
-/// one for Σᵢ ℓ*(yᵢ, s·uᵢ) once the scale s is known.
+/// docs/algorithms.md §10 at the dual point uᵢ = ℓ′(yᵢ, aᵢ) (softmax: pᵢ − e_{yᵢ}), made
+/// feasible for a free intercept and scaled into the domain (the best dual value of the run's
+/// checks kept in `best_dual`), and the passes it took: one for F and the sums of
+/// [`DualSums`], one for θ where softmax's offsets need it, one for Σᵢ ℓ*(yᵢ, s·u′ᵢ) once the
+/// scale s is known.
 fn check(
     plan: &Plan,
     state: &State,
@@ -394,29 +421,34 @@ fn check(
     ranks: &dyn Collective,
 ) -> Result<(Evaluation, Option<f64>, usize), StreamStop> {
     let obj = &plan.objective;
-    let nothing = DataView::new(&[0], &[], &[], &[], data.features()).with_classes(data.classes());
+    let nothing = data.none();
     let at_zero_rows = evaluate(plan, state, &nothing);
     let penalty = at_zero_rows.objective;
     let w = state.weights(plan);
     let b = state.intercept(plan);
-    let cert = plan.certificate.filter(|_| no_streamed_gap(plan).is_none());
-    let mut xtu = vec![0.0; if cert.is_some() { w.len() } else { 0 }];
-    let (mut m, mut loss, mut wrong, mut sq, mut sum_u) = (0usize, 0.0, 0.0, 0.0, 0.0);
+    let width = if obj.softmax { data.classes().max(1) } else { 1 };
+    let features = data.features();
+    let cert =
+        plan.certificate.filter(|c| no_streamed_gap(plan).is_none() && reduced::covers(c, nothing.operator, w.len()));
+    let mut sums = cert.map(|c| DualSums::new(&c, features, width));
+    let (mut m, mut loss, mut wrong, mut sq) = (0usize, 0.0, 0.0, 0.0);
     let passed = data.pass(|view, _| {
         let rows = view.rows();
         m += rows;
         if obj.softmax {
-            let e = evaluate(plan, state, view);
+            let (e, scores) = evaluate_with_margins(plan, state, view);
             loss += e.loss * rows as f64;
             wrong += e.error.unwrap_or(0.0) * rows as f64;
+            if let (Some(sums), Some(cert)) = (sums.as_mut(), cert.as_ref()) {
+                let u = softmax_dual_point(view.labels, &scores, width);
+                for (i, ui) in u.chunks(width).enumerate() {
+                    sums.add(cert, view, i, ui);
+                }
+            }
             return Ok(());
         }
         let env = Env::new(plan, view.dims());
-        let mut scratch = with_labels(
-            plan,
-            State { scalars: state.scalars.clone(), vectors: vec![vec![]; state.vectors.len()] },
-            view,
-        );
+        let mut scratch = scratch_for(plan, state, view);
         for i in 0..rows {
             let a = margin(view, w, i) + b;
             scratch.scalars[obj.margin.0] = a;
@@ -424,24 +456,21 @@ fn check(
             let y = view.labels[i];
             wrong += f64::from(u8::from((if a > 0.0 { 1.0 } else { -1.0 }) != y));
             sq += (a - y) * (a - y);
-            if cert.is_some() {
-                let u = eval_at(&env, &obj.dloss, &scratch, i, 0);
-                sum_u += u;
-                for k in view.indptr[i]..view.indptr[i + 1] {
-                    if let Some(x) = xtu.get_mut(view.indices[k] as usize) {
-                        *x += view.values[k] * u;
-                    }
-                }
+            if let (Some(sums), Some(cert)) = (sums.as_mut(), cert.as_ref()) {
+                let u = into_loss_domain(cert.conjugate, y, eval_at(&env, &obj.dloss, &scratch, i, 0));
+                sums.add(cert, view, i, &[u]);
             }
         }
         Ok::<(), StreamStop>(())
     });
     // Every rank's share of the sums, added up: the one-process sums.
-    let mut sums = vec![m as f64, loss, wrong, sq, sum_u];
-    sums.extend_from_slice(&xtu);
-    agree(ranks, passed.map_err(StreamStop::from), &mut sums)?;
-    (m, loss, wrong, sq, sum_u) = (sums[0] as usize, sums[1], sums[2], sums[3], sums[4]);
-    xtu.copy_from_slice(&sums[5..]);
+    let mut all = vec![m as f64, loss, wrong, sq];
+    all.extend_from_slice(sums.as_ref().map_or(&[][..], |s| &s.buf));
+    agree(ranks, passed.map_err(StreamStop::from), &mut all)?;
+    (m, loss, wrong, sq) = (all[0] as usize, all[1], all[2], all[3]);
+    if let Some(sums) = sums.as_mut() {
+        sums.buf.copy_from_slice(&all[4..]);
+    }
     let mean = |v: f64| if m > 0 { v / m as f64 } else { 0.0 };
     let classification = plan.info.classification;
     let eval = Evaluation {
@@ -452,44 +481,82 @@ fn check(
         error: classification.then(|| mean(wrong)),
         mse: (!classification).then(|| mean(sq)),
     };
-    let Some(cert) = cert else { return Ok((eval, None, 1)) };
-    let c = obj.loss_weight;
-    let z: Vec<f64> = xtu.iter().map(|g| -c / m.max(1) as f64 * g).collect();
-    let (s, reg) = scaled_reg_conjugate(&cert, &z);
-    // `μ·l2sq(b)`: b is one more coordinate whose column is all ones, so R* adds the conjugate
-    // of μ·½b² at z_b = −(c/m)·Σᵢ uᵢ, scaled as every z (as the in-memory dual does).
-    let reg = match cert.intercept {
-        true => {
-            let zb = -c / m.max(1) as f64 * sum_u * s;
-            reg + zb * zb / (2.0 * cert.intercept_l2)
-        }
-        false => reg,
-    };
-    let mut conj = 0.0;
-    if reg.is_finite() {
+    let (Some(cert), Some(sums)) = (cert, sums) else { return Ok((eval, None, 1)) };
+    let mut passes = 1;
+    let mut balance = sums.balance(&cert, m as f64);
+    if balance.needs_theta() {
+        let mut theta = 0.0_f64;
         let passed = data.pass(|view, _| {
-            let env = Env::new(plan, view.dims());
-            let mut scratch = with_labels(
-                plan,
-                State { scalars: state.scalars.clone(), vectors: vec![vec![]; state.vectors.len()] },
-                view,
-            );
-            for i in 0..view.rows() {
-                scratch.scalars[obj.margin.0] = margin(view, w, i) + b;
-                let u = eval_at(&env, &obj.dloss, &scratch, i, 0);
-                conj += loss_conjugate(cert.conjugate, view.labels[i], s * u);
+            let u = duals(plan, &cert, state, view, width);
+            for (ui, &y) in u.chunks(width).zip(view.labels) {
+                theta = theta.max(balance.theta_of_row(y, ui));
             }
             Ok::<(), StreamStop>(())
         });
-        let mut sums = [conj];
-        agree(ranks, passed.map_err(StreamStop::from), &mut sums)?;
-        conj = sums[0];
+        let mut most = [theta];
+        agree_on(ranks, passed.map_err(StreamStop::from), &mut most, Reduce::Max)?;
+        balance.set_theta(most[0]);
+        passes += 1;
     }
-    let dual = -c * mean(conj) - reg;
+    let c = obj.loss_weight;
+    let z = sums.z(&cert, &balance, -c / m.max(1) as f64);
+    let (s, reg) = reg_part(&cert, &z, width, nothing.operator);
+    // `μ·l2sq(b)`: b is one more coordinate whose column is all ones, so R* adds the conjugate
+    // of μ·½b² at z_b = −(c/m)·Σᵢ uᵢ, scaled as every z (as the in-memory dual does).
+    let reg = match (cert.intercept, cert.intercept_l2 > 0.0, obj.softmax) {
+        (true, true, false) => {
+            let zb = -c / m.max(1) as f64 * sums.sum_u()[0] * s;
+            reg + zb * zb / (2.0 * cert.intercept_l2)
+        }
+        _ => reg,
+    };
+    let mut conj = 0.0;
+    if reg.is_finite() && balance != Balance::Impossible {
+        let passed = data.pass(|view, _| {
+            let mut u = duals(plan, &cert, state, view, width);
+            for (ui, &y) in u.chunks_mut(width).zip(view.labels) {
+                balance.apply(cert.conjugate, y, ui);
+                conj += row_conjugate(cert.conjugate, y, ui, s);
+            }
+            Ok::<(), StreamStop>(())
+        });
+        let mut total = [conj];
+        agree(ranks, passed.map_err(StreamStop::from), &mut total)?;
+        conj = total[0];
+        passes += 1;
+    }
+    let dual = match balance {
+        Balance::Impossible => f64::NEG_INFINITY,
+        _ => -c * mean(conj) - reg,
+    };
     if dual.is_finite() {
         *best_dual = best_dual.max(dual);
     }
     let gap = eval.objective - *best_dual;
     let gap = if gap.is_nan() { f64::INFINITY } else { gap.max(0.0) };
-    Ok((eval, Some(gap), if reg.is_finite() { 2 } else { 1 }))
+    Ok((eval, Some(gap), passes))
+}
+
+/// A state whose only vector is the block's labels, for the loss expressions of one row.
+fn scratch_for(plan: &Plan, state: &State, view: &DataView) -> State {
+    with_labels(plan, State { scalars: state.scalars.clone(), vectors: vec![vec![]; state.vectors.len()] }, view)
+}
+
+/// The block's plain dual point, `width` entries a row: ℓ′(yᵢ, aᵢ) in the domain of ℓ*, or
+/// softmax's pᵢ − e_{yᵢ}.
+fn duals(plan: &Plan, cert: &Certificate, state: &State, view: &DataView, width: usize) -> Vec<f64> {
+    if plan.objective.softmax {
+        let (_, scores) = evaluate_with_margins(plan, state, view);
+        return softmax_dual_point(view.labels, &scores, width);
+    }
+    let obj = &plan.objective;
+    let (w, b) = (state.weights(plan), state.intercept(plan));
+    let env = Env::new(plan, view.dims());
+    let mut scratch = scratch_for(plan, state, view);
+    (0..view.rows())
+        .map(|i| {
+            scratch.scalars[obj.margin.0] = margin(view, w, i) + b;
+            into_loss_domain(cert.conjugate, view.labels[i], eval_at(&env, &obj.dloss, &scratch, i, 0))
+        })
+        .collect()
 }

@@ -8,7 +8,8 @@
 //! read (FISTA's gradient, TRON's gradient, Hessian products and line-search sums). A loop that
 //! reads what it writes (a stochastic step, a dual coordinate step) is sequential over the
 //! rows, and the plan is refused with the reason. Per-row buffers (margins, curvatures) are each
-//! rank's own and never sent.
+//! rank's own and never sent. An operator B (a composite term's, a group shrink's) acts on w
+//! alone: every rank binds its own copy and applies it alike.
 
 use super::walk;
 use super::{Expr, Index, Len, Plan, Range, ReduceStep, Reduction, ScalarId, Stmt, VecId};
@@ -27,9 +28,6 @@ pub fn distribute(plan: &Plan) -> Result<Plan, String> {
     let solver = plan.info.solver;
     if plan.reads_columns() {
         return Err(format!("`{solver}` walks the columns of X, whose rows are split across the ranks"));
-    }
-    if plan.uses_operator() {
-        return Err(format!("`{solver}` applies the operator B inside its steps"));
     }
     let mut out = plan.clone();
     let mut next = 0;

@@ -124,7 +124,7 @@ pub(crate) fn class_offsets(labels: &[f64], k: usize) -> Option<Vec<f64>> {
 }
 
 /// The interval dom ℓ*(y, ·): [lo, hi], holding 0.
-fn domain(kind: LossConjugate, y: f64) -> (f64, f64) {
+pub(super) fn domain(kind: LossConjugate, y: f64) -> (f64, f64) {
     match kind {
         // logistic: p = −y·u ∈ [0, 1]; hinge: y·u ∈ [−1, 0]: u between 0 and −y.
         LossConjugate::Logistic | LossConjugate::Hinge => ((-y).min(0.0), (-y).max(0.0)),
