@@ -13,6 +13,7 @@ pub mod jit;
 pub mod passes;
 pub mod screening;
 pub mod shards;
+pub mod split_dcd;
 pub mod split_newton;
 mod stopping;
 pub mod stream;

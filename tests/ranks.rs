@@ -278,6 +278,76 @@ fn newton_on_ranks(
     })
 }
 
+/// Dual CD's models on split rows run rounds of CoCoA (each rank's dual steps on its own rows,
+/// the summed move taken as far as it raises the dual): on 1, 2 and 3 ranks they certify the
+/// fixture's problem against CVXPY's F* by the dual's own gap, every rank with the same
+/// weights, and that gap bounds F − F* from the first round on.
+#[test]
+fn dual_rounds_on_split_rows_certify_svm_models_against_cvxpy() {
+    for name in ["svm", "svm_small_lambda", "svm_bias", "sqhinge_l2sq", "sqhinge_bias"] {
+        let fx = fixture_named(name);
+        let plan = compile(&format!("{}solve with dcd\n", fx.model), &CompileOptions::default());
+        let cert = optc::exec::split_dcd::applies(&plan).expect("a model dual CD takes");
+        let d = read_libsvm(&fx.data).expect("reads");
+        let tol = 1e-6;
+        for n in [1, 2, 3] {
+            let runs = threads(&d, n, |rank, _, view, facts| {
+                let settings = RunSettings::to_tolerance(tol, 20_000, 1);
+                optc::exec::split_dcd::run(&plan, &cert, view, &facts, &settings, rank).expect("no stop")
+            });
+            let first = &runs[0].outcome;
+            for other in &runs[1..] {
+                assert_eq!(other.outcome.state.weights(&plan), first.state.weights(&plan), "{name} on {n}");
+                assert_eq!(other.outcome.state.intercept(&plan), first.state.intercept(&plan), "{name} on {n}");
+                assert_eq!(other.outcome.gap, first.gap, "{name} on {n}");
+            }
+            let (f, gap) = (first.eval.objective, first.gap.expect("a gap"));
+            assert_eq!(first.status, optc::exec::driver::Status::Converged, "{name} on {n}: {}", first.rule);
+            assert!(gap <= tol * f.abs(), "{name} on {n}: gap {gap}");
+            assert!(f - fx.best <= gap + 1e-12, "{name} on {n}: F − F* = {} above the gap {gap}", f - fx.best);
+            assert!(fx.best - f <= 1e-9 * fx.best.abs(), "{name} on {n}: F {f} below CVXPY's F* {}", fx.best);
+            // F is the report's F of the weights the ranks return.
+            let whole = optc::exec::evaluate::evaluate(&plan, &first.state, &d.view(&labels_of(&d), d.features()));
+            assert!((whole.objective - f).abs() <= 1e-12 * f.abs(), "{name}: F {f} vs {}", whole.objective);
+            for epochs in [1, 3] {
+                let early = threads(&d, n, |rank, _, view, facts| {
+                    optc::exec::split_dcd::run(&plan, &cert, view, &facts, &RunSettings::fixed(epochs, 1), rank)
+                        .expect("no stop")
+                });
+                let (f, gap) = (early[0].outcome.eval.objective, early[0].outcome.gap.expect("a gap"));
+                assert!(f - gap <= fx.best * (1.0 + 1e-12), "{name} after {epochs} on {n}: F − gap above F*");
+            }
+        }
+    }
+}
+
+/// An intercept penalised apart from w (μ ≠ λ) is the extra coordinate scaled by √(λ/μ): the
+/// ranks' F at the weights they return is the one-process certified optimum's.
+#[test]
+fn dual_rounds_scale_a_separately_penalised_intercept() {
+    let fx = fixture_named("svm_bias");
+    let model = fx.model.replace("λ·l2sq(b)", "4·λ·l2sq(b)");
+    assert_ne!(model, fx.model);
+    let plan = compile(&format!("{model}solve with dcd\n"), &CompileOptions::default());
+    let cert = optc::exec::split_dcd::applies(&plan).expect("a model dual CD takes");
+    let d = read_libsvm(&fx.data).expect("reads");
+    let alone = common::run_plan(plan.clone(), &d, &RunSettings::to_tolerance(1e-9, 100_000, 1), None);
+    let runs = threads(&d, 2, |rank, _, view, facts| {
+        optc::exec::split_dcd::run(&plan, &cert, view, &facts, &RunSettings::to_tolerance(1e-7, 20_000, 1), rank)
+            .expect("no stop")
+    });
+    let first = &runs[0].outcome;
+    let whole = optc::exec::evaluate::evaluate(&plan, &first.state, &d.view(&labels_of(&d), d.features()));
+    assert!((whole.objective - first.eval.objective).abs() <= 1e-12 * whole.objective, "F of the weights returned");
+    let f_star = alone.eval.objective;
+    assert!((whole.objective - f_star).abs() <= 1e-6 * f_star, "F {} against one process's {f_star}", whole.objective);
+}
+
+/// ±1 labels of a two-class fixture, as the label map gives them.
+fn labels_of(d: &Dataset) -> Vec<f64> {
+    LabelMap::fit(LabelKind::Labels, d).expect("labels").apply(d).expect("maps")
+}
+
 /// A plan whose steps over the rows read what earlier rows wrote is sequential: refused, with
 /// the buffer named; so is one that walks columns.
 #[test]

@@ -170,13 +170,17 @@ pub(super) fn run(args: &RunArgs, ranks: &dyn crate::exec::collective::Collectiv
         }
         None => Rows::Streamed(&streamed),
     };
-    // SCD's models on ranks holding their rows: its proximal Newton iterations, distributed.
-    let newton = match rows {
-        Rows::Resident(view, _) => crate::exec::split_newton::applies(&plan).map(|cert| (view, cert)),
+    // On ranks holding their rows, SCD's models run its proximal Newton iterations and dual
+    // CD's its CoCoA+ rounds, distributed: solvers of their own, not plans.
+    use crate::exec::{split_dcd, split_newton};
+    let native = match rows {
+        Rows::Resident(view, _) => split_newton::applies(&plan)
+            .map(|cert| (view, cert, split_newton::run as NativeRun))
+            .or_else(|| split_dcd::applies(&plan).map(|cert| (view, cert, split_dcd::run as NativeRun))),
         Rows::Streamed(_) => None,
     };
-    let ran = match newton {
-        Some((view, cert)) => crate::exec::split_newton::run(&plan, &cert, &view, &facts, &run_settings, ranks),
+    let ran = match native {
+        Some((view, cert, run)) => run(&plan, &cert, &view, &facts, &run_settings, ranks),
         None => crate::exec::stream::run(&plan, selected.backend.as_mut(), rows, &facts, &run_settings, ranks),
     };
     let done = match ran {
@@ -228,7 +232,7 @@ pub(super) fn run(args: &RunArgs, ranks: &dyn crate::exec::collective::Collectiv
         step: &step,
         done: &done,
         switched: switched.as_deref(),
-        backend: if newton.is_some() { "native" } else { selected.backend.name() },
+        backend: if native.is_some() { "native" } else { selected.backend.name() },
         compile_seconds: front_seconds + selected.jit_seconds,
         scan_seconds,
         calibration: calibration.as_ref(),
@@ -448,6 +452,16 @@ fn streamable_plan(
     )))
 }
 
+/// A solver of its own for rows split across ranks (`split_newton`, `split_dcd`).
+type NativeRun = fn(
+    &crate::plan::Plan,
+    &crate::plan::Certificate,
+    &crate::exec::DataView,
+    &crate::data::DataFacts,
+    &crate::exec::driver::RunSettings,
+    &dyn crate::exec::collective::Collective,
+) -> Result<crate::exec::stream::StreamOutcome, StreamStop>;
+
 /// Batch solvers whose sums over the rows the ranks can add up, tried in order for a model whose
 /// default cannot run on split rows: TRON for ½‖w‖² (Newton steps, MPI-LIBLINEAR's choice),
 /// then FISTA (any smooth loss with a per-coordinate term).
@@ -467,6 +481,12 @@ fn distributed_plan(
     let plan = pipeline::plan(&compiled, opts).map_err(|e| report_compile_error(e, file))?;
     if crate::exec::split_newton::applies(&plan).is_some() {
         let note = "on several ranks `scd` runs its proximal Newton iterations: the gradient and the working set's Hessian summed across the ranks, the model on the working set solved by coordinate descent on every rank alike";
+        return Ok((compiled, plan, Some(note.into())));
+    }
+    // The squared hinge is smooth: TRON's few Newton steps beat dual rounds unless dcd is named.
+    let hinge = |c: crate::plan::Certificate| c.conjugate == crate::plan::LossConjugate::Hinge;
+    if crate::exec::split_dcd::applies(&plan).is_some_and(|c| hinge(c) || compiled.model.solver.is_some()) {
+        let note = "on several ranks `dcd` runs rounds of CoCoA: each rank steps the dual variables of its own rows, the ranks' moves of w are summed after every pass, and the round takes the step along them that raises the dual the most";
         return Ok((compiled, plan, Some(note.into())));
     }
     let why = match crate::plan::distribute(&plan) {
