@@ -25,9 +25,9 @@ fn shares(d: &Dataset, n: usize) -> Vec<Dataset> {
 
 /// `solve` on `n` ranks (threads), each with its share of `d` (its rows, their labels mapped, and
 /// the whole data's facts): every rank's outcome, in rank order.
-fn threads<F>(d: &Dataset, n: usize, solve: F) -> Vec<StreamOutcome>
+fn threads<T: Send, F>(d: &Dataset, n: usize, solve: F) -> Vec<T>
 where
-    F: Fn(&Threads, &Dataset, &optc::exec::DataView, optc::data::DataFacts) -> StreamOutcome + Sync,
+    F: Fn(&Threads, &Dataset, &optc::exec::DataView, optc::data::DataFacts) -> T + Sync,
 {
     let kind = match &d.name {
         name if name.contains("regression") => LabelKind::Real,
@@ -276,6 +276,64 @@ fn newton_on_ranks(
     threads(d, n, |rank, _, view, facts| {
         optc::exec::split_newton::run(plan, cert, view, &facts, settings, rank).expect("no stop")
     })
+}
+
+/// A back end whose epoch faults on one rank at its third epoch, before the epoch's first
+/// reduction: that rank never reaches the reduction the other ranks wait in.
+struct FaultsOnce<'a> {
+    inner: Box<dyn optc::exec::Backend + 'a>,
+    faults: bool,
+    epochs: usize,
+}
+
+impl optc::exec::Backend for FaultsOnce<'_> {
+    fn name(&self) -> &'static str {
+        "faults once"
+    }
+    fn init(&mut self, state: &mut optc::exec::State, data: &optc::exec::DataView) -> Result<(), optc::exec::Fault> {
+        self.inner.init(state, data)
+    }
+    fn epoch(
+        &mut self,
+        state: &mut optc::exec::State,
+        data: &optc::exec::DataView,
+        orders: &optc::exec::Orders,
+    ) -> Result<(), optc::exec::Fault> {
+        self.epochs += 1;
+        if self.faults && self.epochs == 3 {
+            return Err(optc::exec::Fault { what: "w".into(), value: f64::NAN, step: 3.0, row: 0 });
+        }
+        self.inner.epoch(state, data, orders)
+    }
+    fn finish(&mut self, state: &mut optc::exec::State, data: &optc::exec::DataView) -> Result<(), optc::exec::Fault> {
+        self.inner.finish(state, data)
+    }
+}
+
+/// A fault on one rank inside an epoch whose sums are reduced ends every rank at once: the
+/// faulting rank abandons the job, so the others' reduction fails instead of waiting for its
+/// timeout (60 s here).
+#[test]
+fn a_fault_on_one_rank_inside_a_reducing_epoch_ends_every_rank_at_once() {
+    let fx = fixture_named("l2_logistic");
+    let plan = split(&format!("{}solve with tron\n", fx.model));
+    let d = read_libsvm(&fx.data).expect("reads");
+    let started = std::time::Instant::now();
+    let ends = threads(&d, 2, |rank, part, view, facts| {
+        let selected = select_backend(&plan, &facts, true);
+        let mut backend = FaultsOnce { inner: selected.backend, faults: rank.rank() == 1, epochs: 0 };
+        let rows = Rows::Resident(*view, &part.lines);
+        let settings = RunSettings::to_tolerance(1e-12, 100, 1);
+        match optc::exec::stream::run(&plan, &mut backend, rows, &facts, &settings, rank) {
+            Ok(_) => "finished".to_string(),
+            Err(e) => format!("{e:?}"),
+        }
+    });
+    assert!(started.elapsed().as_secs_f64() < 30.0, "the ranks waited for the timeout: {ends:?}");
+    assert!(ends[1].starts_with("Fault"), "{ends:?}");
+    // In the epoch's reduction or at the next: either way from rank 1's message.
+    let from_rank_1 = ends[0].contains("rank 1 stopped") || ends[0].contains("Abandoned(1,");
+    assert!(from_rank_1 && ends[0].contains("at step t = 3 (line 101 of this rank's rows)"), "{ends:?}");
 }
 
 /// Dual CD's models on split rows run rounds of CoCoA (each rank's dual steps on its own rows,

@@ -60,6 +60,9 @@ pub enum CollectiveError {
     /// The transport failed (MPI's message).
     #[error("{0}")]
     Transport(String),
+    /// A rank stopped where the others may wait for it in a reduction ([`Collective::abandon`]).
+    #[error("rank {0} stopped: {1}")]
+    Abandoned(usize, String),
 }
 
 /// The ranks named, or "a rank" where the transport cannot tell which (MPI's AllReduce).
@@ -83,6 +86,11 @@ pub trait Collective {
     /// AllReduce's payload is (the transport's own traffic, 2·(N − 1)/N times that in a ring,
     /// is the transport's).
     fn bytes(&self) -> u64;
+    /// Ends the job from this rank, which stops where the others may be waiting for it inside a
+    /// reduction it will never reach (a fault in the middle of an epoch whose sums are reduced):
+    /// under MPI the job is aborted with `why` (mpirun then ends every rank) rather than left
+    /// to the reduction's timeout; threads get an error at their next reduction.
+    fn abandon(&self, why: &str);
 
     /// `values` averaged over the ranks.
     fn mean(&self, values: &mut [f64]) -> Result<(), CollectiveError> {
@@ -148,6 +156,7 @@ impl Collective for Alone {
     fn bytes(&self) -> u64 {
         0
     }
+    fn abandon(&self, _: &str) {}
 }
 
 /// Ranks that are threads of one process, reducing through shared memory: [`Threads::group`]
@@ -245,6 +254,11 @@ impl Collective for Threads {
     }
     fn bytes(&self) -> u64 {
         self.sent.load(std::sync::atomic::Ordering::Relaxed)
+    }
+    fn abandon(&self, why: &str) {
+        let mut slots = self.shared.slots.lock().unwrap_or_else(|e| e.into_inner());
+        slots.failed.get_or_insert(CollectiveError::Abandoned(self.rank, why.to_string()));
+        self.shared.done.notify_all();
     }
 }
 

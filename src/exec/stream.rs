@@ -258,7 +258,9 @@ pub fn run(
     check_params(plan, &state).map_err(|fault| StreamStop::Fault { fault, line: 0 })?;
     let start = Instant::now();
     let at_start = |fault| StreamStop::Fault { fault, line: 0 };
-    backend.init(&mut state, &rest).map_err(at_start)?;
+    // Every rank learns of a fault on one: none then waits for it in a reduction.
+    let inited = backend.init(&mut state, &rest).map_err(at_start);
+    agree(ranks, inited, &mut [])?;
     let start_penalty = evaluate(plan, &state, &nothing).objective;
     let mut start_loss = 0.0;
     let (mut passes, mut epoch_seconds, mut check_seconds) = (0, 0.0, 0.0);
@@ -298,6 +300,17 @@ pub fn run(
             })
         });
         let mut passed = passed.map_err(StreamStop::from);
+        if let (true, Err(StreamStop::Fault { fault, line })) = (reduces && ranks.size() > 1, &passed) {
+            // The other ranks may be inside one of this epoch's reductions, which this rank
+            // will never reach: the job ends now, not at their timeout.
+            ranks.abandon(&format!(
+                "the solver diverged: at step t = {} (line {line} of this rank's rows), {} is {}",
+                crate::symbolic::fmt_num(fault.step),
+                fault.what,
+                fault.value
+            ));
+            return Err(StreamStop::Fault { fault: fault.clone(), line: *line });
+        }
         if mixes {
             // Flushed (as a shard is) before the states are averaged.
             passed = passed.and_then(|()| {
@@ -322,7 +335,8 @@ pub fn run(
             let checking = Instant::now();
             let mut flushed = state.clone();
             fit_rows_at_rest(plan, &mut flushed, data, &rest);
-            backend.finish(&mut flushed, &rest).map_err(at_start)?;
+            let flushing = backend.finish(&mut flushed, &rest).map_err(at_start);
+            agree(ranks, flushing, &mut [])?;
             let (eval, gap, n) = check(plan, &flushed, data, &mut best_dual, ranks)?;
             passes += n;
             check_seconds += checking.elapsed().as_secs_f64();
@@ -333,7 +347,8 @@ pub fn run(
         }
     }
     fit_rows_at_rest(plan, &mut state, data, &rest);
-    backend.finish(&mut state, &rest).map_err(at_start)?;
+    let flushing = backend.finish(&mut state, &rest).map_err(at_start);
+    agree(ranks, flushing, &mut [])?;
     let Ended { status, rule, trace, at_end } = checks.end(epochs);
     let checking = Instant::now();
     let (eval, gap) = match at_end {

@@ -113,4 +113,8 @@ impl Collective for World {
     fn bytes(&self) -> u64 {
         self.sent.get()
     }
+    fn abandon(&self, why: &str) {
+        eprintln!("error: rank {} of {}: {why}; ending the job", self.world.rank(), self.world.size());
+        self.world.abort(1)
+    }
 }
