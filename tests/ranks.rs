@@ -401,6 +401,29 @@ fn dual_rounds_scale_a_separately_penalised_intercept() {
     assert!((whole.objective - f_star).abs() <= 1e-6 * f_star, "F {} against one process's {f_star}", whole.objective);
 }
 
+/// Rows with no features (w8a has them) leave w alone, so the dual's best αᵢ for them is the
+/// bound: without that step the gap stalls while F is already optimal.
+#[test]
+fn dual_rounds_take_empty_rows_to_their_bound() {
+    let fx = fixture_named("svm");
+    let dir = tempfile::tempdir().expect("tmp");
+    let mut text = std::fs::read_to_string(&fx.data).expect("reads");
+    text.push_str("+1\n-1\n+1\n");
+    let data = common::write(dir.path(), "empty_rows.svm", &text);
+    let d = read_libsvm(&data).expect("reads");
+    let plan = compile(&format!("{}solve with dcd\n", fx.model), &CompileOptions::default());
+    let cert = optc::exec::split_dcd::applies(&plan).expect("a model dual CD takes");
+    let alone = common::run_plan(plan.clone(), &d, &RunSettings::to_tolerance(1e-9, 100_000, 1), None);
+    let runs = threads(&d, 2, |rank, _, view, facts| {
+        optc::exec::split_dcd::run(&plan, &cert, view, &facts, &RunSettings::to_tolerance(1e-7, 20_000, 1), rank)
+            .expect("no stop")
+    });
+    let first = &runs[0].outcome;
+    assert_eq!(first.status, optc::exec::driver::Status::Converged, "{}", first.rule);
+    let (f, f_star) = (first.eval.objective, alone.eval.objective);
+    assert!((f - f_star).abs() <= 1e-6 * f_star, "F {f} against one process's {f_star}");
+}
+
 /// ±1 labels of a two-class fixture, as the label map gives them.
 fn labels_of(d: &Dataset) -> Vec<f64> {
     LabelMap::fit(LabelKind::Labels, d).expect("labels").apply(d).expect("maps")

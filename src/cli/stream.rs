@@ -513,7 +513,12 @@ fn distributed_plan(
             }
         }
     }
-    let (c, p, _) = streamable_plan(file, opts)?;
+    let (c, p, _) = streamable_plan(file, opts).map_err(|e| match e {
+        Failure::Usage(streamed) => Failure::Usage(format!(
+            "on several ranks optc has no solver for this model: `{default}`, its default, cannot run on rows split across ranks ({why}), nor can tron or proxgrad; and what the ranks could average is what --stream runs: {streamed}"
+        )),
+        other => other,
+    })?;
     let solver = p.info.solver;
     let note = format!(
         "`{default}`, the default for this model, cannot run on rows split across ranks ({why}), nor can tron or proxgrad; the ranks run {solver} and average their states after each epoch"

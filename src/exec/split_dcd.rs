@@ -154,12 +154,16 @@ pub fn run(
         for &i in &order {
             let y = data.labels[i];
             let q = norms[i] + diag;
-            if q <= 0.0 {
-                continue;
-            }
             let now = alpha[i] + moved[i];
             let g = y * margin(&v, i) - 1.0 + diag * now;
-            let step = (now - g / q).clamp(0.0, upper) - now;
+            // An empty row (hinge: q = 0) leaves w alone, and D rises along αᵢ at −g: to the bound.
+            let step = if q > 0.0 {
+                (now - g / q).clamp(0.0, upper)
+            } else if g < 0.0 {
+                upper
+            } else {
+                0.0
+            } - now;
             if step == 0.0 {
                 continue;
             }
