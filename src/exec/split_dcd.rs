@@ -33,6 +33,9 @@ use rand::seq::SliceRandom;
 use rand::SeedableRng;
 use std::time::Instant;
 
+/// Rounds between checks grow with the run: one every `rounds / CHECK_SPACING`.
+const CHECK_SPACING: usize = 10;
+
 /// The model's certificate when `plan` is dual CD's on a model this solver takes; None
 /// otherwise.
 pub fn applies(plan: &Plan) -> Option<Certificate> {
@@ -90,7 +93,7 @@ pub fn run(
     let weights = plan.weights().map(|v| v.0).unwrap_or(0);
     let (mut epochs, mut passes, mut check_seconds) = (0, 0, 0.0);
     let mut start_objective = None;
-    let mut last: (Evaluation, Option<f64>);
+    let mut last: Option<(Evaluation, f64)> = None;
     let margin = |w: &[f64], i: usize| -> f64 {
         (data.indptr[i]..data.indptr[i + 1])
             .filter(|&p| (data.indices[p] as usize) < d)
@@ -98,51 +101,41 @@ pub fn run(
             .sum::<f64>()
             + bias * w[d]
     };
+    let objective = Objective { data, lambda, big_c, squared, classification, m };
+    let mut next_check = 0;
     loop {
-        // The certificate: Σℓ, Σα, Σα², the errors, from one reduction.
-        let checking = Instant::now();
-        let mut sums = [0.0; 5];
-        for (i, &ai) in alpha.iter().enumerate() {
-            let (y, a) = (data.labels[i], margin(&w, i));
-            let slack = (1.0 - y * a).max(0.0);
-            sums[0] += if squared { slack * slack } else { slack };
-            sums[1] += ai;
-            sums[2] += ai * ai;
-            sums[3] += f64::from(u8::from((if a > 0.0 { 1.0 } else { -1.0 }) != y));
-            sums[4] += (a - y) * (a - y);
+        // A check is a pass of its own: after the first rounds, one every tenth of the rounds so
+        // far, so that it costs a tenth of the run at most (and ends it at most that late).
+        let due = epochs >= next_check || epochs >= settings.max_epochs;
+        let mut converged = false;
+        if due {
+            let checking = Instant::now();
+            let (eval, gap) = objective.certify(&w, &alpha, &margin, ranks, epochs)?;
+            passes += 1;
+            start_objective.get_or_insert(eval.objective);
+            state.vectors[weights].copy_from_slice(&w[..d]);
+            if let Some(b) = plan.objective.intercept {
+                state.scalars[b.0] = bias * w[d];
+            }
+            converged = checks.record(epochs, &eval, Some(gap), &state, start.elapsed().as_secs_f64(), None);
+            last = Some((eval, gap));
+            check_seconds += checking.elapsed().as_secs_f64();
+            next_check = epochs + (epochs / CHECK_SPACING).max(1);
         }
-        ranks.sum(&mut sums)?;
-        passes += 1;
-        let norm_sq: f64 = w.iter().map(|x| x * x).sum();
-        let f = lambda * (0.5 * norm_sq + big_c * sums[0]);
-        if !f.is_finite() {
-            return Err(StreamStop::Fault {
-                fault: super::Fault { what: "F".into(), value: f, step: epochs as f64, row: 0 },
-                line: 0,
-            });
-        }
-        start_objective.get_or_insert(f);
-        let dual = lambda * (sums[1] - 0.5 * norm_sq - if squared { 0.25 * sums[2] / big_c } else { 0.0 });
-        let gap = (f - dual).max(0.0);
-        let gap = if gap.is_nan() { f64::INFINITY } else { gap };
-        let eval = Evaluation {
-            objective: f,
-            loss: sums[0] / m,
-            nnz: w[..d].iter().filter(|x| **x != 0.0).count(),
-            nnz_rows: None,
-            error: classification.then(|| sums[3] / m),
-            mse: (!classification).then(|| sums[4] / m),
-        };
-        state.vectors[weights].copy_from_slice(&w[..d]);
-        if let Some(b) = plan.objective.intercept {
-            state.scalars[b.0] = bias * w[d];
-        }
-        let converged = checks.record(epochs, &eval, Some(gap), &state, start.elapsed().as_secs_f64(), None);
-        last = (eval, Some(gap));
-        check_seconds += checking.elapsed().as_secs_f64();
         if checks.stop_together(ranks, converged, start.elapsed().as_secs_f64(), epochs)?
             || epochs >= settings.max_epochs
         {
+            if !due {
+                // Stopped between checks (the clock, Ctrl-C): the answer is checked as it is.
+                let (eval, gap) = objective.certify(&w, &alpha, &margin, ranks, epochs)?;
+                passes += 1;
+                state.vectors[weights].copy_from_slice(&w[..d]);
+                if let Some(b) = plan.objective.intercept {
+                    state.scalars[b.0] = bias * w[d];
+                }
+                checks.record(epochs, &eval, Some(gap), &state, start.elapsed().as_secs_f64(), None);
+                last = Some((eval, gap));
+            }
             break;
         }
         // One round: LIBLINEAR's steps on this rank's rows against v = w + Δw, as if alone;
@@ -199,7 +192,11 @@ pub fn run(
         epochs += 1;
     }
     let Ended { status, rule, trace, .. } = checks.end(epochs);
-    let (eval, gap) = last;
+    // Every run checks at round 0, so this never reads the data again.
+    let (eval, gap) = match last {
+        Some(checked) => checked,
+        None => objective.certify(&w, &alpha, &margin, ranks, epochs)?,
+    };
     let outcome = Outcome {
         state,
         epochs,
@@ -208,7 +205,7 @@ pub fn run(
         status,
         rule,
         eval,
-        gap,
+        gap: Some(gap),
         check_seconds,
         working_set: None,
         screened: None,
@@ -216,4 +213,61 @@ pub fn run(
     };
     let seconds = outcome.seconds;
     Ok(StreamOutcome { outcome, start_objective: start_objective.unwrap_or(f64::NAN), passes, epoch_seconds: seconds })
+}
+
+/// What F and the dual's gap are computed from.
+struct Objective<'a> {
+    data: &'a DataView<'a>,
+    lambda: f64,
+    big_c: f64,
+    squared: bool,
+    classification: bool,
+    m: f64,
+}
+
+impl Objective<'_> {
+    /// F(w) and F(w) − λ·D(α) from one reduction of Σℓ, Σα, Σα² and the errors.
+    fn certify(
+        &self,
+        w: &[f64],
+        alpha: &[f64],
+        margin: &dyn Fn(&[f64], usize) -> f64,
+        ranks: &dyn Collective,
+        epochs: usize,
+    ) -> Result<(Evaluation, f64), StreamStop> {
+        let (data, squared, m) = (self.data, self.squared, self.m);
+        let mut sums = [0.0; 5];
+        for (i, &ai) in alpha.iter().enumerate() {
+            let (y, a) = (data.labels[i], margin(w, i));
+            let slack = (1.0 - y * a).max(0.0);
+            sums[0] += if squared { slack * slack } else { slack };
+            sums[1] += ai;
+            sums[2] += ai * ai;
+            sums[3] += f64::from(u8::from((if a > 0.0 { 1.0 } else { -1.0 }) != y));
+            sums[4] += (a - y) * (a - y);
+        }
+        ranks.sum(&mut sums)?;
+        let norm_sq: f64 = w.iter().map(|x| x * x).sum();
+        let f = self.lambda * (0.5 * norm_sq + self.big_c * sums[0]);
+        if !f.is_finite() {
+            return Err(StreamStop::Fault {
+                fault: super::Fault { what: "F".into(), value: f, step: epochs as f64, row: 0 },
+                line: 0,
+            });
+        }
+        let quadratic = if squared { 0.25 * sums[2] / self.big_c } else { 0.0 };
+        let dual = self.lambda * (sums[1] - 0.5 * norm_sq - quadratic);
+        let gap = (f - dual).max(0.0);
+        let gap = if gap.is_nan() { f64::INFINITY } else { gap };
+        let d = data.features;
+        let eval = Evaluation {
+            objective: f,
+            loss: sums[0] / m,
+            nnz: w[..d].iter().filter(|x| **x != 0.0).count(),
+            nnz_rows: None,
+            error: self.classification.then(|| sums[3] / m),
+            mse: (!self.classification).then(|| sums[4] / m),
+        };
+        Ok((eval, gap))
+    }
 }
