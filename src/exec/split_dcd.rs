@@ -13,7 +13,8 @@
 //! overlap and overshoot together, so the round moves by t·Δ: D along the summed move is a
 //! concave quadratic in t whose maximiser on [0, 1] every rank computes alike from the reduced
 //! sums. t = 1/ranks is CoCoA's averaging, whose convergence is proved, so the best t does at
-//! least as well; on a9a t stays near 1.
+//! least as well; on a9a t stays near 1. Each rank shrinks its rows as LIBLINEAR does, and
+//! brings them all back at every check.
 //!
 //! The certificate is the dual's own: F(w(α)) − λ·D(α) from three reduced sums (Σᵢ ℓ, Σᵢ αᵢ,
 //! Σᵢ αᵢ²), a true bound at every round since every α in the box is dual feasible. A penalised
@@ -87,6 +88,9 @@ pub fn run(
         })
         .collect();
     let mut order: Vec<usize> = (0..rows).collect();
+    // The rows in play (the first `active` of `order`), and the projected gradients beyond
+    // which a row at a bound is shrunk away.
+    let (mut active, mut shrink) = (rows, (f64::INFINITY, f64::NEG_INFINITY));
     let mut rng = rand::rngs::StdRng::seed_from_u64(settings.seed + ranks.rank() as u64);
     let mut checks = Checks::new(plan, settings);
     let mut state = State::new(plan, &DataFacts { rows, ..*facts }, data.labels);
@@ -143,12 +147,38 @@ pub fn run(
         let mut v = w.clone();
         let mut delta = vec![0.0; d + 1 + 3];
         let mut moved = vec![0.0; rows];
-        order.shuffle(&mut rng);
-        for &i in &order {
+        if due {
+            // Every row is back in play at each check (and the run cannot stop with one shrunk
+            // away for good).
+            (active, shrink) = (rows, (f64::INFINITY, f64::NEG_INFINITY));
+        }
+        order[..active].shuffle(&mut rng);
+        let mut range = (f64::NEG_INFINITY, f64::INFINITY);
+        let mut s = 0;
+        while s < active {
+            let i = order[s];
             let y = data.labels[i];
             let q = norms[i] + diag;
             let now = alpha[i] + moved[i];
             let g = y * margin(&v, i) - 1.0 + diag * now;
+            // LIBLINEAR's shrinking: a row at a bound whose gradient pushes it further out than
+            // any free row's did last round is left out until the next check.
+            let at_low = now <= 0.0 && g > shrink.0;
+            let at_high = now >= upper && g < shrink.1;
+            if at_low || at_high {
+                active -= 1;
+                order.swap(s, active);
+                continue;
+            }
+            s += 1;
+            let projected = if now <= 0.0 {
+                g.min(0.0)
+            } else if now >= upper {
+                g.max(0.0)
+            } else {
+                g
+            };
+            range = (range.0.max(projected), range.1.min(projected));
             // An empty row (hinge: q = 0) leaves w alone, and D rises along αᵢ at −g: to the bound.
             let step = if q > 0.0 {
                 (now - g / q).clamp(0.0, upper)
@@ -176,6 +206,10 @@ pub fn run(
             }
             v[d] += step * y * bias;
         }
+        shrink = (
+            if range.0 <= 0.0 { f64::INFINITY } else { range.0 },
+            if range.1 >= 0.0 { f64::NEG_INFINITY } else { range.1 },
+        );
         // Σ Δα, Σ α·Δα, Σ Δα² ride with Δw.
         delta[d + 1] = moved.iter().sum();
         delta[d + 2] = alpha.iter().zip(&moved).map(|(a, s)| a * s).sum();
