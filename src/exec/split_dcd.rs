@@ -103,13 +103,8 @@ pub fn run(
     let (mut epochs, mut passes, mut check_seconds) = (0, 0, 0.0);
     let mut start_objective = None;
     let mut last: Option<(Evaluation, f64)> = None;
-    let margin = |w: &[f64], i: usize| -> f64 {
-        (data.indptr[i]..data.indptr[i + 1])
-            .filter(|&p| (data.indices[p] as usize) < d)
-            .map(|p| data.values[p] * w[data.indices[p] as usize])
-            .sum::<f64>()
-            + bias * w[d]
-    };
+    // ⟨x̃ᵢ, w̃⟩: the row's declared features, and the intercept's feature.
+    let margin = |w: &[f64], i: usize| -> f64 { super::evaluate::margin(data, &w[..d], i) + bias * w[d] };
     let objective = Objective { data, lambda, big_c, squared, classification, m };
     let mut next_check = 0;
     loop {
@@ -196,15 +191,10 @@ pub fn run(
                 let j = data.indices[p] as usize;
                 if j < d {
                     delta[j] += step * y * data.values[p];
-                }
-            }
-            delta[d] += step * y * bias;
-            for p in data.indptr[i]..data.indptr[i + 1] {
-                let j = data.indices[p] as usize;
-                if j < d {
                     v[j] += step * y * data.values[p];
                 }
             }
+            delta[d] += step * y * bias;
             v[d] += step * y * bias;
         }
         shrink = (
