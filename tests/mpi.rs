@@ -262,6 +262,59 @@ fn ranks_holding_their_rows_certify_what_one_process_certifies() {
     }
 }
 
+/// One-vs-rest on ranks holding their rows: the k problems one after another on every rank,
+/// each class certified to CVXPY's optimum and to one process's F, the saved model LIBLINEAR's
+/// k columns in the same label order with each column within the certificate's reach of
+/// CVXPY's w, and the argmax error one process's. What follows one problem is still refused.
+#[test]
+fn ranks_train_one_vs_rest_as_one_process_does() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let tol = 1e-6;
+    for name in ["ovr_svm", "ovr_sqhinge", "ovr_logistic"] {
+        let fx = common::ovr_fixture_named(name);
+        let model = write(dir.path(), &format!("{name}.opt"), &fx.model);
+        let (model, data) = (model.to_str().expect("utf-8"), fx.data.to_str().expect("utf-8"));
+        let one = optc(&["run", model, data, "--tol", "1e-6", "--json"]);
+        assert!(one.status.success(), "{}", text(&one.stderr));
+        let one: serde_json::Value = serde_json::from_slice(&one.stdout).expect("json");
+        let list = shards_of(dir.path(), &fx.data, 4);
+        for (ranks, files) in [(2, data), (4, list.as_str())] {
+            let saved = dir.path().join(format!("{name}-{ranks}.model"));
+            let out = mpirun(
+                ranks,
+                &["run", model, files, "--tol", "1e-6", "--json", "--save", saved.to_str().expect("utf-8")],
+            );
+            assert!(out.status.success(), "{name} on {ranks}: {}", text(&out.stderr));
+            let r: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON report");
+            assert_eq!(r["one_vs_rest"], true, "{r}");
+            assert_eq!(r["stream"]["processes"], ranks, "{r}");
+            assert!(r["stream"]["bytes_communicated"].as_u64().is_some_and(|b| b > 0), "{r}");
+            assert_eq!(r["status"], "converged", "{name} on {ranks}: {r}");
+            assert_eq!(r["train_error"], one["train_error"], "{name} on {ranks}: {r}");
+            let classes = r["classes"].as_array().expect("classes");
+            assert_eq!(classes.len(), fx.classes.len(), "{r}");
+            let model = optc::model_file::SavedModel::read(&saved).expect("the saved model reads");
+            assert_eq!(model.labels, fx.classes, "{name} on {ranks}: LIBLINEAR's first-seen order");
+            let lambda = 0.01;
+            for (c, class) in classes.iter().enumerate() {
+                assert_eq!(class["label"].as_f64(), Some(fx.classes[c]), "{r}");
+                let (f, gap) = (class["objective"].as_f64().expect("F"), class["gap"].as_f64().expect("gap"));
+                let (best, f_one) = (fx.objectives[c], one["classes"][c]["objective"].as_f64().expect("F"));
+                assert!(gap <= tol * f.abs(), "{name} class {c} on {ranks}: gap {gap}");
+                assert!(f - best <= gap + 1e-7 * best, "{name} class {c} on {ranks}: F − F* above the gap {gap}");
+                assert!((f - f_one).abs() <= tol * f_one, "{name} class {c} on {ranks}: F {f}, one process {f_one}");
+                // λ·½‖w‖² is λ-strongly convex: ‖w − w*‖² ≤ 2·gap/λ.
+                let far: f64 = (0..model.nr_feature).map(|j| (model.w[j * 3 + c] - fx.w[c][j]).powi(2)).sum();
+                assert!(far <= 2.0 * gap / lambda + 1e-12, "{name} class {c} on {ranks}: ‖w − w*‖² = {far}");
+            }
+        }
+        let trace = dir.path().join("t.csv");
+        let out = mpirun(2, &["run", model, data, "--trace", trace.to_str().expect("utf-8")]);
+        assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+        assert!(text(&out.stderr).contains("one-vs-rest"), "{}", text(&out.stderr));
+    }
+}
+
 /// A solver the model names that can neither split its sums nor average its epochs is refused
 /// with both reasons, before any work.
 #[test]

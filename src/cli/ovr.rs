@@ -5,9 +5,11 @@
 //! writes LIBLINEAR's k-column model, and the combined predictor is its argmax, computed by the
 //! same code as `optc predict`, so the reported errors are the ones predict gives.
 //!
-//! `optc run` comes here once it has read the data and found a third label. The commands that
-//! follow one problem (`--stream`, `optc path`, the REPL) refuse such data with [`refuse`].
+//! `optc run` comes here once it has read the data and found a third label; ranks holding their
+//! rows go to [`ranks`]. The commands that follow one problem (`--stream`, `optc path`, the
+//! REPL) refuse such data with [`refuse`].
 
+pub(super) mod ranks;
 mod report;
 
 pub(super) use crate::session::ovr::worst;
@@ -64,7 +66,7 @@ pub(super) fn refuse(what: &str, data: &str, classes: Option<LabelMap>) -> Resul
 }
 
 /// The flags of `optc run` that follow one problem's epochs; one-vs-rest runs k.
-fn refuse_flags(args: &RunArgs, train: &Dataset, k: usize) -> Result<(), Failure> {
+pub(super) fn refuse_flags(args: &RunArgs, data: &str, k: usize) -> Result<(), Failure> {
     let flag = [
         (args.holdout.is_some(), "--holdout", "early stopping watches one problem's held-out loss"),
         (args.trace.is_some(), "--trace", "a trace follows one problem's epochs"),
@@ -74,8 +76,7 @@ fn refuse_flags(args: &RunArgs, train: &Dataset, k: usize) -> Result<(), Failure
     .find(|(given, _, _)| *given);
     match flag {
         Some((_, flag, why)) => Err(Failure::Usage(format!(
-            "{flag}: {} has {k} labels, so this run trains {k} one-vs-rest problems, and {why}\n  hint: leave out {flag}, or declare `y: classes` and use `softmax` (one problem)",
-            train.name
+            "{flag}: {data} has {k} labels, so this run trains {k} one-vs-rest problems, and {why}\n  hint: leave out {flag}, or declare `y: classes` and use `softmax` (one problem)",
         ))),
         None => Ok(()),
     }
@@ -96,7 +97,7 @@ pub(super) fn run(args: &RunArgs, start: Start) -> Result<(), Failure> {
         outputs,
     } = start;
     let k = classes.originals.len();
-    refuse_flags(args, &train, k)?;
+    refuse_flags(args, &train.name, k)?;
     let threads = args.solve.data.threads();
     let labels = classes.originals.clone();
     let bound = Bound::one_vs_rest(compiled, &plan, &train, &model_dir(&args.model), threads, classes)?;
@@ -152,7 +153,7 @@ pub(super) fn run(args: &RunArgs, start: Start) -> Result<(), Failure> {
         compiled,
         settings: &settings,
         run_settings: &run_settings,
-        train: &train,
+        data: (&train.name, train.rows(), train.nnz()),
         parse_seconds,
         compile_seconds: front_seconds + solved.iter().map(|c| c.solved.jit_seconds).sum::<f64>(),
         features: bound.features,
@@ -161,7 +162,8 @@ pub(super) fn run(args: &RunArgs, start: Start) -> Result<(), Failure> {
         train_error,
         test_error,
         wall,
-        threads: (at_once, per_problem),
+        spread: report::Spread::Threads(at_once, per_problem),
+        solver_note: None,
         init: args.init.as_deref(),
     };
     if args.json {

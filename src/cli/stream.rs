@@ -96,9 +96,19 @@ pub(super) fn run(args: &RunArgs, ranks: &dyn crate::exec::collective::Collectiv
     agree_on_scan(ranks, &mut scanned)?;
     let scan_seconds = scanning.elapsed().as_secs_f64();
     let kind = compiled.model.label_kind;
-    let what = if resident { "several processes" } else { "--stream" };
-    super::ovr::refuse(what, &source.name, scanned.one_vs_rest(kind))?;
-    let label_map = scanned.label_map(kind).map_err(|e| Failure::Input(e.to_string()))?;
+    // Ranks holding their rows train one-vs-rest's k problems one after another; a stream
+    // follows one problem.
+    let one_vs_rest = scanned.one_vs_rest(kind);
+    if !resident {
+        super::ovr::refuse("--stream", &source.name, one_vs_rest.clone())?;
+    }
+    if let Some(classes) = &one_vs_rest {
+        super::ovr::refuse_flags(args, &source.name, classes.originals.len())?;
+    }
+    let label_map = match &one_vs_rest {
+        Some(classes) => classes.clone(),
+        None => scanned.label_map(kind).map_err(|e| Failure::Input(e.to_string()))?,
+    };
     let features = declared_features(&compiled.model, scanned.features, &source.name)?;
     let classes = if kind == LabelKind::Classes { label_map.originals.len() } else { 0 };
     let mut facts = scanned.facts(features, classes);
@@ -170,33 +180,70 @@ pub(super) fn run(args: &RunArgs, ranks: &dyn crate::exec::collective::Collectiv
         }
         None => Rows::Streamed(&streamed),
     };
-    // On ranks holding their rows, SCD's models run its proximal Newton iterations and dual
-    // CD's its CoCoA+ rounds, distributed: solvers of their own, not plans.
-    use crate::exec::{split_dcd, split_newton};
-    let native = match rows {
-        Rows::Resident(view, _) => split_newton::applies(&plan)
-            .map(|cert| (view, cert, split_newton::run as NativeRun))
-            .or_else(|| split_dcd::applies(&plan).map(|cert| (view, cert, split_dcd::run as NativeRun))),
-        Rows::Streamed(_) => None,
+    let failed = |stop: StreamStop| match stop {
+        StreamStop::Fault { fault, line } => Failure::Diverged(format!(
+            "the solver diverged: at step t = {} ({}:{line}), {} is {}\n  hint: {}",
+            fmt_num(fault.step),
+            source.name,
+            fault.what,
+            fault.value,
+            step.shown.hint(solver)
+        )),
+        other => stopped(other),
     };
-    let ran = match native {
-        Some((view, cert, run)) => run(&plan, &cert, &view, &facts, &run_settings, ranks),
-        None => crate::exec::stream::run(&plan, selected.backend.as_mut(), rows, &facts, &run_settings, ranks),
-    };
-    let done = match ran {
-        Ok(done) => done,
-        Err(StreamStop::Fault { fault, line }) => {
-            return Err(Failure::Diverged(format!(
-                "the solver diverged: at step t = {} ({}:{line}), {} is {}\n  hint: {}",
-                fmt_num(fault.step),
-                source.name,
-                fault.what,
-                fault.value,
-                step.shown.hint(solver)
-            )))
-        }
-        Err(other) => return Err(stopped(other)),
-    };
+    let native = matches!(rows, Rows::Resident(..)) && native_solver(&plan).is_some();
+    if let (Some(classes), Some((x, y))) = (&one_vs_rest, &held) {
+        let backend = if native { "native" } else { selected.backend.name() };
+        let mut solve = |view: crate::exec::DataView| {
+            let done = solve_rows(
+                &plan,
+                selected.backend.as_mut(),
+                Rows::Resident(view, &x.lines),
+                &facts,
+                &run_settings,
+                ranks,
+            )
+            .map_err(failed)?;
+            let ev = &done.outcome.eval;
+            match worse_than_start(ev.objective, done.start_objective) {
+                false => Ok(done),
+                true => Err(Failure::from(
+                    Unsolved::Worse {
+                        epochs: done.outcome.epochs,
+                        objective: ev.objective,
+                        start_objective: done.start_objective,
+                    }
+                    .failure(
+                        &shape_only,
+                        solver,
+                        Some(&step.shown.text()),
+                        Some(&step.shown.hint(solver)),
+                    ),
+                )),
+            }
+        };
+        let on = super::ovr::ranks::OnRanks {
+            args,
+            file: &file,
+            compiled: &compiled,
+            plan: &plan,
+            settings: &settings,
+            run_settings: &run_settings,
+            rows: x,
+            classes: y,
+            labels: classes,
+            operator: operator.as_ref(),
+            facts: &facts,
+            features,
+            data: (&source.name, scanned.rows, scanned.nnz),
+            seconds: (scan_seconds, front_seconds + selected.jit_seconds),
+            backend,
+            solver_note: switched.as_deref(),
+            save: save_out,
+        };
+        return super::ovr::ranks::run(on, &mut solve, ranks);
+    }
+    let done = solve_rows(&plan, selected.backend.as_mut(), rows, &facts, &run_settings, ranks).map_err(failed)?;
     let outcome = &done.outcome;
     let ev = &outcome.eval;
     if worse_than_start(ev.objective, done.start_objective) {
@@ -232,7 +279,7 @@ pub(super) fn run(args: &RunArgs, ranks: &dyn crate::exec::collective::Collectiv
         step: &step,
         done: &done,
         switched: switched.as_deref(),
-        backend: if native.is_some() { "native" } else { selected.backend.name() },
+        backend: if native { "native" } else { selected.backend.name() },
         compile_seconds: front_seconds + selected.jit_seconds,
         scan_seconds,
         calibration: calibration.as_ref(),
@@ -450,6 +497,32 @@ fn streamable_plan(
         "--stream has no solver for this model: its default `{default}` cannot stream ({why}), nor can {}",
         refusals.join("; ")
     )))
+}
+
+/// The solver of its own that ranks holding their rows run for `plan`, if any: SCD's proximal
+/// Newton iterations, or dual CD's CoCoA rounds, with the certificate it reports.
+fn native_solver(plan: &crate::plan::Plan) -> Option<(crate::plan::Certificate, NativeRun)> {
+    use crate::exec::{split_dcd, split_newton};
+    split_newton::applies(plan)
+        .map(|cert| (cert, split_newton::run as NativeRun))
+        .or_else(|| split_dcd::applies(plan).map(|cert| (cert, split_dcd::run as NativeRun)))
+}
+
+/// One problem solved on `rows`: on ranks holding their rows, by SCD's proximal Newton
+/// iterations or dual CD's CoCoA rounds, distributed (solvers of their own, not plans) when the
+/// plan is theirs; else the plan's epochs, streamed or held.
+fn solve_rows(
+    plan: &crate::plan::Plan,
+    backend: &mut dyn crate::exec::Backend,
+    rows: Rows,
+    facts: &crate::data::DataFacts,
+    run_settings: &crate::exec::driver::RunSettings,
+    ranks: &dyn crate::exec::collective::Collective,
+) -> Result<crate::exec::stream::StreamOutcome, StreamStop> {
+    match (rows, native_solver(plan)) {
+        (Rows::Resident(view, _), Some((cert, run))) => run(plan, &cert, &view, facts, run_settings, ranks),
+        (rows, _) => crate::exec::stream::run(plan, backend, rows, facts, run_settings, ranks),
+    }
 }
 
 /// A solver of its own for rows split across ranks (`split_newton`, `split_dcd`).

@@ -136,14 +136,18 @@ pub(crate) fn saved_model(
 /// The fraction of rows whose label is not the argmax of the k decision values (ties to the
 /// first class, as LIBLINEAR's predict).
 pub(crate) fn argmax_error(saved: &SavedModel, data: &Dataset) -> f64 {
+    argmax_wrong(saved, data) as f64 / data.rows().max(1) as f64
+}
+
+/// The rows of `data` whose label is not the argmax (for ranks, which add up their counts).
+pub(crate) fn argmax_wrong(saved: &SavedModel, data: &Dataset) -> usize {
     let (indptr, indices, values) = data.csr();
-    let wrong = (0..data.rows())
+    (0..data.rows())
         .filter(|&i| {
             let rows = indptr[i]..indptr[i + 1];
             saved.predict(&saved.decision(indices.range(rows.clone()), &values[rows])) != data.labels[i]
         })
-        .count();
-    wrong as f64 / data.rows().max(1) as f64
+        .count()
 }
 
 #[cfg(test)]

@@ -4,7 +4,6 @@
 
 use super::{labels_text, worst, Class};
 use crate::analysis::Settings;
-use crate::data::Dataset;
 use crate::exec::driver::{RunSettings, Status};
 use crate::pipeline::Compiled;
 use crate::source::SourceFile;
@@ -17,7 +16,8 @@ pub(in crate::cli) struct Summary<'a> {
     pub compiled: &'a Compiled,
     pub settings: &'a Settings,
     pub run_settings: &'a RunSettings,
-    pub train: &'a Dataset,
+    /// The training data: its name, rows and non-zeros (over every rank's share).
+    pub data: (&'a str, usize, usize),
     pub parse_seconds: f64,
     /// The front end's seconds plus every class's JIT compile.
     pub compile_seconds: f64,
@@ -29,9 +29,19 @@ pub(in crate::cli) struct Summary<'a> {
     pub test_error: Option<f64>,
     /// Wall seconds from the first problem's start to the last one's end.
     pub wall: f64,
-    /// (problems at once, threads for each problem's passes).
-    pub threads: (usize, usize),
+    pub spread: Spread,
+    /// Why the run took another solver than the model's own (on ranks: the one that splits).
+    pub solver_note: Option<&'a str>,
     pub init: Option<&'a Path>,
+}
+
+/// How the k problems shared the work.
+pub(in crate::cli) enum Spread {
+    /// In one process: problems at once, threads for each problem's passes.
+    Threads(usize, usize),
+    /// On ranks holding their rows, one problem after another: the processes, and the bytes
+    /// rank 0 sent in reductions.
+    Processes(usize, u64),
 }
 
 impl Summary<'_> {
@@ -79,12 +89,13 @@ pub(in crate::cli) fn json(s: &Summary) -> serde_json::Value {
         })
         .collect();
     let largest = s.largest_gap();
-    serde_json::json!({
+    let mut json = serde_json::json!({
         "model": s.file.name,
-        "data": s.train.name,
+        "data": s.data.0,
         "one_vs_rest": true,
         "solver": s.solver(),
         "solver_reason": s.compiled.structure.chosen.as_ref().map(|c| c.reason.clone()),
+        "solver_note": s.solver_note,
         "lazy": s.classes.first().map(|c| c.plan.info.lazy),
         "backend": s.classes.first().map(|c| c.solved.backend),
         "compile_seconds": s.compile_seconds,
@@ -98,20 +109,29 @@ pub(in crate::cli) fn json(s: &Summary) -> serde_json::Value {
         "status": worst(s.classes).name(),
         "classes": classes,
         "features": s.features,
-        "rows": s.train.rows(),
-        "data_nnz": s.train.nnz(),
+        "rows": s.data.1,
+        "data_nnz": s.data.2,
         "epochs": s.classes.iter().map(|c| c.solved.outcome.epochs).max(),
         "tol": s.run_settings.tol,
         "seed": s.settings.seed,
         "shards": s.run_settings.shards,
         "init": s.init.map(|p| p.display().to_string()),
-        "problems_at_once": s.threads.0,
-        "threads_per_problem": s.threads.1,
         "train_error": s.train_error,
         "test_error": s.test_error,
         "seconds": s.wall,
         "parse_seconds": s.parse_seconds,
-    })
+    });
+    let spread = match s.spread {
+        Spread::Threads(at_once, per) => serde_json::json!({ "problems_at_once": at_once, "threads_per_problem": per }),
+        Spread::Processes(n, bytes) => serde_json::json!({
+            "problems_at_once": 1,
+            "stream": { "processes": n, "in_memory": true, "bytes_communicated": bytes },
+        }),
+    };
+    if let (Some(o), serde_json::Value::Object(more)) = (json.as_object_mut(), spread) {
+        o.extend(more);
+    }
+    json
 }
 
 pub(in crate::cli) fn human(s: &Summary) -> String {
@@ -120,17 +140,21 @@ pub(in crate::cli) fn human(s: &Summary) -> String {
     let mut o = format!(
         "optc: {} on {} — {} rows × {} features, {} non-zeros (read in {:.2} s)\n",
         s.solver(),
-        s.train.name,
-        s.train.rows(),
+        s.data.0,
+        s.data.1,
         s.features,
-        s.train.nnz(),
+        s.data.2,
         s.parse_seconds
     );
-    let (at_once, per) = s.threads;
+    let spread = match s.spread {
+        Spread::Threads(at_once, per) => {
+            format!("{at_once} at a time, {per} thread{} each", if per == 1 { "" } else { "s" })
+        }
+        Spread::Processes(n, _) => format!("one after another, each on all {n} processes"),
+    };
     o += &format!(
-        "  one-vs-rest  {k} classes, labels {} in first-seen order (LIBLINEAR's): problem c is +1 on class c, −1 on the rest; {at_once} at a time, {per} thread{} each\n",
+        "  one-vs-rest  {k} classes, labels {} in first-seen order (LIBLINEAR's): problem c is +1 on class c, −1 on the rest; {spread}\n",
         labels_text(&labels),
-        if per == 1 { "" } else { "s" }
     );
     let width = labels.iter().map(|l| fmt_num(*l).chars().count()).max().unwrap_or(1).max(6);
     for c in s.classes {
@@ -179,11 +203,16 @@ pub(in crate::cli) fn human(s: &Summary) -> String {
         o += &format!("  test error   {:.2}%\n", 100.0 * e);
     }
     o += &format!("  time         {:.3} s to solve the {k} problems\n", s.wall);
-    if let Some(c) = &s.compiled.structure.chosen {
-        o += &format!("  solver       {} — {}\n", c.solver.name(), c.reason);
+    match (s.solver_note, &s.compiled.structure.chosen) {
+        (Some(note), _) => o += &format!("  solver       {} — {note}\n", s.solver()),
+        (None, Some(c)) => o += &format!("  solver       {} — {}\n", c.solver.name(), c.reason),
+        (None, None) => {}
     }
     let backend = s.classes.first().map_or("", |c| c.solved.backend);
     o += &format!("  backend      {backend} (model text → kernels in {:.1} ms)", 1e3 * s.compile_seconds);
+    if let Spread::Processes(n, bytes) = s.spread {
+        o += &format!("\n  processes    {n}, each holding its own shard; rank 0 sent {bytes} bytes in reductions");
+    }
     o
 }
 
