@@ -262,6 +262,60 @@ fn ranks_holding_their_rows_certify_what_one_process_certifies() {
     }
 }
 
+/// Every two-class, regression and softmax fixture on 2 and 4 ranks holding their rows: where
+/// one process certifies, the ranks certify the same tolerance, their F within it of one
+/// process's and F − F* under their gap; where it has no certificate (a composite term without
+/// a closed-form dual), their F is within it of CVXPY's F*. (One-vs-rest has its own test.)
+#[test]
+fn every_fixture_on_ranks_reaches_what_one_process_reaches() {
+    let dir = tempfile::tempdir().expect("tmp");
+    for side in ["groups.txt", "disjoint_groups.txt", "edges.txt"] {
+        std::fs::copy(common::fixture(side), dir.path().join(side)).expect("copies");
+    }
+    let all: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(fixture("optima.json")).expect("optima")).expect("parses");
+    let names: Vec<String> =
+        all["fixtures"].as_object().expect("fixtures").keys().filter(|k| !k.starts_with("ovr_")).cloned().collect();
+    assert!(names.len() >= 40, "{names:?}");
+    let tol = 1e-6;
+    for name in &names {
+        let fx = common::fixture_named(name);
+        let model = write(dir.path(), &format!("{name}.opt"), &fx.model);
+        // The ranks cut plain text by bytes: a compressed fixture is unpacked first.
+        let data = match fx.data.extension().is_some_and(|e| e == "xz") {
+            true => {
+                let mut text = String::new();
+                let file = std::fs::File::open(&fx.data).expect("fixture");
+                std::io::Read::read_to_string(&mut xz2::read::XzDecoder::new(file), &mut text).expect("unpacks");
+                write(dir.path(), &format!("{name}.svm"), &text)
+            }
+            false => fx.data.clone(),
+        };
+        let (model, data) = (model.to_str().expect("utf-8"), data.to_str().expect("utf-8"));
+        let one = optc(&["run", model, data, "--tol", "1e-6", "--json"]);
+        assert!(one.status.success(), "{name}: {}", text(&one.stderr));
+        let one: serde_json::Value = serde_json::from_slice(&one.stdout).expect("json");
+        let f_one = one["objective"].as_f64().expect("F");
+        for ranks in [2, 4] {
+            let out = mpirun(ranks, &["run", model, data, "--tol", "1e-6", "--json"]);
+            assert!(out.status.success(), "{name} on {ranks}: {}", text(&out.stderr));
+            let r: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON report");
+            assert_eq!(r["stream"]["processes"], ranks, "{r}");
+            let f = r["objective"].as_f64().expect("F");
+            match one["gap"].as_f64() {
+                Some(_) => {
+                    assert_eq!(r["status"], "converged", "{name} on {ranks}: {r}");
+                    let gap = r["gap"].as_f64().expect("a gap");
+                    assert!(gap <= tol * f.abs(), "{name} on {ranks}: gap {gap}");
+                    assert!((f - f_one).abs() <= tol * f_one.abs(), "{name} on {ranks}: F {f}, one process {f_one}");
+                    assert!(f - fx.best <= gap + 1e-7 * fx.best.abs(), "{name} on {ranks}: F − F* above the gap {gap}");
+                }
+                None => assert!((f - fx.best).abs() <= tol * fx.best.abs(), "{name} on {ranks}: F {f}, F* {}", fx.best),
+            }
+        }
+    }
+}
+
 /// One-vs-rest on ranks holding their rows: the k problems one after another on every rank,
 /// each class certified to CVXPY's optimum and to one process's F, the saved model LIBLINEAR's
 /// k columns in the same label order with each column within the certificate's reach of

@@ -125,11 +125,7 @@ fn split_rows_certify_the_whole_problem_against_cvxpy() {
     ];
     for (name, solver) in cases {
         let fx = fixture_named(name);
-        let model = match name {
-            "softmax_l2sq_intercept" => fx.model.replace("classes(y)]\n", "classes(y)]\nvar b: vec[classes(y)]\n"),
-            _ => fx.model.clone(),
-        };
-        let plan = split(&format!("{model}solve with {solver}\n"));
+        let plan = split(&format!("{}solve with {solver}\n", fx.model));
         let d = read_libsvm(&fx.data).expect("reads");
         let tol = 1e-6;
         for n in [2, 3] {
@@ -162,8 +158,7 @@ fn early_gaps_on_split_rows_bound_the_distance_to_the_optimum() {
         [("l1_logistic_intercept", "proxgrad"), ("lasso_intercept", "proxgrad"), ("softmax_l2sq_intercept", "tron")]
     {
         let fx = fixture_named(name);
-        let model = fx.model.replace("classes(y)]\n", "classes(y)]\nvar b: vec[classes(y)]\n");
-        let plan = split(&format!("{model}solve with {solver}\n"));
+        let plan = split(&format!("{}solve with {solver}\n", fx.model));
         let d = read_libsvm(&fx.data).expect("reads");
         for epochs in [1, 2, 3, 5] {
             let runs = on_ranks(&plan, &d, 2, &RunSettings::fixed(epochs, 1), true);

@@ -191,11 +191,11 @@ pub fn fixture_named(name: &str) -> Fixture {
     } else {
         model_text(if data.contains("regression") { "real" } else { "labels" }, lambda, objective)
     };
-    // A fixture with an optimal intercept fits `var b: scalar`.
-    let model = if f["b"].is_f64() {
-        model.replace("var w: vec[dim(x)]\n", "var w: vec[dim(x)]\nvar b: scalar\n")
-    } else {
-        model
+    // A fixture with an optimal intercept fits `var b: scalar`; softmax's, one a class.
+    let model = match &f["b"] {
+        b if b.is_f64() => model.replace("var w: vec[dim(x)]\n", "var w: vec[dim(x)]\nvar b: scalar\n"),
+        b if b.is_array() => model.replace("classes(y)]\n", "classes(y)]\nvar b: vec[classes(y)]\n"),
+        _ => model,
     };
     Fixture { model, data: fixture(data), best: f["objective"].as_f64().expect("objective") }
 }
