@@ -84,6 +84,21 @@ pub(crate) enum Failure {
     /// Ctrl-C stopped the run, whose report and files are written: exit 130, as a shell
     /// reports a process SIGINT ended.
     Interrupted,
+    /// Said by another process (rank 0 under mpirun, for a failure every rank shares): this
+    /// exit code, nothing printed.
+    Said(u8),
+}
+
+impl Failure {
+    /// The same failure, left for another rank to say: its exit code, without its message.
+    pub(crate) fn said_elsewhere(self) -> Failure {
+        match self {
+            Failure::Reported | Failure::Input(_) => Failure::Said(1),
+            Failure::Usage(_) => Failure::Said(2),
+            Failure::Diverged(_) => Failure::Said(3),
+            other => other,
+        }
+    }
 }
 
 /// An unknown option that names a parameter of the model on the command line (`run m.opt d.svm
@@ -216,6 +231,7 @@ pub fn main() -> i32 {
             3
         }
         Err(Failure::Interrupted) => 130,
+        Err(Failure::Said(code)) => i32::from(code),
     }
 }
 
@@ -259,12 +275,18 @@ pub(crate) fn compile(file: &SourceFile, opts: &CompileOptions) -> Result<Compil
 pub(crate) fn report_compile_error(e: CompileError, file: &SourceFile) -> Failure {
     match e {
         CompileError::Usage(m) => Failure::Usage(m),
+        // Ranks that run one model text compile it alike: rank 0 shows the diagnostics.
+        CompileError::Model(_) if ANOTHER_RANK_SPEAKS.load(std::sync::atomic::Ordering::Relaxed) => Failure::Said(1),
         CompileError::Model(problems) => {
             eprint!("{}", render_terminal(&problems, file));
             Failure::Reported
         }
     }
 }
+
+/// Set on ranks other than 0 once every rank is known to run the same model text and options
+/// (`stream::same_everywhere`): their compile diagnostics would be rank 0's, N times over.
+pub(crate) static ANOTHER_RANK_SPEAKS: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
 /// The directory a model's `load("...")` paths are relative to.
 pub(crate) fn model_dir(model: &Path) -> PathBuf {

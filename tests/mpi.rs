@@ -369,6 +369,35 @@ fn ranks_train_one_vs_rest_as_one_process_does() {
     }
 }
 
+/// A failure every rank shares is said once, by rank 0, with the exit code one process gives:
+/// a typo in the model (each rank compiles the same text), and a solver that diverges on the
+/// whole data's sums (here a step bound L that overflows).
+#[test]
+fn a_failure_every_rank_shares_is_said_once() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let typo = write(
+        dir.path(),
+        "typo.opt",
+        "data x: sparse, y: labels\nvar w: vec[dim(x)]\nminimize E[logistc(y, <x, w>)]\n",
+    );
+    let data = fixture("binary.svm");
+    let out = mpirun(2, &["run", typo.to_str().expect("utf-8"), data.to_str().expect("utf-8")]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    assert_eq!(text(&out.stderr).matches("unknown loss `logistc`").count(), 1, "{}", text(&out.stderr));
+    // Two rows whose norms overflow, one in each rank's half.
+    let rows = std::fs::read_to_string(&data).expect("fixture");
+    let lines: Vec<&str> = rows.lines().collect();
+    let half = lines.len() / 2;
+    let huge =
+        format!("{}\n1 1:1e200 2:1e200\n{}\n-1 1:1e200 3:1e200\n", lines[..half].join("\n"), lines[half..].join("\n"));
+    let huge = write(dir.path(), "huge.svm", &huge);
+    let model = write(dir.path(), "m.opt", &format!("{L1}solve with proxgrad\n"));
+    let out = mpirun(2, &["run", model.to_str().expect("utf-8"), huge.to_str().expect("utf-8")]);
+    assert_eq!(out.status.code(), Some(3), "{}", text(&out.stderr));
+    assert_eq!(text(&out.stderr).matches("the solver diverged").count(), 1, "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains("hint:"), "{}", text(&out.stderr));
+}
+
 /// A solver the model names that can neither split its sums nor average its epochs is refused
 /// with both reasons, before any work.
 #[test]

@@ -235,7 +235,7 @@ fn history_file() -> Option<PathBuf> {
 
 fn print_failure(f: Failure) {
     match f {
-        Failure::Reported | Failure::Interrupted => {}
+        Failure::Reported | Failure::Interrupted | Failure::Said(_) => {}
         Failure::Input(m) | Failure::Usage(m) | Failure::Diverged(m) => eprintln!("error: {m}"),
     }
 }

@@ -56,15 +56,20 @@ pub(super) fn run(args: &RunArgs, ranks: &dyn crate::exec::collective::Collectiv
         .and_then(|s| if cut { s.share(ranks.rank(), ranks.size()).map_err(Failure::Usage) } else { Ok(s) });
     let mut source = together(ranks, source)?;
     // Each rank reads the model itself (its file may differ, or be missing, on another node).
+    let file = together(ranks, read_model(&args.model))?;
+    together(ranks, same_everywhere(ranks, args, &file.text))?;
+    // One model text and one set of options compile alike everywhere: rank 0's diagnostics.
+    if ranks.rank() > 0 {
+        super::ANOTHER_RANK_SPEAKS.store(true, std::sync::atomic::Ordering::Relaxed);
+    }
     let compiled = (|| {
-        let file = read_model(&args.model)?;
         let opts = super::run::compile_options(args)?;
         let (compiled, plan, switched) =
             if resident { distributed_plan(&file, &opts)? } else { streamable_plan(&file, &opts)? };
         let (settings, run_settings) = session::run_settings(&compiled, &args.solve.stopping())?;
-        Ok((file, compiled, plan, switched, settings, run_settings))
+        Ok((compiled, plan, switched, settings, run_settings))
     })();
-    let (file, compiled, mut plan, switched, settings, mut run_settings) = together(ranks, compiled)?;
+    let (compiled, mut plan, switched, settings, mut run_settings) = together(ranks, compiled)?;
     run_settings.cancel = super::interrupt();
     if run_settings.shards > 1 {
         return Err(Failure::Usage(
@@ -73,7 +78,6 @@ pub(super) fn run(args: &RunArgs, ranks: &dyn crate::exec::collective::Collectiv
     }
     let tol = run_settings.tol;
     let front_seconds = compile_start.elapsed().as_secs_f64();
-    together(ranks, same_everywhere(ranks, args, &file.text))?;
     let outputs = if lead { Outputs::prepare(args) } else { Ok(Outputs { save: None, trace: None, plot: None }) };
     let Outputs { save: save_out, trace: trace_out, plot: plot_out } = together(ranks, outputs)?;
 
@@ -189,24 +193,22 @@ pub(super) fn run(args: &RunArgs, ranks: &dyn crate::exec::collective::Collectiv
             fault.value,
             step.shown.hint(solver)
         )),
+        // The rank that stopped the run says why.
+        StreamStop::Elsewhere => Failure::Reported,
         other => stopped(other),
     };
     let native = matches!(rows, Rows::Resident(..)) && native_solver(&plan).is_some();
     if let (Some(classes), Some((x, y))) = (&one_vs_rest, &held) {
         let backend = if native { "native" } else { selected.backend.name() };
         let mut solve = |view: crate::exec::DataView| {
-            let done = solve_rows(
-                &plan,
-                selected.backend.as_mut(),
-                Rows::Resident(view, &x.lines),
-                &facts,
-                &run_settings,
-                ranks,
-            )
-            .map_err(failed)?;
+            let rows = Rows::Resident(view, &x.lines);
+            let solved = solve_rows(&plan, selected.backend.as_mut(), rows, &facts, &run_settings, ranks);
+            let done = together(ranks, solved.map_err(failed))?;
             let ev = &done.outcome.eval;
             match worse_than_start(ev.objective, done.start_objective) {
                 false => Ok(done),
+                // F is the ranks' sum: every rank sees it, rank 0 says it.
+                true if !lead => Err(Failure::Said(3)),
                 true => Err(Failure::from(
                     Unsolved::Worse {
                         epochs: done.outcome.epochs,
@@ -243,7 +245,8 @@ pub(super) fn run(args: &RunArgs, ranks: &dyn crate::exec::collective::Collectiv
         };
         return super::ovr::ranks::run(on, &mut solve, ranks);
     }
-    let done = solve_rows(&plan, selected.backend.as_mut(), rows, &facts, &run_settings, ranks).map_err(failed)?;
+    let solved = solve_rows(&plan, selected.backend.as_mut(), rows, &facts, &run_settings, ranks);
+    let done = together(ranks, solved.map_err(failed))?;
     let outcome = &done.outcome;
     let ev = &outcome.eval;
     if worse_than_start(ev.objective, done.start_objective) {
@@ -251,6 +254,10 @@ pub(super) fn run(args: &RunArgs, ranks: &dyn crate::exec::collective::Collectiv
             let mut r = diverged_json(ev.objective, done.start_objective, solver, outcome.epochs, &step.shown);
             r["stream"] = true.into();
             println!("{}", serde_json::to_string_pretty(&r).unwrap_or_default());
+        }
+        if !lead {
+            // F is the ranks' sum: every rank sees it, rank 0 says it.
+            return Err(Failure::Said(3));
         }
         let worse =
             Unsolved::Worse { epochs: outcome.epochs, objective: ev.objective, start_objective: done.start_objective };
@@ -345,16 +352,23 @@ fn shard(
 
 /// A step every rank takes: Ok when it succeeded on all of them. The rank that failed returns
 /// its own failure (its message names its file and line); the others stop quietly with exit 1,
-/// as the failed rank stops the job.
+/// as the failed rank stops the job. When every rank failed (a typo in the model, a solver
+/// that diverges on the summed gradient), rank 0 alone says so, rather than N copies.
 fn together<T>(ranks: &dyn crate::exec::collective::Collective, step: Result<T, Failure>) -> Result<T, Failure> {
     if ranks.size() == 1 {
         return step;
     }
-    let mut failed = [f64::from(u8::from(step.is_err()))];
-    ranks.max(&mut failed).map_err(|e| Failure::Input(format!("the ranks could not reduce: {e}")))?;
+    let failed = f64::from(u8::from(step.is_err()));
+    let speaks = f64::from(u8::from(matches!(&step, Err(e) if !matches!(e, Failure::Reported | Failure::Said(_)))));
+    // Maxima: whether any rank failed, and (of the negative) whether every rank has a message.
+    let mut flags = [failed, -speaks];
+    ranks.max(&mut flags).map_err(|e| Failure::Input(format!("the ranks could not reduce: {e}")))?;
+    let (any, all_speak) = (flags[0] > 0.0, -flags[1] > 0.0);
     match step {
+        Err(Failure::Interrupted) => Err(Failure::Interrupted),
+        Err(e) if all_speak && ranks.rank() > 0 => Err(e.said_elsewhere()),
         Err(e) => Err(e),
-        Ok(_) if failed[0] > 0.0 => Err(Failure::Reported),
+        Ok(_) if any => Err(Failure::Reported),
         Ok(t) => Ok(t),
     }
 }
