@@ -17,8 +17,8 @@
 //!    took 319 iterations to a certified 1e-4 without the face solve, 20 with it). No
 //!    communication: the same inputs give the same step on every rank.
 //!
-//!    A set wider than [`V_MAX`] (weak ℓ1 regularization: debian-desc at C = 10 grows past
-//!    9,000) forms no Hessian: Newton's step on the set's face is solved by conjugate gradients,
+//!    A set wider than 2,048 coordinates (weak ℓ1 regularization: debian-desc at C = 10
+//!    grows past 9,000) forms no Hessian: Newton's step on the set's face is solved by conjugate gradients,
 //!    each Hessian-vector product one pass over the rows and a reduction of |V| floats, with
 //!    Levenberg's damping that the line search tunes. Capping the set instead (its largest
 //!    violators, the rest of the weights held) left debian-desc at C = 10 25% above F* after
