@@ -90,14 +90,28 @@ pub(crate) enum Failure {
 }
 
 impl Failure {
-    /// The same failure, left for another rank to say: its exit code, without its message.
-    pub(crate) fn said_elsewhere(self) -> Failure {
+    /// The exit code.
+    fn code(&self) -> u8 {
         match self {
-            Failure::Reported | Failure::Input(_) => Failure::Said(1),
-            Failure::Usage(_) => Failure::Said(2),
-            Failure::Diverged(_) => Failure::Said(3),
-            other => other,
+            Failure::Reported | Failure::Input(_) => 1,
+            Failure::Usage(_) => 2,
+            Failure::Diverged(_) => 3,
+            Failure::Interrupted => 130,
+            Failure::Said(code) => *code,
         }
+    }
+
+    /// Prints the message, if there is one still to print; the exit code.
+    pub(crate) fn say(self) -> i32 {
+        if let Failure::Input(m) | Failure::Usage(m) | Failure::Diverged(m) = &self {
+            eprintln!("error: {m}");
+        }
+        i32::from(self.code())
+    }
+
+    /// The same failure once said (by this rank, or by another one): its exit code alone.
+    pub(crate) fn said(self) -> Failure {
+        Failure::Said(self.code())
     }
 }
 
@@ -217,21 +231,7 @@ pub fn main() -> i32 {
     };
     match result {
         Ok(()) => 0,
-        Err(Failure::Reported) => 1,
-        Err(Failure::Input(m)) => {
-            eprintln!("error: {m}");
-            1
-        }
-        Err(Failure::Usage(m)) => {
-            eprintln!("error: {m}");
-            2
-        }
-        Err(Failure::Diverged(m)) => {
-            eprintln!("error: {m}");
-            3
-        }
-        Err(Failure::Interrupted) => 130,
-        Err(Failure::Said(code)) => i32::from(code),
+        Err(f) => f.say(),
     }
 }
 

@@ -200,28 +200,30 @@ pub(super) fn run(args: &RunArgs, ranks: &dyn crate::exec::collective::Collectiv
     let native = matches!(rows, Rows::Resident(..)) && native_solver(&plan).is_some();
     if let (Some(classes), Some((x, y))) = (&one_vs_rest, &held) {
         let backend = if native { "native" } else { selected.backend.name() };
-        let mut solve = |view: crate::exec::DataView| {
+        let mut solve = |view: crate::exec::DataView, class: &dyn Fn(Failure) -> Failure| {
             let rows = Rows::Resident(view, &x.lines);
             let solved = solve_rows(&plan, selected.backend.as_mut(), rows, &facts, &run_settings, ranks);
-            let done = together(ranks, solved.map_err(failed))?;
+            let done = together(ranks, solved.map_err(failed).map_err(class))?;
             let ev = &done.outcome.eval;
             match worse_than_start(ev.objective, done.start_objective) {
                 false => Ok(done),
                 // F is the ranks' sum: every rank sees it, rank 0 says it.
-                true if !lead => Err(Failure::Said(3)),
-                true => Err(Failure::from(
-                    Unsolved::Worse {
-                        epochs: done.outcome.epochs,
-                        objective: ev.objective,
-                        start_objective: done.start_objective,
-                    }
-                    .failure(
-                        &shape_only,
-                        solver,
-                        Some(&step.shown.text()),
-                        Some(&step.shown.hint(solver)),
-                    ),
-                )),
+                true => together(
+                    ranks,
+                    Err(class(Failure::from(
+                        Unsolved::Worse {
+                            epochs: done.outcome.epochs,
+                            objective: ev.objective,
+                            start_objective: done.start_objective,
+                        }
+                        .failure(
+                            &shape_only,
+                            solver,
+                            Some(&step.shown.text()),
+                            Some(&step.shown.hint(solver)),
+                        ),
+                    ))),
+                ),
             }
         };
         let on = super::ovr::ranks::OnRanks {
@@ -255,15 +257,11 @@ pub(super) fn run(args: &RunArgs, ranks: &dyn crate::exec::collective::Collectiv
             r["stream"] = true.into();
             println!("{}", serde_json::to_string_pretty(&r).unwrap_or_default());
         }
-        if !lead {
-            // F is the ranks' sum: every rank sees it, rank 0 says it.
-            return Err(Failure::Said(3));
-        }
         let worse =
             Unsolved::Worse { epochs: outcome.epochs, objective: ev.objective, start_objective: done.start_objective };
-        return Err(worse
-            .failure(&shape_only, solver, Some(&step.shown.text()), Some(&step.shown.hint(solver)))
-            .into());
+        // F is the ranks' sum: every rank sees it, rank 0 says it.
+        let said = worse.failure(&shape_only, solver, Some(&step.shown.text()), Some(&step.shown.hint(solver)));
+        return together(ranks, Err(said.into()));
     }
     if outcome.status != crate::exec::driver::Status::Converged && tol.is_some() && !args.quiet && lead {
         let hint = "a stochastic method with decaying steps rarely certifies a tight gap; give a looser --tol or more --epochs";
@@ -350,27 +348,38 @@ fn shard(
     Ok((files[ranks.rank()].into(), false))
 }
 
-/// A step every rank takes: Ok when it succeeded on all of them. The rank that failed returns
-/// its own failure (its message names its file and line); the others stop quietly with exit 1,
-/// as the failed rank stops the job. When every rank failed (a typo in the model, a solver
-/// that diverges on the summed gradient), rank 0 alone says so, rather than N copies.
+/// A step every rank takes: Ok when it succeeded on all of them. A rank that failed says why
+/// (its message names its file and line) and the others stop quietly with its exit code, or 1;
+/// when every rank failed with a message (a typo in the model, a solver that diverges on the
+/// summed gradient), rank 0 alone says it, rather than N copies. Every rank then waits for the
+/// messages to be printed: mpirun ends the job as soon as one rank exits with an error, and a
+/// rank with nothing to say would otherwise cut the others short.
 fn together<T>(ranks: &dyn crate::exec::collective::Collective, step: Result<T, Failure>) -> Result<T, Failure> {
     if ranks.size() == 1 {
         return step;
     }
+    let speaks = |e: &Failure| !matches!(e, Failure::Reported | Failure::Said(_) | Failure::Interrupted);
     let failed = f64::from(u8::from(step.is_err()));
-    let speaks = f64::from(u8::from(matches!(&step, Err(e) if !matches!(e, Failure::Reported | Failure::Said(_)))));
+    let speaking = f64::from(u8::from(matches!(&step, Err(e) if speaks(e))));
     // Maxima: whether any rank failed, and (of the negative) whether every rank has a message.
-    let mut flags = [failed, -speaks];
-    ranks.max(&mut flags).map_err(|e| Failure::Input(format!("the ranks could not reduce: {e}")))?;
+    let mut flags = [failed, -speaking];
+    let reduced = |e| Failure::Input(format!("the ranks could not reduce: {e}"));
+    ranks.max(&mut flags).map_err(reduced)?;
     let (any, all_speak) = (flags[0] > 0.0, -flags[1] > 0.0);
-    match step {
-        Err(Failure::Interrupted) => Err(Failure::Interrupted),
-        Err(e) if all_speak && ranks.rank() > 0 => Err(e.said_elsewhere()),
-        Err(e) => Err(e),
-        Ok(_) if any => Err(Failure::Reported),
+    let outcome = match step {
+        Err(e) if speaks(&e) && (ranks.rank() == 0 || !all_speak) => {
+            let code = e.code();
+            e.say();
+            Err(Failure::Said(code))
+        }
+        Err(e) => Err(e.said()),
+        Ok(_) if any => Err(Failure::Said(1)),
         Ok(t) => Ok(t),
+    };
+    if any {
+        ranks.max(&mut [0.0]).map_err(reduced)?;
     }
+    outcome
 }
 
 /// Refuses ranks started with different models or options before any work: a hash of the

@@ -50,13 +50,14 @@ pub(in crate::cli) struct OnRanks<'a> {
     pub save: Option<OutputFile>,
 }
 
-/// Trains the k problems with `solve` (one problem on the ranks' rows, its failures worded),
-/// then writes the k-column model and the report from rank 0.
-pub(in crate::cli) fn run(
-    on: OnRanks,
-    solve: &mut dyn FnMut(DataView) -> Result<StreamOutcome, Failure>,
-    ranks: &dyn Collective,
-) -> Result<(), Failure> {
+/// One problem solved on the ranks' rows, its failure put in context by the function given.
+pub(in crate::cli) type SolveOne<'a> =
+    dyn FnMut(DataView, &dyn Fn(Failure) -> Failure) -> Result<StreamOutcome, Failure> + 'a;
+
+/// Trains the k problems with `solve` (one problem on the ranks' rows, its failures worded by
+/// `solve` and put in their class's context by the function it is given), then writes the
+/// k-column model and the report from rank 0.
+pub(in crate::cli) fn run(on: OnRanks, solve: &mut SolveOne, ranks: &dyn Collective) -> Result<(), Failure> {
     let originals = &on.labels.originals;
     let k = originals.len();
     let lead = ranks.rank() == 0;
@@ -65,7 +66,7 @@ pub(in crate::cli) fn run(
     for (c, &label) in originals.iter().enumerate() {
         let y = one_vs_rest_labels(on.classes, c);
         let view = on.rows.view(&y, on.features).with_operator(on.operator);
-        let done = solve(view).map_err(|f| in_class(f, label, c, k))?;
+        let done = solve(view, &|f| in_class(f, label, c, k))?;
         let outcome = done.outcome;
         let w = outcome.state.weights(on.plan).to_vec();
         let intercept = on.plan.objective.intercept.map(|_| outcome.state.intercept(on.plan));
