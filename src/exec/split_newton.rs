@@ -188,14 +188,15 @@ pub fn run_dense_at_most(
         }
         largest_set = largest_set.max(set.len());
         let wide = set.len() > dense_most;
+        let point = Point { cert, w: &w, gradient: &gradient, h: &h, data, cm, ranks };
         let step = match wide && !dense_after_products {
             // Too wide for its Hessian: Newton's step on the face, by products.
             true => {
-                let (step, cg_passes) = face_products(cert, &set, &w, &gradient, &h, data, cm, damping, ranks)?;
+                let (step, cg_passes) = face_products(&point, &set, damping)?;
                 passes += cg_passes;
                 step
             }
-            false => dense_step(cert, &set, &w, &gradient, &h, data, cm, (dense_most, ranks), &mut passes)?,
+            false => dense_step(&point, &set, dense_most, &mut passes)?,
         };
         dense_after_products = false;
         // 5. The line search on F along the step: X·step on this rank's rows.
@@ -257,21 +258,25 @@ pub fn run_dense_at_most(
     Ok(StreamOutcome { outcome, start_objective: start_objective.unwrap_or(f64::NAN), passes, epoch_seconds: seconds })
 }
 
+/// What a step on a working set reads: the model's certificate, the weights, the loss's
+/// gradient at them, each of this rank's rows' curvature ℓ″ and the rows themselves, c/m, and
+/// the ranks that sum what the rows give.
+#[derive(Clone, Copy)]
+struct Point<'a, 'd> {
+    cert: &'a Certificate,
+    w: &'a [f64],
+    gradient: &'a [f64],
+    h: &'a [f64],
+    data: &'a DataView<'d>,
+    cm: f64,
+    ranks: &'a dyn Collective,
+}
+
 /// The step (d long) on a working set `set` of at most `most` coordinates (the largest
 /// violators when it has more): the Hessian on it summed dense across the ranks, the model
 /// solved by coordinate descent and then exactly on the face it found, on every rank alike.
-#[allow(clippy::too_many_arguments)]
-fn dense_step(
-    cert: &Certificate,
-    set: &[usize],
-    w: &[f64],
-    gradient: &[f64],
-    h: &[f64],
-    data: &DataView,
-    cm: f64,
-    (most, ranks): (usize, &dyn Collective),
-    passes: &mut usize,
-) -> Result<Vec<f64>, StreamStop> {
+fn dense_step(point: &Point, set: &[usize], most: usize, passes: &mut usize) -> Result<Vec<f64>, StreamStop> {
+    let Point { cert, w, gradient, h, data, cm, ranks } = *point;
     let d = data.features;
     let capped: Vec<usize>;
     let set = match set.len() > most {
@@ -365,18 +370,8 @@ fn dense_step(
 /// coordinates are the set's non-zero ones, with their signs, and its zero ones whose gradient
 /// exceeds l1, with the sign that lowers F; a coordinate at a bound the gradient pushes past is
 /// held. Also the passes it took.
-#[allow(clippy::too_many_arguments)]
-fn face_products(
-    cert: &Certificate,
-    set: &[usize],
-    w: &[f64],
-    gradient: &[f64],
-    h: &[f64],
-    data: &DataView,
-    cm: f64,
-    damping: f64,
-    ranks: &dyn Collective,
-) -> Result<(Vec<f64>, usize), StreamStop> {
+fn face_products(point: &Point, set: &[usize], damping: f64) -> Result<(Vec<f64>, usize), StreamStop> {
+    let Point { cert, w, gradient, h, data, cm, ranks } = *point;
     let d = data.features;
     let mut sign = vec![0.0; d];
     let face: Vec<usize> = set
