@@ -23,6 +23,7 @@ pub(crate) use intercept::{class_offsets, intercept_only};
 use loss::loss_derivatives;
 pub(crate) use loss::loss_terms;
 use refine::{REFINE_FIRST, REFINE_STALL};
+pub(crate) use support::conjugate_gradients;
 
 use super::interp::{eval_at, Env};
 use super::{DataView, State};

@@ -18,9 +18,9 @@
 //!    communication: the same inputs give the same step on every rank.
 //!
 //!    A set wider than 2,048 coordinates (weak ℓ1 regularization: debian-desc at C = 10
-//!    grows past 9,000) forms no Hessian: Newton's step on the set's face is solved by conjugate gradients,
-//!    each Hessian-vector product one pass over the rows and a reduction of |V| floats, with
-//!    Levenberg's damping that the line search tunes. Capping the set instead (its largest
+//!    grows past 9,000) forms no Hessian: Newton's step on the set's face is solved by
+//!    conjugate gradients, each Hessian-vector product one pass over the rows and a reduction
+//!    of |V| floats, with Levenberg's damping that the line search tunes. Capping the set instead (its largest
 //!    violators, the rest of the weights held) left debian-desc at C = 10 25% above F* after
 //!    40 s on 2 ranks; the face's steps bring it within 2%.
 //! 5. A backtracking line search on F along the step costs one reduced sum a trial.
@@ -28,7 +28,9 @@
 //! FISTA, the alternative whose sums split (`plan::distribute`), needs hundreds of iterations on
 //! text data where this needs tens.
 
-use super::certificate::{loss_conjugate, loss_terms, regularizer, scaled_reg_conjugate, transpose_times};
+use super::certificate::{
+    conjugate_gradients, loss_conjugate, loss_terms, regularizer, scaled_reg_conjugate, transpose_times,
+};
 use super::collective::Collective;
 use super::driver::{working_set, SetSize};
 use super::driver::{Outcome, RunSettings};
@@ -52,7 +54,8 @@ const SWEEPS: usize = 100;
 const SWEEP_TOL: f64 = 1e-3;
 /// Conjugate-gradient iterations of a step on a set wider than [`V_MAX`], at most (as one
 /// process's refinement caps them: an inexact step the next iteration continues from is worth
-/// more than an exact one), and the residual, relative to the right-hand side's, that ends them.
+/// more than an exact one), and the preconditioned residual's norm, relative to its first,
+/// that ends them.
 const CG_STEPS: usize = 50;
 const CG_TOL: f64 = 1e-3;
 /// The face step's first damping, and its least.
@@ -116,8 +119,8 @@ pub fn run_dense_at_most(
     let mut largest_set = 0;
     // The face's step gave no descent: the next iteration takes the capped dense one.
     let mut dense_after_products = false;
-    // The face step's damping (relative to H's mean diagonal), raised tenfold when its step
-    // is cut short and lowered when it is taken whole.
+    // The face step's damping (relative to H's mean diagonal): quartered when the line search
+    // takes half the step or more, kept when it takes a quarter, raised fourfold when less.
     let mut damping = DAMPING;
     let mut state = State::new(plan, &DataFacts { rows, ..*facts }, data.labels);
     let weights = plan.weights().map(|v| v.0).unwrap_or(0);
@@ -189,7 +192,7 @@ pub fn run_dense_at_most(
         largest_set = largest_set.max(set.len());
         let wide = set.len() > dense_most;
         let point = Point { cert, w: &w, gradient: &gradient, h: &h, data, cm, ranks };
-        let step = match wide && !dense_after_products {
+        let dense = match wide && !dense_after_products {
             // Too wide for its Hessian: Newton's step on the face, by products.
             true => {
                 let (step, cg_passes) = face_products(&point, &set, damping)?;
@@ -200,7 +203,6 @@ pub fn run_dense_at_most(
         };
         dense_after_products = false;
         // 5. The line search on F along the step: X·step on this rank's rows.
-        let dense = step;
         let along: Vec<f64> = (0..rows).map(|i| margin(data, &dense, i)).collect();
         let moved = |t: f64| -> Vec<f64> { w.iter().zip(&dense).map(|(x, s)| x + t * s).collect() };
         let r0 = regularizer(cert, &w);
@@ -302,8 +304,8 @@ fn dense_step(point: &Point, set: &[usize], most: usize, passes: &mut usize) -> 
         }
         row.clear();
         for p in data.indptr[i]..data.indptr[i + 1] {
-            if let Some(&k) = place.get(data.indices[p] as usize).filter(|k| **k != u32::MAX) {
-                row.push((k as usize, data.values[p]));
+            if let Some(k) = slot(&place, data.indices[p]) {
+                row.push((k, data.values[p]));
             }
         }
         for (q, &(k, x)) in row.iter().enumerate() {
@@ -404,8 +406,8 @@ fn face_products(point: &Point, set: &[usize], damping: f64) -> Result<(Vec<f64>
     let mut diagonal = vec![0.0; n];
     for (i, &hi) in h.iter().enumerate() {
         for p in data.indptr[i]..data.indptr[i + 1] {
-            if let Some(&k) = place.get(data.indices[p] as usize).filter(|k| **k != u32::MAX) {
-                diagonal[k as usize] += hi * data.values[p] * data.values[p];
+            if let Some(k) = slot(&place, data.indices[p]) {
+                diagonal[k] += hi * data.values[p] * data.values[p];
             }
         }
     }
@@ -416,54 +418,39 @@ fn face_products(point: &Point, set: &[usize], damping: f64) -> Result<(Vec<f64>
     // curvature would otherwise take a Newton step of any length.
     let nu = damping * diagonal.iter().sum::<f64>() / n as f64;
     let diagonal: Vec<f64> = diagonal.iter().map(|x| (x + nu).max(1e-12)).collect();
-    // H·p on the face, summed across the ranks.
-    let mut product = |v: &[f64]| -> Result<Vec<f64>, StreamStop> {
+    // H·p on the face, summed across the ranks; none, and the reduction's error kept, when
+    // the ranks could not sum it.
+    let mut unreduced = None;
+    let product = |v: &[f64]| -> Option<Vec<f64>> {
         let mut out = vec![0.0; n];
         for (i, &hi) in h.iter().enumerate() {
             let range = data.indptr[i]..data.indptr[i + 1];
-            let xv: f64 = range
-                .clone()
-                .filter_map(|p| place.get(data.indices[p] as usize).filter(|k| **k != u32::MAX).map(|&k| (p, k)))
-                .map(|(p, k)| data.values[p] * v[k as usize])
-                .sum();
+            let xv: f64 =
+                range.clone().filter_map(|p| slot(&place, data.indices[p]).map(|k| data.values[p] * v[k])).sum();
             if xv == 0.0 || hi == 0.0 {
                 continue;
             }
             for p in range {
-                if let Some(&k) = place.get(data.indices[p] as usize).filter(|k| **k != u32::MAX) {
-                    out[k as usize] += data.values[p] * hi * xv;
+                if let Some(k) = slot(&place, data.indices[p]) {
+                    out[k] += data.values[p] * hi * xv;
                 }
             }
         }
-        ranks.sum(&mut out)?;
+        if let Err(e) = ranks.sum(&mut out) {
+            unreduced = Some(e);
+            return None;
+        }
         passes += 1;
-        Ok(out.iter().zip(v).map(|(x, vk)| cm * x + (cert.l2 + nu) * vk).collect())
+        Some(out.iter().zip(v).map(|(x, vk)| cm * x + (cert.l2 + nu) * vk).collect())
     };
-    let b: Vec<f64> = face.iter().map(|&j| -(gradient[j] + cert.l1 * sign[j] + cert.l2 * w[j])).collect();
-    let norm = |v: &[f64]| v.iter().map(|x| x * x).sum::<f64>().sqrt();
-    let dot = |u: &[f64], v: &[f64]| u.iter().zip(v).map(|(x, y)| x * y).sum::<f64>();
-    let (mut delta, mut r) = (vec![0.0; n], b.clone());
-    let mut z: Vec<f64> = r.iter().zip(&diagonal).map(|(x, m)| x / m).collect();
-    let mut p = z.clone();
-    let mut rz = dot(&r, &z);
-    let stop = CG_TOL * norm(&b);
-    for _ in 0..CG_STEPS {
-        let q = product(&p)?;
-        let pq = dot(&p, &q);
-        if pq.is_nan() || pq <= 0.0 {
-            break;
-        }
-        let alpha = rz / pq;
-        delta.iter_mut().zip(&p).for_each(|(x, pk)| *x += alpha * pk);
-        r.iter_mut().zip(&q).for_each(|(x, qk)| *x -= alpha * qk);
-        if norm(&r) <= stop {
-            break;
-        }
-        z = r.iter().zip(&diagonal).map(|(x, m)| x / m).collect();
-        let next = dot(&r, &z);
-        let beta = next / rz;
-        rz = next;
-        p.iter_mut().zip(&z).for_each(|(pk, zk)| *pk = zk + beta * *pk);
+    let precondition = |r: &[f64]| Some(r.iter().zip(&diagonal).map(|(x, m)| x / m).collect());
+    let mut delta = vec![0.0; n];
+    let mut r: Vec<f64> = face.iter().map(|&j| -(gradient[j] + cert.l1 * sign[j] + cert.l2 * w[j])).collect();
+    // Stopped short (the step cap, no curvature), Δ is still the face's step so far.
+    let everyone = vec![true; n];
+    conjugate_gradients(&mut delta, &mut r, &everyone, (CG_STEPS, CG_TOL * CG_TOL), product, precondition);
+    if let Some(e) = unreduced {
+        return Err(e.into());
     }
     for (k, &j) in face.iter().enumerate() {
         let x = w[j] + delta[k];
@@ -472,6 +459,12 @@ fn face_products(point: &Point, set: &[usize], damping: f64) -> Result<(Vec<f64>
         step[j] = x.clamp(cert.lo, cert.hi) - w[j];
     }
     Ok((step, passes))
+}
+
+/// Column `j`'s place in a set, from `place` (the set's position of every column, u32::MAX
+/// for a column outside it).
+fn slot(place: &[u32], j: u32) -> Option<usize> {
+    place.get(j as usize).filter(|k| **k != u32::MAX).map(|&k| k as usize)
 }
 
 /// The model's minimiser on the face of `step`, by an active-set loop of linear solves: the

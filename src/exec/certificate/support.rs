@@ -304,20 +304,21 @@ fn newton_direction(system: &Newton, cg_steps: usize) -> Option<Vec<f64>> {
     let mut r: Vec<f64> = g.iter().map(|x| -x).collect();
     let precondition = |r: &[f64]| Some(r.iter().zip(&m).map(|(r, m)| r / m).collect());
     // Stopped short (by the step cap or no curvature), d is still a descent direction.
-    conjugate_gradients(&mut d, &mut r, free, (cg_steps, CG_TOL), product, precondition);
+    conjugate_gradients(&mut d, &mut r, free, (cg_steps, CG_TOL), |p| Some(product(p)), precondition);
     d.iter().any(|&x| x != 0.0).then_some(d)
 }
 
 /// Preconditioned conjugate gradients on H·d = b from `d`, whose residual b − H·d is `r`; both
 /// are updated in place, on the coordinates `moves` only. They run for at most `limit.0`
 /// iterations, until rᵀM⁻¹r falls to `limit.1` of its first value; whether they got there (not
-/// when H has no curvature along a direction, or a product or preconditioning is not finite).
-fn conjugate_gradients(
+/// when H has no curvature along a direction, a product or preconditioning is not finite, or
+/// `product` gives none: the ranks' products, whose reduction can fail, stop there).
+pub(crate) fn conjugate_gradients(
     d: &mut [f64],
     r: &mut [f64],
     moves: &[bool],
     (steps, tol): (usize, f64),
-    product: impl Fn(&[f64]) -> Vec<f64>,
+    mut product: impl FnMut(&[f64]) -> Option<Vec<f64>>,
     precondition: impl Fn(&[f64]) -> Option<Vec<f64>>,
 ) -> bool {
     let Some(mut z) = precondition(r) else { return false };
@@ -328,7 +329,7 @@ fn conjugate_gradients(
         if rz.is_nan() || rz <= stop {
             return rz <= stop;
         }
-        let hp = product(&p);
+        let Some(hp) = product(&p) else { return false };
         let curv = dot(&p, &hp);
         if curv.is_nan() || curv <= 0.0 {
             return false;
@@ -719,7 +720,8 @@ impl Bordered<'_> {
             let x = self.solve_in(&face, &rhs, |_| 0.0)?;
             Some((0..f).map(|p| if moves[p] { x[self.base.row[p]] } else { 0.0 }).collect())
         };
-        let ok = conjugate_gradients(&mut d, &mut r, &moves, (HELD_STEPS, HELD_TOL), product, precondition);
+        let ok =
+            conjugate_gradients(&mut d, &mut r, &moves, (HELD_STEPS, HELD_TOL), |p| Some(product(p)), precondition);
         ok.then_some(d)
     }
 
