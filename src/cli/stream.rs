@@ -197,6 +197,18 @@ pub(super) fn run(args: &RunArgs, ranks: &dyn crate::exec::collective::Collectiv
         StreamStop::Elsewhere => Failure::Reported,
         other => stopped(other),
     };
+    // A run that ended worse than w = 0: with a convex F that was a valid answer, so the step
+    // overshot.
+    let worse = |done: &crate::exec::stream::StreamOutcome| -> Option<Failure> {
+        let ev = &done.outcome.eval;
+        let said = Unsolved::Worse {
+            epochs: done.outcome.epochs,
+            objective: ev.objective,
+            start_objective: done.start_objective,
+        };
+        worse_than_start(ev.objective, done.start_objective)
+            .then(|| said.failure(&shape_only, solver, Some(&step.shown.text()), Some(&step.shown.hint(solver))).into())
+    };
     let native = matches!(rows, Rows::Resident(..)) && native_solver(&plan).is_some();
     if let (Some(classes), Some((x, y))) = (&one_vs_rest, &held) {
         let backend = if native { "native" } else { selected.backend.name() };
@@ -204,26 +216,10 @@ pub(super) fn run(args: &RunArgs, ranks: &dyn crate::exec::collective::Collectiv
             let rows = Rows::Resident(view, &x.lines);
             let solved = solve_rows(&plan, selected.backend.as_mut(), rows, &facts, &run_settings, ranks);
             let done = together(ranks, solved.map_err(failed).map_err(class))?;
-            let ev = &done.outcome.eval;
-            match worse_than_start(ev.objective, done.start_objective) {
-                false => Ok(done),
+            match worse(&done) {
+                None => Ok(done),
                 // F is the ranks' sum: every rank sees it, rank 0 says it.
-                true => together(
-                    ranks,
-                    Err(class(Failure::from(
-                        Unsolved::Worse {
-                            epochs: done.outcome.epochs,
-                            objective: ev.objective,
-                            start_objective: done.start_objective,
-                        }
-                        .failure(
-                            &shape_only,
-                            solver,
-                            Some(&step.shown.text()),
-                            Some(&step.shown.hint(solver)),
-                        ),
-                    ))),
-                ),
+                Some(said) => together(ranks, Err(class(said))),
             }
         };
         let on = super::ovr::ranks::OnRanks {
@@ -251,17 +247,14 @@ pub(super) fn run(args: &RunArgs, ranks: &dyn crate::exec::collective::Collectiv
     let done = together(ranks, solved.map_err(failed))?;
     let outcome = &done.outcome;
     let ev = &outcome.eval;
-    if worse_than_start(ev.objective, done.start_objective) {
+    if let Some(said) = worse(&done) {
         if args.json && lead {
             let mut r = diverged_json(ev.objective, done.start_objective, solver, outcome.epochs, &step.shown);
             r["stream"] = true.into();
             println!("{}", serde_json::to_string_pretty(&r).unwrap_or_default());
         }
-        let worse =
-            Unsolved::Worse { epochs: outcome.epochs, objective: ev.objective, start_objective: done.start_objective };
         // F is the ranks' sum: every rank sees it, rank 0 says it.
-        let said = worse.failure(&shape_only, solver, Some(&step.shown.text()), Some(&step.shown.hint(solver)));
-        return together(ranks, Err(said.into()));
+        return together(ranks, Err(said));
     }
     if outcome.status != crate::exec::driver::Status::Converged && tol.is_some() && !args.quiet && lead {
         let hint = "a stochastic method with decaying steps rarely certifies a tight gap; give a looser --tol or more --epochs";
