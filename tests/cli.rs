@@ -1226,3 +1226,24 @@ fn several_processes_without_mpi_are_refused() {
     let err = text(&out.stderr);
     assert!(err.contains("started 2 processes") && err.contains("--features mpi"), "{err}");
 }
+
+/// `--trace` watches a run without steering it: the checks it adds between the rules' checks
+/// leave the dual history the rules' checks read as it was, so the run takes the same epochs to
+/// the same F. They used to add their dual points and F to it, and the stall test and the
+/// extrapolation of the next rule's check then saw another run (here 6 epochs instead of 8).
+#[test]
+fn a_trace_does_not_change_the_run_it_traces() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let m = write(
+        dir.path(),
+        "m.opt",
+        "data x: sparse, y: labels\nvar w: vec[dim(x)]\nparam λ = 1e-5\nminimize E[logistic(y, <x, w>)] + λ·l1(w)\n",
+    );
+    let data = fixture("sparse_large.svm.xz");
+    let trace = dir.path().join("t.csv");
+    let plain = run_json(&m, &data, &["--tol", "1e-6"]);
+    let traced = run_json(&m, &data, &["--tol", "1e-6", "--trace", trace.to_str().unwrap()]);
+    assert_eq!(plain["epochs"], traced["epochs"], "plain {plain}\ntraced {traced}");
+    let (a, b) = (plain["objective"].as_f64().unwrap(), traced["objective"].as_f64().unwrap());
+    assert!((a - b).abs() <= 1e-12 * a.abs(), "F {a} without the trace, {b} with it");
+}

@@ -36,6 +36,7 @@ use crate::plan::{Certificate, LossConjugate, Plan, VectorTerm};
 /// than the last one. On ill-conditioned data (a9a's one-hot groups) the plain rescaled point
 /// certifies 1e-1 where the primal is already within 1e-5; the extrapolated one closes that.
 /// Any point is a valid certificate once put in the domain, so this only ever tightens the gap.
+#[derive(Clone)]
 pub struct DualHistory {
     points: std::collections::VecDeque<Vec<f64>>,
     /// The largest D of the run so far: a lower bound on F* whatever the later iterates.
