@@ -629,7 +629,10 @@ impl FaceSystem {
         let inverse = self.inverse.get_mut();
         if !inverse.is_empty() {
             let (f, k) = (self.columns.len(), self.new.len());
-            let rows: Vec<usize> = inverse.keys().copied().collect();
+            // In order: a product's rounding can depend on a column's place in the batch, and
+            // the same run gives the same numbers.
+            let mut rows: Vec<usize> = inverse.keys().copied().collect();
+            rows.sort_unstable();
             let y = faer::Mat::<f64>::from_fn(f, rows.len(), |r, c| inverse[&rows[c]][r]);
             let x2 = border.s.solve(-(border.b.transpose() * &y));
             let x1 = y - &border.z * &x2;
