@@ -2,7 +2,7 @@
 
 mod common;
 
-use common::{assert_has_lines, fixture, liblinear_predict, optc, text, write, L1_LOGISTIC};
+use common::{assert_has_lines, fixture, liblinear_predict, model_text, optc, text, write, L1_LOGISTIC};
 use std::path::Path;
 
 /// `optc run MODEL DATA --json --quiet EXTRA...`, which must succeed; its JSON report.
@@ -1234,11 +1234,7 @@ fn several_processes_without_mpi_are_refused() {
 #[test]
 fn a_trace_does_not_change_the_run_it_traces() {
     let dir = tempfile::tempdir().expect("tmp");
-    let m = write(
-        dir.path(),
-        "m.opt",
-        "data x: sparse, y: labels\nvar w: vec[dim(x)]\nparam λ = 1e-5\nminimize E[logistic(y, <x, w>)] + λ·l1(w)\n",
-    );
+    let m = write(dir.path(), "m.opt", &model_text("labels", 1e-5, "minimize E[logistic(y, <x, w>)] + λ·l1(w)"));
     let data = fixture("sparse_large.svm.xz");
     let trace = dir.path().join("t.csv");
     let plain = run_json(&m, &data, &["--tol", "1e-6"]);

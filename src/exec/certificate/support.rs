@@ -1037,6 +1037,20 @@ mod tests {
 
         /// Asserts that `step` keeps every sign, lands at least one coordinate at zero, and
         /// solves H·d = −g on the rest.
+        /// P is the Hessian at `curvature` on the columns of X its rows are, in `order`:
+        /// P⁻¹·H·x gives x back.
+        fn assert_inverts(&self, pre: &Bordered, curvature: &[f64], order: &[usize]) {
+            let n = order.len();
+            let x: Vec<f64> = (1..=n).map(|k| k as f64).collect();
+            let hx = faer::Mat::<f64>::from_fn(n, 1, |r, _| {
+                (0..n).map(|c| self.h(curvature, order[r], order[c]) * x[c]).sum::<f64>()
+            });
+            let back = pre.solve(hx);
+            for (r, &xr) in x.iter().enumerate() {
+                assert!((back[(r, 0)] - xr).abs() < 1e-8 * xr, "P⁻¹·H·x = {back:?}, not x");
+            }
+        }
+
         fn assert_face_step(&self, curvature: &[f64], step: &[f64], tol: f64) {
             let zeroed: Vec<usize> = (0..D).filter(|&k| V[k] + step[k] == 0.0).collect();
             assert!(!zeroed.is_empty(), "nothing landed at zero: {step:?}");
@@ -1178,15 +1192,7 @@ mod tests {
         // P is the Hessian at the factor's curvature on its columns and the new one.
         assert!(old.take_in(&next), "the border is not positive definite");
         let pre = old.preconditioner();
-        let order = [0, 1, 3, D, 2];
-        let x: Vec<f64> = (1..=5).map(f64::from).collect();
-        let px = faer::Mat::<f64>::from_fn(5, 1, |r, _| {
-            (0..5).map(|c| case.h(&before.curvature, order[r], order[c]) * x[c]).sum::<f64>()
-        });
-        let back = pre.solve(px);
-        for (r, &xr) in x.iter().enumerate() {
-            assert!((back[(r, 0)] - xr).abs() < 1e-8 * xr, "P⁻¹·H·x = {back:?}, not x");
-        }
+        case.assert_inverts(&pre, &before.curvature, &[0, 1, 3, D, 2]);
         let step = held_step(&mut old, &next, &V, &SIGN).expect("conjugate gradients converge on the bordered factor");
         case.assert_face_step(&after, &step, 1e-7);
     }
@@ -1228,15 +1234,7 @@ mod tests {
         assert!(old.take_in(&next), "the second border is not positive definite");
         let pre = old.preconditioner();
         assert_eq!(pre.base.borders.len(), 2, "the first border was formed again");
-        let order = [0, 3, D, 1, 2];
-        let x: Vec<f64> = (1..=5).map(f64::from).collect();
-        let px = faer::Mat::<f64>::from_fn(5, 1, |r, _| {
-            (0..5).map(|c| case.h(&before.curvature, order[r], order[c]) * x[c]).sum::<f64>()
-        });
-        let back = pre.solve(px);
-        for (r, &xr) in x.iter().enumerate() {
-            assert!((back[(r, 0)] - xr).abs() < 1e-8 * xr, "P⁻¹·H·x = {back:?}, not x");
-        }
+        case.assert_inverts(&pre, &before.curvature, &[0, 3, D, 1, 2]);
         for q in [0, 2] {
             let column = pre.solve(faer::Mat::<f64>::from_fn(5, 1, |r, _| if r == q { 1.0 } else { 0.0 }));
             let kept = &pre.base.inverse.borrow()[&q];
