@@ -4,6 +4,7 @@
 mod bind;
 pub mod cache;
 mod columns;
+mod copies;
 mod labels;
 mod libsvm;
 pub mod operator;
@@ -16,6 +17,7 @@ mod view;
 
 pub use bind::{bound_scalars, needs_gram, DataFacts};
 pub use columns::Columns;
+pub use copies::Copies;
 pub use labels::{one_vs_rest_labels, LabelError, LabelMap};
 pub use libsvm::{
     available_threads, display_name, open_text, read_in_blocks, read_libsvm, read_libsvm_from, read_libsvm_shown,

@@ -6,6 +6,7 @@ pub mod calibrate;
 pub mod cancel;
 pub mod certificate;
 pub mod collective;
+mod copies;
 pub mod driver;
 pub mod evaluate;
 pub mod interp;

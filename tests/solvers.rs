@@ -868,3 +868,84 @@ fn tron_fits_the_intercept_that_scd_certifies() {
         }
     }
 }
+
+/// Copies of columns change neither F* nor the weights of the columns they copy, under ℓ1
+/// alone: the SCD run on sparse_large with 40 of its columns copied (the 30 largest weights of
+/// the optimum and 10 zeros, each copy after its column) reaches CVXPY's F* on the original
+/// data with a true gap, keeps every copy at zero and gives each copied column the optimum's
+/// weight. A warm start that splits those weights between the columns and their copies is
+/// folded back onto the columns.
+#[test]
+fn copied_columns_keep_their_weight_on_the_first_of_their_kind() {
+    let fx = fixture_named("sparse_l1_logistic_large");
+    let text = std::fs::read_to_string(fixture("optima.json")).expect("optima.json");
+    let all: serde_json::Value = serde_json::from_str(&text).expect("optima.json parses");
+    let best: Vec<f64> = all["fixtures"]["sparse_l1_logistic_large"]["w"]
+        .as_array()
+        .expect("w")
+        .iter()
+        .map(|v| v.as_f64().expect("a number"))
+        .collect();
+    let d = read_libsvm(&fx.data).expect("fixture data");
+    let features = d.features();
+    let mut order: Vec<usize> = (0..features).collect();
+    order.sort_by(|&a, &b| best[b].abs().total_cmp(&best[a].abs()));
+    let zeros = (0..features).filter(|&j| best[j] == 0.0 || best[j].abs() < 1e-8).step_by(97).take(10);
+    let copied: Vec<usize> = order.into_iter().take(30).chain(zeros).collect();
+    // The copy of copied[k] is column features + k (1-based in the file: one more).
+    let (indptr, indices, values) = d.csr();
+    let mut lines = String::new();
+    for i in 0..d.rows() {
+        lines.push_str(&format!("{}", d.labels[i]));
+        let mut extra = vec![];
+        for p in indptr[i]..indptr[i + 1] {
+            let j = indices[p] as usize;
+            lines.push_str(&format!(" {}:{:e}", j + 1, values[p]));
+            if let Some(k) = copied.iter().position(|&c| c == j) {
+                extra.push((features + k, values[p]));
+            }
+        }
+        extra.sort_by_key(|e| e.0);
+        for (j, v) in extra {
+            lines.push_str(&format!(" {}:{:e}", j + 1, v));
+        }
+        lines.push('\n');
+    }
+    let dir = tempfile::tempdir().expect("temp dir");
+    let data = common::write(dir.path(), "copied.svm", &lines);
+    let wide = read_libsvm(&data).expect("the copied data reads");
+    assert_eq!(wide.features(), features + copied.len());
+    let opts = CompileOptions { solver: Some("scd".into()), ..Default::default() };
+    let check = |r: &common::Run, what: &str| {
+        let w = &r.outcome.state.vectors[r.plan.weights().expect("w").0];
+        let gap = r.outcome.gap.expect("a gap");
+        assert_eq!(r.outcome.status, Status::Converged, "{what}");
+        assert!(r.eval.objective - gap <= fx.best * (1.0 + 1e-12), "{what}: F − gap above F*");
+        assert!(
+            (r.eval.objective - fx.best).abs() <= 1e-6 * fx.best,
+            "{what}: F {} against F* {}",
+            r.eval.objective,
+            fx.best
+        );
+        for (k, &j) in copied.iter().enumerate() {
+            assert_eq!(w[features + k], 0.0, "{what}: the copy of column {j} carries weight");
+            assert!(
+                (w[j] - best[j]).abs() <= 1e-3 * (1.0 + best[j].abs()),
+                "{what}: w[{j}] = {} against {}",
+                w[j],
+                best[j]
+            );
+        }
+    };
+    let cold = run_plan(compile(&fx.model, &opts), &wide, &RunSettings::to_tolerance(1e-8, 10_000, 1), None);
+    check(&cold, "cold");
+    let mut start = cold.outcome.state.clone();
+    let slot = cold.plan.weights().expect("w").0;
+    for (k, &j) in copied.iter().enumerate() {
+        let half = start.vectors[slot][j] / 2.0;
+        start.vectors[slot][j] = half;
+        start.vectors[slot][features + k] = half;
+    }
+    let warm = run_plan(compile(&fx.model, &opts), &wide, &RunSettings::to_tolerance(1e-8, 10_000, 1), Some(start));
+    check(&warm, "warm");
+}

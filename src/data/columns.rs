@@ -1,16 +1,26 @@
 //! The data by columns (CSC), built once for plans that walk `col(Xc, j)` (SCD): a counting
 //! sort of the CSR non-zeros, O(nnz), rows ascending within each column.
 
-use crate::data::Indices;
+use crate::data::{Copies, Indices};
 
 /// d columns; column j's non-zeros are `rows[ptr[j]..ptr[j+1]]` with `values` alongside.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug)]
 pub struct Columns {
     ptr: Vec<usize>,
     rows: Vec<u32>,
     values: Vec<f64>,
     /// The rows of the matrix they were built from: every row index is below it.
     row_count: usize,
+    /// Which columns copy an earlier one, found the first time a solver asks.
+    copies: std::sync::OnceLock<Copies>,
+}
+
+/// Equal entries make equal columns, whether or not their copies were looked for yet.
+impl PartialEq for Columns {
+    fn eq(&self, other: &Columns) -> bool {
+        (&self.ptr, &self.rows, &self.values, self.row_count)
+            == (&other.ptr, &other.rows, &other.values, other.row_count)
+    }
 }
 
 impl Columns {
@@ -76,7 +86,7 @@ impl Columns {
                 }
             });
         }
-        Columns { ptr, rows, values: vals, row_count }
+        Columns { ptr, rows, values: vals, row_count, copies: Default::default() }
     }
 
     pub fn count(&self) -> usize {
@@ -103,6 +113,12 @@ impl Columns {
     /// check of a CSC it is handed is O(1), not a scan of every non-zero at every call.
     pub fn row_count(&self) -> usize {
         self.row_count
+    }
+
+    /// The columns that copy an earlier one ([`Copies`]), found on `threads` threads once per data
+    /// set bound to a plan and kept for the runs that follow (a path, one-vs-rest's problems).
+    pub fn copies(&self, threads: usize) -> &Copies {
+        self.copies.get_or_init(|| Copies::of(self, threads))
     }
 
     /// Bytes the columns of `nnz` non-zeros over `features` columns take.

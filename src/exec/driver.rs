@@ -6,6 +6,7 @@ use super::evaluate::{evaluate, evaluate_with_margins, Evaluation};
 use super::screening::Screening;
 use super::stopping::{Checks, Ended};
 use super::{Backend, DataView, Fault, State};
+use crate::data::Copies;
 use crate::data::DataFacts;
 use crate::plan::Plan;
 use rand::seq::SliceRandom;
@@ -174,6 +175,7 @@ pub(super) fn working_set(
     w: &[f64],
     gradient: &[f64],
     screening: Option<&Screening>,
+    copies: Option<&Copies>,
     size: SetSize,
 ) -> Vec<u32> {
     let doubling = || WS_MIN.max(2 * w.iter().filter(|v| **v != 0.0).count());
@@ -187,7 +189,8 @@ pub(super) fn working_set(
         .zip(gradient)
         .enumerate()
         .filter_map(|(j, (&wj, &gj))| {
-            let score = match (wj != 0.0, screening.is_some_and(|s| s.is_out(j))) {
+            let out = screening.is_some_and(|s| s.is_out(j)) || copies.is_some_and(|c| c.is_copy(j));
+            let score = match (wj != 0.0, out) {
                 (true, _) => f64::INFINITY,
                 (false, true) => 0.0,
                 (false, false) => violation(cert, wj, gj),
@@ -323,7 +326,6 @@ pub fn run_watched(
     let mut test_seconds = 0.0;
     // Checks made only for the trace, left out of `seconds` as the test set's are.
     let mut traced_seconds = 0.0;
-    backend.init(&mut state, data)?;
     // Working sets pay when they leave out most of the columns: on w8a (300 features, 249
     // non-zero at λ 7.08e-6) the first set of WS_MIN columns picked at zero held a third of
     // them, and a default run took 0.43–0.57 s where full epochs take 0.29–0.36 s.
@@ -333,10 +335,18 @@ pub fn run_watched(
     let polishing = plan.certificate.is_some() && settings.tol.is_some() && cols > 0;
     let mut working: Option<usize> = None;
     let mut screening = ws_cert.as_ref().and_then(|c| Screening::new(c, data, cols));
+    // Copies of earlier columns never enter a working set, so their weights stay at zero; a
+    // warm start's are folded onto the first column of their kind before the first epoch.
+    let copies = ws_cert.as_ref().and_then(|c| super::copies::foldable(c, data));
+    if let (Some(copies), Some(slot), true) = (copies, plan.weights(), warm) {
+        copies.fold(&mut state.vectors[slot.0]);
+    }
+    backend.init(&mut state, data)?;
     if let Some(cert) = &ws_cert {
         let checking = Instant::now();
         if let (_, Some(a)) = check_point(plan, &state, data, None, |_| f64::INFINITY) {
-            working = Some(repick(&mut order, cert, state.weights(plan), &a.gradient, None, SetSize::Violators));
+            let w = state.weights(plan);
+            working = Some(repick(&mut order, cert, w, &a.gradient, None, copies, SetSize::Violators));
         }
         check_seconds += checking.elapsed().as_secs_f64();
     }
@@ -413,7 +423,7 @@ pub fn run_watched(
             let gap = assessment.as_ref().map(|a| a.gap);
             if let (Some(cert), Some(a), true) = (&ws_cert, &assessment, due) {
                 let w = flushed.weights(plan);
-                working = Some(repick(&mut order, cert, w, &a.gradient, screening.as_ref(), SetSize::Doubling));
+                working = Some(repick(&mut order, cert, w, &a.gradient, screening.as_ref(), copies, SetSize::Doubling));
             }
             let spent = checking.elapsed().as_secs_f64();
             let testing = Instant::now();
@@ -593,9 +603,10 @@ fn repick(
     w: &[f64],
     gradient: &[f64],
     screening: Option<&Screening>,
+    copies: Option<&Copies>,
     size: SetSize,
 ) -> usize {
-    let ws = working_set(cert, w, gradient, screening, size);
+    let ws = working_set(cert, w, gradient, screening, copies, size);
     let n = ws.len();
     order.set_columns(ws);
     n
@@ -639,14 +650,14 @@ mod tests {
     #[test]
     fn the_first_working_set_holds_every_violator() {
         let (w, g) = case();
-        let set = working_set(&l1(1.0), &w, &g, None, SetSize::Violators);
+        let set = working_set(&l1(1.0), &w, &g, None, None, SetSize::Violators);
         assert_eq!(set, (0..603).collect::<Vec<u32>>());
     }
 
     #[test]
     fn a_later_working_set_holds_the_support_and_the_worst_violators() {
         let (w, g) = case();
-        let set = working_set(&l1(1.0), &w, &g, None, SetSize::Doubling);
+        let set = working_set(&l1(1.0), &w, &g, None, None, SetSize::Doubling);
         assert_eq!(set.len(), WS_MIN);
         // The support, then the largest |∇ⱼf| (they grow with j here).
         let worst: Vec<u32> = (0..3).chain(603 - (WS_MIN as u32 - 3)..603).collect();

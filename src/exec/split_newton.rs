@@ -185,7 +185,7 @@ pub fn run_dense_at_most(
         }
         // 2. The working set: as the one-process driver picks it.
         let set: Vec<usize> =
-            working_set(cert, &w, &gradient, None, SetSize::Doubling).into_iter().map(|j| j as usize).collect();
+            working_set(cert, &w, &gradient, None, None, SetSize::Doubling).into_iter().map(|j| j as usize).collect();
         if set.is_empty() {
             break;
         }
@@ -283,7 +283,7 @@ fn dense_step(point: &Point, set: &[usize], most: usize, passes: &mut usize) -> 
     let capped: Vec<usize>;
     let set = match set.len() > most {
         true => {
-            capped = working_set(cert, w, gradient, None, SetSize::DoublingAtMost(most))
+            capped = working_set(cert, w, gradient, None, None, SetSize::DoublingAtMost(most))
                 .into_iter()
                 .map(|j| j as usize)
                 .collect();

@@ -147,12 +147,18 @@ pub(super) fn refined_dual(
     if cert.vector.is_some() || cert.groups.is_some() || !twice_differentiable {
         return None;
     }
-    let support = w.iter().filter(|&&x| moves_freely(cert, x)).count();
+    // Copies of earlier columns are held at zero, their weight on the first of their kind: the
+    // margins, and so the gradient, stay the same.
+    let copies = crate::exec::copies::foldable(cert, data);
+    let mut v = w.to_vec();
+    if let Some(copies) = copies {
+        copies.fold(&mut v);
+    }
+    let support = v.iter().filter(|&&x| moves_freely(cert, x)).count();
     if support > REFINE_MAX {
-        return support::refine(cert, data, c, w, margins, enough, exact);
+        return support::refine(cert, data, c, &v, margins, enough, exact);
     }
     let scale = c / margins.len() as f64;
-    let mut v = w.to_vec();
     let mut a = margins.to_vec();
     let mut gradient = gradient.to_vec();
     let mut best = f64::NEG_INFINITY;
@@ -164,7 +170,7 @@ pub(super) fn refined_dual(
         for (j, (&vj, &gj)) in v.iter().zip(&gradient).enumerate() {
             if moves_freely(cert, vj) {
                 inside.push(j);
-            } else if violation(cert, vj, gj) > 0.0 {
+            } else if violation(cert, vj, gj) > 0.0 && !copies.is_some_and(|c| c.is_copy(j)) {
                 entering.push((violation(cert, vj, gj), j));
             }
         }

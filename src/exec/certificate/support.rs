@@ -23,6 +23,7 @@
 
 use super::refine::{moves_freely, refined_point, Refined, Rows, Subspace, REFINE_RESIDUAL};
 use super::{dot, dual_at, regularizer, violation};
+use crate::data::Copies;
 use crate::exec::DataView;
 use crate::plan::Certificate;
 
@@ -95,6 +96,8 @@ pub(super) fn refine(
     if margins.is_empty() {
         return None;
     }
+    // `w` has its copies folded (see `refined_dual`); they stay out of every round.
+    let copies = crate::exec::copies::foldable(cert, data);
     let labels = data.labels;
     let scale = c / margins.len() as f64;
     // The refined point and F there, and the zero coordinates a round brings in with the sign
@@ -189,7 +192,7 @@ pub(super) fn refine(
         else {
             break;
         };
-        entering = violators(cert, &x, gradient, EXACT_ENTER);
+        entering = violators(cert, &x, gradient, copies, EXACT_ENTER);
         if entering.is_empty() {
             break;
         }
@@ -281,9 +284,15 @@ fn line_search(
 
 /// The zero coordinates of `x` that violate their optimality condition at ∇f = `gradient`, at
 /// most `most` of the worst, each with the sign its gradient asks for.
-fn violators(cert: &Certificate, x: &[f64], gradient: &[f64], most: usize) -> Vec<(usize, f64)> {
+fn violators(
+    cert: &Certificate,
+    x: &[f64],
+    gradient: &[f64],
+    copies: Option<&Copies>,
+    most: usize,
+) -> Vec<(usize, f64)> {
     let mut found: Vec<(f64, usize)> = (0..x.len())
-        .filter(|&j| x[j] == 0.0)
+        .filter(|&j| x[j] == 0.0 && !copies.is_some_and(|c| c.is_copy(j)))
         .map(|j| (violation(cert, 0.0, gradient[j]), j))
         .filter(|&(e, _)| e > 0.0)
         .collect();
