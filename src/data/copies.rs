@@ -34,41 +34,57 @@ impl Copies {
             }
             mix(h)
         };
-        let keyed_in = |run: std::ops::Range<usize>| -> Vec<(u64, u32)> {
-            run.filter(|&j| ptr[j + 1] > ptr[j]).map(|j| (hash(j), j as u32)).collect()
-        };
-        let threads = threads.clamp(1, d.max(1));
-        let mut keyed: Vec<(u64, u32)> = if threads == 1 {
-            keyed_in(0..d)
-        } else {
-            let cuts: Vec<usize> = (0..=threads).map(|t| d * t / threads).collect();
-            std::thread::scope(|scope| {
-                let parts: Vec<_> = cuts.windows(2).map(|run| scope.spawn(|| keyed_in(run[0]..run[1]))).collect();
-                parts.into_iter().flat_map(|p| p.join().unwrap_or_default()).collect()
-            })
-        };
-        keyed.sort_unstable();
         let same = |a: usize, b: usize| {
             let (ea, eb) = (entries(a), entries(b));
             rows[ea.clone()] == rows[eb.clone()]
                 && values[ea].iter().zip(&values[eb]).all(|(x, y)| x.to_bits() == y.to_bits())
         };
-        let mut first: Vec<u32> = (0..d as u32).collect();
-        let mut count = 0;
-        for run in keyed.chunk_by(|a, b| a.0 == b.0) {
-            // Columns ascending within a run, so the first of each kind is met first.
-            let mut kinds: Vec<usize> = vec![];
-            for &(_, j) in run {
-                let j = j as usize;
-                match kinds.iter().find(|&&k| same(k, j)) {
-                    Some(&k) => {
-                        first[j] = k as u32;
-                        count += 1;
+        // Each thread hashes a run of columns and keeps the keys in its share of the hashes'
+        // range: a run of equal hashes then lies in one share, sorted and compared by one thread.
+        let threads = threads.clamp(1, d.max(1));
+        let share = |h: u64| ((u128::from(h) * threads as u128) >> 64) as usize;
+        let hashed = |run: std::ops::Range<usize>| -> Vec<Vec<(u64, u32)>> {
+            let mut shares = vec![vec![]; threads];
+            for j in run.filter(|&j| ptr[j + 1] > ptr[j]) {
+                let h = hash(j);
+                shares[share(h)].push((h, j as u32));
+            }
+            shares
+        };
+        // The copies among one share's keys, as (column, first of its kind).
+        let found = |mut keyed: Vec<(u64, u32)>| -> Vec<(u32, u32)> {
+            keyed.sort_unstable();
+            let mut found = vec![];
+            for run in keyed.chunk_by(|a, b| a.0 == b.0) {
+                // Columns ascending within a run, so the first of each kind is met first.
+                let mut kinds: Vec<u32> = vec![];
+                for &(_, j) in run {
+                    match kinds.iter().find(|&&k| same(k as usize, j as usize)) {
+                        Some(&k) => found.push((j, k)),
+                        None => kinds.push(j),
                     }
-                    None => kinds.push(j),
                 }
             }
+            found
+        };
+        let cuts: Vec<usize> = (0..=threads).map(|t| d * t / threads).collect();
+        let pairs: Vec<(u32, u32)> = std::thread::scope(|scope| {
+            let runs: Vec<_> = cuts.windows(2).map(|run| scope.spawn(|| hashed(run[0]..run[1]))).collect();
+            let mut shares = vec![vec![]; threads];
+            for run in runs {
+                // A thread that panicked leaves its columns unmatched: fewer copies, all true.
+                for (t, part) in run.join().unwrap_or_default().into_iter().enumerate() {
+                    shares[t].extend(part);
+                }
+            }
+            let found: Vec<_> = shares.into_iter().map(|keyed| scope.spawn(|| found(keyed))).collect();
+            found.into_iter().flat_map(|f| f.join().unwrap_or_default()).collect()
+        });
+        let mut first: Vec<u32> = (0..d as u32).collect();
+        for &(j, k) in &pairs {
+            first[j as usize] = k;
         }
+        let count = pairs.len();
         Copies { first, count }
     }
 
@@ -144,6 +160,34 @@ mod tests {
         assert_eq!(first, [0, 1, 0, 3, 0, 5, 1]);
         assert_eq!(copies.count(), 3);
         assert!(copies.is_copy(4) && !copies.is_copy(1) && !copies.is_copy(5));
+    }
+
+    /// Any thread count finds the copies one thread finds, on 400 columns of which every third
+    /// repeats one of the first 60.
+    #[test]
+    fn copies_do_not_depend_on_threads() {
+        let (rows, d) = (50, 400);
+        let column = |j: usize| if j % 3 == 2 { j % 60 } else { j };
+        let dense: Vec<Vec<f64>> = (0..rows)
+            .map(|i| {
+                (0..d)
+                    .map(|j| if (i * 7 + column(j) * 13) % 5 == 0 { (1 + column(j) % 4) as f64 } else { 0.0 })
+                    .collect()
+            })
+            .collect();
+        let refs: Vec<&[f64]> = dense.iter().map(|r| r.as_slice()).collect();
+        let c = columns(&refs);
+        let one = Copies::of(&c, 1);
+        assert!(one.count() > 100, "{} copies", one.count());
+        let col = |j: usize| dense.iter().map(|r| r[j]).collect::<Vec<f64>>();
+        for j in 0..d {
+            let empty = col(j).iter().all(|&v| v == 0.0);
+            let first = if empty { j } else { (0..=j).find(|&k| col(k) == col(j)).unwrap_or(j) };
+            assert_eq!(one.first(j), first, "column {j}");
+        }
+        for threads in [2, 3, 8] {
+            assert_eq!(Copies::of(&c, threads), one, "{threads} threads");
+        }
     }
 
     #[test]
