@@ -1044,8 +1044,6 @@ mod tests {
             sum + if r == c { L2 } else { 0.0 }
         }
 
-        /// Asserts that `step` keeps every sign, lands at least one coordinate at zero, and
-        /// solves H·d = −g on the rest.
         /// P is the Hessian at `curvature` on the columns of X its rows are, in `order`:
         /// P⁻¹·H·x gives x back.
         fn assert_inverts(&self, pre: &Bordered, curvature: &[f64], order: &[usize]) {
@@ -1060,6 +1058,8 @@ mod tests {
             }
         }
 
+        /// Asserts that `step` keeps every sign, lands at least one coordinate at zero, and
+        /// solves H·d = −g on the rest.
         fn assert_face_step(&self, curvature: &[f64], step: &[f64], tol: f64) {
             let zeroed: Vec<usize> = (0..D).filter(|&k| V[k] + step[k] == 0.0).collect();
             assert!(!zeroed.is_empty(), "nothing landed at zero: {step:?}");
