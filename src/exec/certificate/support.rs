@@ -88,7 +88,7 @@ pub(super) fn refine(
     cert: &Certificate,
     data: &DataView,
     c: f64,
-    w: &[f64],
+    w: Vec<f64>,
     margins: &[f64],
     enough: f64,
     exact: bool,
@@ -104,7 +104,8 @@ pub(super) fn refine(
     // ∇f asks for.
     let mut entering: Vec<(usize, f64)> = vec![];
     let mut now = Rows::at(cert.conjugate, labels, margins, None, data.threads);
-    let (mut x, mut f) = (w.to_vec(), scale * now.loss + regularizer(cert, w));
+    // The caller's copy of w, moved here rather than copied again.
+    let (mut f, mut x) = (scale * now.loss + regularizer(cert, &w), w);
     let mut best = f64::NEG_INFINITY;
     let mut last_gradient: Option<Vec<f64>> = None;
     let mut exact = Exact { near: exact, left: EXACT_BUDGET };
@@ -170,7 +171,7 @@ pub(super) fn refine(
             let change = scale * (trial.loss - now.loss) + regularizer(cert, &point) - regularizer(cert, &v);
             f += change;
             (v, now) = (point, trial);
-            let (dual, z) = dual_at(cert, data, c, w.len(), 1, &refined_point(cert, labels, &now.a));
+            let (dual, z) = dual_at(cert, data, c, x.len(), 1, &refined_point(cert, labels, &now.a));
             if dual.is_finite() {
                 best = best.max(dual);
             }
