@@ -17,6 +17,7 @@ mod intercept;
 mod loss;
 pub(crate) mod reduced;
 pub mod refine;
+mod settle;
 mod support;
 
 pub(crate) use intercept::{class_offsets, intercept_only};

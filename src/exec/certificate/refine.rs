@@ -156,7 +156,7 @@ pub(super) fn refined_dual(
     }
     let support = v.iter().filter(|&&x| moves_freely(cert, x)).count();
     if support > REFINE_MAX {
-        return support::refine(cert, data, c, v, margins, enough, exact);
+        return support::refine(cert, data, c, v, margins, gradient, Budget { enough, slack, rounds, exact });
     }
     let scale = c / margins.len() as f64;
     let mut a = margins.to_vec();

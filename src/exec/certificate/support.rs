@@ -21,7 +21,8 @@
 //! columns. CG stops short on near-duplicate columns, and the support's largest
 //! violation, which scales the dual point, stays near 1e-3 of λ; exact steps close it.
 
-use super::refine::{moves_freely, refined_point, Refined, Rows, Subspace, REFINE_RESIDUAL};
+use super::refine::{moves_freely, refined_point, Budget, Refined, Rows, Subspace, REFINE_RESIDUAL};
+use super::settle;
 use super::{dot, dual_at, regularizer, violation};
 use crate::data::Copies;
 use crate::exec::DataView;
@@ -46,6 +47,10 @@ const BUDGET_PASSES: usize = 150;
 /// three. faer factors a 3,344-column matrix in 0.27 s here (nalgebra's unblocked Cholesky took
 /// 5.4 s).
 const EXACT_MAX: usize = 6000;
+/// A support wider than `EXACT_MAX`, up to this, is settled by [`settle`]'s ADMM steps near the
+/// optimum, and then gets exact steps: debian-files at C = 100 holds 6,500–6,650 columns there.
+/// The dense H on it takes 8·n² bytes (648 MB at the bound), and its factor as much again.
+const SETTLE_MAX: usize = 9000;
 /// Exact Newton steps of a round, at most.
 const EXACT_STEPS: usize = 6;
 /// Exact Newton steps of a refinement, at most, over all its rounds. Far from the optimum's
@@ -82,16 +87,17 @@ const MIN_STEP: f64 = 1e-6;
 
 /// Newton steps on F restricted to the support of w (the non-zero coordinates inside the box),
 /// each coordinate keeping its sign; the best dual value of the points they reach, and the
-/// point with ∇f there when a step moved. Stops once D reaches `enough`. None when the support
-/// is empty or no dual value is finite.
+/// point with ∇f there when a step moved. Stops once D reaches `enough`. `gradient` is ∇f at w,
+/// from which a support past `EXACT_MAX` is settled. None when the support is empty or no dual
+/// value is finite.
 pub(super) fn refine(
     cert: &Certificate,
     data: &DataView,
     c: f64,
     w: Vec<f64>,
     margins: &[f64],
-    enough: f64,
-    exact: bool,
+    gradient: &[f64],
+    Budget { enough, exact, .. }: Budget,
 ) -> Option<Refined> {
     if margins.is_empty() {
         return None;
@@ -111,6 +117,22 @@ pub(super) fn refine(
     let mut exact = Exact { near: exact, left: EXACT_BUDGET };
     let mut held: Option<FaceSystem> = None;
     let mut round_gap = f64::INFINITY;
+    // A support just past EXACT_MAX near the optimum is settled by ADMM steps first; the rounds
+    // then take exact steps on up to SETTLE_MAX columns.
+    let mut exact_max = EXACT_MAX;
+    let support = x.iter().filter(|&&v| moves_freely(cert, v)).count();
+    if exact.near && support > EXACT_MAX && support <= SETTLE_MAX && settle::applies(cert) {
+        if let Some(settled) = settle::settle(cert, data, c, &mut x, &mut now, gradient, copies, SETTLE_MAX) {
+            f = settled.f;
+            best = best.max(settled.dual);
+            exact_max = SETTLE_MAX;
+            entering = violators(cert, &x, &settled.gradient, copies, EXACT_ENTER);
+            last_gradient = Some(settled.gradient);
+            if best >= enough {
+                return Some(Refined { dual: best, moved: last_gradient.map(|gradient| (x, gradient)) });
+            }
+        }
+    }
     for _ in 0..EXACT_ROUNDS {
         let mut columns: Vec<(usize, f64)> =
             (0..x.len()).filter(|&j| moves_freely(cert, x[j])).map(|j| (j, x[j].signum())).collect();
@@ -131,7 +153,7 @@ pub(super) fn refine(
         let mut v: Vec<f64> = cols.iter().map(|&j| x[j]).collect();
         // A coordinate a step takes to zero or to a bound stays there: its sign is no longer kept.
         let mut free = vec![true; n];
-        let round_exact = exact.near && n <= EXACT_MAX;
+        let round_exact = exact.near && n <= exact_max;
         // The factor of this round's first exact step, which preconditions the next ones; a
         // factor from an earlier round is carried onto this V.
         if let Some(old) = held.take() {
@@ -718,7 +740,7 @@ impl FaceSystem {
 /// more over it. A column of the lower triangle is summed from the rows of that column into
 /// one contiguous run, each column by one thread. debian-desc at C = 100, 4,352 columns:
 /// 0.45–0.48 s by rows, 0.20–0.22 s by columns.
-fn lower_hessian(sub: &Subspace, d: &[f64], scale: f64, l2: f64, idx: &[usize]) -> Vec<f64> {
+pub(super) fn lower_hessian(sub: &Subspace, d: &[f64], scale: f64, l2: f64, idx: &[usize]) -> Vec<f64> {
     let f = idx.len();
     if f == 0 {
         return vec![];
