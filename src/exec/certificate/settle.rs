@@ -13,7 +13,7 @@
 //! which did not certify in 120 s before).
 
 use super::refine::{moves_freely, refined_point, Rows, Subspace};
-use super::support::lower_hessian;
+use super::support::{hessian_times, lower_hessian};
 use super::{dot, dual_at, regularizer};
 use crate::data::Copies;
 use crate::exec::DataView;
@@ -111,23 +111,22 @@ pub(super) fn settle(
 }
 
 /// The minimiser over V of gᵀ(z − v) + ½(z − v)ᵀH(z − v) + λ‖z‖₁, g and H those of the loss and
-/// the ridge,
-/// by over-relaxed ADMM on the split z = y: one Cholesky factor of H + ρI, then
+/// the ridge, by over-relaxed ADMM on the split z = y: one Cholesky factor of H + ρI, then
 /// [`ITERATIONS`] solves with it. None when H + ρI cannot be factored.
 fn subproblem(cert: &Certificate, sub: &Subspace, now: &Rows, scale: f64, v: &[f64], g: &[f64]) -> Option<Vec<f64>> {
     let n = v.len();
     let idx: Vec<usize> = (0..n).collect();
     let mut h = lower_hessian(sub, &now.curvature, scale, cert.l2, &idx);
     let mut diagonal: Vec<f64> = (0..n).map(|p| h[p * n + p]).collect();
-    let hv = symmetric_times(&h, n, v);
-    diagonal.sort_unstable_by(f64::total_cmp);
-    let rho = RHO * diagonal[n / 2].max(f64::MIN_POSITIVE);
+    let (_, median, _) = diagonal.select_nth_unstable_by(n / 2, f64::total_cmp);
+    let rho = RHO * median.max(f64::MIN_POSITIVE);
     for p in 0..n {
         h[p * n + p] += rho;
     }
     let factor = faer::MatRef::from_column_major_slice(&h, n, n).llt(faer::Side::Lower).ok()?;
     drop(h);
     // The subproblem's linear term: (H + ρI)·y = H·v − g + ρ(z − u).
+    let hv = hessian_times(sub, &now.curvature, scale, cert.l2, v);
     let b: Vec<f64> = hv.iter().zip(g).map(|(hv, g)| hv - g).collect();
     let threshold = cert.l1 / rho;
     let mut z = v.to_vec();
@@ -151,24 +150,9 @@ fn subproblem(cert: &Certificate, sub: &Subspace, now: &Rows, scale: f64, v: &[f
     z.iter().all(|x| x.is_finite()).then_some(z)
 }
 
-/// H·p for H's lower triangle, column-major.
-fn symmetric_times(h: &[f64], n: usize, p: &[f64]) -> Vec<f64> {
-    let mut out = vec![0.0; n];
-    for c in 0..n {
-        let column = &h[c * n..(c + 1) * n];
-        out[c] += column[c] * p[c];
-        for r in c + 1..n {
-            out[r] += column[r] * p[c];
-            out[c] += column[r] * p[r];
-        }
-    }
-    out
-}
-
 /// The point v + t·d (and the rows there) for the largest t = 1, ½, … whose decrease of F is
 /// Armijo's share of t·Δ, Δ = gᵀd + r(v + d) − r(v) for the loss's gradient g and the
-/// regularizer r; None when no
-/// t down to [`MIN_STEP`] passes or Δ is not negative.
+/// regularizer r; None when no t down to [`MIN_STEP`] passes or Δ is not negative.
 #[allow(clippy::too_many_arguments)]
 fn line_search(
     cert: &Certificate,
@@ -217,14 +201,7 @@ mod tests {
     fn the_subproblem_meets_its_optimality_conditions() {
         let x: Vec<Vec<f64>> =
             (0..M).map(|i| (0..D).map(|j| (((i * 5 + j * 3) % 7) as f64 - 3.0) / (1 + j) as f64).collect()).collect();
-        let (mut indptr, mut indices, mut values) = (vec![0], vec![], vec![]);
-        for row in &x {
-            for (j, &v) in row.iter().enumerate() {
-                indices.push(j as u32);
-                values.push(v);
-            }
-            indptr.push(indices.len());
-        }
+        let (indptr, indices, values) = super::super::tests::rows_of(&x);
         let labels = vec![1.0; M];
         let data = DataView::new(&indptr, &indices, &values, &labels, D);
         let sub = Subspace::new(&data, D, &(0..D).collect::<Vec<_>>());

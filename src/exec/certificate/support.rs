@@ -120,8 +120,8 @@ pub(super) fn refine(
     // A support just past EXACT_MAX near the optimum is settled by ADMM steps first; the rounds
     // then take exact steps on up to SETTLE_MAX columns.
     let mut exact_max = EXACT_MAX;
-    let support = x.iter().filter(|&&v| moves_freely(cert, v)).count();
-    if exact.near && support > EXACT_MAX && support <= SETTLE_MAX && settle::applies(cert) {
+    let settles = || (EXACT_MAX + 1..=SETTLE_MAX).contains(&x.iter().filter(|&&v| moves_freely(cert, v)).count());
+    if exact.near && settle::applies(cert) && settles() {
         if let Some(settled) = settle::settle(cert, data, c, &mut x, &mut now, gradient, copies, SETTLE_MAX) {
             f = settled.f;
             best = best.max(settled.dual);
@@ -530,14 +530,20 @@ struct Newton<'a> {
 impl Newton<'_> {
     /// H·p, p on all of V, with `ridge` more on the diagonal.
     fn times(&self, p: &[f64], ridge: f64) -> Vec<f64> {
-        let xp = self.sub.times(p);
-        let weighted: Vec<f64> = xp.iter().zip(&self.now.curvature).map(|(x, d)| x * d).collect();
-        let mut hp = self.sub.transpose_times(&weighted);
-        for (k, x) in hp.iter_mut().enumerate() {
-            *x = self.scale * *x + (self.cert.l2 + ridge) * p[k];
-        }
-        hp
+        hessian_times(self.sub, &self.now.curvature, self.scale, self.cert.l2 + ridge, p)
     }
+}
+
+/// (scale·X_Vᵀ·diag(d)·X_V + diagonal·I)·p, p on all of V, through two passes over X_V: nothing
+/// of size |V|² is read.
+pub(super) fn hessian_times(sub: &Subspace, d: &[f64], scale: f64, diagonal: f64, p: &[f64]) -> Vec<f64> {
+    let xp = sub.times(p);
+    let weighted: Vec<f64> = xp.iter().zip(d).map(|(x, d)| x * d).collect();
+    let mut hp = sub.transpose_times(&weighted);
+    for (k, x) in hp.iter_mut().enumerate() {
+        *x = scale * *x + diagonal * p[k];
+    }
+    hp
 }
 
 /// H on the coordinates I, factored once: the face where the coordinates Z go to zero is
@@ -1047,14 +1053,7 @@ mod tests {
             let x: Vec<Vec<f64>> = (0..M)
                 .map(|i| (0..=D).map(|j| (((i * 7 + j * 3) % 5) as f64 - 1.5) / (1 + j) as f64).collect())
                 .collect();
-            let (mut indptr, mut indices, mut values) = (vec![0], vec![], vec![]);
-            for row in &x {
-                for (j, &v) in row.iter().enumerate() {
-                    indices.push(j as u32);
-                    values.push(v);
-                }
-                indptr.push(indices.len());
-            }
+            let (indptr, indices, values) = super::super::tests::rows_of(&x);
             Case { x, indptr, indices, values, labels: vec![1.0; M] }
         }
 

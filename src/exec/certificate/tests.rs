@@ -17,6 +17,19 @@ pub(crate) fn cert(l1: f64, l2: f64, lo: f64, hi: f64) -> Certificate {
     }
 }
 
+/// The CSR arrays (indptr, indices, values) of dense rows, every entry stored.
+pub(crate) fn rows_of(dense: &[Vec<f64>]) -> (Vec<usize>, Vec<u32>, Vec<f64>) {
+    let (mut indptr, mut indices, mut values) = (vec![0], vec![], vec![]);
+    for row in dense {
+        for (j, &v) in row.iter().enumerate() {
+            indices.push(j as u32);
+            values.push(v);
+        }
+        indptr.push(indices.len());
+    }
+    (indptr, indices, values)
+}
+
 /// r* by brute force over a fine grid of w.
 fn brute(c: &Certificate, z: f64) -> f64 {
     let (lo, hi) = (c.lo.max(-50.0), c.hi.min(50.0));
