@@ -8,9 +8,9 @@
 //! the face of their signs carries those across zero, and after the first step it is no longer
 //! a descent direction; coordinate descent on the dense subproblem, even by blocks of the
 //! near-copies, moves F by 1e-10 a step. ADMM on the subproblem, one Cholesky factor of
-//! H + ρI a step, settles the support: in optc three steps of about 6 s at 6,700 columns bring
-//! the gap to 8.8e-4 of F, and three exact rounds then certify 1e-4 (35.9 s for the whole run,
-//! which did not certify in 120 s before).
+//! H + ρI a step, settles the support: in optc three steps of about 3.6 s at 6,700 columns bring
+//! the gap to 3e-4 of F, and the exact rounds then certify 1e-4 (28 s of solving, which did not
+//! certify in 120 s before the settling).
 
 use super::refine::{moves_freely, refined_point, Rows, Subspace};
 use super::support::{hessian_times, lower_hessian};
@@ -24,13 +24,28 @@ const STEPS: usize = 8;
 /// The settling ends once the gap is within this fraction of F: the face steps finish from
 /// there. In numpy they converged from 6e-4 of F and failed from 2e-2.
 const SETTLED_GAP: f64 = 3e-3;
-/// ADMM iterations of one subproblem. With 60 (numpy) the steps left ∇f at 2.2–2.7·λ on the
-/// support and the gap at 0.4 of F after eight of them; with 100, debian-files at C = 100
-/// certified 1e-4 after 44 s of solving (28 epochs), against 38 s (26) with 200.
-const ITERATIONS: usize = 200;
-/// ADMM's over-relaxation, and ρ as a multiple of the median of H's diagonal.
+/// ADMM iterations of one subproblem, and ρ as a multiple of the median of H's diagonal. On
+/// debian-files at C = 100 (6,730 columns, diag H from 7e-9 to 6e-4, median 8e-8, F = 4.26e-2)
+/// the subproblem's value after k iterations (numpy), above the lowest any run reached:
+///
+/// | ρ / median | k = 50 | 100 | 200 | 400 |
+/// |---|---:|---:|---:|---:|
+/// | 1 | 1.2e-6 | 5.2e-7 | 2.1e-7 | 6.2e-8 |
+/// | 0.3 | 3.7e-7 | 1.1e-7 | 9.8e-9 | 5.7e-9 |
+/// | 0.1 | 7.7e-5 | 7.4e-9 | 9.1e-9 | 1.4e-9 |
+/// | 0.03 | 1.7e-6 | 1.5e-6 | 9.5e-8 | 0 |
+///
+/// A smaller ρ converges faster once its first iterations' swings have died down (0.1 at 50
+/// is still 1.6e3·λ from the subproblem's optimality conditions, at 100 within 0.6·λ); per
+/// coordinate (ρₖ = Hₖₖ) it stalls at 2.5·λ. Whole runs there (seconds of solving): ρ = 1 and 200
+/// iterations 33.1–35.7; 0.1 and 100, 27.8–28.1; 0.1 and 80, 28.6 (a fourth step, at the next
+/// check); 0.1 and 60, 45.7 (eight steps that did not settle); 0.05 and 100, 30.5; 0.3 and 100,
+/// 32.4. A single-precision factor (0.8 s instead of 1.3 s, and 11 ms a solve instead of 19.5)
+/// left the steps unsettled at ρ = 0.1: 76 s.
+const ITERATIONS: usize = 100;
+const RHO: f64 = 0.1;
+/// ADMM's over-relaxation.
 const RELAX: f64 = 1.6;
-const RHO: f64 = 1.0;
 /// A zero column with |∇ⱼf| above this fraction of λ joins V.
 const NEAR_VIOLATION: f64 = 0.999;
 /// Armijo's constant, as the other refinements'.
