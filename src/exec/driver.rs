@@ -11,7 +11,7 @@ use crate::data::DataFacts;
 use crate::plan::Plan;
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 #[derive(Clone, Debug)]
 pub struct RunSettings {
@@ -32,7 +32,8 @@ pub struct RunSettings {
     /// Stochastic epochs cut into this many shards on as many threads, their states averaged
     /// ([`super::shards`]); 1: none.
     pub shards: usize,
-    /// Read after every epoch: once set, the run ends `interrupted` with its last iterate.
+    /// Read after every epoch, and between the steps of a check's refinement: once set, the run
+    /// ends `interrupted` with its last iterate.
     pub cancel: super::cancel::Cancel,
 }
 
@@ -50,6 +51,18 @@ impl RunSettings {
             shards: 1,
             cancel: Default::default(),
         }
+    }
+
+    /// Whether a check's refinement is to end now: the run was cancelled, or its time limit
+    /// passed (counted from `start`, `excluded` seconds of tests and trace-only checks left out,
+    /// as the rules count it). The refinement then keeps the dual value it has, a bound all
+    /// the same, and the rules end the run after the check.
+    fn halt(&self, start: Instant, excluded: f64) -> impl Fn() -> bool + '_ {
+        let limit = self
+            .time_limit
+            .and_then(|l| Duration::try_from_secs_f64(l + excluded).ok())
+            .and_then(|d| start.checked_add(d));
+        move || self.cancel.is_cancelled() || limit.is_some_and(|t| Instant::now() >= t)
     }
 
     /// The gap a check must reach to stop the run at F (0 without a tolerance: as tight as the
@@ -344,7 +357,7 @@ pub fn run_watched(
     backend.init(&mut state, data)?;
     if let Some(cert) = &ws_cert {
         let checking = Instant::now();
-        if let (_, Some(a)) = check_point(plan, &state, data, None, |_| f64::INFINITY) {
+        if let (_, Some(a)) = check_point(plan, &state, data, None, |_| f64::INFINITY, &settings.halt(start, 0.0)) {
             let w = state.weights(plan);
             working = Some(repick(&mut order, cert, w, &a.gradient, None, copies, SetSize::Violators));
         }
@@ -410,7 +423,8 @@ pub fn run_watched(
                 scratch = history.clone();
                 &mut scratch
             };
-            let (mut eval, mut assessment) = check_point(plan, &flushed, data, Some(kept), settings.target());
+            let halt = settings.halt(start, test_seconds + traced_seconds);
+            let (mut eval, mut assessment) = check_point(plan, &flushed, data, Some(kept), settings.target(), &halt);
             if let (Some(cert), Some(s), Some(a), true) = (&ws_cert, screening.as_mut(), &assessment, due) {
                 let (c, rows) = (plan.objective.loss_weight, data.rows());
                 s.update(cert, c, rows, flushed.weights(plan), &a.gradient, eval.objective, a.plain_dual);
@@ -487,7 +501,8 @@ pub fn run_watched(
         // The state was flushed for that check exactly as `finish` has just flushed it.
         Some(checked) => checked,
         None => {
-            let (eval, assessment) = check_point(plan, &state, data, Some(&mut history), settings.target());
+            let halt = settings.halt(start, test_seconds + traced_seconds);
+            let (eval, assessment) = check_point(plan, &state, data, Some(&mut history), settings.target(), &halt);
             (eval, assessment.map(|a| a.gap))
         }
     };
@@ -532,19 +547,20 @@ struct Best {
 }
 
 /// F of flushed weights and, from the same margins, the certificate (one pass fewer than
-/// evaluating and assessing apart).
+/// evaluating and assessing apart). Its refinement ends early once `halt` says so.
 fn check_point(
     plan: &Plan,
     state: &State,
     data: &DataView,
     history: Option<&mut DualHistory>,
     target: impl Fn(f64) -> f64,
+    halt: &dyn Fn() -> bool,
 ) -> (Evaluation, Option<Assessment>) {
     let (eval, margins) = evaluate_with_margins(plan, state, data);
     let mut history = history;
     let mut assessment = assess(plan, state, data, eval.objective, &margins, history.as_deref_mut());
     if let Some(a) = assessment.as_mut() {
-        certificate::refine::refine(plan, data, state, &margins, a, eval.objective, target(eval.objective));
+        certificate::refine::refine(plan, data, state, &margins, a, eval.objective, target(eval.objective), halt);
     }
     certificate::record(history, assessment.as_ref(), eval.objective);
     (eval, assessment)

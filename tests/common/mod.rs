@@ -168,7 +168,7 @@ pub fn gaps(plan: &Plan, d: &Dataset, state: &optc::exec::State, by_rows: bool) 
     let plain = assess(plan, state, &view, f, &margins, Some(&mut DualHistory::default())).expect("certificate");
     // No history (a one-off gap) and a target of 0: every dual point, the refined one included.
     let mut all = assess(plan, state, &view, f, &margins, None).expect("certificate");
-    refine(plan, &view, state, &margins, &mut all, f, 0.0);
+    refine(plan, &view, state, &margins, &mut all, f, 0.0, &|| false);
     (f, plain.gap, all.gap)
 }
 

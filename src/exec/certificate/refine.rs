@@ -13,7 +13,9 @@ use super::*;
 /// Tightens `a`, the assessment of `state` (F = `objective`, margins `margins`), by the dual
 /// point at a Newton-refined primal, when the plan takes it, F has stalled against the gap and
 /// the closed-form dual points left the gap above `target`, the gap the run stops at. The
-/// refined dual value counts once [`super::record`] records the check.
+/// refined dual value counts once [`super::record`] records the check. `halt` ends it early
+/// (the run was asked to stop).
+#[allow(clippy::too_many_arguments)]
 pub fn refine(
     plan: &Plan,
     data: &DataView,
@@ -22,6 +24,7 @@ pub fn refine(
     a: &mut Assessment,
     objective: f64,
     target: f64,
+    halt: &dyn Fn() -> bool,
 ) {
     let gap = objective - a.dual.max(a.earlier);
     let due = gap > target && a.stalled && plan.refines_certificate();
@@ -30,7 +33,7 @@ pub fn refine(
     // Exact Newton steps on a wide support only near the optimum, where they finish the job
     // (see `support.rs`).
     let exact = gap <= EXACT_GAP * objective.abs();
-    let budget = Budget { enough: objective - target, slack: target, rounds, exact };
+    let budget = Budget { enough: objective - target, slack: target, rounds, exact, halt };
     let w = state.weights(plan);
     if let Some(refined) = refined_dual(&cert, data, plan.objective.loss_weight, w, margins, &a.gradient, budget) {
         a.dual = a.dual.max(refined.dual);
@@ -141,8 +144,9 @@ pub(super) fn refined_dual(
     w: &[f64],
     margins: &[f64],
     gradient: &[f64],
-    Budget { enough, slack, rounds, exact }: Budget,
+    budget: Budget,
 ) -> Option<Refined> {
+    let Budget { enough, slack, rounds, halt, .. } = budget;
     let twice_differentiable = matches!(cert.conjugate, LossConjugate::Logistic | LossConjugate::Squared);
     if cert.vector.is_some() || cert.groups.is_some() || !twice_differentiable {
         return None;
@@ -156,7 +160,7 @@ pub(super) fn refined_dual(
     }
     let support = v.iter().filter(|&&x| moves_freely(cert, x)).count();
     if support > REFINE_MAX {
-        return support::refine(cert, data, c, v, margins, gradient, Budget { enough, slack, rounds, exact });
+        return support::refine(cert, data, c, v, margins, gradient, budget);
     }
     let scale = c / margins.len() as f64;
     let mut a = margins.to_vec();
@@ -165,6 +169,9 @@ pub(super) fn refined_dual(
     // ∇f at the last point a round moved to (None: no round moved).
     let mut last_gradient = None;
     for _ in 0..rounds {
+        if halt() {
+            break;
+        }
         let mut inside = vec![];
         let mut entering = vec![];
         for (j, (&vj, &gj)) in v.iter().zip(&gradient).enumerate() {
@@ -247,13 +254,18 @@ pub(super) fn moves_freely(cert: &Certificate, x: f64) -> bool {
 /// When a refinement stops: once its dual value reaches `enough`, or after `rounds` rounds.
 /// A round ends early once its gap on V is a small fraction of `slack`, the gap the caller asks
 /// for: the dual point needs no more.
-pub(super) struct Budget {
+#[derive(Clone, Copy)]
+pub(super) struct Budget<'a> {
     /// A support too wide for the dense refinement takes exact Newton steps (else conjugate
     /// gradients).
     pub(super) exact: bool,
     pub(super) enough: f64,
     pub(super) slack: f64,
     pub(super) rounds: usize,
+    /// Whether the run has been asked to stop (Ctrl-C, the time limit): read between steps, so
+    /// a refinement that would take seconds (a settling: 13 s on debian-files at C = 100) ends
+    /// with the best dual value it has, which bounds F* all the same.
+    pub(super) halt: &'a dyn Fn() -> bool,
 }
 
 /// What a refinement found: the best dual value, and the primal point its steps reached with

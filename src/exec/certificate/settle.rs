@@ -68,7 +68,8 @@ pub(super) fn applies(cert: &Certificate) -> bool {
 }
 
 /// Proximal Newton steps from `x` (the rows at it `now`, ∇f there `gradient`), each moving `x`
-/// and `now`, until the gap is within [`SETTLED_GAP`] of F, V would exceed `most` columns, or
+/// and `now`, until the gap is within [`SETTLED_GAP`] of F, V would exceed `most` columns, the
+/// run is asked to stop (`halt`, read between ADMM iterations too: a step takes seconds), or
 /// after [`STEPS`]. None when no step was taken.
 #[allow(clippy::too_many_arguments)]
 pub(super) fn settle(
@@ -80,6 +81,7 @@ pub(super) fn settle(
     gradient: &[f64],
     copies: Option<&Copies>,
     most: usize,
+    halt: &dyn Fn() -> bool,
 ) -> Option<Settled> {
     let mut gradient = gradient.to_vec();
     let labels = data.labels;
@@ -88,6 +90,9 @@ pub(super) fn settle(
     let mut best = f64::NEG_INFINITY;
     let mut stepped = false;
     for _ in 0..STEPS {
+        if halt() {
+            break;
+        }
         let cols: Vec<usize> = (0..x.len())
             .filter(|&j| {
                 moves_freely(cert, x[j])
@@ -104,7 +109,7 @@ pub(super) fn settle(
         // ∇ of the loss on V, and of the smooth part (the loss and the ridge) for the subproblem.
         let g: Vec<f64> = sub.transpose_times(&now.u).iter().map(|x| scale * x).collect();
         let smooth: Vec<f64> = g.iter().zip(&v).map(|(g, v)| g + cert.l2 * v).collect();
-        let Some(z) = subproblem(cert, &sub, now, scale, &v, &smooth) else { break };
+        let Some(z) = subproblem(cert, &sub, now, scale, &v, &smooth, halt) else { break };
         let d: Vec<f64> = z.iter().zip(&v).map(|(z, v)| z - v).collect();
         let Some((point, trial)) = line_search(cert, data, &sub, now, scale, &v, &g, &d) else { break };
         f += scale * (trial.loss - now.loss) + regularizer(cert, &point) - regularizer(cert, &v);
@@ -127,8 +132,17 @@ pub(super) fn settle(
 
 /// The minimiser over V of gᵀ(z − v) + ½(z − v)ᵀH(z − v) + λ‖z‖₁, g and H those of the loss and
 /// the ridge, by over-relaxed ADMM on the split z = y: one Cholesky factor of H + ρI, then
-/// [`ITERATIONS`] solves with it. None when H + ρI cannot be factored.
-fn subproblem(cert: &Certificate, sub: &Subspace, now: &Rows, scale: f64, v: &[f64], g: &[f64]) -> Option<Vec<f64>> {
+/// [`ITERATIONS`] solves with it. None when H + ρI cannot be factored, or when `halt` says the
+/// run is to stop.
+fn subproblem(
+    cert: &Certificate,
+    sub: &Subspace,
+    now: &Rows,
+    scale: f64,
+    v: &[f64],
+    g: &[f64],
+    halt: &dyn Fn() -> bool,
+) -> Option<Vec<f64>> {
     let n = v.len();
     let idx: Vec<usize> = (0..n).collect();
     let mut h = lower_hessian(sub, &now.curvature, scale, cert.l2, &idx);
@@ -149,6 +163,9 @@ fn subproblem(cert: &Certificate, sub: &Subspace, now: &Rows, scale: f64, v: &[f
     let mut u: Vec<f64> = g.iter().map(|g| (-g / rho).clamp(-threshold, threshold)).collect();
     let mut rhs = faer::Mat::<f64>::zeros(n, 1);
     for _ in 0..ITERATIONS {
+        if halt() {
+            return None;
+        }
         for k in 0..n {
             rhs[(k, 0)] = b[k] + rho * (z[k] - u[k]);
         }
@@ -226,7 +243,8 @@ mod tests {
         let cert = super::super::tests::cert(L1, L2, f64::NEG_INFINITY, f64::INFINITY);
         let v = [0.3, 0.0, -0.01, 0.1];
         let g = [0.05, -0.3, 0.03, 0.01];
-        let z = subproblem(&cert, &sub, &now, scale, &v, &g).expect("a factor");
+        assert!(subproblem(&cert, &sub, &now, scale, &v, &g, &|| true).is_none(), "a halted subproblem answered");
+        let z = subproblem(&cert, &sub, &now, scale, &v, &g, &|| false).expect("a factor");
         let h = |r: usize, c: usize| {
             let sum: f64 = (0..M).map(|i| scale * curvature[i] * x[i][r] * x[i][c]).sum();
             sum + if r == c { L2 } else { 0.0 }

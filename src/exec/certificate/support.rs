@@ -97,7 +97,7 @@ pub(super) fn refine(
     w: Vec<f64>,
     margins: &[f64],
     gradient: &[f64],
-    Budget { enough, exact, .. }: Budget,
+    Budget { enough, exact, halt, .. }: Budget,
 ) -> Option<Refined> {
     if margins.is_empty() {
         return None;
@@ -122,7 +122,7 @@ pub(super) fn refine(
     let mut exact_max = EXACT_MAX;
     let settles = || (EXACT_MAX + 1..=SETTLE_MAX).contains(&x.iter().filter(|&&v| moves_freely(cert, v)).count());
     if exact.near && settle::applies(cert) && settles() {
-        if let Some(settled) = settle::settle(cert, data, c, &mut x, &mut now, gradient, copies, SETTLE_MAX) {
+        if let Some(settled) = settle::settle(cert, data, c, &mut x, &mut now, gradient, copies, SETTLE_MAX, halt) {
             f = settled.f;
             best = best.max(settled.dual);
             exact_max = SETTLE_MAX;
@@ -134,6 +134,9 @@ pub(super) fn refine(
         }
     }
     for _ in 0..EXACT_ROUNDS {
+        if halt() {
+            break;
+        }
         let mut columns: Vec<(usize, f64)> =
             (0..x.len()).filter(|&j| moves_freely(cert, x[j])).map(|j| (j, x[j].signum())).collect();
         columns.append(&mut entering);
@@ -160,6 +163,9 @@ pub(super) fn refine(
             held = old.carried(&cols);
         }
         for _ in 0..if round_exact { EXACT_STEPS } else { STEPS } {
+            if halt() {
+                break;
+            }
             let loss_gradient: Vec<f64> = sub.transpose_times(&now.u).iter().map(|x| scale * x).collect();
             // ∇ of F on the free coordinates, with sign(v) for ∂|v|.
             let g: Vec<f64> = (0..n)

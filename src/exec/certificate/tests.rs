@@ -219,7 +219,13 @@ fn a_support_wider_than_a_dense_hessian_is_refined_without_one() {
         let gradient: Vec<f64> = transpose_times(&data, d, &u).iter().map(|g| g / m as f64).collect();
         let plain = dual_at(&cert, &data, 1.0, d, 1, &u).0;
         assert!(f_star - plain > 1e-3 * f_star, "the plain dual point is already tight: {plain} against F* {f_star}");
-        let budget = Budget { enough: f64::INFINITY, slack: 1e-9, rounds: 1, exact };
+        let budget = Budget { enough: f64::INFINITY, slack: 1e-9, rounds: 1, exact, halt: &|| false };
+        // Asked to stop (Ctrl-C, the time limit), it takes no step and has no dual value of its own.
+        let halted = Budget { halt: &|| true, ..budget };
+        assert!(
+            refined_dual(&cert, &data, 1.0, &w, &a, &gradient, halted).is_none(),
+            "exact {exact}: a halted refinement"
+        );
         let refined = refined_dual(&cert, &data, 1.0, &w, &a, &gradient, budget).expect("a refinement");
         assert!(refined.dual <= f_star + 1e-12, "exact {exact}: D = {} above F* = {f_star}", refined.dual);
         assert!(
