@@ -55,8 +55,8 @@ impl RunSettings {
 
     /// Whether a check's refinement is to end now: the run was cancelled, or its time limit
     /// passed (counted from `start`, `excluded` seconds of tests and trace-only checks left out,
-    /// as the rules count it). The refinement then keeps the dual value it has, a bound all
-    /// the same, and the rules end the run after the check.
+    /// as the rules count it; an infinite `excluded`, no limit). The refinement then keeps the
+    /// dual value it has, a bound all the same, and the rules end the run after the check.
     fn halt(&self, start: Instant, excluded: f64) -> impl Fn() -> bool + '_ {
         let limit = self
             .time_limit
@@ -423,7 +423,10 @@ pub fn run_watched(
                 scratch = history.clone();
                 &mut scratch
             };
-            let halt = settings.halt(start, test_seconds + traced_seconds);
+            // A check only the trace asks for is left out of the run's time, and so out of the
+            // time limit's: only Ctrl-C ends its refinement early.
+            let excluded = if for_rules { test_seconds + traced_seconds } else { f64::INFINITY };
+            let halt = settings.halt(start, excluded);
             let (mut eval, mut assessment) = check_point(plan, &flushed, data, Some(kept), settings.target(), &halt);
             if let (Some(cert), Some(s), Some(a), true) = (&ws_cert, screening.as_mut(), &assessment, due) {
                 let (c, rows) = (plan.objective.loss_weight, data.rows());
