@@ -118,7 +118,8 @@ pub(super) const MODEL_CG_TOL: f64 = 1e-6;
 /// first round did ends them: on nearly singular H they go on for hundreds of steps gaining
 /// nothing.
 pub(super) const MODEL_TOL: f64 = 1e-3;
-/// Armijo's constant: a step is taken when F falls by this fraction of Δ = ∇ᵀd + l1·(‖x‖₁ − ‖v‖₁).
+/// Armijo's constant: a step is taken when F falls by this fraction of Δ = ∇ᵀd + l1·(‖x‖₁ − ‖v‖₁)
+/// (this refinement's, `support.rs`'s and `settle.rs`'s line searches).
 pub(super) const ARMIJO: f64 = 1e-2;
 
 /// The dual point at a primal point refined by Newton steps on F restricted to a small set V of

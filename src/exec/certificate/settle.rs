@@ -12,7 +12,7 @@
 //! the gap to 3e-4 of F, and the exact rounds then certify 1e-4 (28 s of solving, which did not
 //! certify in 120 s before the settling).
 
-use super::refine::{moves_freely, refined_point, Rows, Subspace};
+use super::refine::{moves_freely, refined_point, Rows, Subspace, ARMIJO};
 use super::support::{hessian_times, lower_hessian};
 use super::{dot, dual_at, regularizer};
 use crate::data::Copies;
@@ -48,8 +48,6 @@ const RHO: f64 = 0.1;
 const RELAX: f64 = 1.6;
 /// A zero column with |∇ⱼf| above this fraction of λ joins V.
 const NEAR_VIOLATION: f64 = 0.999;
-/// Armijo's constant, as the other refinements'.
-const ARMIJO: f64 = 1e-2;
 /// The line search halves the step down to this, at most.
 const MIN_STEP: f64 = 1e-6;
 

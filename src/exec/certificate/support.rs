@@ -21,7 +21,7 @@
 //! columns. CG stops short on near-duplicate columns, and the support's largest
 //! violation, which scales the dual point, stays near 1e-3 of λ; exact steps close it.
 
-use super::refine::{moves_freely, refined_point, Budget, Refined, Rows, Subspace, REFINE_RESIDUAL};
+use super::refine::{moves_freely, refined_point, Budget, Refined, Rows, Subspace, ARMIJO, REFINE_RESIDUAL};
 use super::settle;
 use super::{dot, dual_at, regularizer, violation};
 use crate::data::Copies;
@@ -80,8 +80,6 @@ const SETTLED: f64 = 1e-2;
 const CG_LEAST: usize = 10;
 /// CG stops once the preconditioned residual rᵀM⁻¹r is this fraction of the first.
 const CG_TOL: f64 = 1e-6;
-/// Armijo's constant, as the dense refinement's.
-const ARMIJO: f64 = 1e-2;
 /// The line search halves the step down to this, at most twenty trials.
 const MIN_STEP: f64 = 1e-6;
 
