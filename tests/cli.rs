@@ -1242,4 +1242,15 @@ fn a_trace_does_not_change_the_run_it_traces() {
     assert_eq!(plain["epochs"], traced["epochs"], "plain {plain}\ntraced {traced}");
     let (a, b) = (plain["objective"].as_f64().unwrap(), traced["objective"].as_f64().unwrap());
     assert!((a - b).abs() <= 1e-12 * a.abs(), "F {a} without the trace, {b} with it");
+    // Every epoch's gap bounds F − F*, those of the checks only the trace made (which read the
+    // run's best dual bound and refine nothing) too: F − gap ≤ F* ≤ the run's last F.
+    let csv = std::fs::read_to_string(&trace).expect("the trace");
+    let mut rows = 0;
+    for line in csv.lines().skip(1) {
+        let cells: Vec<&str> = line.split(',').collect();
+        let (f, gap): (f64, f64) = (cells[2].parse().unwrap(), cells[5].parse().unwrap());
+        assert!(f - gap <= a + 1e-12 * a.abs(), "epoch {}: F − gap = {} above the run's F {a}", cells[0], f - gap);
+        rows += 1;
+    }
+    assert_eq!(traced["epochs"].as_u64(), Some(rows), "{csv}");
 }
