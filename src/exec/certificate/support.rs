@@ -103,7 +103,7 @@ pub(super) fn refine(
     w: Vec<f64>,
     margins: &[f64],
     gradient: &[f64],
-    Budget { enough, exact, halt, .. }: Budget,
+    Budget { enough, exact, settle, halt, .. }: Budget,
 ) -> Option<Refined> {
     if margins.is_empty() {
         return None;
@@ -123,15 +123,16 @@ pub(super) fn refine(
     let mut exact = Exact { near: exact, left: EXACT_BUDGET };
     let mut held: Option<FaceSystem> = None;
     let mut round_gap = f64::INFINITY;
-    // A support just past EXACT_MAX near the optimum is settled by ADMM steps first; the rounds
-    // then take exact steps on up to SETTLE_MAX columns.
+    // A support just past EXACT_MAX is settled by ADMM steps first; the rounds then take exact
+    // steps on up to SETTLE_MAX columns.
     let mut exact_max = EXACT_MAX;
     let settles = || (EXACT_MAX + 1..=SETTLE_MAX).contains(&x.iter().filter(|&&v| moves_freely(cert, v)).count());
-    if exact.near && settle::applies(cert) && settles() {
+    if settle && settle::applies(cert) && settles() {
         if let Some(settled) = settle::settle(cert, data, c, &mut x, &mut now, gradient, copies, SETTLE_MAX, halt) {
             f = settled.f;
             best = best.max(settled.dual);
             exact_max = SETTLE_MAX;
+            exact.near = true;
             entering = violators(cert, &x, &settled.gradient, copies, EXACT_ENTER);
             last_gradient = Some(settled.gradient);
             if best >= enough {

@@ -219,7 +219,7 @@ fn a_support_wider_than_a_dense_hessian_is_refined_without_one() {
         let gradient: Vec<f64> = transpose_times(&data, d, &u).iter().map(|g| g / m as f64).collect();
         let plain = dual_at(&cert, &data, 1.0, d, 1, &u).0;
         assert!(f_star - plain > 1e-3 * f_star, "the plain dual point is already tight: {plain} against F* {f_star}");
-        let budget = Budget { enough: f64::INFINITY, slack: 1e-9, rounds: 1, exact, halt: &|| false };
+        let budget = Budget { enough: f64::INFINITY, slack: 1e-9, rounds: 1, exact, settle: exact, halt: &|| false };
         // Asked to stop (Ctrl-C, the time limit), it takes no step and has no dual value of its own.
         let halted = Budget { halt: &|| true, ..budget };
         assert!(
