@@ -69,9 +69,9 @@ pub(super) const EXACT_GAP: f64 = 0.5;
 /// A support just past `support.rs`'s exact bound is settled ([`super::settle`]) once the gap is
 /// within this fraction of F. The settling's steps move signs, so they need no point near the
 /// optimum's support, and each of the checks before it costs a conjugate-gradient Newton step
-/// that moves F slowly. debian-files at C = 100 reaches 0.9 of F at epoch 13 and 0.5 at epoch
-/// 25; settled at epoch 13 (four steps and the exact rounds), the run certifies 1e-4 at epoch
-/// 14 instead of 28, 0.94× (three pairs, 0.91–0.95).
+/// that moves F slowly. debian-files at C = 100 reaches 0.9 of F at the check after epoch 12,
+/// and 0.5 after epoch 24. Settled after epoch 12 (four steps and the exact rounds), the run
+/// certifies 1e-4 at epoch 14 instead of 28: 0.93× (three pairs, 0.91–0.96).
 pub(super) const SETTLE_GAP: f64 = 0.9;
 /// Most coordinates a Newton refinement solves for: its dense Hessian holds n² entries, and every
 /// step of its model's minimisation costs up to n² a sweep or a conjugate-gradient iteration.

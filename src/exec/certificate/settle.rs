@@ -8,8 +8,8 @@
 //! the face of their signs carries those across zero, and after the first step it is no longer
 //! a descent direction; coordinate descent on the dense subproblem, even by blocks of the
 //! near-copies, moves F by 1e-10 a step. ADMM on the subproblem, one Cholesky factor of
-//! H + ρI a step, settles the support: started at epoch 13, four steps of 3.4–5 s at 6,700
-//! columns bring the gap to 7e-4 of F, and the run certifies 1e-4 an epoch later (26.6 s of
+//! H + ρI a step, settles the support: started after epoch 12, four steps of 3.4–5 s at 6,700
+//! columns bring the gap to 7e-4 of F, and the run certifies 1e-4 two epochs later (26.6 s of
 //! solving; before the settling it did not certify in 120 s).
 
 use super::loss::loss_terms;
@@ -47,7 +47,7 @@ const ITERATIONS: usize = 100;
 const RHO: f64 = 0.1;
 /// ADMM iterations of a later step's subproblem, started from the multipliers the step before
 /// ended with: near the optimum they change little between steps, and the first iterations'
-/// swings come from a cold start. On debian-files at C = 100, settled from epoch 13, the four
+/// swings come from a cold start. On debian-files at C = 100, settled after epoch 12, the four
 /// steps left the same gaps (0.68, 6.6e-2, 5.0e-3 and 6.8e-4 of F, against 0.68, 6.8e-2, 5.1e-3
 /// and 2.5e-4 from cold starts), and each later step took 3.4–3.8 s instead of 4.6–5.3 s: the run
 /// 0.87× (three pairs). At 30 the settling took five steps.
@@ -65,7 +65,7 @@ const HALVINGS: usize = 20;
 /// optimality conditions: with ρ at a tenth of the median of diag H, a column whose Hₖₖ is
 /// thousands of times ρ converges slowly, and a hundred iterations leave its |∇f| several λ
 /// above λ. F barely notices (at Hₖₖ ≈ 3e-4, a |∇f| of 8·λ costs 1e-7 of F), but the dual
-/// point's scale does. On debian-files at C = 100, settled from epoch 17, the steps stalled at a
+/// point's scale does. On debian-files at C = 100, settled after epoch 16, the steps stalled at a
 /// gap of 0.75 of F for six steps, the worst |∇f| at 8.6·λ on a zero column of V. After each
 /// step, 3 such steps on the 1,024 worst coordinates (0.3–0.4 s, a pass over their columns)
 /// took the gap to 0.60, 1.2e-2 and 2.5e-4 of F in three.
