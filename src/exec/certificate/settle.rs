@@ -357,9 +357,8 @@ mod tests {
 
     /// The one-coordinate steps lower F by what they report, leave the rows at X·w, and bring
     /// each violating coordinate within 1% of its optimality condition (three Newton steps from
-    /// a violation of 18·λ). The two columns have no row in
-    /// common, so each step sees the other column's final state; one starts at zero and enters,
-    /// the other is non-zero and moves.
+    /// a violation of 18·λ). The two columns have no row in common, so neither step moves the
+    /// other's condition; one starts at zero and enters, the other is non-zero and moves.
     #[test]
     fn the_coordinate_steps_meet_the_optimality_conditions_of_their_columns() {
         let x: Vec<Vec<f64>> =
