@@ -103,7 +103,6 @@ pub(super) fn settle(
     halt: &dyn Fn() -> bool,
 ) -> Option<Settled> {
     let mut gradient = gradient.to_vec();
-    let labels = data.labels;
     let scale = c / now.a.len() as f64;
     let mut f = scale * now.loss + regularizer(cert, x);
     let mut best = f64::NEG_INFINITY;
@@ -145,17 +144,14 @@ pub(super) fn settle(
         *now = trial;
         stepped = true;
         // ∇f at the step's point picks the coordinates the one-coordinate steps take, and ∇f
-        // after them the next step's V.
-        for pass in [Pass::Step, Pass::Coordinates] {
-            if pass == Pass::Coordinates {
-                f += coordinate_steps(cert, data, scale, x, now, &gradient, copies);
-            }
-            let (dual, z) = dual_at(cert, data, c, x.len(), 1, &refined_point(cert, labels, &now.a));
-            if dual.is_finite() {
-                best = best.max(dual);
-            }
-            gradient = z.iter().map(|x| -x).collect();
+        // after them the next step's V; both points' dual values count.
+        let (at_step, stepped_gradient) = dual_and_gradient(cert, data, c, x.len(), now);
+        f += coordinate_steps(cert, data, scale, x, now, &stepped_gradient, copies);
+        let (after, moved_gradient) = dual_and_gradient(cert, data, c, x.len(), now);
+        for dual in [at_step, after].into_iter().filter(|d| d.is_finite()) {
+            best = best.max(dual);
         }
+        gradient = moved_gradient;
         if f - best <= SETTLED_GAP * f.abs() {
             break;
         }
@@ -163,12 +159,11 @@ pub(super) fn settle(
     stepped.then_some(Settled { f, dual: best, gradient })
 }
 
-/// The two points of a settling step whose dual value is taken: the Newton step's, and the
-/// point after the one-coordinate steps.
-#[derive(Clone, Copy, PartialEq)]
-enum Pass {
-    Step,
-    Coordinates,
+/// The dual value at the rows `now` (ℓ′ there, scaled into the domain) and ∇f there, from the
+/// same pass over X.
+fn dual_and_gradient(cert: &Certificate, data: &DataView, c: f64, features: usize, now: &Rows) -> (f64, Vec<f64>) {
+    let (dual, z) = dual_at(cert, data, c, features, 1, &refined_point(cert, data.labels, &now.a));
+    (dual, z.iter().map(|x| -x).collect())
 }
 
 /// One-coordinate Newton steps on F itself at the [`COORDINATES`] coordinates that violate
@@ -212,13 +207,14 @@ fn coordinate_steps(
             if delta == 0.0 {
                 break;
             }
-            // F along the column, exactly: ℓ changes on the column's rows only.
+            // F along the column, exactly: ℓ changes on the column's rows only (their ℓ now
+            // taken once for every trial and for the update).
+            let before: Vec<f64> = column.iter().map(|&(i, _)| loss_terms(kind, labels[i], now.a[i]).0).collect();
             let change = |delta: f64| {
                 let loss: f64 = column
                     .iter()
-                    .map(|&(i, v)| {
-                        loss_terms(kind, labels[i], now.a[i] + delta * v).0 - loss_terms(kind, labels[i], now.a[i]).0
-                    })
+                    .zip(&before)
+                    .map(|(&(i, v), old)| loss_terms(kind, labels[i], now.a[i] + delta * v).0 - old)
                     .sum();
                 let next = x[j] + delta;
                 scale * loss + cert.l1 * (next.abs() - x[j].abs()) + 0.5 * cert.l2 * (next * next - x[j] * x[j])
@@ -233,8 +229,7 @@ fn coordinate_steps(
                 delta *= 0.5;
             }
             let Some(c) = fell else { break };
-            for &(i, v) in &column {
-                let old = loss_terms(kind, labels[i], now.a[i]).0;
+            for (&(i, v), old) in column.iter().zip(&before) {
                 now.a[i] += delta * v;
                 let (loss, u, curvature) = loss_terms(kind, labels[i], now.a[i]);
                 now.loss += loss - old;
