@@ -2,12 +2,14 @@
 //! reduction is an AllReduce, waited for by polling so that a rank that never comes ends the
 //! job with a message after the timeout instead of hanging it.
 //!
-//! An AllReduce cannot tell who is missing, so each rank also tells rank 0 that it arrived: a
-//! small message tagged with the reduction's number, sent before the AllReduce (eagerly: it
-//! does not wait for the receiver). Once the AllReduce completes, rank 0 takes them in; when it
-//! times out, the ranks whose message has not come are the ones it waits for, and it names
-//! them. The others wait a little longer before ending the job, so that rank 0's message is the
-//! one printed.
+//! An AllReduce cannot tell who is missing, so when rank 0 times out it calls the roll: a small
+//! message to every other rank, which a rank waiting in the reduction answers from its polling
+//! loop. The ranks that do not answer within a second are the ones the reduction waits for (not
+//! there yet, stopped, or stopped halfway through their part of it), and rank 0 names them. The
+//! others wait a little longer before ending the job, so that rank 0's message is the one
+//! printed. A message that a rank arrived, sent before each AllReduce, could not tell a rank
+//! stopped inside the AllReduce from one that finished its part, and cost every round N − 1
+//! messages.
 
 use super::{Collective, CollectiveError};
 use mpi::collective::SystemOperation;
@@ -22,8 +24,6 @@ pub struct World {
     _universe: mpi::environment::Universe,
     timeout: Duration,
     sent: std::cell::Cell<u64>,
-    /// Reductions so far: the tag of the next one's arrival message.
-    round: std::cell::Cell<u64>,
 }
 
 /// How long a reduction polls without sleeping: a round between ranks that arrive together
@@ -34,9 +34,13 @@ const SPIN: Duration = Duration::from_millis(2);
 /// How much longer than rank 0 the other ranks wait before they end the job themselves.
 const GRACE: Duration = Duration::from_secs(2);
 
-/// Arrival tags cycle below MPI's guaranteed tag bound (32767); every round's messages are taken
-/// in before the next, so a tag is never seen twice at once.
-const TAGS: u64 = 32_000;
+/// How long rank 0 waits for the answers to its roll call: well within [`GRACE`], so the ranks
+/// that answer are still waiting when it ends the job.
+const ROLL_CALL: Duration = Duration::from_secs(1);
+
+/// The tags of the roll call and of its answers: nothing else is sent point to point.
+const CALL: i32 = 1;
+const ANSWER: i32 = 2;
 
 impl World {
     /// MPI's world, when this process is one of several `mpirun` started; None alone (MPI is
@@ -50,18 +54,12 @@ impl World {
         }
         let universe = mpi::initialize()?;
         let world = universe.world();
-        (world.size() > 1).then(|| World { world, _universe: universe, timeout, sent: 0.into(), round: 0.into() })
+        (world.size() > 1).then(|| World { world, _universe: universe, timeout, sent: 0.into() })
     }
 
     fn reduce(&self, values: &mut [f64], op: SystemOperation) -> Result<(), CollectiveError> {
         self.sent.set(self.sent.get() + 8 * values.len() as u64);
-        let round = self.round.get();
-        self.round.set(round + 1);
-        let tag = (round % TAGS) as i32;
         let lead = self.world.rank() == 0;
-        if !lead {
-            self.world.process_at_rank(0).send_with_tag(&round, tag);
-        }
         let send = values.to_vec();
         let deadline = Instant::now() + if lead { self.timeout } else { self.timeout + GRACE };
         mpi::request::scope(|scope| {
@@ -78,34 +76,55 @@ impl World {
                             std::thread::yield_now();
                         } else {
                             std::thread::sleep(Duration::from_micros(50));
+                            if !lead {
+                                self.answer_roll_call();
+                            }
                         }
                     }
                     // A pending request cannot be dropped: the job ends here, inside the scope.
-                    Err(_pending) => self.time_out(tag),
+                    Err(_pending) => self.time_out(),
                 }
             }
         });
-        if lead {
-            for r in 1..self.world.size() {
-                let _: (u64, _) = self.world.process_at_rank(r).receive_with_tag(tag);
-            }
-        }
         Ok(())
     }
 
-    /// Ends the job after a reduction's timeout, rank 0 naming the ranks whose arrival message
-    /// for this reduction never came.
-    fn time_out(&self, tag: i32) -> ! {
+    /// Answers rank 0's roll call if it has come: this rank is here, waiting in the reduction.
+    fn answer_roll_call(&self) {
+        let lead = self.world.process_at_rank(0);
+        if lead.immediate_probe_with_tag(CALL).is_some() {
+            let _: (u8, _) = lead.receive_with_tag(CALL);
+            lead.send_with_tag(&1u8, ANSWER);
+        }
+    }
+
+    /// Ends the job after a reduction's timeout, rank 0 naming the ranks that did not answer
+    /// its roll call.
+    fn time_out(&self) -> ! {
         let missing: Vec<usize> = match self.world.rank() {
-            0 => (1..self.world.size())
-                .filter(|&r| self.world.process_at_rank(r).immediate_probe_with_tag(tag).is_none())
-                .map(|r| r as usize)
-                .collect(),
+            0 => self.roll_call(),
             _ => vec![],
         };
         let e = CollectiveError::Timeout { missing, seconds: self.timeout.as_secs_f64() };
         eprintln!("error: rank {} of {}: {e}; ending the job", self.world.rank(), self.world.size());
         self.world.abort(1)
+    }
+
+    /// Rank 0 asks every other rank whether it is waiting in the reduction, and returns those
+    /// that do not answer within [`ROLL_CALL`].
+    fn roll_call(&self) -> Vec<usize> {
+        let others = 1..self.world.size();
+        for r in others.clone() {
+            // One byte goes out eagerly: the send returns whether or not the rank is listening.
+            self.world.process_at_rank(r).send_with_tag(&0u8, CALL);
+        }
+        let mut silent: Vec<i32> = others.collect();
+        let until = Instant::now() + ROLL_CALL;
+        while !silent.is_empty() && Instant::now() < until {
+            silent.retain(|&r| self.world.process_at_rank(r).immediate_probe_with_tag(ANSWER).is_none());
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        silent.into_iter().map(|r| r as usize).collect()
     }
 }
 
