@@ -81,8 +81,11 @@ const SLOW_ROUND: f64 = 0.5;
 const EXACT_ENTER: usize = 1024;
 /// A round has solved its support once a step lowers F by less than this fraction of the gap
 /// left at its point: the rest of the gap is the zero coordinates', and the next round brings
-/// them in. Steps past that point lowered F by 1e-10 to 1e-16 on debian-files while the gap stayed
-/// at 2e-3, and cost a second each.
+/// them in. Steps past that point lowered F by 1e-10 to 1e-16 on debian-files while the gap
+/// stayed at 2e-3, and cost a second each. When no zero coordinate violates, the rest is the
+/// support's residual after the step (F is flat there to second order), and the next round takes
+/// one more step on the same support: on debian-desc at C = 100 the check after epoch 14 then
+/// ends at 1.3e-6 of F instead of 2.7e-4, and certifies two epochs sooner.
 const SETTLED: f64 = 1e-2;
 /// Fewer CG iterations a step than this, within the budget, and the refinement is not tried.
 const CG_LEAST: usize = 10;
@@ -93,7 +96,11 @@ const MIN_STEP: f64 = 1e-6;
 
 /// Newton steps on F restricted to the support of w (the non-zero coordinates inside the box),
 /// each coordinate keeping its sign; the best dual value of the points they reach, and the
-/// point with ∇f there when a step moved. Stops once D reaches `enough`. `gradient` is ∇f at w,
+/// point with ∇f there when a step moved. Stops once F at the point reached is within `slack`
+/// of D: the run continues from that point when F is lower there, and its gap is F there minus
+/// the best D (`enough`, against F at w, held the check's refinement to F's drop as well: on
+/// debian-desc at C = 10 its last round took the gap from 4.5e-7 to 3.7e-9 for a slack of
+/// 5.7e-6, since the refinement had lowered F by 9.5e-5). `gradient` is ∇f at w,
 /// from which a support past `EXACT_MAX` is settled. None when the support is empty or no dual
 /// value is finite.
 pub(super) fn refine(
@@ -103,7 +110,7 @@ pub(super) fn refine(
     w: Vec<f64>,
     margins: &[f64],
     gradient: &[f64],
-    Budget { enough, exact, settle, halt, .. }: Budget,
+    Budget { slack, exact, settle, halt, .. }: Budget,
 ) -> Option<Refined> {
     if margins.is_empty() {
         return None;
@@ -123,6 +130,7 @@ pub(super) fn refine(
     let mut exact = Exact { near: exact, left: EXACT_BUDGET };
     let mut held: Option<FaceSystem> = None;
     let mut round_gap = f64::INFINITY;
+    let done = |f: f64, best: f64| f - best <= slack;
     // A support just past EXACT_MAX is settled by ADMM steps first; the rounds then take exact
     // steps on up to SETTLE_MAX columns.
     let mut exact_max = EXACT_MAX;
@@ -135,7 +143,7 @@ pub(super) fn refine(
             exact.near = true;
             entering = violators(cert, &x, &settled.gradient, copies, EXACT_ENTER);
             last_gradient = Some(settled.gradient);
-            if best >= enough {
+            if done(f, best) {
                 return Some(Refined { dual: best, moved: last_gradient.map(|gradient| (x, gradient)) });
             }
         }
@@ -214,7 +222,7 @@ pub(super) fn refine(
                 best = best.max(dual);
             }
             last_gradient = Some(z.iter().map(|x| -x).collect::<Vec<f64>>());
-            if best >= enough || (round_exact && -change < SETTLED * (f - best)) {
+            if done(f, best) || (round_exact && -change < SETTLED * (f - best)) {
                 break;
             }
         }
@@ -228,14 +236,13 @@ pub(super) fn refine(
         // columns in more cheaply.
         let slow = f - best > SLOW_ROUND * round_gap || damped;
         round_gap = f - best;
-        let Some(gradient) = last_gradient.as_ref().filter(|_| round_exact && exact.near && best < enough && !slow)
+        let Some(gradient) = last_gradient.as_ref().filter(|_| round_exact && exact.near && !done(f, best) && !slow)
         else {
             break;
         };
+        // With no zero coordinate left violating, what keeps the gap is the support's own
+        // residual, and the next round takes another step on the same columns.
         entering = violators(cert, &x, gradient, copies, EXACT_ENTER);
-        if entering.is_empty() {
-            break;
-        }
     }
     let moved = last_gradient.map(|gradient| (x, gradient));
     best.is_finite().then_some(Refined { dual: best, moved })
