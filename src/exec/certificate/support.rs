@@ -98,9 +98,9 @@ const MIN_STEP: f64 = 1e-6;
 /// each coordinate keeping its sign; the best dual value of the points they reach, and the
 /// point with ∇f there when a step moved. Stops once F at the point reached is within `slack`
 /// of D: the run continues from that point when F is lower there, and its gap is F there minus
-/// the best D (`enough`, against F at w, held the check's refinement to F's drop as well: on
-/// debian-desc at C = 10 its last round took the gap from 4.5e-7 to 3.7e-9 for a slack of
-/// 5.7e-6, since the refinement had lowered F by 9.5e-5). `gradient` is ∇f at w,
+/// the best D. Measured from F at w instead (`enough`), the gap counted the refinement's own
+/// drop of F: on debian-desc at C = 10 a last round took the gap from 4.5e-7 to 3.7e-9 for a
+/// slack of 5.7e-6, because the steps had lowered F by 9.5e-5. `gradient` is ∇f at w,
 /// from which a support past `EXACT_MAX` is settled. None when the support is empty or no dual
 /// value is finite.
 pub(super) fn refine(
