@@ -226,11 +226,11 @@ pub(super) fn refined_dual(
         for (&j, &x) in round.cols.iter().zip(&round.v) {
             v[j] = x;
         }
-        let (d, z) = dual_at(cert, data, c, w.len(), 1, &refined_point(cert, data.labels, &a));
+        let d;
+        (d, gradient) = dual_and_gradient(cert, data, c, w.len(), &a);
         if d.is_finite() {
             best = best.max(d);
         }
-        gradient = z.iter().map(|x| -x).collect();
         if moved {
             last_gradient = Some(gradient.clone());
         }
@@ -252,6 +252,19 @@ pub(super) fn refined_point(cert: &Certificate, labels: &[f64], a: &[f64]) -> Ve
         .zip(labels)
         .map(|(&ai, &y)| into_loss_domain(cert.conjugate, y, loss_derivatives(cert.conjugate, y, ai).0))
         .collect()
+}
+
+/// The dual value at the refined margins `a` (ℓ′ there, scaled into the domain) and ∇f there,
+/// from the same pass over X: every refinement step reads both.
+pub(super) fn dual_and_gradient(
+    cert: &Certificate,
+    data: &DataView,
+    c: f64,
+    features: usize,
+    a: &[f64],
+) -> (f64, Vec<f64>) {
+    let (dual, z) = dual_at(cert, data, c, features, 1, &refined_point(cert, data.labels, a));
+    (dual, z.iter().map(|x| -x).collect())
 }
 
 /// Whether x is a coordinate the refinements move freely: non-zero and strictly inside the box

@@ -13,9 +13,9 @@
 //! solving; before the settling it did not certify in 120 s).
 
 use super::loss::loss_terms;
-use super::refine::{moves_freely, refined_point, Rows, Subspace, ARMIJO};
+use super::refine::{dual_and_gradient, moves_freely, Rows, Subspace, ARMIJO};
 use super::support::{hessian_times, lower_hessian};
-use super::{dot, dual_at, regularizer, violation};
+use super::{dot, regularizer, violation};
 use crate::data::Copies;
 use crate::exec::DataView;
 use crate::plan::Certificate;
@@ -145,9 +145,9 @@ pub(super) fn settle(
         stepped = true;
         // ∇f at the step's point picks the coordinates the one-coordinate steps take, and ∇f
         // after them the next step's V; both points' dual values count.
-        let (at_step, stepped_gradient) = dual_and_gradient(cert, data, c, x.len(), now);
+        let (at_step, stepped_gradient) = dual_and_gradient(cert, data, c, x.len(), &now.a);
         f += coordinate_steps(cert, data, scale, x, now, &stepped_gradient, copies);
-        let (after, moved_gradient) = dual_and_gradient(cert, data, c, x.len(), now);
+        let (after, moved_gradient) = dual_and_gradient(cert, data, c, x.len(), &now.a);
         for dual in [at_step, after].into_iter().filter(|d| d.is_finite()) {
             best = best.max(dual);
         }
@@ -157,13 +157,6 @@ pub(super) fn settle(
         }
     }
     stepped.then_some(Settled { f, dual: best, gradient })
-}
-
-/// The dual value at the rows `now` (ℓ′ there, scaled into the domain) and ∇f there, from the
-/// same pass over X.
-fn dual_and_gradient(cert: &Certificate, data: &DataView, c: f64, features: usize, now: &Rows) -> (f64, Vec<f64>) {
-    let (dual, z) = dual_at(cert, data, c, features, 1, &refined_point(cert, data.labels, &now.a));
-    (dual, z.iter().map(|x| -x).collect())
 }
 
 /// One-coordinate Newton steps on F itself at the [`COORDINATES`] coordinates that violate

@@ -21,9 +21,9 @@
 //! columns. CG stops short on near-duplicate columns, and the support's largest
 //! violation, which scales the dual point, stays near 1e-3 of λ; exact steps close it.
 
-use super::refine::{moves_freely, refined_point, Budget, Refined, Rows, Subspace, ARMIJO, REFINE_RESIDUAL};
+use super::refine::{dual_and_gradient, moves_freely, Budget, Refined, Rows, Subspace, ARMIJO, REFINE_RESIDUAL};
 use super::settle;
-use super::{dot, dual_at, regularizer, violation};
+use super::{dot, regularizer, violation};
 use crate::data::Copies;
 use crate::exec::DataView;
 use crate::plan::Certificate;
@@ -217,11 +217,11 @@ pub(super) fn refine(
             let change = scale * (trial.loss - now.loss) + regularizer(cert, &point) - regularizer(cert, &v);
             f += change;
             (v, now) = (point, trial);
-            let (dual, z) = dual_at(cert, data, c, x.len(), 1, &refined_point(cert, labels, &now.a));
+            let (dual, gradient) = dual_and_gradient(cert, data, c, x.len(), &now.a);
             if dual.is_finite() {
                 best = best.max(dual);
             }
-            last_gradient = Some(z.iter().map(|x| -x).collect::<Vec<f64>>());
+            last_gradient = Some(gradient);
             if done(f, best) || (round_exact && -change < SETTLED * (f - best)) {
                 break;
             }
