@@ -44,6 +44,8 @@ pub struct DualHistory {
     best: f64,
     /// F at the last check.
     objective: Option<f64>,
+    /// F had stalled against the gap at the last check.
+    stalled: bool,
     /// Refine at every check, not only once F stalls, where that is cheap or the gap is near
     /// ([`EAGER_GAP`]): a column solver continues from the refined point
     /// ([`Assessment::polished`]), so the refinement is a step of the solver too.
@@ -60,7 +62,13 @@ const EAGER_GAP: f64 = 0.1;
 
 impl Default for DualHistory {
     fn default() -> Self {
-        DualHistory { points: Default::default(), best: f64::NEG_INFINITY, objective: None, eager: false }
+        DualHistory {
+            points: Default::default(),
+            best: f64::NEG_INFINITY,
+            objective: None,
+            stalled: false,
+            eager: false,
+        }
     }
 }
 
@@ -362,6 +370,9 @@ pub struct Assessment {
     /// F stalled against the gap since the last check (or there is no run to compare with):
     /// the Newton refinement ([`refine::refine`]) is due if the gap is short of the target.
     stalled: bool,
+    /// F stalled at the check before this one too (or there is no run): a wide support's
+    /// conjugate-gradient refinement waits for that ([`refine::Budget`]'s `far`).
+    stalled_again: bool,
     /// The run refines at every check ([`DualHistory`]'s `eager`).
     eager: bool,
 }
@@ -382,6 +393,7 @@ pub fn record(history: Option<&mut DualHistory>, assessment: Option<&Assessment>
     if let (Some(h), Some(a)) = (history, assessment) {
         h.best = h.best.max(a.dual);
         h.objective = Some(objective);
+        h.stalled = a.stalled;
     }
 }
 
@@ -415,6 +427,7 @@ pub fn assess(
             dual: f64::NEG_INFINITY,
             earlier: f64::NEG_INFINITY,
             stalled: false,
+            stalled_again: false,
             eager: false,
         });
     }
@@ -483,8 +496,9 @@ pub fn assess(
                 None => gap <= REFINE_FIRST * objective.abs(),
             }
     });
+    let stalled_again = stalled && history.as_ref().is_none_or(|h| h.stalled);
     let eager = history.as_ref().is_some_and(|h| h.eager);
-    let mut a = Assessment { gap, gradient, polished: None, plain_dual, dual, earlier, stalled, eager };
+    let mut a = Assessment { gap, gradient, polished: None, plain_dual, dual, earlier, stalled, stalled_again, eager };
     a.settle(objective);
     Some(a)
 }
@@ -518,6 +532,7 @@ fn dual_iterate(
         dual: d,
         earlier,
         stalled: false,
+        stalled_again: false,
         eager: false,
     };
     a.settle(objective);

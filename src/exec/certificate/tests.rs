@@ -191,7 +191,7 @@ fn the_gap_on_v_is_the_certificates_gap_when_v_holds_every_column() {
 /// within 1e-6 of it from a start the scaled dual point alone certifies only to 1e-3. F at the
 /// point it reached must be within the slack of that value: the exact steps' first round settles
 /// at a gap of 6e-9 with every coordinate in the support, and a second round on the same support
-/// takes it below the slack (1e-9).
+/// takes it below the slack (1e-9). Conjugate-gradient steps wait for a second stalled check.
 #[test]
 fn a_support_wider_than_a_dense_hessian_is_refined_without_one() {
     // Conjugate gradients, then exact steps (Cholesky, with a ridge for the exactly duplicated
@@ -222,13 +222,19 @@ fn a_support_wider_than_a_dense_hessian_is_refined_without_one() {
         let gradient: Vec<f64> = transpose_times(&data, d, &u).iter().map(|g| g / m as f64).collect();
         let plain = dual_at(&cert, &data, 1.0, d, 1, &u).0;
         assert!(f_star - plain > 1e-3 * f_star, "the plain dual point is already tight: {plain} against F* {f_star}");
-        let budget = Budget { enough: f64::INFINITY, slack: 1e-9, rounds: 1, exact, settle: exact, halt: &|| false };
+        let budget =
+            Budget { enough: f64::INFINITY, slack: 1e-9, rounds: 1, exact, settle: exact, far: true, halt: &|| false };
         // Asked to stop (Ctrl-C, the time limit), it takes no step and has no dual value of its own.
         let halted = Budget { halt: &|| true, ..budget };
         assert!(
             refined_dual(&cert, &data, 1.0, &w, &a, &gradient, halted).is_none(),
             "exact {exact}: a halted refinement"
         );
+        // Far from the optimum, at a run's first stalled check, conjugate-gradient steps wait.
+        if !exact {
+            let first = Budget { far: false, ..budget };
+            assert!(refined_dual(&cert, &data, 1.0, &w, &a, &gradient, first).is_none(), "steps at a first stall");
+        }
         let refined = refined_dual(&cert, &data, 1.0, &w, &a, &gradient, budget).expect("a refinement");
         assert!(refined.dual <= f_star + 1e-12, "exact {exact}: D = {} above F* = {f_star}", refined.dual);
         assert!(
