@@ -736,16 +736,16 @@ impl FaceSystem {
             place[self.cols[p]] = (f + c) as u32;
         }
         let cross = cross(system.data, &self.curvature, system.scale, &place, f, k);
-        let b = faer::Mat::<f64>::from_fn(f, k, |q, c| cross[q * k + c]);
+        let b = faer::Mat::<f64>::from_fn(f, k, |q, c| cross[c * (f + k) + q]);
         let z = self.solve_rows(b.as_ref(), self.borders.len());
         let diagonal = system.cert.l2 + self.ridge;
         let bz = b.transpose() * &z;
         // S is H's Schur complement, positive semi-definite; near-duplicate columns leave it
         // near zero, and rounding then a ridge of up to 1e-6 of C's largest diagonal entry.
-        let largest = (0..k).map(|r| cross[(f + r) * k + r]).fold(0.0_f64, f64::max);
+        let largest = (0..k).map(|r| cross[r * (f + k) + f + r]).fold(0.0_f64, f64::max);
         let s = [0.0, 1e-10, 1e-8, 1e-6].into_iter().find_map(|extra| {
             let s = faer::Mat::<f64>::from_fn(k, k, |r, c| {
-                cross[(f + r) * k + c] - bz[(r, c)] + if r == c { diagonal + extra * largest } else { 0.0 }
+                cross[c * (f + k) + f + r] - bz[(r, c)] + if r == c { diagonal + extra * largest } else { 0.0 }
             });
             s.llt(faer::Side::Lower).ok()
         })?;
@@ -888,33 +888,56 @@ pub(super) fn lower_hessian(sub: &Subspace, d: &[f64], scale: f64, l2: f64, idx:
 const HESSIAN_RUNS: usize = 8;
 
 /// scale·Σᵢ dᵢ·xᵢ_P·xᵢ_Nᵀ: the rows of X by `place` (column of X → row of P, u32::MAX for none),
-/// against the last `k` of P's `f + k` rows; row-major (f + k) × k. A row of X costs its entries
-/// times its entries among those k.
+/// against the last `k` of P's `f + k` rows; column-major (f + k) × k. A row of X costs its
+/// entries times its entries among those k.
+///
+/// By new column: one pass over X finds each new column's rows, and each column is then summed
+/// from them into its own run of the output, a thread taking the next column when it is free.
+/// Summed by blocks of rows instead, every block of 4,096 rows filled a whole (f + k) × k matrix
+/// of its own, and the blocks were added: on debian-desc at C = 100, 161 new columns against
+/// 4,336 rows took 0.23 s, most of it zeroing and adding 25 matrices of 5.8 MB.
 fn cross(data: &DataView, d: &[f64], scale: f64, place: &[u32], f: usize, k: usize) -> Vec<f64> {
-    crate::exec::passes::add_in_order(crate::exec::passes::blocks(d.len(), data.threads, |rows| {
-        let mut out = vec![0.0; (f + k) * k];
-        let mut here: Vec<(usize, f64)> = vec![];
-        for i in rows {
-            let di = scale * d[i];
-            let range = data.indptr[i]..data.indptr[i + 1];
-            here.clear();
-            here.extend(range.clone().filter_map(|e| {
-                let q = *place.get(data.indices[e] as usize)? as usize;
-                (q != u32::MAX as usize && q >= f).then(|| (q - f, di * data.values[e]))
-            }));
-            if here.is_empty() || di == 0.0 {
-                continue;
-            }
-            for e in range {
-                let Some(&q) = place.get(data.indices[e] as usize).filter(|&&q| q != u32::MAX) else { continue };
-                let v = data.values[e];
-                for &(c, fv) in &here {
-                    out[q as usize * k + c] += fv * v;
+    let row_of = |e: usize| place.get(data.indices[e] as usize).copied().filter(|&q| q != u32::MAX);
+    // The new columns' entries (column, row, value), in row order.
+    let found: Vec<Vec<(u32, u32, f64)>> = crate::exec::passes::blocks(d.len(), data.threads, |rows| {
+        let mut out = vec![];
+        for i in rows.filter(|&i| d[i] != 0.0) {
+            for e in data.indptr[i]..data.indptr[i + 1] {
+                if let Some(q) = row_of(e).filter(|&q| q as usize >= f) {
+                    out.push((q - f as u32, i as u32, data.values[e]));
                 }
             }
         }
         out
-    }))
+    });
+    // By column, each column's rows still in row order.
+    let mut ptr = vec![0usize; k + 1];
+    for &(c, _, _) in found.iter().flatten() {
+        ptr[c as usize + 1] += 1;
+    }
+    for c in 0..k {
+        ptr[c + 1] += ptr[c];
+    }
+    let mut next = ptr.clone();
+    let mut rows = vec![(0u32, 0.0); ptr[k]];
+    for &(c, i, v) in found.iter().flatten() {
+        rows[next[c as usize]] = (i, v);
+        next[c as usize] += 1;
+    }
+    crate::exec::passes::queued(k, data.threads, |c| {
+        let mut out = vec![0.0; f + k];
+        for &(i, x) in &rows[ptr[c]..ptr[c + 1]] {
+            let i = i as usize;
+            let a = scale * d[i] * x;
+            for e in data.indptr[i]..data.indptr[i + 1] {
+                if let Some(q) = row_of(e) {
+                    out[q as usize] += a * data.values[e];
+                }
+            }
+        }
+        out
+    })
+    .concat()
 }
 
 /// A held factor of A with its borders: P = [A B; Bᵀ C] for each border in turn, solved
