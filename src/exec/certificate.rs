@@ -12,6 +12,7 @@
 //! the point at a Newton-refined primal (`refined_dual`), and the best D of the earlier checks
 //! of the run (D(u) ≤ F* does not expire when w moves on).
 
+mod cholesky;
 mod groups;
 mod intercept;
 mod loss;

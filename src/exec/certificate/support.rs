@@ -21,6 +21,7 @@
 //! columns. CG stops short on near-duplicate columns, and the support's largest
 //! violation, which scales the dual point, stays near 1e-3 of λ; exact steps close it.
 
+use super::cholesky::Factor;
 use super::refine::{dual_and_gradient, moves_freely, Budget, Refined, Rows, Subspace, ARMIJO, REFINE_RESIDUAL};
 use super::settle;
 use super::{dot, regularizer, violation};
@@ -457,8 +458,8 @@ fn exact_direction(
         return d.iter().any(|&x| x != 0.0).then_some(d);
     }
     let idx: Vec<usize> = (0..n).filter(|&k| free[k]).collect();
-    let h = lower_hessian(system.sub, &system.now.curvature, system.scale, system.cert.l2, &idx);
-    let fresh = FaceSystem::factor(h, idx, cols, &system.now.curvature)?;
+    let form = |idx: &[usize]| lower_hessian(system.sub, &system.now.curvature, system.scale, system.cert.l2, idx);
+    let fresh = FaceSystem::factor(form, idx, cols, &system.now.curvature)?;
     let (d, _) = face_step(&fresh.idx, free, v, sign, &[], |zeroed| fresh.solve(system.g, free, v, zeroed))?;
     *held = Some(fresh);
     d.iter().any(|&x| x != 0.0).then_some(d)
@@ -605,7 +606,7 @@ struct FaceSystem {
     /// columns.
     new: Vec<usize>,
     cols: Vec<usize>,
-    factor: faer::linalg::solvers::Llt<f64>,
+    factor: Factor,
     /// The borders of the factor, in the order they were added: each holds its rows against
     /// every row before it.
     borders: Vec<Border>,
@@ -626,26 +627,24 @@ struct FaceSystem {
 }
 
 impl FaceSystem {
-    /// The Cholesky factor of H_II (the lower triangle of `h`, column-major, as
+    /// The Cholesky factor of H_II (`form(I)`: its lower triangle, column-major, as
     /// [`lower_hessian`] forms it), with a ridge of up to 1e-6 of the largest diagonal entry
-    /// when rounding leaves H_II not positive definite.
-    fn factor(h: Vec<f64>, idx: Vec<usize>, cols: &[usize], curvature: &[f64]) -> Option<Self> {
+    /// when rounding leaves H_II not positive definite. The factor is made where H_II was
+    /// formed, so a ridge forms H_II again.
+    fn factor(form: impl Fn(&[usize]) -> Vec<f64>, idx: Vec<usize>, cols: &[usize], curvature: &[f64]) -> Option<Self> {
         if idx.is_empty() {
             return None;
         }
         let f = idx.len();
-        let largest = (0..f).map(|p| h[p * f + p]).fold(0.0_f64, f64::max);
+        let mut h = Some(form(&idx));
+        let largest = h.as_ref().map_or(0.0, |h| (0..f).map(|p| h[p * f + p]).fold(0.0_f64, f64::max));
         let ridge = 1e-12 / (1.0 + 1e-12) * largest;
         let factor = [0.0, 1e-10, 1e-8, 1e-6].into_iter().find_map(|extra| {
-            let factor = |a: &[f64]| faer::MatRef::from_column_major_slice(a, f, f).llt(faer::Side::Lower).ok();
-            if extra == 0.0 {
-                return factor(&h);
-            }
-            let mut a = h.clone();
+            let mut a = h.take().unwrap_or_else(|| form(&idx));
             for p in 0..f {
                 a[p * f + p] += extra * largest;
             }
-            factor(&a)
+            Factor::new(a, f)
         })?;
         let columns = idx.iter().map(|&k| cols[k]).collect();
         let row = (0..f).collect();
