@@ -34,8 +34,8 @@ pub fn refine(
     // (see `support.rs`).
     let exact = gap <= EXACT_GAP * objective.abs();
     let settle = gap <= SETTLE_GAP * objective.abs();
-    let far = a.stalled_again;
-    let budget = Budget { enough: objective - target, slack: target, rounds, exact, settle, far, halt };
+    let stalled_again = a.stalled_again;
+    let budget = Budget { enough: objective - target, slack: target, rounds, exact, settle, stalled_again, halt };
     let w = state.weights(plan);
     if let Some(refined) = refined_dual(&cert, data, plan.objective.loss_weight, w, margins, &a.gradient, budget) {
         a.dual = a.dual.max(refined.dual);
@@ -284,9 +284,9 @@ pub(super) struct Budget<'a> {
     pub(super) exact: bool,
     /// A support just past the exact steps' bound is settled first ([`SETTLE_GAP`]).
     pub(super) settle: bool,
-    /// A wide support that gets neither exact steps nor a settling takes conjugate-gradient
-    /// steps: the run's checks set this once F has stalled at two checks in a row.
-    pub(super) far: bool,
+    /// F has stalled at this check and the one before (or there is no run): only then does a
+    /// wide support that gets neither exact steps nor a settling take conjugate-gradient steps.
+    pub(super) stalled_again: bool,
     pub(super) enough: f64,
     pub(super) slack: f64,
     pub(super) rounds: usize,

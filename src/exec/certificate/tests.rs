@@ -222,8 +222,15 @@ fn a_support_wider_than_a_dense_hessian_is_refined_without_one() {
         let gradient: Vec<f64> = transpose_times(&data, d, &u).iter().map(|g| g / m as f64).collect();
         let plain = dual_at(&cert, &data, 1.0, d, 1, &u).0;
         assert!(f_star - plain > 1e-3 * f_star, "the plain dual point is already tight: {plain} against F* {f_star}");
-        let budget =
-            Budget { enough: f64::INFINITY, slack: 1e-9, rounds: 1, exact, settle: exact, far: true, halt: &|| false };
+        let budget = Budget {
+            enough: f64::INFINITY,
+            slack: 1e-9,
+            rounds: 1,
+            exact,
+            settle: exact,
+            stalled_again: true,
+            halt: &|| false,
+        };
         // Asked to stop (Ctrl-C, the time limit), it takes no step and has no dual value of its own.
         let halted = Budget { halt: &|| true, ..budget };
         assert!(
@@ -232,7 +239,7 @@ fn a_support_wider_than_a_dense_hessian_is_refined_without_one() {
         );
         // Far from the optimum, at a run's first stalled check, conjugate-gradient steps wait.
         if !exact {
-            let first = Budget { far: false, ..budget };
+            let first = Budget { stalled_again: false, ..budget };
             assert!(refined_dual(&cert, &data, 1.0, &w, &a, &gradient, first).is_none(), "steps at a first stall");
         }
         let refined = refined_dual(&cert, &data, 1.0, &w, &a, &gradient, budget).expect("a refinement");
