@@ -12,11 +12,21 @@ mod common;
 use common::{fixture, optc, text, write};
 use std::process::{Command, Output};
 
-/// `mpirun` with `ranks` copies of one optc command (as root, OpenMPI wants to be told; more
-/// ranks than cores need --oversubscribe).
+/// `mpirun` (as root, OpenMPI wants to be told; more ranks than cores need --oversubscribe),
+/// its session directory under `session`. OpenMPI 4.1 puts every job's session directory in
+/// one `/tmp/ompi.HOST.UID`, and two jobs started at once can race to create it: the loser
+/// fails in `orte_init` with "File exists", as one CI run did while these tests ran in parallel.
+fn launcher(session: &std::path::Path) -> Command {
+    let mut mpirun = Command::new("mpirun");
+    mpirun.args(["--allow-run-as-root", "--oversubscribe"]).env("OMPI_MCA_orte_tmpdir_base", session);
+    mpirun
+}
+
+/// `mpirun` with `ranks` copies of one optc command.
 fn mpirun(ranks: usize, args: &[&str]) -> Output {
-    Command::new("mpirun")
-        .args(["--allow-run-as-root", "--oversubscribe", "-np", &ranks.to_string(), env!("CARGO_BIN_EXE_optc")])
+    let session = tempfile::tempdir().expect("tmp");
+    launcher(session.path())
+        .args(["-np", &ranks.to_string(), env!("CARGO_BIN_EXE_optc")])
         .args(args)
         .output()
         .expect("mpirun runs (install openmpi-bin)")
@@ -112,8 +122,7 @@ fn ranks_started_with_different_options_are_refused_before_any_work() {
     let model = write(dir.path(), "m.opt", L1);
     let model = model.to_str().expect("utf-8");
     let list = shards(dir.path(), 2);
-    let out = Command::new("mpirun")
-        .args(["--allow-run-as-root", "--oversubscribe"])
+    let out = launcher(dir.path())
         .args(["-np", "1", env!("CARGO_BIN_EXE_optc"), "run", model, &list, "--stream", "--epochs", "3", ":"])
         .args(["-np", "1", env!("CARGO_BIN_EXE_optc"), "run", model, &list, "--stream", "--epochs", "4"])
         .output()
@@ -150,8 +159,8 @@ fn long_job(dir: &std::path::Path, saved: &std::path::Path, mpirun_args: &[&str]
     }
     let data = write(dir, "big.svm", &rows);
     let marker = dir.display().to_string();
-    let job = Command::new("mpirun")
-        .args(["--allow-run-as-root", "--oversubscribe", "-np", "2"])
+    let job = launcher(dir)
+        .args(["-np", "2"])
         .args(mpirun_args)
         .args([env!("CARGO_BIN_EXE_optc"), "run", model.to_str().expect("utf-8"), data.to_str().expect("utf-8")])
         .args(["--stream", "--epochs", "100000", "--time-limit", "120", "--save", saved.to_str().expect("utf-8")])
