@@ -372,7 +372,7 @@ pub struct Assessment {
     /// the Newton refinement ([`refine::refine`]) is due if the gap is short of the target.
     stalled: bool,
     /// F stalled at the check before this one too (or there is no run): a wide support's
-    /// conjugate-gradient refinement waits for that ([`refine::Budget`]'s).
+    /// conjugate-gradient refinement waits for that ([`refine::Budget`]'s `stalled_again`).
     stalled_again: bool,
     /// The run refines at every check ([`DualHistory`]'s `eager`).
     eager: bool,
