@@ -157,6 +157,37 @@ fn every_solver_runs_the_same_under_both_back_ends() {
     }
 }
 
+/// newGLMNET's one-pass exit in scd's Newton plan: the first epoch's first pass is the run's
+/// yardstick σ₁ (and the fraction decides that epoch), the second epoch's first pass measures
+/// less, so that epoch is one pass and τ₁ falls from 1 to ¼, under both back ends alike. Later
+/// one-pass epochs quarter it again, and the plan's `init` run again after the start (as a
+/// polish runs it) ends the rule: τ₁ = 0.
+#[test]
+fn the_newton_plan_takes_one_pass_epochs_until_a_polish() {
+    let text = "data x: sparse, y: labels\nvar w: vec[dim(x)]\nminimize E[logistic(y, <x, w>)] + 0.01·l1(w)\n";
+    let plan = plan_of(text, false);
+    assert_eq!(plan.info.solver, "scd");
+    let id = |name: &str| plan.scalars.iter().position(|s| s.name == name).expect("the plan declares it");
+    let (first, one_pass) = (id("σ₁"), id("τ₁"));
+    let (a, b) = both(&plan, 1, 1);
+    assert_bitwise(&plan, "one epoch", &a, &b);
+    assert!(a.scalars[first] > 0.0, "σ₁ holds the run's first pass measure");
+    assert_eq!(a.scalars[one_pass], 1.0, "the first epoch's passes are the fraction's");
+    let (a, b) = both(&plan, 2, 1);
+    assert_bitwise(&plan, "two epochs", &a, &b);
+    assert_eq!(a.scalars[one_pass], 0.25, "the second epoch ended after one pass");
+    let (mut a, b) = both(&plan, 6, 1);
+    assert_bitwise(&plan, "six epochs", &a, &b);
+    let quarters = a.scalars[one_pass].log(0.25);
+    assert!(quarters >= 1.0 && quarters.fract() == 0.0, "τ₁ = ¼ᵏ after one-pass epochs: {}", a.scalars[one_pass]);
+    let d = read_libsvm(&fixture("binary.svm")).expect("fixture");
+    let y = LabelMap::fit(LabelKind::Labels, &d).and_then(|m| m.apply(&d)).expect("labels");
+    let columns = optc::data::Columns::of(d.csr().0, d.csr().1, d.csr().2, d.features(), 2);
+    let view = d.view(&y, d.features()).with_columns(&columns);
+    Interpreter { plan: &plan }.init(&mut a, &view).expect("init runs");
+    assert_eq!(a.scalars[one_pass], 0.0, "an init after the start ends the one-pass rule");
+}
+
 /// Dual coordinate descent on hinge and squared hinge, with shrinking (whose rows leave and come
 /// back over 40 epochs, and whose driver orders hold the active rows only) and without, cold
 /// and warm-started from weights alone (the α its init derives from their margins): same bits
