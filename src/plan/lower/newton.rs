@@ -152,7 +152,7 @@ pub(super) fn iteration(
     // and τ₁; an `init` after the run's start (a polish) ends the rule.
     let first = b.scalar("σ₁", ScalarRole::State, ParamInit::Value(-1.0), "the run's first pass measure");
     let one_pass = b.scalar("τ₁", ScalarRole::State, ParamInit::Value(1.0), "one-pass tolerance");
-    let (passes, ended) = (b.local("passes"), b.local("one"));
+    let (passes, ended) = (b.local("passes"), b.local("ended"));
     b.plan.init = vec![
         Stmt::If(Cmp::Gt, s(first), k(0.0), vec![Stmt::Set(one_pass, k(0.0))]),
         Stmt::Set(inner_tol, k(INNER_TOL_START)),
