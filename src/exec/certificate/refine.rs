@@ -71,7 +71,7 @@ pub(super) const EXACT_GAP: f64 = 0.5;
 /// within this fraction of F. The settling's steps move signs, so they need no point near the
 /// optimum's support, and each of the checks before it costs a conjugate-gradient Newton step
 /// that moves F slowly. debian-files at C = 100 reaches 0.9 of F at the check after epoch 12,
-/// and 0.5 after epoch 24. Settled after epoch 12 (four steps and the exact rounds), the run
+/// and 0.5 after epoch 24. Settled after epoch 12 (its ADMM steps and the exact rounds), the run
 /// certifies 1e-4 at epoch 14 instead of 28: 0.93× (three pairs, 0.91–0.96).
 pub(super) const SETTLE_GAP: f64 = 0.9;
 /// Most coordinates a Newton refinement solves for: its dense Hessian holds n² entries, and every
