@@ -18,10 +18,10 @@ Every dual point is feasible before D is read, so each gap printed is a true bou
 error is F(w) − F* with F* from optc at --tol 1e-10.
 
     cargo build --release
-    python3 benches/gap_anatomy.py debian-desc.binary.train.svm --c 100 --epochs 22,26
+    benches/.venv/bin/python benches/gap_anatomy.py debian-desc.binary.train.svm --c 100 --epochs 22,26
 
-Needs numpy and scipy (benches/.venv, which peers.py creates, has both). The dense Hessian of
-a 4,500-column support takes 160 MB and a few seconds.
+Needs numpy, scipy and scikit-learn (for peers.py's reader): benches/.venv, which
+`python3 benches/peers.py` creates, has them. The dense Hessian of a 4,500-column support takes 160 MB and a few seconds.
 """
 
 import argparse
@@ -30,37 +30,14 @@ import subprocess
 import sys
 import tempfile
 
-import numpy as np
-import scipy.sparse as sp
+try:
+    import numpy as np
+    import scipy.sparse as sp
+    import sklearn  # noqa: F401 (peers.py's reader)
+except ImportError as e:
+    sys.exit(f"{e}: run this with benches/.venv/bin/python (python3 benches/peers.py creates it)")
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-
-
-def read_svm(path):
-    """The rows of a LIBSVM file as CSR (features 1-based in the file), labels as ±1."""
-    labels, indices, values, indptr = [], [], [], [0]
-    with open(path) as f:
-        for line in f:
-            tokens = line.split()
-            if not tokens:
-                continue
-            labels.append(1.0 if float(tokens[0]) > 0 else -1.0)
-            for pair in tokens[1:]:
-                k, v = pair.split(":")
-                indices.append(int(k) - 1)
-                values.append(float(v))
-            indptr.append(len(indices))
-    n = max(indices) + 1
-    X = sp.csr_matrix((np.array(values), np.array(indices), np.array(indptr)), shape=(len(labels), n))
-    return X, np.array(labels)
-
-
-def read_weights(path, n):
-    """The w block of a LIBLINEAR-format model, as optc's --save writes it."""
-    with open(path) as f:
-        text = f.read()
-    w = np.array([float(v) for v in text.split("\nw\n", 1)[1].split()])
-    return np.concatenate([w, np.zeros(max(0, n - len(w)))])[:n]
+from peers import Data, binary, read_liblinear_model, write_model
 
 
 def entropy(t):
@@ -69,13 +46,16 @@ def entropy(t):
 
 
 class Problem:
-    def __init__(self, X, y, lam):
-        self.X, self.y, self.lam = X, y, lam
-        self.m, self.n = X.shape
-        self.Xc = X.tocsc()
+    """F on `data` (peers.py's reader), with the columns at hand for coordinate descent."""
+
+    def __init__(self, data, lam):
+        self.X, self.y, self.lam = data.X, data.y, lam
+        self.m, self.n = data.m, data.d
+        self.Xc = data.X.tocsc()
 
     def objective(self, z, w):
-        """F from the signed margins z = y ∘ Xw."""
+        """F from the signed margins z = y ∘ Xw (peers.py's `Data.objective` from w, without
+        the product again)."""
         return float(np.mean(np.logaddexp(0.0, -z)) + self.lam * np.abs(w).sum())
 
     def theta(self, z):
@@ -162,28 +142,26 @@ def main():
     reg.add_argument("--c", type=float, help="LIBLINEAR's C: λ = 1/(C·m)")
     ap.add_argument("--epochs", default="14,18,22,26", help="optc's iterates after these epoch counts (--epochs N)")
     ap.add_argument("--passes", type=int, default=3, help="exact coordinate-descent passes")
-    ap.add_argument("--optc", default=os.path.join(ROOT, "target", "release", "optc"))
+    ap.add_argument("--optc", help="the optc binary (default: target/release/optc, as peers.py)")
     args = ap.parse_args()
+    optc = binary("optc", args.optc)
 
-    X, y = read_svm(args.data)
-    lam = args.lam if args.lam is not None else 1.0 / (args.c * X.shape[0])
-    p = Problem(X, y, lam)
+    data = Data(os.path.basename(args.data), args.data)
+    lam = args.lam if args.lam is not None else 1.0 / (args.c * data.m)
+    p = Problem(data, lam)
     with tempfile.TemporaryDirectory() as tmp:
-        model = os.path.join(tmp, "m.opt")
-        with open(model, "w") as f:
-            f.write(f"data x: sparse, y: labels\nvar w: vec[dim(x)]\nparam λ = {lam!r}\n"
-                    "minimize E[logistic(y, <x, w>)] + λ·l1(w)\n")
+        model = write_model(tmp, lam)
         saved = os.path.join(tmp, "w.model")
-        run_optc(args.optc, model, args.data, ["--tol", "1e-10", "--save", saved])
-        w_star = read_weights(saved, p.n)
-        f_star = p.objective(y * (X @ w_star), w_star)
-        d_star, _ = p.dual(p.theta(y * (X @ w_star)))
+        run_optc(optc, model, args.data, ["--tol", "1e-10", "--save", saved])
+        w_star = read_liblinear_model(saved, data)
+        z_star = data.y * (data.X @ w_star)
+        f_star = p.objective(z_star, w_star)
+        d_star, _ = p.dual(p.theta(z_star))
         print(f"{args.data}: m {p.m}, d {p.n}, λ {lam:.4g}; F* {f_star:.12e} (gap there {(f_star - d_star) / f_star:.1e})")
         for epochs in [int(e) for e in args.epochs.split(",")]:
-            run_optc(args.optc, model, args.data, ["--epochs", str(epochs), "--save", saved])
+            run_optc(optc, model, args.data, ["--epochs", str(epochs), "--save", saved])
             print(f"after {epochs} epochs:")
-            anatomy(p, read_weights(saved, p.n), f_star, args.passes)
-
+            anatomy(p, read_liblinear_model(saved, data), f_star, args.passes)
 
 if __name__ == "__main__":
     main()
