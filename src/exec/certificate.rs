@@ -353,6 +353,15 @@ pub(crate) fn softmax_dual_point(labels: &[f64], scores: &[f64], k: usize) -> Ve
     u
 }
 
+/// Where the Newton refinement moved the iterate: F is no higher there (its steps descend F).
+pub struct Polished {
+    pub weights: Vec<f64>,
+    /// How far it moved a free intercept (0 without one): b is one more coordinate of its steps.
+    pub intercept_shift: f64,
+    /// ∇f at the new point, from the pass that gave its dual point.
+    pub gradient: Vec<f64>,
+}
+
 /// The gap and, from the same pass, the gradient of the loss part, ∇f(w) = (c/m)·Xᵀu.
 pub struct Assessment {
     pub gap: f64,
@@ -360,7 +369,7 @@ pub struct Assessment {
     pub gradient: Vec<f64>,
     /// The weights the Newton refinement moved w to, when it ran and moved, and ∇f there: F is
     /// no higher at them (its steps descend F), so a column solver may continue from them.
-    pub polished: Option<(Vec<f64>, Vec<f64>)>,
+    pub polished: Option<Polished>,
     /// D at the dual point whose correlations `gradient` holds (ℓ′ of the margins, scaled into
     /// the domain): Gap Safe screening's ball is centred there. −∞ at a dual method's check.
     pub plain_dual: f64,

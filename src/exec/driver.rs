@@ -593,9 +593,13 @@ fn polish(
     assessment: Option<&mut Assessment>,
 ) -> Result<Option<(State, Evaluation)>, Fault> {
     let Some(a) = assessment else { return Ok(None) };
-    let (Some((v, gradient)), Some(slot)) = (a.polished.take(), plan.weights()) else { return Ok(None) };
+    let (Some(polished), Some(slot)) = (a.polished.take(), plan.weights()) else { return Ok(None) };
     let mut candidate = flushed.clone();
-    candidate.vectors[slot.0] = v;
+    candidate.vectors[slot.0] = polished.weights;
+    if let Some(b) = plan.objective.intercept {
+        candidate.scalars[b.0] += polished.intercept_shift;
+    }
+    let gradient = polished.gradient;
     backend.init(&mut candidate, data)?;
     let better = evaluate(plan, &candidate, data);
     if better.objective.partial_cmp(&eval.objective) != Some(std::cmp::Ordering::Less) {

@@ -181,6 +181,8 @@ pub(super) fn refined_dual(
     let mut a = margins.to_vec();
     let mut gradient = gradient.to_vec();
     let mut best = f64::NEG_INFINITY;
+    // With a free intercept, how far the rounds moved b (it is one more Newton coordinate).
+    let mut offset = free_intercept(cert).then_some(0.0);
     // ∇f at the last point a round moved to (None: no round moved).
     let mut last_gradient = None;
     for _ in 0..rounds {
@@ -228,7 +230,7 @@ pub(super) fn refined_dual(
             break;
         }
         let sub = Subspace::new(data, w.len(), &round.cols);
-        let (moved, loss) = round.newton(cert, scale, &sub, data.labels, &mut a, REFINE_SLACK * slack);
+        let (moved, loss) = round.newton(cert, scale, &sub, data.labels, &mut a, offset.as_mut(), REFINE_SLACK * slack);
         for (&j, &x) in round.cols.iter().zip(&round.v) {
             v[j] = x;
         }
@@ -247,7 +249,10 @@ pub(super) fn refined_dual(
             break;
         }
     }
-    best.is_finite().then_some(Refined { dual: best, moved: last_gradient.map(|g| (v, g)) })
+    best.is_finite().then_some(Refined {
+        dual: best,
+        moved: last_gradient.map(|gradient| Polished { weights: v, intercept_shift: offset.unwrap_or(0.0), gradient }),
+    })
 }
 
 /// The dual point at a refinement's margins a: ℓ′ into the domain of ℓ*, balanced to Σᵢ uᵢ = 0
@@ -308,7 +313,7 @@ pub(super) struct Budget<'a> {
 /// ∇f there (from the pass that gave its dual point).
 pub(super) struct Refined {
     pub(super) dual: f64,
-    pub(super) moved: Option<(Vec<f64>, Vec<f64>)>,
+    pub(super) moved: Option<Polished>,
 }
 
 /// The coordinates V of a refinement round (in column order) and their values v.
@@ -326,6 +331,15 @@ impl Round {
     /// l1 term asks: no active set to grow one coordinate a step. Moves `self.v` and the
     /// margins `a` along; whether it moved at all, and Σᵢ ℓ at the margins it leaves.
     /// The round ends once the gap on V is at most `negligible`.
+    ///
+    /// With `offset` (a free intercept b, and how far the steps have moved it), b is one more
+    /// unregularized coordinate of the model, eliminated from it in closed form: for a step d
+    /// on V the best step on b is δb = −(g_b + h_bᵀd)/h_bb, and the model left on V has the
+    /// Hessian H − h_b h_bᵀ/h_bb and the gradient g − h_b·g_b/h_bb. That is glmnet's implicit
+    /// centering (the columns centred by their ℓ″-weighted means), which never densifies X_V.
+    /// Without it b stays where the solver left it, and on one-hot groups that sum to a
+    /// constant (a9a) the rounds solve F at the wrong b while coordinate steps move b slowly.
+    #[allow(clippy::too_many_arguments)]
     pub(super) fn newton(
         &mut self,
         cert: &Certificate,
@@ -333,6 +347,7 @@ impl Round {
         sub: &Subspace,
         labels: &[f64],
         a: &mut Vec<f64>,
+        mut offset: Option<&mut f64>,
         negligible: f64,
     ) -> (bool, f64) {
         let n = self.cols.len();
@@ -344,27 +359,53 @@ impl Round {
             let loss_gradient: Vec<f64> = sub.transpose_times(&now.u).iter().map(|x| scale * x).collect();
             let unit_of_residual =
                 if cert.l1 > 0.0 { cert.l1 } else { loss_gradient.iter().fold(0.0_f64, |x, g| x.max(g.abs())) };
-            if (0..n).all(|k| violation(cert, self.v[k], loss_gradient[k]) <= REFINE_RESIDUAL * unit_of_residual) {
+            // ∂f/∂b = (c/m)·Σᵢ ℓ′ᵢ, and the decrease a step on b alone could still make.
+            let free = offset.is_some();
+            let g_b = if free { scale * now.u.iter().sum::<f64>() } else { 0.0 };
+            let b_curvature = scale * now.curvature.iter().sum::<f64>();
+            let b_decrease = if free && b_curvature > 0.0 { 0.5 * g_b * g_b / b_curvature } else { 0.0 };
+            if (0..n).all(|k| violation(cert, self.v[k], loss_gradient[k]) <= REFINE_RESIDUAL * unit_of_residual)
+                && g_b.abs() <= REFINE_RESIDUAL * unit_of_residual
+            {
                 break;
             }
+            // The gap of F on V at the current b: with b free, what a step on b would still gain
+            // comes on top of it.
             let gap_on_v = self.restricted_gap(cert, scale, labels, &now, &loss_gradient, sub.threads);
             // No rule on a stall: from a cold point the first steps may take a tenth of the gap
             // in four steps, then all of it in three (a9a at λ 1.13e-5), and any rule tried
             // there cut them short and cost an epoch.
-            if gap_on_v <= negligible {
+            if gap_on_v + b_decrease <= negligible {
                 break;
             }
-            let h = sub.hessian(&now.curvature, scale, cert.l2);
-            let gradient: Vec<f64> = (0..n).map(|k| loss_gradient[k] + cert.l2 * self.v[k]).collect();
+            let mut h = sub.hessian(&now.curvature, scale, cert.l2);
+            let mut gradient: Vec<f64> = (0..n).map(|k| loss_gradient[k] + cert.l2 * self.v[k]).collect();
+            // b's row of the Hessian, h_b = (c/m)·X_Vᵀℓ″, when b is a coordinate of the step.
+            let h_b: Option<Vec<f64>> = (free && b_curvature > 0.0)
+                .then(|| sub.transpose_times(&now.curvature).iter().map(|x| scale * x).collect());
+            if let Some(h_b) = &h_b {
+                for (p, hp) in h_b.iter().enumerate() {
+                    for (q, hq) in h_b.iter().enumerate() {
+                        h[p * n + q] -= hp * hq / b_curvature;
+                    }
+                    gradient[p] -= hp * g_b / b_curvature;
+                }
+            }
             let x = self.model_minimiser(cert, &h, &gradient, MODEL_FORCING);
             let d: Vec<f64> = x.iter().zip(&self.v).map(|(x, v)| x - v).collect();
+            let step_b = h_b.as_ref().map_or(0.0, |h_b| -(g_b + dot(h_b, &d)) / b_curvature);
+            // The slope of F along (d, δb): the loss part through the uncentred gradient.
+            let gradient: Vec<f64> = (0..n).map(|k| loss_gradient[k] + cert.l2 * self.v[k]).collect();
             let l1_norm = |z: &[f64]| z.iter().map(|v| v.abs()).sum::<f64>();
             let squared = |z: &[f64]| z.iter().map(|v| v * v).sum::<f64>();
-            let predicted = dot(&gradient, &d) + cert.l1 * (l1_norm(&x) - l1_norm(&self.v));
+            let predicted = dot(&gradient, &d) + g_b * step_b + cert.l1 * (l1_norm(&x) - l1_norm(&self.v));
             if predicted.is_nan() || predicted >= 0.0 {
                 break;
             }
-            let dm = sub.times(&d);
+            let mut dm = sub.times(&d);
+            if step_b != 0.0 {
+                dm.iter_mut().for_each(|x| *x += step_b);
+            }
             let reg_now = cert.l1 * l1_norm(&self.v) + 0.5 * cert.l2 * squared(&self.v);
             // Armijo's sufficient decrease (Δ = ∇ᵀd + l1·(‖x‖₁ − ‖v‖₁), as LIBLINEAR), or where
             // differences of F near its minimum are lost to rounding, a non-positive slope of F
@@ -378,7 +419,7 @@ impl Round {
                     scale * (trial.loss - now.loss) + cert.l1 * l1_norm(&point) + 0.5 * cert.l2 * squared(&point)
                         - reg_now;
                 if change <= ARMIJO * t * predicted {
-                    break Some((point, trial));
+                    break Some((point, trial, t));
                 }
                 // The slope from the left at the end: a coordinate the step took to zero counts
                 // with the sign it had before.
@@ -393,14 +434,17 @@ impl Round {
                     })
                     .sum();
                 if scale * dot(&trial.u, &dm) + reg_slope <= 0.0 {
-                    break Some((point, trial));
+                    break Some((point, trial, t));
                 }
                 t *= 0.5;
                 if t < 1e-12 {
                     break None;
                 }
             };
-            let Some((point, trial)) = step else { break };
+            let Some((point, trial, t)) = step else { break };
+            if let Some(b) = offset.as_deref_mut() {
+                *b += t * step_b;
+            }
             (self.v, now, moved) = (point, trial, true);
         }
         *a = now.a;

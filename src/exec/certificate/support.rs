@@ -24,7 +24,7 @@
 use super::cholesky::Factor;
 use super::refine::{dual_and_gradient, moves_freely, Budget, Refined, Rows, Subspace, ARMIJO, REFINE_RESIDUAL};
 use super::settle;
-use super::{dot, regularizer, violation};
+use super::{dot, regularizer, violation, Polished};
 use crate::data::Copies;
 use crate::exec::DataView;
 use crate::plan::Certificate;
@@ -152,7 +152,10 @@ pub(super) fn refine(
             entering = violators(cert, &x, &settled.gradient, copies, EXACT_ENTER);
             last_gradient = Some(settled.gradient);
             if done(f, best) {
-                return Some(Refined { dual: best, moved: last_gradient.map(|gradient| (x, gradient)) });
+                return Some(Refined {
+                    dual: best,
+                    moved: last_gradient.map(|gradient| Polished { weights: x, intercept_shift: 0.0, gradient }),
+                });
             }
         }
     }
@@ -262,7 +265,7 @@ pub(super) fn refine(
         // residual, and the next round takes another step on the same columns.
         entering = violators(cert, &x, gradient, copies, EXACT_ENTER);
     }
-    let moved = last_gradient.map(|gradient| (x, gradient));
+    let moved = last_gradient.map(|gradient| Polished { weights: x, intercept_shift: 0.0, gradient });
     best.is_finite().then_some(Refined { dual: best, moved })
 }
 

@@ -249,7 +249,7 @@ fn a_support_wider_than_a_dense_hessian_is_refined_without_one() {
             "exact {exact}: D = {} not within 1e-6 of F* = {f_star}",
             refined.dual
         );
-        let (moved, _) = refined.moved.expect("the refinement moved w");
+        let moved = refined.moved.expect("the refinement moved w").weights;
         let f_moved = Subspace::new(&data, d, &(0..d).collect::<Vec<_>>())
             .times(&moved)
             .iter()
