@@ -229,7 +229,7 @@ pub const STRONG_RIDGE: f64 = 0.5;
 
 /// The solvers that fit each kind of intercept ([`crate::solvers::Intercepts`]), as the
 /// diagnostics list them; a test holds each list to the registry.
-const FREE_INTERCEPT: &str = "scd, proxgrad, tron, fobos, adagrad, smm, smidas and truncated";
+const FREE_INTERCEPT: &str = "scd, proxgrad, tron, dcd, fobos, adagrad, smm, smidas and truncated";
 const PENALISED_INTERCEPT: &str = "dcd and tron";
 const PER_CLASS_INTERCEPT: &str = "tron";
 
@@ -693,7 +693,11 @@ fn dual_cd_fits(model: &Model) -> bool {
     matches!(model.loss.def.known(), Some(KnownLoss::Hinge | KnownLoss::SquaredHinge | KnownLoss::Logistic))
         && matches!(model.shape, Shape::Vec(_))
         && model.constraints.is_empty()
-        && (model.intercept.is_none() || model.intercept_l2.is_some())
+        // A free b for the hinges only (an augmented Lagrangian on Σ αᵢyᵢ = 0); logistic's dual
+        // steps keep every αᵢ inside (0, C), and its free b goes to the primal Newton methods.
+        && (model.intercept.is_none()
+            || model.intercept_l2.is_some()
+            || model.loss.def.known() != Some(KnownLoss::Logistic))
         && model.loss.coef.value > 0.0
         && !model.regs.is_empty()
         && model.regs.iter().all(|r| r.def.prox == ProxKind::Scale && r.operator.is_none() && r.coef.value > 0.0)

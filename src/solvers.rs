@@ -65,7 +65,7 @@ pub struct Requirements {
     /// Exactly hinge + λ·l2sq, nothing else (the SVM as a prox of hinge∘B).
     pub svm_only: bool,
     /// A loss whose dual step is closed-form (hinge, squared hinge) with λ·l2sq only, no
-    /// constraint and no unregularized intercept (dual coordinate descent).
+    /// constraint, and an unregularized intercept only for the hinges (dual coordinate descent).
     pub dual_cd: bool,
     /// λ·l2sq terms only, λ > 0, no constraint (Newton steps need F twice differentiable
     /// and strongly convex).
@@ -335,7 +335,7 @@ pub const REGISTRY: [SolverSpec; 11] = [
         // two over all of them (the margins, then Xᵀu): a check is due once the epochs have
         // visited enough rows, or shrinking says it converged (`Plan::cadence`).
         check_every: 1,
-        can: Capabilities { intercept: Intercepts { free: false, penalised: true, per_class: false }, ..BATCH },
+        can: Capabilities { intercept: Intercepts { free: true, penalised: true, per_class: false }, ..BATCH },
     },
     SolverSpec {
         kind: SolverKind::Tron,

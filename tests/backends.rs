@@ -245,6 +245,14 @@ fn dual_cd_runs_the_same_under_both_back_ends() {
         assert_bitwise(&plan, &format!("{solver} with a regularized bias"), &a, &b);
         assert!(a.intercept(&plan) != 0.0, "{solver}: b moved");
     }
+    // A free b under dual CD: the hinges' augmented Lagrangian, with and without shrinking.
+    for (loss, options) in [("hinge", ""), ("hinge", "(shrinking = 0)"), ("squared_hinge", "")] {
+        let text = format!("data x: sparse, y: labels\nvar w: vec[dim(x)]\nvar b: scalar\nminimize E[{loss}(y, <x, w> + b)] + 0.01·l2sq(w)\nsolve with dcd{options}\n");
+        let plan = plan_with(&text, false, Some("dcd"));
+        let (a, b) = both(&plan, 20, 3);
+        assert_bitwise(&plan, &format!("dcd{options} on {loss} with a free intercept"), &a, &b);
+        assert!(a.intercept(&plan) != 0.0, "{loss}: b moved");
+    }
 }
 
 /// SMM and online DC with averaged outputs; SMIDAS with each of its step rules (η₀/√e per epoch, a `step` formula), a weighted loss and

@@ -121,6 +121,14 @@ fn plans_of_forced_solvers() {
     );
     let bias = "data x: sparse, y: labels\nvar w: vec[dim(x)]\nvar b: scalar\nparam λ = 1e-4\nminimize E[hinge(y, <x, w> + b)] + λ·l2sq(w) + 2·λ·l2sq(b)\n";
     snapshot_plan("plans_of_forced_solvers", "dcd_bias", format!("{bias}solve with dcd\n"), &CompileOptions::default());
+    // A free intercept: the augmented Lagrangian's centre b₀ and its multiplier step each epoch.
+    let free = bias.replace(" + 2·λ·l2sq(b)", "");
+    snapshot_plan(
+        "plans_of_forced_solvers",
+        "dcd_free_intercept",
+        format!("{free}solve with dcd\n"),
+        &CompileOptions::default(),
+    );
     for (name, solve) in [("picard", "solve with picard"), ("dcd_plain", "solve with dcd(shrinking = 0)")] {
         snapshot_plan("plans_of_forced_solvers", name, format!("{svm}{solve}\n"), &CompileOptions::default());
     }

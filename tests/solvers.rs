@@ -810,6 +810,33 @@ fn a_free_intercept_on_one_hot_groups_is_certified_in_a_few_epochs() {
     }
 }
 
+/// The SVMs with a free intercept (LinearSVC's objective, b unpenalised): dual CD keeps the
+/// dual's Σ αᵢyᵢ = 0 by an augmented Lagrangian, so the hinge, the default's choice, and the
+/// squared hinge forced to dcd certify 1e-6 on CVXPY's F* (solve_to checks F − gap ≤ F* at the
+/// end, and here at every early stop too) and land on its b; the hinge with b is no longer
+/// FOBOS's, which stopped at its epoch cap.
+#[test]
+fn dual_cd_fits_a_free_intercept_with_its_certificate() {
+    for (name, solver) in [("svm_intercept", None), ("sqhinge_intercept", Some("dcd"))] {
+        let (chosen, _) = solve_to(name, solver, 1e-6, 100_000);
+        assert_eq!(chosen, "dcd", "{name}");
+        let fx = fixture_named(name);
+        let d = read_libsvm(&fx.data).expect("fixture data");
+        let opts = CompileOptions { solver: Some("dcd".into()), ..Default::default() };
+        for n in [1, 2, 5, 20] {
+            let r = run_plan(compile(&fx.model, &opts), &d, &RunSettings::fixed(n, 1), None);
+            let gap = r.outcome.gap.expect("certificate");
+            assert!(gap.is_finite(), "{name}: no finite gap after {n} epochs");
+            let f = r.eval.objective;
+            assert!(f - gap <= fx.best * (1.0 + 1e-12), "{name}, {n} epochs: F − gap = {} > F* = {}", f - gap, fx.best);
+        }
+        let r = run_plan(compile(&fx.model, &opts), &d, &RunSettings::to_tolerance(1e-9, 100_000, 1), None);
+        let (_, b_star) = optimum_with_intercept(name);
+        let b = r.outcome.state.intercept(&r.plan);
+        assert!((b - b_star).abs() <= 1e-3 * (1.0 + b_star.abs()), "{name}: b = {b} vs b* = {b_star}");
+    }
+}
+
 /// Every solver that fits an intercept keeps F − gap ≤ F* along the run, and the stochastic
 /// ones get close to the optimum: their steps move b as an unpenalized coordinate.
 #[test]

@@ -529,8 +529,13 @@ fn dual_iterate(
 ) -> Assessment {
     let env = Env::new(plan, data.dims());
     let m = data.rows();
-    let own: Vec<f64> =
+    let mut own: Vec<f64> =
         (0..m).map(|i| into_loss_domain(cert.conjugate, data.labels[i], eval_at(&env, dual, state, i, 0))).collect();
+    // Dual CD with a free intercept keeps Σ αᵢyᵢ = 0 only in the limit (its augmented
+    // Lagrangian): balanced, the point bounds F* at every check.
+    if free_intercept(cert) {
+        intercept::balance(cert.conjugate, data.labels, &mut own);
+    }
     let (d, _) = dual_at(cert, data, plan.objective.loss_weight, features, 1, &own);
     let d = if d.is_nan() { f64::NEG_INFINITY } else { d };
     let earlier = history.map_or(f64::NEG_INFINITY, |h| h.best);

@@ -137,7 +137,8 @@ pub(super) fn domain(kind: LossConjugate, y: f64) -> (f64, f64) {
 
 /// Makes Σᵢ uᵢ = 0 (up to rounding) with every uᵢ kept in dom ℓ*(yᵢ, ·): the excess r = Σ uᵢ
 /// is taken from each uᵢ in proportion to its room toward the domain's end in the direction
-/// of −r (the whole domain's end is reachable: 0 is in every domain, so the room is ≥ |r|).
+/// of −r (the whole domain's end is reachable: 0 is in every domain, so the room is ≥ |r|; an
+/// unbounded side's room counts as |r|).
 /// A squared loss's domain is the line: the mean is subtracted.
 pub(super) fn balance(kind: LossConjugate, labels: &[f64], u: &mut [f64]) {
     if u.is_empty() {
@@ -158,11 +159,10 @@ pub(super) fn balance(kind: LossConjugate, labels: &[f64], u: &mut [f64]) {
             .zip(labels)
             .map(|(&ui, &y)| {
                 let (lo, hi) = domain(kind, y);
-                if r > 0.0 {
-                    ui - lo
-                } else {
-                    hi - ui
-                }
+                // An unbounded side (the squared hinge's) counts as |r|: the total stays ≥ |r|,
+                // and no ∞·0 makes a NaN of the move.
+                let room = if r > 0.0 { ui - lo } else { hi - ui };
+                room.min(r.abs())
             })
             .collect();
         let total = sum(&room);

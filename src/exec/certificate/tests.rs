@@ -385,3 +385,19 @@ fn vector_conjugates_match_brute_force() {
         }
     }
 }
+
+/// The balance to Σᵢ uᵢ = 0 of a free intercept keeps every uᵢ in dom ℓ* and finite where that
+/// domain is unbounded on one side (the squared hinge's: yu ≤ 0), for either sign of the excess.
+#[test]
+fn the_squared_hinges_balance_is_finite_and_in_its_domain() {
+    let labels = [1.0, 1.0, -1.0, -1.0, 1.0];
+    for u0 in [[-0.5, -0.1, 0.2, 0.0, -0.3], [-0.1, 0.0, 0.9, 0.4, -0.2]] {
+        let mut u = u0.to_vec();
+        intercept::balance(LossConjugate::SquaredHinge, &labels, &mut u);
+        let sum: f64 = u.iter().sum();
+        assert!(sum.abs() <= 1e-12, "{u0:?} → {u:?}: Σ u = {sum}");
+        for (ui, y) in u.iter().zip(labels) {
+            assert!(ui.is_finite() && y * ui <= 0.0, "{u0:?} → {u:?}: u = {ui} for y = {y}");
+        }
+    }
+}
