@@ -1,17 +1,26 @@
 """scikit-learn estimators over optc: ``OptcClassifier`` and ``OptcRegressor``.
 
-Each takes a model in optc's language (``model=``, its parameters in ``params=``), or the
-shorthand of a loss, a penalty and its weight ``lam`` (λ, the weight of the mean loss's
-regularizer: ``lam = 1/(C·n_samples)`` for LIBLINEAR's C). They fit scipy.sparse matrices
-and arrays, work inside ``Pipeline`` and ``GridSearchCV``, and with ``warm_start=True`` start
-each fit from the last answer, as scikit-learn's linear models do. ``result_`` holds the last
-fit's :class:`optc.Result`: its certified gap, status and rule.
+Their arguments mean what scikit-learn's do, so the same arguments give the same objective:
+``OptcClassifier(C=…, penalty=…, l1_ratio=…)`` is ``LogisticRegression``'s (and ``LinearSVC``'s
+with ``loss="hinge"`` or ``"squared_hinge"``, but for the intercept: LinearSVC penalises its own,
+optc leaves it free), and
+``OptcRegressor(alpha=…, penalty=…, l1_ratio=…)`` is ``Lasso``'s or ``ElasticNet``'s. optc
+minimises a mean loss plus λ·penalty, so each estimator turns its arguments into λ (see
+:func:`_optc_penalty`); ``lam=`` sets λ directly instead. Or they take a model in optc's language
+(``model=``, its parameters in ``params=``). They fit scipy.sparse matrices and arrays, work
+inside ``Pipeline`` and ``GridSearchCV``, and with ``warm_start=True`` start each fit from the
+last answer. ``result_`` holds the last fit's :class:`optc.Result`: its certified gap, status
+and rule; a fit that stops short of ``tol`` warns with ``ConvergenceWarning``.
 
 Requires scikit-learn (``pip install './python[sklearn]'``).
 """
 
+import math
+import warnings
+
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
@@ -30,53 +39,79 @@ __all__ = ["OptcClassifier", "OptcRegressor", "EXPECTED_FAILED_CHECKS"]
 #: with the reason: pass it as ``check_estimator(est, expected_failed_checks=EXPECTED_FAILED_CHECKS)``.
 EXPECTED_FAILED_CHECKS = {}
 
-_LOSSES = {"logistic": "logistic", "hinge": "hinge", "squared_hinge": "squared_hinge",
-           "softmax": "softmax", "squared": "squared"}
+_SPARSE = ["csr", "csc", "coo"]
 
 
-def _penalty(penalty, variable, elastic_alpha):
-    if penalty == "l1":
+def _optc_penalty(penalty, strength, l1_ratio):
+    """scikit-learn's penalty ``strength``·P(w) as optc's (name, λ, α) of λ·l1, λ·l2sq or
+    λ·elastic(w, α) = λ(‖w‖₁ + (α/2)‖w‖²).
+
+    P is ‖w‖₁ for ``"l1"``, ½‖w‖² for ``"l2"``, and l1_ratio·‖w‖₁ + ½(1 − l1_ratio)‖w‖² for
+    ``"elasticnet"``; ``strength`` is 1/(C·n_samples) for the classifier and α for the
+    regressor. l1_ratio = 1 is the l1 penalty and l1_ratio = 0 the l2 one; in between, λ =
+    l1_ratio·strength and α = (1 − l1_ratio)/l1_ratio.
+    """
+    if penalty in ("l1", "l2"):
+        return penalty, strength, None
+    if penalty != "elasticnet":
+        raise ValueError(f"penalty={penalty!r}: one of 'l1', 'l2', 'elasticnet'")
+    r = float(l1_ratio)
+    if not 0.0 <= r <= 1.0:
+        raise ValueError(f"l1_ratio={l1_ratio!r}: a number in [0, 1]")
+    if r == 0.0:
+        return "l2", strength, None
+    if r == 1.0:
+        return "l1", strength, None
+    return "elasticnet", r * strength, (1.0 - r) / r
+
+
+def _penalty_text(name, variable, alpha):
+    if name == "l1":
         return f"λ·l1({variable})"
-    if penalty == "l2":
+    if name == "l2":
         return f"λ·l2sq({variable})"
-    if penalty == "elasticnet":
-        return f"λ·elastic({variable}, {float(elastic_alpha)!r})"
-    raise ValueError(f"penalty={penalty!r}: one of 'l1', 'l2' (λ·½‖w‖²), 'elasticnet'")
+    if name == "elasticnet":
+        return f"λ·elastic({variable}, {float(alpha)!r})"
+    raise ValueError(f"penalty={name!r}: one of 'l1', 'l2' (λ·½‖w‖²), 'elasticnet'")
+
+
+def _warn_unless_converged(result, tol):
+    """A fit that stopped before its certificate reached ``tol`` says so, as scikit-learn's
+    solvers do when they hit ``max_iter``: its answer is usable but not certified to ``tol``."""
+    if result.status == "converged":
+        return
+    reached = ("no certified gap" if result.relative_gap is None
+               else f"a certified relative gap of {result.relative_gap:.3g}")
+    asked = "optc's default 1e-4" if tol is None else f"{tol:g}"
+    warnings.warn(f"optc stopped with status {result.status!r} ({result.rule}) at {reached}, short of "
+                  f"tol={asked}: raise max_epochs or time_limit, or loosen tol", ConvergenceWarning,
+                  stacklevel=4)
 
 
 class _OptcLinear(BaseEstimator):
-    """What the classifier and the regressor share: the parameters, the model text, the fit
-    and warm starts."""
+    """What the classifier and the regressor share: the model text, λ, the fit and warm starts.
+    Each subclass defines ``_strength(n_samples)``, the strength its scikit-learn arguments give
+    the penalty (see :func:`_optc_penalty`)."""
 
-    #: The loss when ``loss`` is None.
-    _default_loss = None
+    #: The losses the shorthand takes.
+    _losses = ()
 
-    def __init__(self, model=None, loss=None, penalty="l1", lam=1e-4, elastic_alpha=0.5,
-                 fit_intercept=True, tol=1e-4, solver=None, max_epochs=None, time_limit=None,
-                 warm_start=False, threads=None, params=None):
-        self.model = model
-        self.loss = loss
-        self.penalty = penalty
-        self.lam = lam
-        self.elastic_alpha = elastic_alpha
-        self.fit_intercept = fit_intercept
-        self.tol = tol
-        self.solver = solver
-        self.max_epochs = max_epochs
-        self.time_limit = time_limit
-        self.warm_start = warm_start
-        self.threads = threads
-        self.params = params
+    def _penalty(self, n_samples):
+        """(name, λ, α) of the shorthand's penalty: ``lam`` and ``elastic_alpha`` as given when
+        ``lam`` is set, else scikit-learn's arguments converted."""
+        if self.lam is None:
+            return _optc_penalty(self.penalty, self._strength(n_samples), self.l1_ratio)
+        if not math.isfinite(self.lam) or self.lam < 0:
+            raise ValueError(f"lam={self.lam!r}: a finite λ ≥ 0")
+        return self.penalty, float(self.lam), self.elastic_alpha
 
-    def _loss(self):
-        return self._default_loss if self.loss is None else self.loss
-
-    def _model_text(self, labels, multinomial):
+    def _model_text(self, labels, multinomial, penalty):
         if self.model is not None:
             return self.model
-        loss = _LOSSES.get(self._loss())
-        if loss is None:
-            raise ValueError(f"loss={self.loss!r}: one of {sorted(_LOSSES)}")
+        if self.loss not in self._losses:
+            raise ValueError(f"loss={self.loss!r}: one of {list(self._losses)}")
+        name, _, alpha = penalty
+        loss = self.loss
         if multinomial:
             labels, loss = "classes", "softmax"
             weights, shape, offsets = "W", "mat[dim(x), classes(y)]", "vec[classes(y)]"
@@ -85,17 +120,19 @@ class _OptcLinear(BaseEstimator):
         b = f"var b: {offsets}\n" if self.fit_intercept else ""
         margin = f"<x, {weights}>" + (" + b" if self.fit_intercept else "")
         return (f"data x: sparse, y: {labels}\nvar {weights}: {shape}\n{b}param λ = 1\n"
-                f"minimize E[{loss}(y, {margin})] + {_penalty(self.penalty, weights, self.elastic_alpha)}\n")
+                f"minimize E[{loss}(y, {margin})] + {_penalty_text(name, weights, alpha)}\n")
 
-    def _params(self):
+    def _params(self, penalty):
         if self.model is not None:
             return dict(self.params or {})
-        if not np.isfinite(self.lam) or self.lam < 0:
-            raise ValueError(f"lam={self.lam!r}: a finite λ ≥ 0")
-        return {"λ": float(self.lam), **(self.params or {})}
+        return {"λ": penalty[1], **(self.params or {})}
 
-    def _solve(self, X, y, text):
-        params = self._params()
+    def _solve(self, X, y, labels, multinomial=False):
+        """Fits the model on (X, y), compiling it unless a warm start can reuse the last one,
+        and records ``result_``; warns when the fit did not converge."""
+        penalty = None if self.model is not None else self._penalty(X.shape[0])
+        text = self._model_text(labels, multinomial, penalty)
+        params = self._params(penalty)
         warm = self.warm_start and getattr(self, "_optc_text", None) == text
         if warm:
             self._optc.set(**params)
@@ -105,7 +142,7 @@ class _OptcLinear(BaseEstimator):
         result = self._optc.fit(X, y, tol=self.tol, solver=self.solver, epochs=self.max_epochs,
                                 time_limit=self.time_limit, threads=self.threads, warm_start=warm)
         self.result_ = result
-        self.n_iter_ = result.epochs
+        _warn_unless_converged(result, self.tol)
         return result
 
     def __getstate__(self):
@@ -125,36 +162,91 @@ class _OptcLinear(BaseEstimator):
 
 
 class OptcClassifier(ClassifierMixin, _OptcLinear):
-    """A linear classifier fitted by optc, certified.
+    """A linear classifier fitted by optc, certified, with ``LogisticRegression``'s arguments.
 
-    ``loss``: ``logistic`` (the default: two classes, one-vs-rest beyond), ``hinge``, ``squared_hinge``,
-    or ``softmax`` (multinomial); ``penalty``: ``l1``, ``l2`` (λ·½‖w‖²) or ``elasticnet``
-    (λ·(‖w‖₁ + (α/2)‖w‖²), α = ``elastic_alpha``); ``lam``: λ. Or ``model``: a model's text
-    over ``y: labels`` (or ``y: classes`` with a matrix W), with ``params``.
-    ``fit_intercept`` adds an unregularized ``var b``. ``tol`` is the certified relative gap.
+    It minimises scikit-learn's C·Σᵢ loss + P(w) as optc's mean loss + λ·P(w), λ = 1/(C·n_samples),
+    the same minimiser: P is ``penalty``'s, ``"l2"`` ½‖w‖² (the default), ``"l1"`` ‖w‖₁, or
+    ``"elasticnet"`` l1_ratio·‖w‖₁ + ½(1 − l1_ratio)‖w‖². ``l1_ratio`` is read only with
+    ``"elasticnet"``, as LogisticRegression reads it beside an explicit penalty (scikit-learn
+    ≥ 1.8's ``LogisticRegression(l1_ratio=r)`` is ``penalty="elasticnet", l1_ratio=r`` here).
+    ``C`` is finite: unpenalised (λ = 0) is ``lam=0``, which optc fits without a certificate.
+
+    ``loss``: ``"logistic"`` (the default), ``"hinge"`` or ``"squared_hinge"`` (LinearSVC's losses),
+    or ``"softmax"``. On more than two classes ``multi_class="auto"`` fits logistic as a
+    multinomial (softmax) model, as LogisticRegression does, and the hinge losses one-vs-rest, as
+    LinearSVC does; ``multi_class="ovr"`` fits logistic one-vs-rest too (LIBLINEAR's, and
+    ``OneVsRestClassifier(LogisticRegression())``'s). ``fit_intercept=True`` adds an unpenalised
+    intercept (LogisticRegression's with its lbfgs or saga solvers; liblinear and LinearSVC
+    penalise theirs). ``tol`` is the certified relative gap to stop at.
+
+    ``lam``, when not None, is λ itself and overrides ``C`` and ``l1_ratio``; ``"elasticnet"``
+    is then λ·(‖w‖₁ + (α/2)‖w‖²) with α = ``elastic_alpha``. ``model``: a model's text over
+    ``y: labels`` (or ``y: classes`` with a matrix W), its parameters in ``params``, overrides
+    the loss and the penalty.
+
+    After ``fit``: ``classes_``, ``coef_`` (1, n_features) for two classes and (n_classes,
+    n_features) beyond, ``intercept_`` (1,) or (n_classes,), ``n_iter_`` (an array of shape (1,):
+    the epochs, the most of any class one-vs-rest) and ``result_``.
     """
 
-    _default_loss = "logistic"
+    _losses = ("logistic", "hinge", "squared_hinge", "softmax")
 
-    def _multinomial(self):
+    def __init__(self, model=None, *, loss="logistic", penalty="l2", C=1.0, l1_ratio=0.0,
+                 fit_intercept=True, tol=1e-4, multi_class="auto", lam=None, elastic_alpha=0.5,
+                 solver=None, max_epochs=None, time_limit=None, warm_start=False, threads=None,
+                 params=None):
+        self.model = model
+        self.loss = loss
+        self.penalty = penalty
+        self.C = C
+        self.l1_ratio = l1_ratio
+        self.fit_intercept = fit_intercept
+        self.tol = tol
+        self.multi_class = multi_class
+        self.lam = lam
+        self.elastic_alpha = elastic_alpha
+        self.solver = solver
+        self.max_epochs = max_epochs
+        self.time_limit = time_limit
+        self.warm_start = warm_start
+        self.threads = threads
+        self.params = params
+
+    def _strength(self, n_samples):
+        C = float(self.C)
+        if not (math.isfinite(C) and C > 0):
+            raise ValueError(f"C={self.C!r}: a finite number > 0 (at λ = 0 optc certifies nothing; "
+                             "lam=0 fits it anyway)")
+        return 1.0 / (C * n_samples)
+
+    def _multinomial(self, classes):
+        """Whether the fit is one softmax model (else a binary one, or one-vs-rest)."""
         if self.model is not None:
             return "y: classes" in self.model
-        return self._loss() == "softmax"
+        if self.multi_class not in ("auto", "ovr"):
+            raise ValueError(f"multi_class={self.multi_class!r}: 'auto' or 'ovr'")
+        if self.loss == "softmax":
+            if self.multi_class == "ovr":
+                raise ValueError("loss='softmax' is multinomial: multi_class='ovr' needs loss='logistic'")
+            return True
+        return self.loss == "logistic" and classes > 2 and self.multi_class == "auto"
 
     def fit(self, X, y):
-        X, y = _validate_data(self, X, y, accept_sparse=["csr", "csc", "coo"], dtype=np.float64)
+        X, y = _validate_data(self, X, y, accept_sparse=_SPARSE, dtype=np.float64)
         check_classification_targets(y)
         self.classes_, encoded = np.unique(y, return_inverse=True)
         k = len(self.classes_)
         if k < 2:
             raise ValueError(f"Classifier can't train when only one class is present: {self.classes_[0]!r}")
-        multinomial = self._multinomial()
+        multinomial = self._multinomial(k)
         if k == 2 and not multinomial:
             # Sorted, the second class is optc's +1: decision_function > 0 means classes_[1].
             labels = np.where(encoded == 1, 1.0, -1.0)
         else:
             labels = encoded.astype(np.float64)
-        result = self._solve(X, labels, self._model_text("labels", multinomial))
+        result = self._solve(X, labels, "labels", multinomial)
+        self._multinomial_fit = multinomial
+        self.n_iter_ = np.array([result.epochs], dtype=np.int64)
         d = X.shape[1]
         if k == 2 and not multinomial:
             self.coef_ = np.asarray(result.coef_, dtype=np.float64).reshape(1, d)
@@ -179,7 +271,7 @@ class OptcClassifier(ClassifierMixin, _OptcLinear):
 
     def decision_function(self, X):
         check_is_fitted(self)
-        X = _validate_data(self, X, accept_sparse=["csr", "csc", "coo"], dtype=np.float64, reset=False)
+        X = _validate_data(self, X, accept_sparse=_SPARSE, dtype=np.float64, reset=False)
         scores = np.asarray(X @ self.coef_.T) + self.intercept_
         if scores.shape[1] == 2:
             # Softmax on two classes: scikit-learn's binary convention, one score for classes_[1].
@@ -193,8 +285,9 @@ class OptcClassifier(ClassifierMixin, _OptcLinear):
         return self.classes_[np.argmax(scores, axis=1)]
 
     def _probabilistic(self):
-        return self._multinomial() or (self.model is None and self._loss() == "logistic") or (
-            self.model is not None and "logistic(" in self.model)
+        if self.model is not None:
+            return "y: classes" in self.model or "logistic(" in self.model
+        return self.loss in ("logistic", "softmax")
 
     @available_if(_probabilistic)
     def predict_proba(self, X):
@@ -204,7 +297,7 @@ class OptcClassifier(ClassifierMixin, _OptcLinear):
             # sigmoid of the difference of the scores).
             p = 1.0 / (1.0 + np.exp(-scores))
             return np.column_stack([1.0 - p, p])
-        if self._multinomial():
+        if self._multinomial_fit:
             scores = scores - scores.max(axis=1, keepdims=True)
             e = np.exp(scores)
             return e / e.sum(axis=1, keepdims=True)
@@ -218,19 +311,63 @@ class OptcClassifier(ClassifierMixin, _OptcLinear):
 
 
 class OptcRegressor(RegressorMixin, _OptcLinear):
-    """A linear regressor fitted by optc, certified: ``loss="squared"`` with an ``l1`` (the
-    lasso), ``l2`` or ``elasticnet`` penalty, or ``model``: a model's text over ``y: real``."""
+    """A linear regressor fitted by optc, certified, with ``Lasso``'s and ``ElasticNet``'s
+    arguments.
 
-    _default_loss = "squared"
+    optc's ``squared`` loss is ½(y − z)², so its mean is scikit-learn's (1/(2n))‖y − Xw − b‖², and
+    the objective is that plus α·P(w), λ = α: ``penalty="l1"`` (the default) is Lasso's α‖w‖₁;
+    ``"elasticnet"`` is ElasticNet's α·(l1_ratio·‖w‖₁ + ½(1 − l1_ratio)‖w‖²), ``l1_ratio`` (default
+    0.5, read only with ``"elasticnet"``) as ElasticNet's; ``"l2"`` is ½α‖w‖², ElasticNet's with
+    l1_ratio = 0 (and ``Ridge(alpha=α·n_samples)``'s minimiser, whose objective is 2n times
+    this one). ``alpha`` is positive: unpenalised (λ = 0) is ``lam=0``, which optc fits without a
+    certificate. ``fit_intercept=True`` adds an unpenalised intercept, as scikit-learn's.
+
+    ``lam``, when not None, is λ itself and overrides ``alpha`` and ``l1_ratio``; ``"elasticnet"``
+    is then λ·(‖w‖₁ + (α/2)‖w‖²) with α = ``elastic_alpha``. ``model``: a model's text over
+    ``y: real``, its parameters in ``params``, overrides the loss and the penalty. ``tol`` is the
+    certified relative gap to stop at.
+
+    After ``fit``: ``coef_`` (n_features,), ``intercept_`` (a float), ``n_iter_`` (the epochs, an
+    int, as Lasso's) and ``result_``.
+    """
+
+    _losses = ("squared",)
+
+    def __init__(self, model=None, *, loss="squared", penalty="l1", alpha=1.0, l1_ratio=0.5,
+                 fit_intercept=True, tol=1e-4, lam=None, elastic_alpha=0.5, solver=None,
+                 max_epochs=None, time_limit=None, warm_start=False, threads=None, params=None):
+        self.model = model
+        self.loss = loss
+        self.penalty = penalty
+        self.alpha = alpha
+        self.l1_ratio = l1_ratio
+        self.fit_intercept = fit_intercept
+        self.tol = tol
+        self.lam = lam
+        self.elastic_alpha = elastic_alpha
+        self.solver = solver
+        self.max_epochs = max_epochs
+        self.time_limit = time_limit
+        self.warm_start = warm_start
+        self.threads = threads
+        self.params = params
+
+    def _strength(self, n_samples):
+        alpha = float(self.alpha)
+        if not (math.isfinite(alpha) and alpha > 0):
+            raise ValueError(f"alpha={self.alpha!r}: a finite number > 0 (at λ = 0 optc certifies nothing; "
+                             "lam=0 fits it anyway)")
+        return alpha
 
     def fit(self, X, y):
-        X, y = _validate_data(self, X, y, accept_sparse=["csr", "csc", "coo"], dtype=np.float64, y_numeric=True)
-        result = self._solve(X, np.asarray(y, dtype=np.float64), self._model_text("real", False))
+        X, y = _validate_data(self, X, y, accept_sparse=_SPARSE, dtype=np.float64, y_numeric=True)
+        result = self._solve(X, np.asarray(y, dtype=np.float64), "real")
+        self.n_iter_ = int(result.epochs)
         self.coef_ = np.asarray(result.coef_, dtype=np.float64)
         self.intercept_ = float(result.intercept_)
         return self
 
     def predict(self, X):
         check_is_fitted(self)
-        X = _validate_data(self, X, accept_sparse=["csr", "csc", "coo"], dtype=np.float64, reset=False)
+        X = _validate_data(self, X, accept_sparse=_SPARSE, dtype=np.float64, reset=False)
         return np.asarray(X @ self.coef_).ravel() + self.intercept_

@@ -1,0 +1,158 @@
+#!/usr/bin/env python3
+"""optc's scikit-learn estimators against scikit-learn and skglm with the arguments a user
+switching over would write: the defaults, on the same objective.
+
+    pip install './python[sklearn]' skglm       # into the venv that runs this (skglm optional)
+    python benches/sklearn_defaults.py /work/shared/data/a9a.xz /work/shared/data/w8a.xz \\
+        [--repeat 3] [--l1-C 1.0] [--threads N]
+
+Each LIBSVM file (plain or .xz, read by scikit-learn's load_svmlight_file) is fitted by three
+pairs, every estimator at its default tolerance and iteration cap:
+
+  logistic l2   OptcClassifier()  vs  LogisticRegression(): C = 1, unpenalised intercept, lbfgs;
+                F = C·Σᵢ log(1 + exp(−yᵢ(xᵢᵀw + b))) + ½‖w‖².
+  logistic l1   OptcClassifier(penalty="l1", C)  vs  skglm's SparseLogisticRegression(alpha =
+                1/(C·n)), whose objective is the mean loss + α‖w‖₁, F/(C·n); both fit an
+                unpenalised intercept. F = C·Σᵢ log(1 + exp(−yᵢ(xᵢᵀw + b))) + ‖w‖₁. Skipped when
+                skglm is not installed; numba compiles its kernels on a small problem first.
+  hinge l2      OptcClassifier(model=…) with the intercept penalised as a weight vs
+                LinearSVC(loss="hinge"), whose intercept_scaling = 1 penalises b so:
+                F = C·Σᵢ max(0, 1 − yᵢ(xᵢᵀw + b)) + ½(‖w‖² + b²), C = 1. (OptcClassifier(loss=
+                "hinge") leaves b free, a different objective.)
+
+Seconds are the wall time of `fit` (validation, optc's compile and the solve; not reading the
+file), the median of --repeat fits each from scratch. optc runs at its default threads (every
+core) unless --threads says otherwise; the peers run as they come. F is computed here, by the one
+formula of each row, from each answer's coef_ and intercept_, so no estimator grades itself;
+the table gives optc's certified relative gap and |F_optc − F_peer|/F_peer. A peer's
+ConvergenceWarning is counted in the last column.
+"""
+
+import argparse
+import lzma
+import os
+import statistics
+import sys
+import time
+import warnings
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.datasets import load_svmlight_file
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.linear_model import LogisticRegression
+from sklearn.svm import LinearSVC
+
+from optc.sklearn import OptcClassifier
+
+# LIBLINEAR's -B 1: the intercept penalised like a weight (docs/language.md, Intercepts).
+HINGE_PENALISED_B = """data x: sparse, y: labels
+var w: vec[dim(x)]
+var b: scalar
+param λ = 1
+minimize E[hinge(y, <x, w> + b)] + λ·l2sq(w) + λ·l2sq(b)
+"""
+
+
+def read(path):
+    """(CSR X, y), X's indices narrowed to int32: skglm refuses the reader's int64 ones, and the
+    other estimators read both."""
+    with lzma.open(path) if path.endswith(".xz") else open(path, "rb") as f:
+        X, y = load_svmlight_file(f)
+    X = X.tocsr()
+    X.indices, X.indptr = X.indices.astype(np.int32), X.indptr.astype(np.int32)
+    return X, y
+
+
+def objective(X, y, coef, intercept, C, loss, penalty, penalised_b=False):
+    """scikit-learn's C·Σᵢ ℓ(yᵢ, xᵢᵀw + b) + P(w) (+ ½b² when b is penalised), y in {−1, +1}."""
+    w, b = np.ravel(coef), float(np.ravel(intercept)[0])
+    margins = y * (X @ w + b)
+    losses = np.logaddexp(0.0, -margins) if loss == "logistic" else np.maximum(0.0, 1.0 - margins)
+    P = np.abs(w).sum() if penalty == "l1" else 0.5 * w @ w
+    return float(C * losses.sum() + P + (0.5 * b * b if penalised_b else 0.0))
+
+
+def timed_fit(make, X, y, repeat):
+    """(median seconds, the last fitted estimator, how many fits warned ConvergenceWarning)."""
+    seconds, warned, est = [], 0, None
+    for _ in range(repeat):
+        est = make()
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", ConvergenceWarning)
+            start = time.perf_counter()
+            est.fit(X, y)
+            seconds.append(time.perf_counter() - start)
+        warned += any(issubclass(w.category, ConvergenceWarning) for w in caught)
+    return statistics.median(seconds), est, warned
+
+
+def skglm_logistic():
+    """skglm's SparseLogisticRegression, its numba kernels compiled, or None without skglm."""
+    try:
+        from skglm import SparseLogisticRegression
+    except ImportError:
+        return None
+    rng = np.random.default_rng(0)
+    X = sp.random(50, 5, density=0.5, format="csr", random_state=0)  # the sparse kernels are the ones timed
+    X.indices, X.indptr = X.indices.astype(np.int32), X.indptr.astype(np.int32)
+    SparseLogisticRegression(alpha=0.01).fit(X, np.sign(rng.standard_normal(50)))
+    return SparseLogisticRegression
+
+
+def pairs(n, l1_C, threads, sparse_logistic):
+    """(model, optc's estimator, the peer's, its name, the F formula's arguments) per row."""
+    yield ("logistic l2", lambda: OptcClassifier(threads=threads), LogisticRegression, "LogisticRegression()",
+           dict(C=1.0, loss="logistic", penalty="l2"))
+    if sparse_logistic is None:
+        print("skglm is not installed: the l1 row is skipped", file=sys.stderr)
+    else:
+        alpha = 1.0 / (l1_C * n)
+        yield (f"logistic l1, C={l1_C:g}", lambda: OptcClassifier(penalty="l1", C=l1_C, threads=threads),
+               lambda: sparse_logistic(alpha=alpha), f"skglm SparseLogisticRegression(alpha={alpha:.3g})",
+               dict(C=l1_C, loss="logistic", penalty="l1"))
+    yield ("hinge l2, b penalised", lambda: OptcClassifier(model=HINGE_PENALISED_B, params={"λ": 1.0 / n}, threads=threads),
+           lambda: LinearSVC(loss="hinge"), 'LinearSVC(loss="hinge")',
+           dict(C=1.0, loss="hinge", penalty="l2", penalised_b=True))
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("data", nargs="+", help="LIBSVM files, plain or .xz, two classes")
+    p.add_argument("--repeat", type=int, default=3)
+    p.add_argument("--l1-C", type=float, default=1.0, help="C of the l1 row (default: scikit-learn's 1.0)")
+    p.add_argument("--threads", type=int, help="optc's threads (default: every core)")
+    args = p.parse_args()
+    sparse_logistic = skglm_logistic()
+    rows = []
+    for path in args.data:
+        X, y = read(path)
+        name = os.path.basename(path).removesuffix(".xz")
+        labels = np.unique(y)
+        if len(labels) != 2:
+            raise SystemExit(f"{path}: {len(labels)} classes; this benchmark fits two")
+        signs = np.where(y == labels[1], 1.0, -1.0)  # classes_[1] is the positive score in all three
+        print(f"{name}: {X.shape[0]} rows, {X.shape[1]} features, {X.nnz} non-zeros", flush=True)
+        for model, ours, theirs, peer, formula in pairs(X.shape[0], args.l1_C, args.threads, sparse_logistic):
+            t_ours, est_ours, _ = timed_fit(ours, X, y, args.repeat)
+            t_peer, est_peer, peer_warned = timed_fit(theirs, X, y, args.repeat)
+            f_ours = objective(X, signs, est_ours.coef_, est_ours.intercept_, **formula)
+            f_peer = objective(X, signs, est_peer.coef_, est_peer.intercept_, **formula)
+            result = est_ours.result_
+            print(f"  {model}: optc {t_ours:.3f} s F {f_ours:.10g} ({result.status}, {result.solver}, "
+                  f"{result.epochs} epochs); {peer} {t_peer:.3f} s F {f_peer:.10g}", flush=True)
+            rows.append((name, model, peer, t_ours, t_peer, result.relative_gap, abs(f_ours - f_peer) / f_peer,
+                         peer_warned))
+
+    print("\n| data | model | peer | optc s | peer s | peer/optc | optc certified rel. gap "
+          "| \\|F_optc − F_peer\\|/F_peer | peer ConvergenceWarnings |")
+    print("|---|---|---|---:|---:|---:|---:|---:|---:|")
+    for name, model, peer, t_ours, t_peer, gap, diff, warned in rows:
+        gap_cell = "none" if gap is None else f"{gap:.1e}"
+        print(f"| {name} | {model} | {peer} | {t_ours:.3f} | {t_peer:.3f} | {t_peer / t_ours:.2f} | {gap_cell} "
+              f"| {diff:.1e} | {warned}/{args.repeat} |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
