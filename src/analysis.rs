@@ -214,7 +214,8 @@ pub struct ShapeRule {
     pub few_features: Option<Choice>,
     pub wide: Option<Choice>,
     /// Dual CD whatever the shape once the ridge is strong ([`STRONG_RIDGE`]), with λ/c of
-    /// F = (c/m)·Σᵢ ℓ + (λ/2)‖w‖², which LIBLINEAR's C = c/(λm) is made of.
+    /// F = (c/m)·Σᵢ ℓ + (λ/2)‖w‖², which LIBLINEAR's C = c/(λm) is made of. Another solver
+    /// there (tron, for logistic with a free intercept) yields to the few features' choice.
     pub strong: Option<(Choice, f64)>,
 }
 
@@ -240,7 +241,10 @@ impl ShapeRule {
     pub fn choose(&self, features: usize, rows: usize, mean_row_norm_sq: f64, otherwise: &Choice) -> Choice {
         let strength = |ridge: f64| mean_row_norm_sq / (ridge * rows.max(1) as f64);
         let (shape, choice) = match (&self.few_features, &self.wide, &self.strong) {
-            (_, _, Some((c, ridge))) if strength(*ridge) <= STRONG_RIDGE => {
+            (_, _, Some((c, ridge)))
+                if strength(*ridge) <= STRONG_RIDGE
+                    && (c.solver == SolverKind::Dcd || features > FEW_FEATURES || self.few_features.is_none()) =>
+            {
                 (format!("C·mean ‖xᵢ‖² = {:.3} ≤ {STRONG_RIDGE}", strength(*ridge)), c)
             }
             (Some(c), _, _) if features <= FEW_FEATURES => (format!("d = {features} ≤ {FEW_FEATURES}"), c),
@@ -256,7 +260,8 @@ impl ShapeRule {
 /// them: a9a and w8a in one epoch, 2.5× faster than tron), and `dcd`'s squared hinge goes to
 /// `tron` (w8a: 0.16 s against 0.31 s; on debian-desc, d = 181k, dcd's 0.58 s beats tron's 1.2 s).
 ///
-/// With a strong ridge (`ridge` = λ/c, see [`STRONG_RIDGE`]) both go to dual CD.
+/// With a strong ridge (`ridge` = λ/c, see [`STRONG_RIDGE`]) both go to dual CD, but logistic
+/// with a free intercept, which goes to `tron` where the features are not few.
 fn shape_rule(model: &Model, chosen: &Choice, ridge: Option<f64>) -> Option<ShapeRule> {
     use crate::stdlib::KnownLoss;
     let known = model.loss.def.known();
@@ -273,16 +278,25 @@ fn shape_rule(model: &Model, chosen: &Choice, ridge: Option<f64>) -> Option<Shap
     };
     match (chosen.solver, known) {
         (SolverKind::Tron, Some(KnownLoss::Logistic)) if vector => {
-            // Dual CD needs no free intercept (Σ αᵢyᵢ = 0 would need pairwise steps).
-            let dual = model.intercept.is_none() || model.intercept_l2.is_some();
+            // A free intercept costs dual CD an augmented Lagrangian on Σ αᵢyᵢ = 0: worth it on
+            // text at C = 1 (debian-desc 0.76 s against tron's 1.84 s), not once the ridge is
+            // strong (C = 0.01: 0.74 s against 0.33 s), where tron keeps it.
+            let free = model.intercept.is_some() && model.intercept_l2.is_none();
+            let tron_with_b = Choice {
+                solver: SolverKind::Tron,
+                reason: "a strong ridge with a free intercept: truncated Newton, b one more coordinate, in a few Newton steps (dual CD would add an augmented Lagrangian on Σ αᵢyᵢ = 0)".into(),
+            };
             Some(ShapeRule {
                 // SCD fits no penalised intercept.
                 few_features: model.intercept_l2.is_none().then_some(scd),
-                wide: dual.then(|| Choice {
+                wide: Some(Choice {
                     solver: SolverKind::Dcd,
                     reason: "more features than rows (text): dual coordinate descent for logistic (LIBLINEAR's -s 7), a 1-D Newton step per αᵢ at O(nnz of its row); on debian-desc 0.34 s against tron's 0.59 s".into(),
                 }),
-                strong: strong("-s 7").filter(|_| dual),
+                strong: match free {
+                    true => ridge.map(|r| (tron_with_b, r)),
+                    false => strong("-s 7"),
+                },
             })
         }
         (SolverKind::Tron, Some(KnownLoss::Squared)) if vector && model.intercept_l2.is_none() => {
@@ -693,11 +707,6 @@ fn dual_cd_fits(model: &Model) -> bool {
     matches!(model.loss.def.known(), Some(KnownLoss::Hinge | KnownLoss::SquaredHinge | KnownLoss::Logistic))
         && matches!(model.shape, Shape::Vec(_))
         && model.constraints.is_empty()
-        // A free b for the hinges only (an augmented Lagrangian on Σ αᵢyᵢ = 0); logistic's dual
-        // steps keep every αᵢ inside (0, C), and its free b goes to the primal Newton methods.
-        && (model.intercept.is_none()
-            || model.intercept_l2.is_some()
-            || model.loss.def.known() != Some(KnownLoss::Logistic))
         && model.loss.coef.value > 0.0
         && !model.regs.is_empty()
         && model.regs.iter().all(|r| r.def.prox == ProxKind::Scale && r.operator.is_none() && r.coef.value > 0.0)

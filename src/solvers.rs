@@ -65,7 +65,7 @@ pub struct Requirements {
     /// Exactly hinge + λ·l2sq, nothing else (the SVM as a prox of hinge∘B).
     pub svm_only: bool,
     /// A loss whose dual step is closed-form (hinge, squared hinge) with λ·l2sq only, no
-    /// constraint, and an unregularized intercept only for the hinges (dual coordinate descent).
+    /// constraint (dual coordinate descent).
     pub dual_cd: bool,
     /// λ·l2sq terms only, λ > 0, no constraint (Newton steps need F twice differentiable
     /// and strongly convex).

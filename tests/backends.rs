@@ -246,7 +246,7 @@ fn dual_cd_runs_the_same_under_both_back_ends() {
         assert!(a.intercept(&plan) != 0.0, "{solver}: b moved");
     }
     // A free b under dual CD: the hinges' augmented Lagrangian, with and without shrinking.
-    for (loss, options) in [("hinge", ""), ("hinge", "(shrinking = 0)"), ("squared_hinge", "")] {
+    for (loss, options) in [("hinge", ""), ("hinge", "(shrinking = 0)"), ("squared_hinge", ""), ("logistic", "")] {
         let text = format!("data x: sparse, y: labels\nvar w: vec[dim(x)]\nvar b: scalar\nminimize E[{loss}(y, <x, w> + b)] + 0.01·l2sq(w)\nsolve with dcd{options}\n");
         let plan = plan_with(&text, false, Some("dcd"));
         let (a, b) = both(&plan, 20, 3);

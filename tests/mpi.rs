@@ -275,6 +275,9 @@ fn ranks_holding_their_rows_certify_what_one_process_certifies() {
 /// one process certifies, the ranks certify the same tolerance, their F within it of one
 /// process's and F − F* under their gap; where it has no certificate (a composite term without
 /// a closed-form dual), their F is within it of CVXPY's F*. (One-vs-rest has its own test.)
+/// The hinge with a free intercept is the exception: dual CD's rounds on split rows do not take
+/// a free b, so the ranks run FOBOS, which stops at its epoch cap; they must say so, with a gap
+/// that still bounds F − F*.
 #[test]
 fn every_fixture_on_ranks_reaches_what_one_process_reaches() {
     let dir = tempfile::tempdir().expect("tmp");
@@ -311,6 +314,12 @@ fn every_fixture_on_ranks_reaches_what_one_process_reaches() {
             let r: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON report");
             assert_eq!(r["stream"]["processes"], ranks, "{r}");
             let f = r["objective"].as_f64().expect("F");
+            if name == "svm_intercept" {
+                assert_eq!(r["status"], "max_epochs", "{name} on {ranks}: {r}");
+                let gap = r["gap"].as_f64().expect("a gap");
+                assert!(f - fx.best <= gap + 1e-7 * fx.best.abs(), "{name} on {ranks}: F − F* above the gap {gap}");
+                continue;
+            }
             match one["gap"].as_f64() {
                 Some(_) => {
                     assert_eq!(r["status"], "converged", "{name} on {ranks}: {r}");

@@ -129,6 +129,13 @@ fn plans_of_forced_solvers() {
         format!("{free}solve with dcd\n"),
         &CompileOptions::default(),
     );
+    let free_logistic = free.replace("hinge", "logistic");
+    snapshot_plan(
+        "plans_of_forced_solvers",
+        "dcd_logistic_free_intercept",
+        format!("{free_logistic}solve with dcd\n"),
+        &CompileOptions::default(),
+    );
     for (name, solve) in [("picard", "solve with picard"), ("dcd_plain", "solve with dcd(shrinking = 0)")] {
         snapshot_plan("plans_of_forced_solvers", name, format!("{svm}{solve}\n"), &CompileOptions::default());
     }

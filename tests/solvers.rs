@@ -810,14 +810,16 @@ fn a_free_intercept_on_one_hot_groups_is_certified_in_a_few_epochs() {
     }
 }
 
-/// The SVMs with a free intercept (LinearSVC's objective, b unpenalised): dual CD keeps the
-/// dual's Σ αᵢyᵢ = 0 by an augmented Lagrangian, so the hinge, the default's choice, and the
-/// squared hinge forced to dcd certify 1e-6 on CVXPY's F* (solve_to checks F − gap ≤ F* at the
-/// end, and here at every early stop too) and land on its b; the hinge with b is no longer
+/// The SVMs and logistic with a free intercept (b unpenalised): dual CD keeps the dual's
+/// Σ αᵢyᵢ = 0 by an augmented Lagrangian, so the hinge, the default's choice, and the squared
+/// hinge and logistic forced to dcd certify 1e-6 on CVXPY's F* (solve_to checks F − gap ≤ F* at
+/// the end, and here at every early stop too) and land on its b; the hinge with b is no longer
 /// FOBOS's, which stopped at its epoch cap.
 #[test]
 fn dual_cd_fits_a_free_intercept_with_its_certificate() {
-    for (name, solver) in [("svm_intercept", None), ("sqhinge_intercept", Some("dcd"))] {
+    for (name, solver) in
+        [("svm_intercept", None), ("sqhinge_intercept", Some("dcd")), ("one_hot_l2_logistic_intercept", Some("dcd"))]
+    {
         let (chosen, _) = solve_to(name, solver, 1e-6, 100_000);
         assert_eq!(chosen, "dcd", "{name}");
         let fx = fixture_named(name);

@@ -59,14 +59,7 @@ pub(super) fn forced_invalid(
         ));
     }
     if needs.dual_cd && !dual_cd_fits(model) {
-        let free_logistic = model.intercept.is_some()
-            && model.intercept_l2.is_none()
-            && model.loss.def.known() == Some(crate::stdlib::KnownLoss::Logistic);
-        let why = if free_logistic {
-            "dcd fits an unregularized intercept for hinge and squared_hinge (an augmented Lagrangian on the dual's Σ αᵢyᵢ = 0), not for logistic, whose dual steps this build keeps without it (use tron or scd, or regularize it)"
-        } else {
-            "dual coordinate descent takes hinge, squared_hinge or logistic with λ·l2sq(w) and no other term or constraint"
-        };
+        let why = "dual coordinate descent takes hinge, squared_hinge or logistic with λ·l2sq(w) and no other term or constraint";
         return Some((why.to_string(), model.objective_span, "not an ℓ2-regularized SVM".into()));
     }
     if needs.svm_only && !is_svm(model) {

@@ -9,6 +9,8 @@
 //! - binary losses: every uᵢ goes the same fraction f of the way to the end of its domain on
 //!   the side that cancels the excess r = Σᵢ uᵢ, u′ᵢ = (1 − f)·uᵢ + f·e(yᵢ), with
 //!   f = |r| / Σᵢ |e(yᵢ) − uᵢ| (the room, ≥ |r| because 0 is in every domain);
+//! - the squared hinge, whose domain is unbounded on one side for each class: where the excess
+//!   must go that way, the rows of that class are shifted by the excess over their count;
 //! - the squared loss: the mean is subtracted;
 //! - softmax with one offset per class: the mean row is subtracted and the result mixed with
 //!   the class frequencies by the least θ that keeps every row in the simplex, as
@@ -114,9 +116,16 @@ impl DualSums {
                 let r = r[0];
                 let down = r > 0.0;
                 let room = if down { self.room()[0] } else { self.room()[1] };
-                match r {
-                    0.0 => Balance::Keep,
+                // The class whose domain is unbounded on the side the excess must go (y = +1's
+                // below, y = −1's above, for the squared hinge), if it has rows.
+                let unbounded = (0..2).find(|&class| {
+                    let (lo, hi) = domain(cert.conjugate, if class == 0 { 1.0 } else { -1.0 });
+                    (if down { lo } else { hi }).is_infinite() && self.counts()[class] > 0.0
+                });
+                match (r, unbounded) {
+                    (0.0, _) => Balance::Keep,
                     _ if room.is_finite() && room > 0.0 => Balance::Toward { f: (r.abs() / room).min(1.0), down },
+                    (_, Some(class)) => Balance::ShiftClass { class, t: r / self.counts()[class] },
                     _ => Balance::Impossible,
                 }
             }
@@ -137,6 +146,11 @@ impl DualSums {
                     *zj -= t * ones(j);
                 }
             }
+            Balance::ShiftClass { class, t } => {
+                for (j, zj) in z.iter_mut().enumerate() {
+                    *zj -= t * by_class[j * classes + class];
+                }
+            }
             Balance::Toward { f, down } => {
                 // Σᵢ xᵢⱼ·e(yᵢ), e the domain's end of each class (y = +1 and y = −1).
                 let end = |class: usize| {
@@ -148,8 +162,10 @@ impl DualSums {
                     }
                 };
                 let (e0, e1) = (end(0), end(1));
+                // A class with no rows adds nothing, though its end be infinite (∞·0).
+                let times = |e: f64, sum: f64| if sum == 0.0 { 0.0 } else { e * sum };
                 for (j, zj) in z.iter_mut().enumerate() {
-                    *zj = (1.0 - f) * *zj + f * (e0 * by_class[2 * j] + e1 * by_class[2 * j + 1]);
+                    *zj = (1.0 - f) * *zj + f * (times(e0, by_class[2 * j]) + times(e1, by_class[2 * j + 1]));
                 }
             }
             Balance::Classes { shift, freq, theta } => {
@@ -180,7 +196,9 @@ pub(crate) enum Balance {
     Toward { f: f64, down: bool },
     /// Softmax: u′ᵢ = (1 − θ)·(uᵢ − shift) + θ·(freq − e_{yᵢ}).
     Classes { shift: Vec<f64>, freq: Vec<f64>, theta: f64 },
-    /// The end on the needed side is at infinity (the squared hinge's): no such move.
+    /// The squared hinge with the needed side unbounded for `class`: u′ᵢ = uᵢ − t on its rows.
+    ShiftClass { class: usize, t: f64 },
+    /// The end on the needed side is at infinity and no row can take the move: none.
     Impossible,
 }
 
@@ -216,6 +234,11 @@ impl Balance {
         match self {
             Balance::Keep | Balance::Impossible => {}
             Balance::Shift(t) => u[0] -= t,
+            Balance::ShiftClass { class, t } => {
+                if class_of(kind, y) == *class {
+                    u[0] -= t;
+                }
+            }
             Balance::Toward { f, down } => {
                 let (lo, hi) = domain(kind, y);
                 let end = if *down { lo } else { hi };
@@ -284,6 +307,9 @@ mod tests {
             (Logistic, vec![1.0, -1.0, 1.0, 1.0, -1.0], vec![-0.01, 0.9, -0.02, 0.0, 0.99]),
             (Hinge, vec![1.0, -1.0, 1.0, 1.0, -1.0], vec![-1.0, 0.0, -0.3, -0.7, 1.0]),
             (Squared, vec![3.0, -1.0, 0.5, 2.0, 1.0], vec![0.3, -2.0, 1.0, 0.4, 0.8]),
+            // The squared hinge's domain is unbounded below for y = +1, above for y = −1.
+            (SquaredHinge, vec![1.0, -1.0, 1.0, 1.0, -1.0], vec![-0.9, 0.2, -0.1, -0.7, 0.05]),
+            (SquaredHinge, vec![1.0, -1.0, 1.0, 1.0, -1.0], vec![-0.01, 0.9, -0.02, 0.0, 0.99]),
         ] {
             let c = cert(kind);
             let view = DataView::new(&indptr, &indices, &values, &labels, 3);

@@ -77,7 +77,7 @@ pub(super) fn lower(model: &Model, st: &Structure, prox: CoordinateProx) -> Plan
     //
     // A free b is the same coordinate under the augmented Lagrangian of the dual's Σ αᵢyᵢ = 0
     // (the proximal point method on b): each epoch solves the model penalised by
-    // (μ/2)(b − b₀)², μ = λ/t², whose dual is the plain one with the linear term Σᵢ αᵢ(1 − yᵢb₀)
+    // (μ/2)(b − b₀)², μ = λ/t², whose dual is the plain one with b₀·Σᵢ αᵢyᵢ in its linear term
     // and (t²/2)(Σᵢ αᵢyᵢ)² on top, so b = b₀ + t²·Σᵢ αᵢyᵢ; then the centre moves to that b, the
     // multiplier step b₀ ← b₀ + t²·Σᵢ αᵢyᵢ. Its fixed points have Σᵢ αᵢyᵢ = 0 with α optimal at
     // offset b₀ = b: the free model's optimality conditions. Every α stays in its box, so the
@@ -176,7 +176,7 @@ pub(super) fn lower(model: &Model, st: &Structure, prox: CoordinateProx) -> Plan
 
     // epoch: one step per row, or per row still in, in this epoch's order.
     if logistic {
-        let steps = logistic::Steps { alpha, q, cap, g, next, step, y, w, bias };
+        let steps = logistic::Steps { alpha, q, cap, g, next, step, y, w, bias, center };
         let (reset, epoch, cadence) = logistic::epoch(&mut b, steps, row_dot(g), row_axpy(step));
         b.plan.init.extend(reset);
         b.plan.epoch = epoch;

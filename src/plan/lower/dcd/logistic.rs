@@ -56,6 +56,9 @@ pub(super) struct Steps {
     pub w: VecId,
     /// b and t² = λ/μ, when b is `μ·l2sq(b)`: b = t·β with β a weight of the dual's rows.
     pub bias: Option<(ScalarId, ScalarId)>,
+    /// A free b's centre b₀ (its augmented Lagrangian, see [`super::lower`]): b − b₀ is then
+    /// the penalised part.
+    pub center: Option<ScalarId>,
 }
 
 /// The epoch, and when the driver checks it: once the inner tolerance tightened (the point
@@ -166,7 +169,8 @@ pub(super) fn epoch(b: &mut Builder, st: Steps, dot: Vec<Stmt>, axpy: Vec<Stmt>)
         ),
     ];
     if let Some((slot, t2)) = st.bias {
-        norm_w.push(Stmt::Set(norm, add(s(norm), div(mul(s(slot), s(slot)), s(t2)))));
+        let beta = st.center.map_or(s(slot), |b0| sub(s(slot), s(b0)));
+        norm_w.push(Stmt::Set(norm, add(s(norm), div(mul(beta.clone(), beta), s(t2)))));
     }
     let primal = add(mul(k(0.5), s(norm)), mul(c.clone(), s(losses)));
     let mut epoch = vec![
