@@ -839,6 +839,30 @@ fn dual_cd_fits_a_free_intercept_with_its_certificate() {
     }
 }
 
+/// A large intercept (classes 90% one way: b* from 0.75 to 1.95) under every ℓ2 solver that
+/// fits a free b, the default's choice first: each certifies 1e-6 on CVXPY's F* and lands on
+/// its b.
+#[test]
+fn a_large_free_intercept_is_certified_by_every_l2_solver() {
+    for (name, solvers) in [
+        ("svm_skewed_intercept", &[None, Some("dcd")][..]),
+        ("sqhinge_skewed_intercept", &[None, Some("dcd"), Some("tron")][..]),
+        ("l2_logistic_skewed_intercept", &[None, Some("dcd"), Some("tron"), Some("scd")][..]),
+    ] {
+        let fx = fixture_named(name);
+        let d = read_libsvm(&fx.data).expect("fixture data");
+        let (_, b_star) = optimum_with_intercept(name);
+        assert!(b_star.abs() > 0.7, "{name}: b* = {b_star}");
+        for &solver in solvers {
+            let (chosen, _) = solve_to(name, solver, 1e-6, 100_000);
+            let opts = CompileOptions { solver: Some(chosen.clone()), ..Default::default() };
+            let r = run_plan(compile(&fx.model, &opts), &d, &RunSettings::to_tolerance(1e-9, 100_000, 1), None);
+            let b = r.outcome.state.intercept(&r.plan);
+            assert!((b - b_star).abs() <= 1e-3 * (1.0 + b_star.abs()), "{name} ({chosen}): b = {b} vs b* = {b_star}");
+        }
+    }
+}
+
 /// Every solver that fits an intercept keeps F − gap ≤ F* along the run, and the stochastic
 /// ones get close to the optimum: their steps move b as an unpenalized coordinate.
 #[test]
