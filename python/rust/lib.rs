@@ -19,14 +19,14 @@ use std::time::Duration;
 create_exception!(
     _optc,
     ModelError,
-    PyException,
+    PyValueError,
     "A model that does not compile: the message is the rendered diagnostic; `line` and `column` say where (1-based)."
 );
 create_exception!(_optc, SolverError, PyException, "A solve that diverged or could not run with the options given.");
 
-/// An optc error as the Python exception a user expects: a bad model is a `ModelError` with
-/// its place, bad data a `ValueError` whose message names the row, anything else a
-/// `SolverError`.
+/// An optc error as the Python exception a user expects: a bad model is a `ModelError` (a
+/// `ValueError`, as scikit-learn expects of a bad parameter) with its place, bad data a
+/// `ValueError` whose message names the row, anything else a `SolverError`.
 fn raise(py: Python<'_>, e: Error) -> PyErr {
     match e {
         Error::Model(m) => {

@@ -259,3 +259,20 @@ def test_warm_starts_along_a_grid_take_fewer_epochs():
     (warm, w_warm), (cold, w_cold) = epochs(True), epochs(False)
     assert warm < cold, (warm, cold)
     assert np.allclose(w_warm, w_cold, atol=1e-4)
+
+
+@pytest.mark.parametrize("name, value", [
+    ("max_epochs", 0), ("max_epochs", -3), ("max_epochs", 2**70), ("max_epochs", 2.5), ("threads", 0),
+    ("threads", -1), ("tol", 0.0), ("tol", float("nan")), ("time_limit", -1.0),
+])
+def test_a_bad_run_parameter_is_a_value_error_naming_it(name, value):
+    X, y = read_svmlight(FIXTURES / "binary.svm")
+    with pytest.raises(ValueError, match=f"^{name}="):
+        OptcClassifier(**{name: value}).fit(X, y)
+
+
+def test_a_model_error_is_a_value_error():
+    import optc
+    assert issubclass(optc.ModelError, ValueError)
+    with pytest.raises(ValueError):
+        OptcClassifier(model="data x: sparse, y: labels\nminimize nonsense").fit(*read_svmlight(FIXTURES / "binary.svm"))

@@ -127,9 +127,23 @@ class _OptcLinear(BaseEstimator):
             return dict(self.params or {})
         return {"λ": penalty[1], **(self.params or {})}
 
+    def _check_run_parameters(self):
+        """The run's parameters, checked here so that a bad one is a ValueError naming the
+        parameter (not optc's command-line flag, nor an OverflowError from the binding)."""
+        for name in ("max_epochs", "threads"):
+            v = getattr(self, name)
+            if v is not None and (isinstance(v, bool) or not isinstance(v, (int, np.integer)) or not 1 <= v < 2**63):
+                raise ValueError(f"{name}={v!r}: None or an integer ≥ 1")
+        for name in ("tol", "time_limit"):
+            v = getattr(self, name)
+            if v is not None and (isinstance(v, bool) or not isinstance(v, (int, float, np.number))
+                                  or not math.isfinite(v) or v <= 0):
+                raise ValueError(f"{name}={v!r}: None or a finite number > 0")
+
     def _solve(self, X, y, labels, multinomial=False):
         """Fits the model on (X, y), compiling it unless a warm start can reuse the last one,
         and records ``result_``; warns when the fit did not converge."""
+        self._check_run_parameters()
         penalty = None if self.model is not None else self._penalty(X.shape[0])
         text = self._model_text(labels, multinomial, penalty)
         params = self._params(penalty)
