@@ -31,7 +31,7 @@ from optc.sklearn import EXPECTED_FAILED_CHECKS, OptcClassifier, OptcRegressor  
     OptcClassifier(loss="softmax", C=10.0),
     OptcClassifier(penalty="l1", lam=1e-3, multi_class="ovr"),
     OptcRegressor(),
-    OptcRegressor(penalty="elasticnet", alpha=0.1),
+    OptcRegressor(l1_ratio=0.5, alpha=0.1),
     OptcRegressor(penalty="l2", alpha=0.1),
 ], ids=["default", "l1-ovr", "elasticnet", "hinge", "softmax", "lam-l1", "regressor-default", "elasticnet-regressor",
         "ridge"])
@@ -47,14 +47,39 @@ def defaults(cls):
 def test_the_defaults_are_scikit_learns():
     clf = defaults(OptcClassifier)
     assert {k: clf[k] for k in ("loss", "penalty", "C", "l1_ratio", "fit_intercept", "tol", "lam")} == {
-        "loss": "logistic", "penalty": "l2", "C": 1.0, "l1_ratio": 0.0, "fit_intercept": True, "tol": 1e-4,
+        "loss": "logistic", "penalty": None, "C": 1.0, "l1_ratio": 0.0, "fit_intercept": True, "tol": 1e-4,
         "lam": None}
     assert {k: defaults(LogisticRegression)[k] for k in ("C", "fit_intercept", "tol")} == {
         "C": 1.0, "fit_intercept": True, "tol": 1e-4}
     reg = defaults(OptcRegressor)
     assert {k: reg[k] for k in ("penalty", "alpha", "l1_ratio", "fit_intercept", "lam")} == {
-        "penalty": "l1", "alpha": 1.0, "l1_ratio": 0.5, "fit_intercept": True, "lam": None}
-    assert (defaults(Lasso)["alpha"], defaults(ElasticNet)["alpha"], defaults(ElasticNet)["l1_ratio"]) == (1.0, 1.0, 0.5)
+        "penalty": None, "alpha": 1.0, "l1_ratio": 1.0, "fit_intercept": True, "lam": None}
+    assert defaults(Lasso)["alpha"] == defaults(ElasticNet)["alpha"] == 1.0
+
+
+def test_l1_ratio_alone_chooses_the_penalty_and_penalty_takes_precedence():
+    """scikit-learn ≥ 1.8's convention: l1_ratio 0 is ½‖w‖², 1 is ‖w‖₁, between the elastic net;
+    optc's ``penalty`` names one and wins. The same objective gives the same answer."""
+    X, y = read_svmlight(FIXTURES / "binary.svm")
+    for ratio, penalty in [(0.0, "l2"), (1.0, "l1"), (0.3, "elasticnet")]:
+        by_ratio = OptcClassifier(l1_ratio=ratio, tol=1e-10).fit(X, y)
+        named = OptcClassifier(penalty=penalty, l1_ratio=ratio, tol=1e-10).fit(X, y)
+        assert np.allclose(by_ratio.coef_, named.coef_, atol=1e-6), ratio
+    lasso = OptcClassifier(l1_ratio=1.0, tol=1e-10).fit(X, y)
+    assert (lasso.coef_ == 0).any() and not (OptcClassifier(tol=1e-10).fit(X, y).coef_ == 0).any()
+    # penalty="l2" wins over l1_ratio=1.
+    assert np.allclose(OptcClassifier(penalty="l2", l1_ratio=1.0, tol=1e-10).fit(X, y).coef_,
+                       OptcClassifier(tol=1e-10).fit(X, y).coef_, atol=1e-6)
+
+
+def test_scikit_learns_loss_names_are_taken():
+    X, y = read_svmlight(FIXTURES / "binary.svm")
+    assert np.allclose(OptcClassifier(loss="log_loss").fit(X, y).coef_, OptcClassifier().fit(X, y).coef_)
+    Xr, yr = read_svmlight(FIXTURES / "offset_regression.svm")
+    assert np.allclose(OptcRegressor(loss="squared_error", alpha=0.1).fit(Xr, yr).coef_,
+                       OptcRegressor(alpha=0.1).fit(Xr, yr).coef_)
+    with pytest.raises(ValueError, match="squared_error"):
+        OptcRegressor(loss="huber").fit(Xr, yr)
 
 
 def logistic_objective(X, y, coef, intercept, C, penalty, l1_ratio=0.0):
@@ -181,6 +206,8 @@ def test_a_fit_short_of_tol_warns_with_the_gap_it_certified():
     (OptcClassifier(C=np.inf), "C=inf"),
     (OptcRegressor(alpha=0.0), "alpha=0.0"),
     (OptcClassifier(penalty="elasticnet", l1_ratio=1.5), "l1_ratio=1.5"),
+    (OptcClassifier(penalty="l2", l1_ratio=-0.1), "l1_ratio=-0.1"),
+    (OptcClassifier(lam=1e-3, l1_ratio=0.5, elastic_alpha=float("nan")), "elastic_alpha=nan"),
     (OptcClassifier(penalty="l3"), "penalty='l3'"),
     (OptcClassifier(multi_class="crammer_singer"), "multi_class"),
     (OptcClassifier(loss="softmax", multi_class="ovr"), "multinomial"),

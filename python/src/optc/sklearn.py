@@ -42,22 +42,34 @@ EXPECTED_FAILED_CHECKS = {}
 _SPARSE = ["csr", "csc", "coo"]
 
 
+#: scikit-learn's names of optc's losses.
+_LOSS_ALIASES = {"log_loss": "logistic", "squared_error": "squared"}
+
+
+def _l1_ratio(value):
+    """``l1_ratio`` as a float in [0, 1], or a ValueError naming it."""
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.number)) or not 0.0 <= value <= 1.0:
+        raise ValueError(f"l1_ratio={value!r}: a number in [0, 1]")
+    return float(value)
+
+
 def _optc_penalty(penalty, strength, l1_ratio):
     """scikit-learn's penalty ``strength``·P(w) as optc's (name, λ, α) of λ·l1, λ·l2sq or
     λ·elastic(w, α) = λ(‖w‖₁ + (α/2)‖w‖²).
 
-    P is ‖w‖₁ for ``"l1"``, ½‖w‖² for ``"l2"``, and l1_ratio·‖w‖₁ + ½(1 − l1_ratio)‖w‖² for
-    ``"elasticnet"``; ``strength`` is 1/(C·n_samples) for the classifier and α for the
-    regressor. l1_ratio = 1 is the l1 penalty and l1_ratio = 0 the l2 one; in between, λ =
-    l1_ratio·strength and α = (1 − l1_ratio)/l1_ratio.
+    P is l1_ratio·‖w‖₁ + ½(1 − l1_ratio)‖w‖², as in scikit-learn 1.8 and later, where
+    ``l1_ratio`` alone chooses the penalty: 0 is ½‖w‖², 1 is ‖w‖₁. A ``penalty`` given takes
+    precedence: ``"l1"`` ‖w‖₁, ``"l2"`` ½‖w‖², ``"elasticnet"`` the mix at l1_ratio.
+    ``strength`` is 1/(C·n_samples) for the classifier and α for the regressor. In between,
+    λ = l1_ratio·strength and α = (1 − l1_ratio)/l1_ratio.
     """
+    r = _l1_ratio(l1_ratio)
+    if penalty is None:
+        penalty = "elasticnet"
     if penalty in ("l1", "l2"):
         return penalty, strength, None
     if penalty != "elasticnet":
-        raise ValueError(f"penalty={penalty!r}: one of 'l1', 'l2', 'elasticnet'")
-    r = float(l1_ratio)
-    if not 0.0 <= r <= 1.0:
-        raise ValueError(f"l1_ratio={l1_ratio!r}: a number in [0, 1]")
+        raise ValueError(f"penalty={penalty!r}: None (l1_ratio chooses), 'l1', 'l2' or 'elasticnet'")
     if r == 0.0:
         return "l2", strength, None
     if r == 1.0:
@@ -97,21 +109,34 @@ class _OptcLinear(BaseEstimator):
     _losses = ()
 
     def _penalty(self, n_samples):
-        """(name, λ, α) of the shorthand's penalty: ``lam`` and ``elastic_alpha`` as given when
-        ``lam`` is set, else scikit-learn's arguments converted."""
+        """(name, λ, α) of the shorthand's penalty: scikit-learn's arguments converted, or when
+        ``lam`` is set, λ = ``lam`` and α = ``elastic_alpha`` for the penalty that ``penalty``
+        names (else the one ``l1_ratio`` picks: 0 l2, 1 l1, between elasticnet)."""
         if self.lam is None:
             return _optc_penalty(self.penalty, self._strength(n_samples), self.l1_ratio)
-        if not math.isfinite(self.lam) or self.lam < 0:
-            raise ValueError(f"lam={self.lam!r}: a finite λ ≥ 0")
-        return self.penalty, float(self.lam), self.elastic_alpha
+        lam = self.lam
+        if isinstance(lam, bool) or not isinstance(lam, (int, float, np.number)) or not math.isfinite(lam) or lam < 0:
+            raise ValueError(f"lam={lam!r}: a finite λ ≥ 0")
+        name, _, _ = _optc_penalty(self.penalty, 1.0, self.l1_ratio)
+        alpha = self.elastic_alpha
+        if name == "elasticnet" and (isinstance(alpha, bool) or not isinstance(alpha, (int, float, np.number))
+                                     or not math.isfinite(alpha) or alpha < 0):
+            raise ValueError(f"elastic_alpha={alpha!r}: a finite number ≥ 0")
+        return name, float(lam), alpha
+
+    def _loss(self):
+        """The loss by optc's name; scikit-learn's names (``log_loss``, ``squared_error``) too."""
+        loss = _LOSS_ALIASES.get(self.loss, self.loss) if isinstance(self.loss, str) else self.loss
+        if loss not in self._losses:
+            names = list(self._losses) + [k for k, v in _LOSS_ALIASES.items() if v in self._losses]
+            raise ValueError(f"loss={self.loss!r}: one of {names}")
+        return loss
 
     def _model_text(self, labels, multinomial, penalty):
         if self.model is not None:
             return self.model
-        if self.loss not in self._losses:
-            raise ValueError(f"loss={self.loss!r}: one of {list(self._losses)}")
         name, _, alpha = penalty
-        loss = self.loss
+        loss = self._loss()
         if multinomial:
             labels, loss = "classes", "softmax"
             weights, shape, offsets = "W", "mat[dim(x), classes(y)]", "vec[classes(y)]"
@@ -179,23 +204,23 @@ class OptcClassifier(ClassifierMixin, _OptcLinear):
     """A linear classifier fitted by optc, certified, with ``LogisticRegression``'s arguments.
 
     It minimises scikit-learn's C·Σᵢ loss + P(w) as optc's mean loss + λ·P(w), λ = 1/(C·n_samples),
-    the same minimiser: P is ``penalty``'s, ``"l2"`` ½‖w‖² (the default), ``"l1"`` ‖w‖₁, or
-    ``"elasticnet"`` l1_ratio·‖w‖₁ + ½(1 − l1_ratio)‖w‖². ``l1_ratio`` is read only with
-    ``"elasticnet"``, as LogisticRegression reads it beside an explicit penalty (scikit-learn
-    ≥ 1.8's ``LogisticRegression(l1_ratio=r)`` is ``penalty="elasticnet", l1_ratio=r`` here).
-    ``C`` is finite: unpenalised (λ = 0) is ``lam=0``, which optc fits without a certificate.
+    the same minimiser: P(w) = l1_ratio·‖w‖₁ + ½(1 − l1_ratio)‖w‖², as scikit-learn ≥ 1.8's
+    ``LogisticRegression(C, l1_ratio)``: ``l1_ratio=0`` (the default) is ½‖w‖², 1 is ‖w‖₁.
+    ``penalty`` (optc's names, default None) takes precedence when set: ``"l2"`` ½‖w‖², ``"l1"``
+    ‖w‖₁, ``"elasticnet"`` the mix at ``l1_ratio``. ``C`` is finite: unpenalised (λ = 0) is
+    ``lam=0``, which optc fits without a certificate.
 
-    ``loss``: ``"logistic"`` (the default), ``"hinge"`` or ``"squared_hinge"`` (LinearSVC's losses),
-    or ``"softmax"``. On more than two classes ``multi_class="auto"`` fits logistic as a
+    ``loss``: ``"logistic"`` (the default; scikit-learn's ``"log_loss"``), ``"hinge"`` or
+    ``"squared_hinge"`` (LinearSVC's losses), or ``"softmax"``. On more than two classes ``multi_class="auto"`` fits logistic as a
     multinomial (softmax) model, as LogisticRegression does, and the hinge losses one-vs-rest, as
     LinearSVC does; ``multi_class="ovr"`` fits logistic one-vs-rest too (LIBLINEAR's, and
     ``OneVsRestClassifier(LogisticRegression())``'s). ``fit_intercept=True`` adds an unpenalised
     intercept (LogisticRegression's with its lbfgs or saga solvers; liblinear and LinearSVC
     penalise theirs). ``tol`` is the certified relative gap to stop at.
 
-    ``lam``, when not None, is λ itself and overrides ``C`` and ``l1_ratio``; ``"elasticnet"``
-    is then λ·(‖w‖₁ + (α/2)‖w‖²) with α = ``elastic_alpha``. ``model``: a model's text over
-    ``y: labels`` (or ``y: classes`` with a matrix W), its parameters in ``params``, overrides
+    ``lam``, when not None, is λ itself and overrides ``C``; the penalty is ``penalty``'s, else
+    the one ``l1_ratio`` picks, and ``"elasticnet"`` is then λ·(‖w‖₁ + (α/2)‖w‖²) with α =
+    ``elastic_alpha``. ``model``: a model's text over ``y: labels`` (or ``y: classes`` with a matrix W), its parameters in ``params``, overrides
     the loss and the penalty.
 
     After ``fit``: ``classes_``, ``coef_`` (1, n_features) for two classes and (n_classes,
@@ -205,7 +230,7 @@ class OptcClassifier(ClassifierMixin, _OptcLinear):
 
     _losses = ("logistic", "hinge", "squared_hinge", "softmax")
 
-    def __init__(self, model=None, *, loss="logistic", penalty="l2", C=1.0, l1_ratio=0.0,
+    def __init__(self, model=None, *, loss="logistic", penalty=None, C=1.0, l1_ratio=0.0,
                  fit_intercept=True, tol=1e-4, multi_class="auto", lam=None, elastic_alpha=0.5,
                  solver=None, max_epochs=None, time_limit=None, warm_start=False, threads=None,
                  params=None):
@@ -239,11 +264,11 @@ class OptcClassifier(ClassifierMixin, _OptcLinear):
             return "y: classes" in self.model
         if self.multi_class not in ("auto", "ovr"):
             raise ValueError(f"multi_class={self.multi_class!r}: 'auto' or 'ovr'")
-        if self.loss == "softmax":
+        if self._loss() == "softmax":
             if self.multi_class == "ovr":
                 raise ValueError("loss='softmax' is multinomial: multi_class='ovr' needs loss='logistic'")
             return True
-        return self.loss == "logistic" and classes > 2 and self.multi_class == "auto"
+        return self._loss() == "logistic" and classes > 2 and self.multi_class == "auto"
 
     def fit(self, X, y):
         X, y = _validate_data(self, X, y, accept_sparse=_SPARSE, dtype=np.float64)
@@ -301,7 +326,7 @@ class OptcClassifier(ClassifierMixin, _OptcLinear):
     def _probabilistic(self):
         if self.model is not None:
             return "y: classes" in self.model or "logistic(" in self.model
-        return self.loss in ("logistic", "softmax")
+        return _LOSS_ALIASES.get(self.loss, self.loss) in ("logistic", "softmax")
 
     @available_if(_probabilistic)
     def predict_proba(self, X):
@@ -328,16 +353,18 @@ class OptcRegressor(RegressorMixin, _OptcLinear):
     """A linear regressor fitted by optc, certified, with ``Lasso``'s and ``ElasticNet``'s
     arguments.
 
-    optc's ``squared`` loss is ½(y − z)², so its mean is scikit-learn's (1/(2n))‖y − Xw − b‖², and
-    the objective is that plus α·P(w), λ = α: ``penalty="l1"`` (the default) is Lasso's α‖w‖₁;
-    ``"elasticnet"`` is ElasticNet's α·(l1_ratio·‖w‖₁ + ½(1 − l1_ratio)‖w‖²), ``l1_ratio`` (default
-    0.5, read only with ``"elasticnet"``) as ElasticNet's; ``"l2"`` is ½α‖w‖², ElasticNet's with
-    l1_ratio = 0 (and ``Ridge(alpha=α·n_samples)``'s minimiser, whose objective is 2n times
-    this one). ``alpha`` is positive: unpenalised (λ = 0) is ``lam=0``, which optc fits without a
-    certificate. ``fit_intercept=True`` adds an unpenalised intercept, as scikit-learn's.
+    optc's ``squared`` loss (scikit-learn's ``"squared_error"``) is ½(y − z)², so its mean is
+    scikit-learn's (1/(2n))‖y − Xw − b‖², and the objective is that plus ElasticNet's
+    α·(l1_ratio·‖w‖₁ + ½(1 − l1_ratio)‖w‖²), λ = α: ``l1_ratio=1`` (the default) is ``Lasso``'s
+    α‖w‖₁, and ``l1_ratio=0`` is ½α‖w‖², whose minimiser is ``Ridge(alpha=α·n_samples)``'s (Ridge
+    does not divide by n: its objective is 2n times this one). ``penalty`` (optc's names,
+    default None) takes precedence when set: ``"l1"``, ``"l2"``, or ``"elasticnet"`` at
+    ``l1_ratio``. ``alpha`` is positive: unpenalised (λ = 0) is ``lam=0``, which optc fits without
+    a certificate. ``fit_intercept=True`` adds an unpenalised intercept, as scikit-learn's.
 
-    ``lam``, when not None, is λ itself and overrides ``alpha`` and ``l1_ratio``; ``"elasticnet"``
-    is then λ·(‖w‖₁ + (α/2)‖w‖²) with α = ``elastic_alpha``. ``model``: a model's text over
+    ``lam``, when not None, is λ itself and overrides ``alpha``; the penalty is ``penalty``'s,
+    else the one ``l1_ratio`` picks, and ``"elasticnet"`` is then λ·(‖w‖₁ + (α/2)‖w‖²) with α =
+    ``elastic_alpha``. ``model``: a model's text over
     ``y: real``, its parameters in ``params``, overrides the loss and the penalty. ``tol`` is the
     certified relative gap to stop at.
 
@@ -347,7 +374,7 @@ class OptcRegressor(RegressorMixin, _OptcLinear):
 
     _losses = ("squared",)
 
-    def __init__(self, model=None, *, loss="squared", penalty="l1", alpha=1.0, l1_ratio=0.5,
+    def __init__(self, model=None, *, loss="squared", penalty=None, alpha=1.0, l1_ratio=1.0,
                  fit_intercept=True, tol=1e-4, lam=None, elastic_alpha=0.5, solver=None,
                  max_epochs=None, time_limit=None, warm_start=False, threads=None, params=None):
         self.model = model
