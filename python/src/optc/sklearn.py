@@ -46,9 +46,23 @@ _SPARSE = ["csr", "csc", "coo"]
 _LOSS_ALIASES = {"log_loss": "logistic", "squared_error": "squared"}
 
 
+def _is_real(value):
+    """Whether ``value`` is a finite real number (not a bool, a string or None)."""
+    return not isinstance(value, bool) and isinstance(value, (int, float, np.number)) and math.isfinite(value)
+
+
+def _strength_of(name, value):
+    """C or alpha, the strength scikit-learn gives the penalty, as a float > 0."""
+    strength = float(value)
+    if not (math.isfinite(strength) and strength > 0):
+        raise ValueError(f"{name}={value!r}: a finite number > 0 (at λ = 0 optc certifies nothing; "
+                         "lam=0 fits it anyway)")
+    return strength
+
+
 def _l1_ratio(value):
     """``l1_ratio`` as a float in [0, 1], or a ValueError naming it."""
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.number)) or not 0.0 <= value <= 1.0:
+    if not _is_real(value) or not 0.0 <= value <= 1.0:
         raise ValueError(f"l1_ratio={value!r}: a number in [0, 1]")
     return float(value)
 
@@ -115,12 +129,11 @@ class _OptcLinear(BaseEstimator):
         if self.lam is None:
             return _optc_penalty(self.penalty, self._strength(n_samples), self.l1_ratio)
         lam = self.lam
-        if isinstance(lam, bool) or not isinstance(lam, (int, float, np.number)) or not math.isfinite(lam) or lam < 0:
+        if not _is_real(lam) or lam < 0:
             raise ValueError(f"lam={lam!r}: a finite λ ≥ 0")
         name, _, _ = _optc_penalty(self.penalty, 1.0, self.l1_ratio)
         alpha = self.elastic_alpha
-        if name == "elasticnet" and (isinstance(alpha, bool) or not isinstance(alpha, (int, float, np.number))
-                                     or not math.isfinite(alpha) or alpha < 0):
+        if name == "elasticnet" and (not _is_real(alpha) or alpha < 0):
             raise ValueError(f"elastic_alpha={alpha!r}: a finite number ≥ 0")
         return name, float(lam), alpha
 
@@ -161,8 +174,7 @@ class _OptcLinear(BaseEstimator):
                 raise ValueError(f"{name}={v!r}: None or an integer ≥ 1")
         for name in ("tol", "time_limit"):
             v = getattr(self, name)
-            if v is not None and (isinstance(v, bool) or not isinstance(v, (int, float, np.number))
-                                  or not math.isfinite(v) or v <= 0):
+            if v is not None and (not _is_real(v) or v <= 0):
                 raise ValueError(f"{name}={v!r}: None or a finite number > 0")
 
     def _solve(self, X, y, labels, multinomial=False):
@@ -252,11 +264,7 @@ class OptcClassifier(ClassifierMixin, _OptcLinear):
         self.params = params
 
     def _strength(self, n_samples):
-        C = float(self.C)
-        if not (math.isfinite(C) and C > 0):
-            raise ValueError(f"C={self.C!r}: a finite number > 0 (at λ = 0 optc certifies nothing; "
-                             "lam=0 fits it anyway)")
-        return 1.0 / (C * n_samples)
+        return 1.0 / (_strength_of("C", self.C) * n_samples)
 
     def _multinomial(self, classes):
         """Whether the fit is one softmax model (else a binary one, or one-vs-rest)."""
@@ -394,11 +402,7 @@ class OptcRegressor(RegressorMixin, _OptcLinear):
         self.params = params
 
     def _strength(self, n_samples):
-        alpha = float(self.alpha)
-        if not (math.isfinite(alpha) and alpha > 0):
-            raise ValueError(f"alpha={self.alpha!r}: a finite number > 0 (at λ = 0 optc certifies nothing; "
-                             "lam=0 fits it anyway)")
-        return alpha
+        return _strength_of("alpha", self.alpha)
 
     def fit(self, X, y):
         X, y = _validate_data(self, X, y, accept_sparse=_SPARSE, dtype=np.float64, y_numeric=True)
