@@ -379,23 +379,24 @@ impl Round {
                 break;
             }
             let mut h = sub.hessian(&now.curvature, scale, cert.l2);
-            let mut gradient: Vec<f64> = (0..n).map(|k| loss_gradient[k] + cert.l2 * self.v[k]).collect();
-            // b's row of the Hessian, h_b = (c/m)·X_Vᵀℓ″, when b is a coordinate of the step.
+            let gradient: Vec<f64> = (0..n).map(|k| loss_gradient[k] + cert.l2 * self.v[k]).collect();
+            // b's row of the Hessian, h_b = (c/m)·X_Vᵀℓ″, when b is a coordinate of the step; the
+            // model on V then has b eliminated (its gradient centred), while the slope of F along
+            // (d, δb) below takes the uncentred one.
             let h_b: Option<Vec<f64>> = (free && b_curvature > 0.0)
                 .then(|| sub.transpose_times(&now.curvature).iter().map(|x| scale * x).collect());
+            let mut centred = gradient.clone();
             if let Some(h_b) = &h_b {
                 for (p, hp) in h_b.iter().enumerate() {
                     for (q, hq) in h_b.iter().enumerate() {
                         h[p * n + q] -= hp * hq / b_curvature;
                     }
-                    gradient[p] -= hp * g_b / b_curvature;
+                    centred[p] -= hp * g_b / b_curvature;
                 }
             }
-            let x = self.model_minimiser(cert, &h, &gradient, MODEL_FORCING);
+            let x = self.model_minimiser(cert, &h, &centred, MODEL_FORCING);
             let d: Vec<f64> = x.iter().zip(&self.v).map(|(x, v)| x - v).collect();
             let step_b = h_b.as_ref().map_or(0.0, |h_b| -(g_b + dot(h_b, &d)) / b_curvature);
-            // The slope of F along (d, δb): the loss part through the uncentred gradient.
-            let gradient: Vec<f64> = (0..n).map(|k| loss_gradient[k] + cert.l2 * self.v[k]).collect();
             let l1_norm = |z: &[f64]| z.iter().map(|v| v.abs()).sum::<f64>();
             let squared = |z: &[f64]| z.iter().map(|v| v * v).sum::<f64>();
             let predicted = dot(&gradient, &d) + g_b * step_b + cert.l1 * (l1_norm(&x) - l1_norm(&self.v));
