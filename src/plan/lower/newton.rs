@@ -196,7 +196,15 @@ pub(super) fn iteration(
         Stmt::Store(dir, j, k(0.0)),
     ]);
     if let Some(m) = &intercept {
-        per_column.push(Stmt::Store(m.dx, j, s(gq)));
+        // glmnet's implicit centering: with b kept at its optimum for d, the model along dⱼ
+        // has the curvature of the column centred by D, Hⱼ − (DXⱼ)²/H_b = Σᵢ Dᵢ(xᵢⱼ − x̄ⱼ)²,
+        // x̄ⱼ = DXⱼ/H_b. Kept ≥ 1e-12 of Hⱼ: a column constant on D's rows has none, and
+        // rounding must not make it a huge step.
+        let centred = sub(s(h), div(mul(s(gq), s(gq)), add(s(m.h), k(NU))));
+        per_column.extend([
+            Stmt::Store(m.dx, j, s(gq)),
+            Stmt::Store(hv, j, add(call(Func::Max, vec![centred, mul(k(1e-12), s(h))]), k(NU))),
+        ]);
     }
     let gradients = each(Range::Perm(Len::Features), per_column);
 
@@ -211,7 +219,11 @@ pub(super) fn iteration(
     };
     let mut moved = vec![Stmt::Store(dir, j, s(nw)), col_axpy(xd, delta)];
     if let Some(m) = &intercept {
-        moved.push(Stmt::Set(m.cross, add(s(m.cross), mul(s(delta), at(m.dx, j)))));
+        // b follows exactly: d_b = −(G_b + S)/H_b moves by −δ·x̄ⱼ.
+        moved.extend([
+            Stmt::Set(m.cross, add(s(m.cross), mul(s(delta), at(m.dx, j)))),
+            Stmt::Set(m.dir, sub(s(m.dir), div(mul(s(delta), at(m.dx, j)), add(s(m.h), k(NU))))),
+        ]);
     }
     let coordinate = vec![
         Stmt::Set(gq, gq_start),
@@ -395,7 +407,8 @@ pub(super) fn iteration(
     if let Some(m) = &intercept {
         measure.insert(0, Stmt::Set(m.g, k(0.0)));
         measure.insert(1, Stmt::Set(m.h, k(0.0)));
-        step.insert(0, Stmt::Set(m.dir, k(0.0)));
+        // d_b starts at its optimum for d = 0, and follows every column step.
+        step.insert(0, Stmt::Set(m.dir, Expr::Neg(Box::new(div(s(m.g), add(s(m.h), k(NU)))))));
         step.insert(1, Stmt::Set(m.cross, k(0.0)));
     }
     Iteration { b, y, w, q, gradient: gv, mean, measure, step, margin: a }
