@@ -232,7 +232,7 @@ pub const STRONG_RIDGE: f64 = 0.5;
 /// diagnostics list them; a test holds each list to the registry.
 const FREE_INTERCEPT: &str = "scd, proxgrad, tron, dcd, fobos, adagrad, smm, smidas and truncated";
 const PENALISED_INTERCEPT: &str = "dcd and tron";
-const PER_CLASS_INTERCEPT: &str = "tron";
+const PER_CLASS_INTERCEPT: &str = "tron and proxgrad";
 
 impl ShapeRule {
     /// The choice for data of `rows` × `features`: the rule's for few features, for wide data,
@@ -566,13 +566,14 @@ pub fn analyse(model: &Model, files: &FileFacts, budget: Option<usize>) -> Resul
             chosen = None;
         }
     }
-    // One intercept per class: tron's Newton system takes them as k more coordinates.
+    // One intercept per class: tron's Newton system takes them as k more coordinates, proxgrad
+    // as k more gradient coordinates.
     if let (Some(c), true) = (&chosen, model.intercept_per_class) {
         let why = if model.intercept_l2.is_some() {
             Some("a penalised per-class intercept is not compiled by this build (drop its `l2sq` term: unpenalised, tron fits it)".to_string())
         } else if !c.solver.can().intercept.per_class {
             Some(format!(
-                "per-class intercepts are compiled for {PER_CLASS_INTERCEPT} (softmax with ½‖W‖² only) in this build; `{}` does not fit them",
+                "per-class intercepts are compiled for {PER_CLASS_INTERCEPT} in this build; `{}` does not fit them",
                 c.solver.name()
             ))
         } else {

@@ -525,8 +525,7 @@ impl Plan {
     /// per-coordinate terms only, and a dual point made from the margins rather than a dual
     /// method's own iterate.
     pub fn refines_certificate(&self) -> bool {
-        let smooth = |c: &Certificate| matches!(c.conjugate, LossConjugate::Logistic | LossConjugate::Squared);
-        self.certificate.is_some_and(|c| smooth(&c) && c.vector.is_none() && c.groups.is_none())
+        self.certificate.is_some_and(|c| c.conjugate.has_curvature() && c.vector.is_none() && c.groups.is_none())
             && !self.objective.dual_only
     }
 

@@ -301,7 +301,8 @@ pub const REGISTRY: [SolverSpec; 11] = [
         default_max_epochs: 20000,
         // An iteration costs one pass, a check two or three.
         check_every: 10,
-        can: BATCH,
+        // Softmax's per-class offsets take a gradient step beside W's (`multiclass.rs`).
+        can: Capabilities { intercept: Intercepts { free: true, penalised: false, per_class: true }, ..BATCH },
     },
     SolverSpec {
         kind: SolverKind::Picard,

@@ -236,6 +236,16 @@ fn dual_cd_runs_the_same_under_both_back_ends() {
     );
     let (a, b) = both(&plan, 4, 1);
     assert_bitwise(&plan, "tron with per-class intercepts", &a, &b);
+    // And proxgrad's gradient step on them, with ℓ1 on W.
+    let plan = plan_of(
+        "data x: sparse, y: classes\nvar W: mat[dim(x), classes(y)]\nvar b: vec[classes(y)]\nminimize E[softmax(y, <x, W> + b)] + 0.01·l1(W)\n",
+        false,
+    );
+    assert_eq!(plan.info.solver.to_string(), "proxgrad");
+    let (a, b) = both(&plan, 6, 1);
+    assert_bitwise(&plan, "proxgrad with per-class intercepts", &a, &b);
+    let offsets = plan.objective.class_intercept.expect("the plan fits b");
+    assert!(a.vectors[offsets.0].iter().any(|&v| v != 0.0), "the offsets moved");
     // A regularized bias (`μ·l2sq(b)`): dual CD's feature of value √(λ/μ), tron's ridge on b.
     let bias = "data x: sparse, y: labels\nvar w: vec[dim(x)]\nvar b: scalar\nminimize E[squared_hinge(y, <x, w> + b)] + 0.01·l2sq(w) + 0.03·l2sq(b)\n";
     let logistic = bias.replace("squared_hinge", "logistic");

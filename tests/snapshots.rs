@@ -254,6 +254,8 @@ fn plans_with_an_intercept() {
     ] {
         snapshot_plan("plans_with_an_intercept", name, format!("{head}{solve}\n"), &CompileOptions::default());
     }
+    let softmax = "data x: sparse, y: classes\nvar W: mat[dim(x), classes(y)]\nvar b: vec[classes(y)]\nparam λ = 1e-3\nminimize E[softmax(y, <x, W> + b)] + λ·l1(W)\n";
+    snapshot_plan("plans_with_an_intercept", "proxgrad_softmax", softmax.to_string(), &CompileOptions::default());
 }
 
 /// tron's Newton-CG plans (docs/algorithms.md §11), forced: ½‖·‖²-regularized logistic regression,

@@ -768,7 +768,7 @@ fn optimum_with_intercept(name: &str) -> (Vec<f64>, f64) {
 /// proxgrad certifies 1e-6. The gap stays a true bound though the dual needs Σᵢ uᵢ = 0.
 #[test]
 fn the_intercept_reaches_the_optimum_with_its_certificate() {
-    for name in ["lasso_intercept", "l1_logistic_intercept"] {
+    for name in ["lasso_intercept", "l1_logistic_intercept", "elastic_logistic_intercept"] {
         let (solver, _) = solve_to(name, None, 1e-4, 1000);
         assert_eq!(solver, "scd", "{name}");
         solve_to(name, Some("proxgrad"), 1e-6, 20000);
@@ -792,7 +792,7 @@ fn the_intercept_reaches_the_optimum_with_its_certificate() {
 /// without b in the Newton steps the coordinate steps crawl along the flat direction.
 #[test]
 fn a_free_intercept_on_one_hot_groups_is_certified_in_a_few_epochs() {
-    for name in ["one_hot_l1_logistic_intercept", "one_hot_l2_logistic_intercept"] {
+    for name in ["one_hot_l1_logistic_intercept", "one_hot_l2_logistic_intercept", "one_hot_sqhinge_l1_intercept"] {
         // ½‖·‖² goes to SCD where the data's shape is known (d ≤ FEW_FEATURES), to tron here.
         let (solver, epochs) = solve_to(name, Some("scd"), 1e-8, 1000);
         assert_eq!(solver, "scd", "{name}");
@@ -821,6 +821,14 @@ fn newglmnet_centres_the_columns_for_a_free_intercept() {
         let rel = (r.eval.objective - fx.best) / fx.best;
         assert!(rel <= 1e-6, "{name}: F after {epochs} epochs is {rel:.1e} above F*");
     }
+}
+
+/// Softmax with ℓ1 on W and per-class offsets (glmnet's multinomial lasso): proxgrad fits the
+/// offsets beside W and certifies CVXPY's F*, the dual point balanced per class.
+#[test]
+fn softmax_with_l1_fits_per_class_intercepts() {
+    let (solver, _) = solve_to("softmax_l1_intercept", None, 1e-6, 20000);
+    assert_eq!(solver, "proxgrad");
 }
 
 /// `solver` run on fixture `name` to `tol` (at most `cap` epochs) ends with b within 1e-3 of

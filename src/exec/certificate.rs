@@ -563,7 +563,7 @@ fn free_intercept(cert: &Certificate) -> bool {
 /// the losses with ℓ″; hinge keeps the plan's subgradient `u`), balanced to Σᵢ uᵢ = 0 inside the
 /// domain (see [`intercept`]).
 fn feasible_for_intercept(cert: &Certificate, labels: &[f64], a: &[f64], u: Vec<f64>) -> Vec<f64> {
-    let mut u: Vec<f64> = if matches!(cert.conjugate, LossConjugate::Logistic | LossConjugate::Squared) {
+    let mut u: Vec<f64> = if cert.conjugate.has_curvature() {
         let mut shifted = a.to_vec();
         intercept::shift_to_optimal_offset(cert.conjugate, labels, &mut shifted);
         shifted

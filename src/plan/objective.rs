@@ -59,6 +59,16 @@ pub enum LossConjugate {
     Softmax,
 }
 
+impl LossConjugate {
+    /// ℓ′ is Lipschitz with a (generalized) second derivative the certificate's Newton steps
+    /// can take: logistic, squared, and the squared hinge, whose ℓ″ is 2 where the hinge is
+    /// active and 0 elsewhere (a semismooth Newton method; the steps' line search on F keeps
+    /// them descending across the kink).
+    pub fn has_curvature(self) -> bool {
+        matches!(self, LossConjugate::Logistic | LossConjugate::Squared | LossConjugate::SquaredHinge)
+    }
+}
+
 /// What the duality-gap certificate needs beyond the objective: ℓ* and the regularizer
 /// r(wⱼ) = l1·|wⱼ| + (l2/2)·wⱼ² + ι\[lo, hi\](wⱼ) per coordinate (per entry of W), whose conjugate
 /// is closed-form, plus at most one vector term — on w, or on each row of W — (then there is no

@@ -21,7 +21,7 @@ const OFFSET_STEPS: usize = 100;
 /// Moves every margin by the minimiser t of Σᵢ ℓ(yᵢ, aᵢ + t) (or as close as the iterations
 /// get: a logistic loss on one class has none, t → ±∞, and [`balance`] makes up the rest).
 pub(super) fn shift_to_optimal_offset(kind: LossConjugate, labels: &[f64], a: &mut [f64]) {
-    if !matches!(kind, LossConjugate::Logistic | LossConjugate::Squared) || a.is_empty() {
+    if !kind.has_curvature() || a.is_empty() {
         return;
     }
     let (mut t, mut lo, mut hi) = (0.0_f64, f64::NEG_INFINITY, f64::INFINITY);

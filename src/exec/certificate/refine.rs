@@ -162,8 +162,7 @@ pub(super) fn refined_dual(
     budget: Budget,
 ) -> Option<Refined> {
     let Budget { enough, slack, rounds, halt, .. } = budget;
-    let twice_differentiable = matches!(cert.conjugate, LossConjugate::Logistic | LossConjugate::Squared);
-    if cert.vector.is_some() || cert.groups.is_some() || !twice_differentiable {
+    if cert.vector.is_some() || cert.groups.is_some() || !cert.conjugate.has_curvature() {
         return None;
     }
     // Copies of earlier columns are held at zero, their weight on the first of their kind: the

@@ -7,6 +7,11 @@
 //! with L = c·½·λ_max(XᵀX)/m (the softmax Hessian is at most ½ in operator norm). Rows of W
 //! are contiguous, so a row prox is one runtime call on W[j, 0..k]. An iteration costs
 //! O(nnz·k + d·k).
+//!
+//! Per-class intercepts (`var b: vec[classes(y)]`, unregularized) are k more coordinates with a
+//! column of ones: each score starts at b̂_c, b takes the plain gradient step
+//! b⁺ = b̂ − (c/m)·Σᵢ(pᵢ − e_{yᵢ})/L′ with FISTA's momentum and restart, and L′ = L + c·½ covers
+//! the column of ones (‖[X 1]‖² ≤ ‖X‖² + m).
 
 use super::super::build::*;
 use super::super::{
@@ -42,7 +47,27 @@ pub(super) fn lower(model: &Model, st: &Structure, prox: CoordinateProx, rows: O
     let ld = |m| Expr::LoadAt(m, j, cl);
     let st_at = |m, e| Stmt::StoreAt(m, j, cl, e);
 
-    b.plan.init = vec![entries(vec![st_at(v, ld(w))]), Stmt::Set(theta, k(1.0))];
+    // Per-class offsets: b, its extrapolated point b̂, its last value and its gradient.
+    let offsets = model.intercept_per_class.then(|| Offsets {
+        b: b.vector("b", Len::Classes, VecRole::State, 0.0),
+        hat: b.vector("b̂", Len::Classes, VecRole::State, 0.0),
+        prev: b.vector("bprev", Len::Classes, VecRole::State, 0.0),
+        grad: b.vector("gb", Len::Classes, VecRole::State, 0.0),
+    });
+    let lip = match &offsets {
+        Some(_) => {
+            let lb = b.param("Lb", model.loss.coef.value * beta, "c·β: the offsets' column of ones adds ≤ c·β to L");
+            let total = b.state("L′", "L + c·β, the step bound with the offsets");
+            b.plan.init.push(Stmt::Set(total, add(s(lip), s(lb))));
+            total
+        }
+        None => lip,
+    };
+
+    b.plan.init.extend([entries(vec![st_at(v, ld(w))]), Stmt::Set(theta, k(1.0))]);
+    if let Some(o) = &offsets {
+        b.plan.init.push(classes(vec![Stmt::Store(o.hat, cl, at(o.b, cl))]));
+    }
 
     let prox_step = b.coordinate_prox(sub(ld(v), div(ld(g), s(lip))), div(k(1.0), s(lip)));
     let mut per_row = vec![classes(vec![st_at(wp, ld(w)), st_at(w, prox_step)])];
@@ -60,18 +85,29 @@ pub(super) fn lower(model: &Model, st: &Structure, prox: CoordinateProx, rows: O
 
     // One example: its scores, the softmax residual, and its share of G.
     let mut example = vec![
-        classes(vec![Stmt::Store(sc, cl, k(0.0))]),
+        classes(vec![Stmt::Store(sc, cl, offsets.as_ref().map_or(k(0.0), |o| at(o.hat, cl)))]),
         each(Range::RowNonZeros, vec![classes(vec![Stmt::Store(sc, cl, add(at(sc, cl), mul(Expr::Value, ld(v))))])]),
     ];
     example.extend(softmax_residual(y, sc, top, z, Some(s(mean))));
     example.push(each(Range::RowNonZeros, vec![classes(vec![st_at(g, add(ld(g), mul(Expr::Value, at(sc, cl))))])]));
+    if let Some(o) = &offsets {
+        example.push(classes(vec![Stmt::Store(o.grad, cl, add(at(o.grad, cl), at(sc, cl)))]));
+    }
 
-    b.plan.epoch = vec![
-        entries(vec![st_at(g, k(0.0))]),
-        each(Range::Upto(Len::Rows), example),
-        Stmt::Set(r, k(0.0)),
-        each(Range::Upto(Len::Features), per_row),
-    ];
+    b.plan.epoch = vec![entries(vec![st_at(g, k(0.0))])];
+    if let Some(o) = &offsets {
+        b.plan.epoch.push(classes(vec![Stmt::Store(o.grad, cl, k(0.0))]));
+    }
+    b.plan.epoch.extend([each(Range::Upto(Len::Rows), example), Stmt::Set(r, k(0.0))]);
+    if let Some(o) = &offsets {
+        // The offsets' gradient step (no prox), and their share of the restart test.
+        b.plan.epoch.push(classes(vec![
+            Stmt::Store(o.prev, cl, at(o.b, cl)),
+            Stmt::Store(o.b, cl, sub(at(o.hat, cl), div(at(o.grad, cl), s(lip)))),
+            Stmt::Set(r, add(s(r), mul(sub(at(o.hat, cl), at(o.b, cl)), sub(at(o.b, cl), at(o.prev, cl))))),
+        ]));
+    }
+    b.plan.epoch.push(each(Range::Upto(Len::Features), per_row));
     if let Some(term) = whole {
         b.plan.epoch.extend([
             Stmt::Call(term.routine(), Slice { buf: w, row: None }, div(k(term.arg(1.0)), step)),
@@ -80,9 +116,31 @@ pub(super) fn lower(model: &Model, st: &Structure, prox: CoordinateProx, rows: O
     }
     let momentum = super::fista_momentum(&mut b, theta, r, "μ");
     let mu = momentum.beta;
-    b.plan.epoch.extend(momentum.around(vec![entries(vec![st_at(v, add(ld(w), mul(s(mu), sub(ld(w), ld(wp)))))])]));
+    let mut extrapolate = vec![entries(vec![st_at(v, add(ld(w), mul(s(mu), sub(ld(w), ld(wp)))))])];
+    if let Some(o) = &offsets {
+        extrapolate.push(classes(vec![Stmt::Store(
+            o.hat,
+            cl,
+            add(at(o.b, cl), mul(s(mu), sub(at(o.b, cl), at(o.prev, cl)))),
+        )]));
+    }
+    b.plan.epoch.extend(momentum.around(extrapolate));
     b.report_multiclass(model, w, z);
+    if let Some(o) = &offsets {
+        b.plan.objective.class_intercept = Some(o.b);
+        if let Some(c) = b.plan.certificate.as_mut() {
+            c.intercept = true;
+        }
+    }
     b.plan
+}
+
+/// The per-class offsets' slots in the FISTA plan.
+struct Offsets {
+    b: VecId,
+    hat: VecId,
+    prev: VecId,
+    grad: VecId,
 }
 
 /// The scores in `sc` (sᵢ = Wᵀxᵢ) become weight·(softmax(sᵢ) − e_{yᵢ}), the gradient of
