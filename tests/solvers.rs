@@ -114,12 +114,13 @@ fn composite_regularizers_reach_1e_4_by_default() {
     }
 }
 
-/// group_l2 over disjoint groups (every feature in one; alone, and beside ½‖·‖²): the
+/// group_l2 over disjoint groups (every feature in one; alone, beside ½‖·‖², and with a free
+/// intercept, the dual point balanced to Σᵢ uᵢ = 0): the
 /// closed-form shrink of each group instead of the Picard fixed point, and a closed-form R*, so
 /// the runs are certified: 1e-4 by default, 1e-6 when asked, within the tolerance of CVXPY's F*.
 #[test]
 fn disjoint_groups_reach_a_certified_1e_4_by_default_and_1e_6_when_asked() {
-    for name in ["disjoint_group_logistic", "disjoint_group_ridge"] {
+    for name in ["disjoint_group_logistic", "disjoint_group_ridge", "disjoint_group_logistic_intercept"] {
         let plan = compile(&fixture_named(name).model, &CompileOptions::default());
         assert!(plan.info.summary.contains("then group_shrink"), "{name}: {}", plan.info.summary);
         assert!(plan.certificate.is_some_and(|c| c.groups.is_some()), "{name}: certified by the group conjugate");
