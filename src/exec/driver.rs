@@ -4,6 +4,7 @@
 use super::certificate::{self, assess, violation, Assessment, DualHistory};
 use super::evaluate::{evaluate, evaluate_with_margins, Evaluation};
 use super::screening::Screening;
+pub use super::stopping::{sci, RunSettings, Status, TracePoint};
 use super::stopping::{Checks, Ended};
 use super::{Backend, DataView, Fault, State};
 use crate::data::Copies;
@@ -11,72 +12,7 @@ use crate::data::DataFacts;
 use crate::plan::Plan;
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
-use std::time::{Duration, Instant};
-
-#[derive(Clone, Debug)]
-pub struct RunSettings {
-    /// The epoch cap (batch solvers: iterations).
-    pub max_epochs: usize,
-    /// Stop once the certified gap is at most tol·|F| (checked after every epoch). None runs
-    /// exactly `max_epochs` epochs (`--epochs N` without `--tol`).
-    pub tol: Option<f64>,
-    /// Stop after the epoch during which this many seconds passed.
-    pub time_limit: Option<f64>,
-    /// Check the certificate every this many epochs (and after the last).
-    pub check_every: usize,
-    pub seed: u64,
-    /// Evaluate F after every epoch (costs a flush and a pass over the data).
-    pub trace: bool,
-    /// Show a progress bar on stderr (hidden when stderr is not a terminal).
-    pub progress: bool,
-    /// Stochastic epochs cut into this many shards on as many threads, their states averaged
-    /// ([`super::shards`]); 1: none.
-    pub shards: usize,
-    /// Read after every epoch, and between the steps of a check's refinement: once set, the run
-    /// ends `interrupted` with its last iterate.
-    pub cancel: super::cancel::Cancel,
-}
-
-impl RunSettings {
-    /// Exactly `epochs` epochs, no certificate checks between them, nothing shown.
-    pub fn fixed(epochs: usize, seed: u64) -> RunSettings {
-        RunSettings {
-            max_epochs: epochs,
-            tol: None,
-            time_limit: None,
-            check_every: 1,
-            seed,
-            trace: false,
-            progress: false,
-            shards: 1,
-            cancel: Default::default(),
-        }
-    }
-
-    /// Whether a check's refinement is to end now: the run was cancelled, or its time limit
-    /// passed (counted from `start`, `excluded` seconds of tests and trace-only checks left out,
-    /// as the rules count it; an infinite `excluded`, no limit). The refinement then keeps the
-    /// dual value it has, a bound all the same, and the rules end the run after the check.
-    fn halt(&self, start: Instant, excluded: f64) -> impl Fn() -> bool + '_ {
-        let limit = self
-            .time_limit
-            .and_then(|l| Duration::try_from_secs_f64(l + excluded).ok())
-            .and_then(|d| start.checked_add(d));
-        move || self.cancel.is_cancelled() || limit.is_some_and(|t| Instant::now() >= t)
-    }
-
-    /// The gap a check must reach to stop the run at F (0 without a tolerance: as tight as the
-    /// certificate can make it).
-    fn target(&self) -> impl Fn(f64) -> f64 {
-        let tol = self.tol;
-        move |f: f64| tol.map_or(0.0, |t| t * f.abs())
-    }
-
-    /// Until the certified relative gap is ≤ tol, at most `max_epochs` epochs.
-    pub fn to_tolerance(tol: f64, max_epochs: usize, seed: u64) -> RunSettings {
-        RunSettings { tol: Some(tol), ..RunSettings::fixed(max_epochs, seed) }
-    }
-}
+use std::time::Instant;
 
 /// Why a run gave no outcome: a guarded value went NaN or infinite, or the driver refused to
 /// start it (a request the back end cannot honour). A refusal is a usage error, not a fault:
@@ -91,41 +27,6 @@ impl From<Fault> for Stopped {
     fn from(f: Fault) -> Stopped {
         Stopped::Fault(f)
     }
-}
-
-/// How a run ended (divergence is a [`Fault`] instead).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Status {
-    Converged,
-    MaxEpochs,
-    TimeLimit,
-    /// The held-out loss stopped improving (`--holdout`).
-    EarlyStopped,
-    /// Stopped from outside ([`super::cancel::Cancel`]: Ctrl-C, a library caller).
-    Interrupted,
-}
-
-impl Status {
-    pub fn name(self) -> &'static str {
-        match self {
-            Status::Converged => "converged",
-            Status::MaxEpochs => "max_epochs",
-            Status::TimeLimit => "time_limit",
-            Status::EarlyStopped => "early_stopped",
-            Status::Interrupted => "interrupted",
-        }
-    }
-}
-
-#[derive(Clone, Debug)]
-pub struct TracePoint {
-    pub epoch: usize,
-    pub seconds: f64,
-    pub eval: Evaluation,
-    pub gap: Option<f64>,
-    /// The same weights on the held-out rows, when the run was given them: a trace then shows
-    /// when more epochs stop paying off on unseen data, not only on F.
-    pub test: Option<Evaluation>,
 }
 
 #[derive(Clone, Debug)]
@@ -655,11 +556,6 @@ fn progress_bar(settings: &RunSettings) -> indicatif::ProgressBar {
             .progress_chars("=> "),
     );
     b
-}
-
-/// Two significant digits in scientific form, as gaps are read.
-pub fn sci(v: f64) -> String {
-    format!("{v:.1e}")
 }
 
 #[cfg(test)]

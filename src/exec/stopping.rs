@@ -1,13 +1,14 @@
-//! The stopping rule both drivers share (the in-memory one and the streamed one): what a check
-//! records (the trace, the last check's F and gap), when it stops the run (the certified gap,
-//! F's progress for an uncertified model, a settled reweighting, the time limit) and the words
-//! the run ends with, so a run says the same whichever reads its data.
+//! The stopping rule both drivers share (the in-memory one and the streamed one): what a run is
+//! asked ([`RunSettings`]), what a check records (the trace, the last check's F and gap), when it
+//! stops the run (the certified gap, F's progress for an uncertified model, a settled
+//! reweighting, the time limit), the [`Status`] it ends with and the words that say why, so a
+//! run says the same whichever reads its data. The drivers import these from here (and
+//! `driver` re-exports them); nothing here imports a driver.
 
-use super::driver::sci;
-use super::driver::{RunSettings, Status, TracePoint};
 use super::evaluate::Evaluation;
 use super::State;
 use crate::plan::{Plan, Uncertified};
+use std::time::{Duration, Instant};
 
 /// What a run's checks have found so far, and what it stopped on.
 pub(super) struct Checks<'a> {
@@ -187,4 +188,109 @@ fn converged(
         },
         _ => None,
     }
+}
+
+#[derive(Clone, Debug)]
+pub struct RunSettings {
+    /// The epoch cap (batch solvers: iterations).
+    pub max_epochs: usize,
+    /// Stop once the certified gap is at most tol·|F| (checked after every epoch). None runs
+    /// exactly `max_epochs` epochs (`--epochs N` without `--tol`).
+    pub tol: Option<f64>,
+    /// Stop after the epoch during which this many seconds passed.
+    pub time_limit: Option<f64>,
+    /// Check the certificate every this many epochs (and after the last).
+    pub check_every: usize,
+    pub seed: u64,
+    /// Evaluate F after every epoch (costs a flush and a pass over the data).
+    pub trace: bool,
+    /// Show a progress bar on stderr (hidden when stderr is not a terminal).
+    pub progress: bool,
+    /// Stochastic epochs cut into this many shards on as many threads, their states averaged
+    /// ([`super::shards`]); 1: none.
+    pub shards: usize,
+    /// Read after every epoch, and between the steps of a check's refinement: once set, the run
+    /// ends `interrupted` with its last iterate.
+    pub cancel: super::cancel::Cancel,
+}
+
+impl RunSettings {
+    /// Exactly `epochs` epochs, no certificate checks between them, nothing shown.
+    pub fn fixed(epochs: usize, seed: u64) -> RunSettings {
+        RunSettings {
+            max_epochs: epochs,
+            tol: None,
+            time_limit: None,
+            check_every: 1,
+            seed,
+            trace: false,
+            progress: false,
+            shards: 1,
+            cancel: Default::default(),
+        }
+    }
+
+    /// Whether a check's refinement is to end now: the run was cancelled, or its time limit
+    /// passed (counted from `start`, `excluded` seconds of tests and trace-only checks left out,
+    /// as the rules count it; an infinite `excluded`, no limit). The refinement then keeps the
+    /// dual value it has, a bound all the same, and the rules end the run after the check.
+    pub(super) fn halt(&self, start: Instant, excluded: f64) -> impl Fn() -> bool + '_ {
+        let limit = self
+            .time_limit
+            .and_then(|l| Duration::try_from_secs_f64(l + excluded).ok())
+            .and_then(|d| start.checked_add(d));
+        move || self.cancel.is_cancelled() || limit.is_some_and(|t| Instant::now() >= t)
+    }
+
+    /// The gap a check must reach to stop the run at F (0 without a tolerance: as tight as the
+    /// certificate can make it).
+    pub(super) fn target(&self) -> impl Fn(f64) -> f64 {
+        let tol = self.tol;
+        move |f: f64| tol.map_or(0.0, |t| t * f.abs())
+    }
+
+    /// Until the certified relative gap is ≤ tol, at most `max_epochs` epochs.
+    pub fn to_tolerance(tol: f64, max_epochs: usize, seed: u64) -> RunSettings {
+        RunSettings { tol: Some(tol), ..RunSettings::fixed(max_epochs, seed) }
+    }
+}
+
+/// How a run ended (divergence is a [`super::Fault`] instead).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Status {
+    Converged,
+    MaxEpochs,
+    TimeLimit,
+    /// The held-out loss stopped improving (`--holdout`).
+    EarlyStopped,
+    /// Stopped from outside ([`super::cancel::Cancel`]: Ctrl-C, a library caller).
+    Interrupted,
+}
+
+impl Status {
+    pub fn name(self) -> &'static str {
+        match self {
+            Status::Converged => "converged",
+            Status::MaxEpochs => "max_epochs",
+            Status::TimeLimit => "time_limit",
+            Status::EarlyStopped => "early_stopped",
+            Status::Interrupted => "interrupted",
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct TracePoint {
+    pub epoch: usize,
+    pub seconds: f64,
+    pub eval: Evaluation,
+    pub gap: Option<f64>,
+    /// The same weights on the held-out rows, when the run was given them: a trace then shows
+    /// when more epochs stop paying off on unseen data, not only on F.
+    pub test: Option<Evaluation>,
+}
+
+/// Two significant digits in scientific form, as gaps are read.
+pub fn sci(v: f64) -> String {
+    format!("{v:.1e}")
 }
