@@ -525,7 +525,11 @@ impl Plan {
     /// per-coordinate terms only, and a dual point made from the margins rather than a dual
     /// method's own iterate.
     pub fn refines_certificate(&self) -> bool {
-        self.certificate.is_some_and(|c| c.conjugate.has_curvature() && c.vector.is_none() && c.groups.is_none())
+        // Softmax's steps take every entry of W (`certificate/softmax.rs`), for ℓ1 (proxgrad's
+        // models): with ½‖W‖² alone tron's own Newton steps are the solver.
+        let newton =
+            |c: &Certificate| c.conjugate.has_curvature() || (c.conjugate == LossConjugate::Softmax && c.l1 > 0.0);
+        self.certificate.is_some_and(|c| newton(&c) && c.vector.is_none() && c.groups.is_none())
             && !self.objective.dual_only
     }
 

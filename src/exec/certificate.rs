@@ -9,8 +9,8 @@
 //!
 //! Three more dual points tighten the bound, each valid for the same reason (any u in the
 //! domain bounds F* from below): the extrapolation of the last checks' points ([`DualHistory`]),
-//! the point at a Newton-refined primal (`refined_dual`), and the best D of the earlier checks
-//! of the run (D(u) ≤ F* does not expire when w moves on).
+//! the point at a Newton-refined primal (`refined_dual`; softmax's in `softmax.rs`), and the
+//! best D of the earlier checks of the run (D(u) ≤ F* does not expire when w moves on).
 
 mod cholesky;
 mod groups;
@@ -19,6 +19,7 @@ mod loss;
 pub(crate) mod reduced;
 pub mod refine;
 mod settle;
+mod softmax;
 mod support;
 
 pub(crate) use intercept::{class_offsets, intercept_only};
@@ -358,6 +359,8 @@ pub struct Polished {
     pub weights: Vec<f64>,
     /// How far it moved a free intercept (0 without one): b is one more coordinate of its steps.
     pub intercept_shift: f64,
+    /// How far it moved softmax's free per-class offsets (empty without them).
+    pub class_shift: Vec<f64>,
     /// ∇f at the new point, from the pass that gave its dual point.
     pub gradient: Vec<f64>,
 }

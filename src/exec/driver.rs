@@ -245,8 +245,9 @@ pub fn run_watched(
     // them, and a default run took 0.43–0.57 s where full epochs take 0.29–0.36 s.
     let ws_cert = plan.certificate.filter(|_| settings.tol.is_some() && cols > WS_FEATURES);
     // A column solver asked for a certificate continues from the refinement's point (see
-    // [`polish`]), with or without working sets.
-    let polishing = plan.certificate.is_some() && settings.tol.is_some() && cols > 0;
+    // [`polish`]), with or without working sets; so does softmax's batch method, whose
+    // refinement takes every entry of W (`certificate/softmax.rs`).
+    let polishing = plan.certificate.is_some() && settings.tol.is_some() && (cols > 0 || plan.objective.softmax);
     let mut working: Option<usize> = None;
     let mut screening = ws_cert.as_ref().and_then(|c| Screening::new(c, data, cols));
     // Copies of earlier columns never enter a working set, so their weights stay at zero; a
@@ -499,6 +500,9 @@ fn polish(
     candidate.vectors[slot.0] = polished.weights;
     if let Some(b) = plan.objective.intercept {
         candidate.scalars[b.0] += polished.intercept_shift;
+    }
+    if let Some(b) = plan.objective.class_intercept.filter(|_| !polished.class_shift.is_empty()) {
+        candidate.vectors[b.0].iter_mut().zip(&polished.class_shift).for_each(|(b, s)| *b += s);
     }
     let gradient = polished.gradient;
     backend.init(&mut candidate, data)?;

@@ -37,7 +37,13 @@ pub fn refine(
     let stalled_again = a.stalled_again;
     let budget = Budget { enough: objective - target, slack: target, rounds, exact, settle, stalled_again, halt };
     let w = state.weights(plan);
-    if let Some(refined) = refined_dual(&cert, data, plan.objective.loss_weight, w, margins, &a.gradient, budget) {
+    let c = plan.objective.loss_weight;
+    let refined = if cert.conjugate == LossConjugate::Softmax {
+        super::softmax::refined_dual(&cert, data, c, w, margins, budget)
+    } else {
+        refined_dual(&cert, data, c, w, margins, &a.gradient, budget)
+    };
+    if let Some(refined) = refined {
         a.dual = a.dual.max(refined.dual);
         a.polished = refined.moved;
         a.settle(objective);
@@ -250,7 +256,12 @@ pub(super) fn refined_dual(
     }
     best.is_finite().then_some(Refined {
         dual: best,
-        moved: last_gradient.map(|gradient| Polished { weights: v, intercept_shift: offset.unwrap_or(0.0), gradient }),
+        moved: last_gradient.map(|gradient| Polished {
+            weights: v,
+            intercept_shift: offset.unwrap_or(0.0),
+            class_shift: vec![],
+            gradient,
+        }),
     })
 }
 

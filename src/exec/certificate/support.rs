@@ -154,7 +154,12 @@ pub(super) fn refine(
             if done(f, best) {
                 return Some(Refined {
                     dual: best,
-                    moved: last_gradient.map(|gradient| Polished { weights: x, intercept_shift: 0.0, gradient }),
+                    moved: last_gradient.map(|gradient| Polished {
+                        weights: x,
+                        intercept_shift: 0.0,
+                        class_shift: vec![],
+                        gradient,
+                    }),
                 });
             }
         }
@@ -265,7 +270,8 @@ pub(super) fn refine(
         // residual, and the next round takes another step on the same columns.
         entering = violators(cert, &x, gradient, copies, EXACT_ENTER);
     }
-    let moved = last_gradient.map(|gradient| Polished { weights: x, intercept_shift: 0.0, gradient });
+    let moved =
+        last_gradient.map(|gradient| Polished { weights: x, intercept_shift: 0.0, class_shift: vec![], gradient });
     best.is_finite().then_some(Refined { dual: best, moved })
 }
 
