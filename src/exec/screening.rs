@@ -16,7 +16,8 @@ use crate::plan::{Certificate, LossConjugate};
 pub struct Screening {
     out: Vec<bool>,
     count: usize,
-    /// ‖xⱼ‖ of every column.
+    /// ‖xⱼ‖ of every column; with a free intercept ‖xⱼ − x̄ⱼ‖, centred: every dual point the
+    /// certificate makes keeps Σᵢ θᵢ = 0, and so does θ*, so xⱼᵀ(θ − θ*) = (xⱼ − x̄ⱼ)ᵀ(θ − θ*).
     norms: Vec<f64>,
     /// β, the bound on ℓ″ that makes the dual strongly concave.
     beta: f64,
@@ -35,13 +36,18 @@ impl Screening {
         if cert.l1 <= 0.0 || cert.vector.is_some() || cert.groups.is_some() || cert.lo > 0.0 || cert.hi < 0.0 {
             return None;
         }
-        let mut norms = vec![0.0; features];
+        let (mut norms, mut sums) = (vec![0.0; features], vec![0.0; features]);
         for (j, &v) in data.indices.iter().zip(data.values) {
-            if let Some(n) = norms.get_mut(j as usize) {
+            if let (Some(n), Some(t)) = (norms.get_mut(j as usize), sums.get_mut(j as usize)) {
                 *n += v * v;
+                *t += v;
             }
         }
-        norms.iter_mut().for_each(|n| *n = n.sqrt());
+        let centred = cert.intercept && cert.intercept_l2 == 0.0 && data.rows() > 0;
+        for (n, t) in norms.iter_mut().zip(&sums) {
+            let square = if centred { *n - t * t / data.rows() as f64 } else { *n };
+            *n = square.max(0.0).sqrt();
+        }
         Some(Screening { out: vec![false; features], count: 0, norms, beta })
     }
 
@@ -161,5 +167,31 @@ mod tests {
         }
         let at_optimum = screen_at(&optimum);
         assert_eq!(at_optimum.count(), 2 * per_row, "not every zero of the optimum was screened");
+    }
+
+    /// With a free intercept the ball's radius acts through the centred column: a constant
+    /// column has none, and a column (1, 2, 3) has ‖x − x̄‖ = √2, where the plain norm is √14.
+    #[test]
+    fn a_free_intercept_centres_the_columns_of_the_test() {
+        let (indptr, indices, values) = (vec![0, 2, 4, 6], vec![0, 1, 0, 1, 0, 1], vec![1.0, 1.0, 1.0, 2.0, 1.0, 3.0]);
+        let labels = [1.0, -1.0, 1.0];
+        let data = DataView::new(&indptr, &indices, &values, &labels, 2);
+        let mut cert = Certificate {
+            conjugate: LossConjugate::Logistic,
+            l1: 0.1,
+            l2: 0.0,
+            lo: f64::NEG_INFINITY,
+            hi: f64::INFINITY,
+            vector: None,
+            groups: None,
+            intercept: true,
+            intercept_l2: 0.0,
+        };
+        let free = Screening::new(&cert, &data, 2).expect("screens");
+        assert!(free.norms[0].abs() < 1e-12 && (free.norms[1] - 2f64.sqrt()).abs() < 1e-12, "{:?}", free.norms);
+        // A penalised b is a column of its own: the test keeps the plain norms.
+        cert.intercept_l2 = 0.5;
+        let penalised = Screening::new(&cert, &data, 2).expect("screens");
+        assert!((penalised.norms[0] - 3f64.sqrt()).abs() < 1e-12 && (penalised.norms[1] - 14f64.sqrt()).abs() < 1e-12);
     }
 }
