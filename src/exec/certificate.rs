@@ -14,6 +14,7 @@
 
 mod cholesky;
 mod groups;
+mod hessian;
 mod intercept;
 mod loss;
 pub(crate) mod reduced;

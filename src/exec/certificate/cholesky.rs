@@ -4,7 +4,7 @@
 //! sizes the certificate's exact steps factor (4,400 columns on debian-desc at C = 100, 155 MB;
 //! 6,700 on debian-files at C = 100, 360 MB) the copy doubled what a check held while it
 //! factored, and its pages were faulted in and zeroed first. The lower triangle
-//! [`super::support::lower_hessian`] forms is factored where it lies instead.
+//! [`super::hessian::lower_hessian`] forms is factored where it lies instead.
 
 use faer::linalg::cholesky::llt::factor::{cholesky_in_place, cholesky_in_place_scratch};
 use faer::linalg::triangular_solve::{solve_lower_triangular_in_place, solve_upper_triangular_in_place};

@@ -13,9 +13,9 @@
 //! 1e-4 in the same check (24 s of solving; before the settling it did not certify in 120 s).
 
 use super::cholesky::Factor;
+use super::hessian::{hessian_times, lower_hessian};
 use super::loss::loss_terms;
 use super::refine::{dual_and_gradient, moves_freely, Rows, Subspace, ARMIJO};
-use super::support::{hessian_times, lower_hessian};
 use super::{dot, regularizer, violation};
 use crate::data::Copies;
 use crate::exec::DataView;
