@@ -2,6 +2,8 @@
 //! all read.
 
 use super::session::SolveOptions;
+use super::{model_dir, parse_sets, Failure};
+use crate::pipeline::CompileOptions;
 use std::path::PathBuf;
 
 #[derive(clap::Args, Debug)]
@@ -60,5 +62,19 @@ impl RunArgs {
         } else {
             println!("{s}");
         }
+    }
+}
+
+impl RunArgs {
+    /// What the flags ask of the compiler, in memory and streamed alike.
+    pub(super) fn compile_options(&self) -> Result<CompileOptions, Failure> {
+        Ok(CompileOptions {
+            overrides: parse_sets(&self.solve.model.set)?,
+            solver: self.solve.model.solver.clone(),
+            eager: self.solve.model.eager,
+            epochs: self.solve.epochs,
+            files: Some(model_dir(&self.model)),
+            ..CompileOptions::default()
+        })
     }
 }

@@ -158,7 +158,7 @@ pub fn run(args: &RunArgs, ranks: usize) -> Result<bool, Failure> {
                     "the run stopped: {} is {} (in the block from line {line})",
                     fault.what, fault.value
                 )),
-                other => super::stream::stopped(other),
+                other => super::wording::stopped(other),
             })?
         }
         _ => unreachable!("one of the two was read"),

@@ -7,26 +7,14 @@ use super::outputs::{commit_output, trace_csv, write_plot, Outputs};
 use super::saved::saved_text;
 use super::session::{self, Bound, Unsolved};
 use super::wording::{diverged_json, not_converged, summary, unconverged_hint, StepShown};
-use super::{compile, model_dir, parse_sets, read_model, report_compile_error, Failure};
+use super::{compile, model_dir, read_model, report_compile_error, Failure};
 use crate::data::LabelMap;
 use crate::exec::driver;
 use crate::exec::evaluate::evaluate;
-use crate::pipeline::{self, CompileOptions};
+use crate::pipeline;
 use crate::session::saved::{saved_model, with_class_bias};
 use crate::stdlib::LabelKind;
 use std::time::Instant;
-
-/// What `optc run`'s flags ask of the compiler, in memory and streamed alike.
-pub(super) fn compile_options(args: &RunArgs) -> Result<CompileOptions, Failure> {
-    Ok(CompileOptions {
-        overrides: parse_sets(&args.solve.model.set)?,
-        solver: args.solve.model.solver.clone(),
-        eager: args.solve.model.eager,
-        epochs: args.solve.epochs,
-        files: Some(model_dir(&args.model)),
-        ..CompileOptions::default()
-    })
-}
 
 pub fn run(args: &RunArgs) -> Result<(), Failure> {
     // Under `mpirun` (the `mpi` feature), several ranks solve one problem, each with its share
@@ -49,7 +37,7 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
     let cancel = super::interrupt();
     let compile_start = Instant::now();
     let file = read_model(&args.model)?;
-    let opts = compile_options(args)?;
+    let opts = args.compile_options()?;
     let mut compiled = compile(&file, &opts)?;
     let mut plan = pipeline::plan(&compiled, &opts).map_err(|e| report_compile_error(e, &file))?;
     let stop = args.solve.stopping();

@@ -14,7 +14,7 @@ use super::args::RunArgs;
 use super::outputs::{commit_output, trace_csv, write_plot, Outputs};
 use super::saved::saved_text;
 use super::session;
-use super::wording::{diverged_json, not_converged, StepShown};
+use super::wording::{diverged_json, not_converged, stopped, StepShown};
 use super::{compile, read_model, report_compile_error, Failure};
 use crate::data::store::Matrix;
 use crate::data::stream::{scan, scan_and_load, StreamSource, Streamed, DEFAULT_BLOCK_ROWS};
@@ -63,7 +63,7 @@ pub(super) fn run(args: &RunArgs, ranks: &dyn crate::exec::collective::Collectiv
         super::ANOTHER_RANK_SPEAKS.store(true, std::sync::atomic::Ordering::Relaxed);
     }
     let compiled = (|| {
-        let opts = super::run::compile_options(args)?;
+        let opts = args.compile_options()?;
         let (compiled, plan, switched) =
             if resident { distributed_plan(&file, &opts)? } else { streamable_plan(&file, &opts)? };
         let (settings, run_settings) = session::run_settings(&compiled, &args.solve.stopping())?;
@@ -613,20 +613,6 @@ fn distributed_plan(
         "`{default}`, the default for this model, cannot run on rows split across ranks ({why}), nor can tron or proxgrad; the ranks run {solver} and average their states after each epoch"
     );
     Ok((c, p, Some(note)))
-}
-
-/// A streamed run's stop other than a fault (which each caller words with its own context).
-pub(super) fn stopped(stop: StreamStop) -> Failure {
-    match stop {
-        StreamStop::Data(m) => Failure::Input(m),
-        StreamStop::Fault { fault, line } => Failure::Diverged(format!(
-            "the run stopped: {} is {} (in the block from line {line})",
-            fault.what, fault.value
-        )),
-        StreamStop::Elsewhere => Failure::Input("another rank stopped the run (its message says why)".into()),
-        StreamStop::Collective(e) => Failure::Input(format!("the ranks could not reduce: {e}")),
-        StreamStop::Refused(m) => Failure::Usage(m),
-    }
 }
 
 /// Why a solver the run tried for the user did not compile, in one line.

@@ -1,10 +1,12 @@
 //! How a run's report says things: the summary lines, the step a solver took, and the hint
 //! for a run that stopped short of its tolerance.
 
+use super::Failure;
 use crate::data::DataFacts;
 use crate::data::Dataset;
 use crate::exec::driver;
 use crate::exec::evaluate::Evaluation;
+use crate::exec::stream::StreamStop;
 use crate::solvers::SolverKind;
 use crate::symbolic::fmt_num;
 
@@ -239,6 +241,20 @@ impl StepShown {
                 fmt_num(v / 10.0)
             ),
         }
+    }
+}
+
+/// A streamed run's stop other than a fault (which each caller words with its own context).
+pub(super) fn stopped(stop: StreamStop) -> Failure {
+    match stop {
+        StreamStop::Data(m) => Failure::Input(m),
+        StreamStop::Fault { fault, line } => Failure::Diverged(format!(
+            "the run stopped: {} is {} (in the block from line {line})",
+            fault.what, fault.value
+        )),
+        StreamStop::Elsewhere => Failure::Input("another rank stopped the run (its message says why)".into()),
+        StreamStop::Collective(e) => Failure::Input(format!("the ranks could not reduce: {e}")),
+        StreamStop::Refused(m) => Failure::Usage(m),
     }
 }
 
