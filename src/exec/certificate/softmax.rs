@@ -83,13 +83,16 @@ pub(super) fn refined_dual(
     let (mut p, mut loss) = probabilities(labels, &a, k);
     let mut best = f64::NEG_INFINITY;
     let mut moved = false;
+    // −(c/m)·Xᵀu at the current point's dual point, once it is taken.
+    let mut at_point: Option<Vec<f64>> = None;
     let round = |v: &[f64]| Round { cols: (0..n).collect(), v: v.to_vec() };
     for _ in 0..REFINE_STEPS {
         if (budget.halt)() {
             break;
         }
         let u = dual_point(cert, labels, &p, k);
-        let (dual, _) = dual_at(cert, data, c, d, k, &u);
+        let (dual, z) = dual_at(cert, data, c, d, k, &u);
+        at_point = Some(z);
         if dual.is_finite() {
             best = best.max(dual);
         }
@@ -229,13 +232,20 @@ pub(super) fn refined_dual(
         shift.iter_mut().zip(&step_b).for_each(|(s, b)| *s += t * b);
         (v, a, p, loss) = (point, trial, tp, tloss);
         moved = true;
+        at_point = None;
     }
-    // The dual point where the steps ended, and ∇f there for the run that continues from it.
-    let u = dual_point(cert, labels, &p, k);
-    let (dual, z) = dual_at(cert, data, c, d, k, &u);
-    if dual.is_finite() {
-        best = best.max(dual);
-    }
+    // The dual point where the steps ended, and ∇f there for the run that continues from it:
+    // already taken at the top of the loop unless its last step moved.
+    let z = match at_point {
+        Some(z) => z,
+        None => {
+            let (dual, z) = dual_at(cert, data, c, d, k, &dual_point(cert, labels, &p, k));
+            if dual.is_finite() {
+                best = best.max(dual);
+            }
+            z
+        }
+    };
     best.is_finite().then(|| Refined {
         dual: best,
         moved: moved.then(|| Polished {
