@@ -10,7 +10,7 @@ cd "$(dirname "$0")"
 seconds="${1:-600}"
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(model libsvm model_file load_files stream_log data_cache repl model_solve)
+[ ${#targets[@]} -gt 0 ] || targets=(model libsvm model_file load_files stream_log data_cache repl model_solve weights)
 command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz --locked
 # -s none: no sanitizer (they need nightly; the readers are safe Rust); -a: overflow and debug checks.
 flags=(-s none -O -a)

@@ -8,6 +8,7 @@ mod forced;
 mod prox;
 mod report;
 mod ridge;
+mod weights;
 
 pub use file_facts::{FileFacts, GroupLayout};
 use forced::*;
@@ -522,6 +523,16 @@ pub fn analyse(model: &Model, files: &FileFacts, budget: Option<usize>) -> Resul
         }
     }
 
+    // The rows' weights, before the checks below look at the solver they lead to.
+    if let (Some(c), true) = (chosen.clone(), model.loss.weighted) {
+        match weights::steer(model, c, forced.is_some(), is_matrix, convex) {
+            Ok(c) => chosen = Some(c),
+            Err(why) => {
+                unavailable = Some(why);
+                chosen = None;
+            }
+        }
+    }
     // A composite prox (Picard, or the group shrink) runs once per iteration: only the batch
     // solver has it.
     if let (Some(c), Some(_)) = (&chosen, &composite_prox) {
@@ -623,7 +634,11 @@ pub fn analyse(model: &Model, files: &FileFacts, budget: Option<usize>) -> Resul
         return Err(problems);
     }
     let ridge = coordinate.map(|p| p.l2 / model.loss.coef.value).filter(|r| *r > 0.0 && r.is_finite());
-    let by_shape = chosen.as_ref().filter(|_| forced.is_none()).and_then(|c| shape_rule(model, c, ridge));
+    let by_shape = chosen
+        .as_ref()
+        .filter(|_| forced.is_none())
+        .and_then(|c| shape_rule(model, c, ridge))
+        .and_then(|r| weights::shape_rule(model, r));
     Ok(Structure {
         smooth,
         lipschitz: loss.lipschitz,
@@ -737,5 +752,13 @@ mod tests {
         assert_eq!(listed(FREE_INTERCEPT), registered(|i| i.free));
         assert_eq!(listed(PENALISED_INTERCEPT), registered(|i| i.penalised));
         assert_eq!(listed(PER_CLASS_INTERCEPT), registered(|i| i.per_class));
+    }
+
+    #[test]
+    fn the_weights_diagnostic_lists_what_the_registry_says() {
+        let mut names: Vec<String> =
+            crate::solvers::that_can(|c| c.row_weights).iter().map(|s| s.name().to_string()).collect();
+        names.sort();
+        assert_eq!(listed(weights::ROW_WEIGHTS), names);
     }
 }

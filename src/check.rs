@@ -119,6 +119,8 @@ fn run_checker<T>(
 pub(super) struct Declared<'p> {
     pub features: Option<Named>,
     pub label: Option<(Named, LabelKind)>,
+    /// `s: weights`: one non-negative weight a row.
+    pub weights: Option<Named>,
     pub var: Option<(Named, Shape)>,
     pub intercept: Option<Named>,
     pub per_class: bool,
@@ -143,6 +145,7 @@ impl Checker<'_> {
         let mut d = Declared {
             features: None,
             label: None,
+            weights: None,
             var: None,
             intercept: None,
             per_class: false,
@@ -151,7 +154,7 @@ impl Checker<'_> {
         };
         for item in &program.items {
             match item {
-                ast::Item::Data(data) => self.data(data, &mut d.features, &mut d.label),
+                ast::Item::Data(data) => self.data(data, &mut d.features, &mut d.label, &mut d.weights),
                 ast::Item::Param(p) => self.param(p, overrides),
                 ast::Item::Var(v) if intercepts && self.is_intercept(v, d.var.as_ref()) => {
                     self.intercept(v, &mut d.intercept, &mut d.per_class)
@@ -178,7 +181,7 @@ impl Checker<'_> {
     }
 
     fn model(&mut self, program: &ast::Program, overrides: &[(String, f64)]) -> Option<Model> {
-        let Declared { features, label, var, intercept, per_class, objective, solve } =
+        let Declared { features, label, weights, var, intercept, per_class, objective, solve } =
             self.declarations(program, overrides, true);
 
         let Some(objective) = objective else {
@@ -210,14 +213,21 @@ impl Checker<'_> {
             var: &var,
             shape: &shape,
             intercept: intercept.as_ref(),
+            weights: weights.as_ref(),
         };
         let (loss, regs, intercept_l2) = self.terms(&objective.sum, &cx)?;
+        if let (Some(s), false) = (&weights, loss.weighted) {
+            let (span, expectation, weights) = (s.span, loss.span, s.name.clone());
+            self.err(CheckError::WeightsUnused { span, expectation, weights });
+            return None;
+        }
         let constraints = objective.constraints.iter().filter_map(|c| self.constraint(c, &cx)).collect();
         let solver = solve.and_then(|s| self.solver(s));
         Some(Model {
             features,
             label,
             label_kind,
+            weights,
             var,
             shape,
             intercept,

@@ -14,6 +14,7 @@ mod run;
 mod saved;
 pub(crate) mod session;
 mod stream;
+mod weights;
 mod wording;
 
 use crate::diagnostics::render_terminal;
@@ -350,6 +351,7 @@ fn plan(
             op_rows: 0,
             nnz: 0,
             max_row_norm_sq: 1.0,
+            mean_weight: 1.0,
             gram_norm: Some(1.0),
         });
         match crate::exec::jit::compile_with(&plan, &crate::exec::bound_scalars(&plan, &bound), emit == "asm") {

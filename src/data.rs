@@ -14,6 +14,7 @@ pub mod stream;
 pub mod structure_files;
 pub mod synthetic;
 mod view;
+mod weights;
 
 pub use bind::{bound_scalars, needs_gram, DataFacts};
 pub use columns::Columns;
@@ -25,6 +26,7 @@ pub use libsvm::{
 };
 pub use store::{Indices, Matrix};
 pub use view::DataView;
+pub use weights::{parse_class_weight, read_weights, ClassWeightError};
 
 /// The rows of a data file: features as CSR (0-based feature indices) and the raw labels.
 #[derive(Clone, Debug)]
@@ -32,6 +34,9 @@ pub struct Dataset {
     /// m × d, d = the largest feature index seen (indices are 1-based in the file).
     pub x: Matrix,
     pub labels: Vec<f64>,
+    /// The rows' weights (`--weights FILE`, `sample_weight`, times `--class-weight`), one a
+    /// row, each finite and ≥ 0; None: every weight 1.
+    pub weights: Option<Vec<f64>>,
     /// The file line of each row, for messages about a label; 0 for rows that have none
     /// (arrays handed over in memory).
     pub lines: Vec<u32>,
@@ -63,10 +68,25 @@ impl Dataset {
         self.x.nnz()
     }
 
-    /// max over rows of ‖xᵢ‖², the curvature scale of the worst example.
+    /// max over rows of ωᵢ‖xᵢ‖², the curvature scale of the worst example (ωᵢ its weight).
     pub fn max_row_norm_sq(&self) -> f64 {
         let (ptr, data) = (self.x.indptr(), self.x.data());
-        (0..self.rows()).map(|i| data[ptr[i]..ptr[i + 1]].iter().map(|v| v * v).sum::<f64>()).fold(0.0, f64::max)
+        (0..self.rows())
+            .map(|i| self.weight(i) * data[ptr[i]..ptr[i + 1]].iter().map(|v| v * v).sum::<f64>())
+            .fold(0.0, f64::max)
+    }
+
+    /// Row i's weight: 1 without weights.
+    pub fn weight(&self, i: usize) -> f64 {
+        self.weights.as_ref().map_or(1.0, |s| s[i])
+    }
+
+    /// Σᵢ ωᵢ/m: 1 without weights.
+    pub fn mean_weight(&self) -> f64 {
+        match &self.weights {
+            Some(s) if !s.is_empty() => s.iter().sum::<f64>() / s.len() as f64,
+            _ => 1.0,
+        }
     }
 
     /// The mean over rows of ‖xᵢ‖²: with the ridge, how strongly regularized a model is
@@ -86,6 +106,7 @@ impl Dataset {
         let (indptr, indices, values) = self.csr();
         // Every column index was checked against cols() when the matrix was built.
         DataView::with_known_columns(indptr, indices, values, labels, features, self.x.cols())
+            .with_weights(self.weights.as_deref())
     }
 
     /// A seeded random `fraction` of the rows held out (at least one row each side when there
@@ -114,16 +135,21 @@ impl Dataset {
     fn rows_where(&self, keep: impl Fn(usize) -> bool, part: &str) -> Dataset {
         let (indptr, indices, values) = self.csr();
         let (mut ptr, mut idx, mut val, mut labels, mut lines) = (vec![0], vec![], vec![], vec![], vec![]);
+        let mut weights = self.weights.as_ref().map(|_| vec![]);
         for i in (0..self.rows()).filter(|&i| keep(i)) {
             idx.extend(indices.range(indptr[i]..indptr[i + 1]).iter());
             val.extend_from_slice(&values[indptr[i]..indptr[i + 1]]);
             ptr.push(idx.len());
             labels.push(self.labels[i]);
+            if let Some(s) = &mut weights {
+                s.push(self.weight(i));
+            }
             lines.push(self.lines[i]);
         }
         let x = store::csr((labels.len(), self.features()), ptr, idx, val)
             .unwrap_or_else(|e| unreachable!("rows of a checked matrix stay sorted and in range: {e}"));
         Dataset {
+            weights,
             x,
             labels,
             lines,
@@ -141,6 +167,7 @@ impl Dataset {
             op_rows: 0,
             nnz: self.nnz(),
             max_row_norm_sq: self.max_row_norm_sq(),
+            mean_weight: self.mean_weight(),
             gram_norm: None,
         }
     }

@@ -40,6 +40,8 @@ impl State {
             .iter()
             .map(|v| match v.role {
                 crate::plan::VecRole::Labels => labels.to_vec(),
+                // Every weight 1 until a back end reads the view's ([`DataView::weight`]).
+                crate::plan::VecRole::RowWeights => vec![1.0; dims.size(v)],
                 _ => vec![v.init; dims.size(v)],
             })
             .collect();

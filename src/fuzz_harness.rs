@@ -80,6 +80,24 @@ pub fn model_file(data: &[u8]) {
     }
 }
 
+/// A weight file (`--weights`), for a data set of as many rows as its first byte says: every
+/// weight read is finite and ≥ 0, exactly that many of them, and a refusal names a line of
+/// the file; class weights are parsed whatever they say.
+pub fn weights(data: &[u8]) {
+    let Some((&rows, text)) = data.split_first() else { return };
+    let rows = usize::from(rows);
+    match crate::data::read_weights(text, "fuzz.txt", rows) {
+        Ok(w) => assert!(w.len() == rows && w.iter().all(|v| v.is_finite() && *v >= 0.0)),
+        Err(crate::data::DataError::Bad { line, .. }) => assert!(line >= 1),
+        Err(e) => panic!("no IO error reading bytes: {e}"),
+    }
+    if let Ok(s) = std::str::from_utf8(text) {
+        if let Ok((label, weight)) = crate::data::parse_class_weight(s) {
+            assert!(label.is_finite() && weight.is_finite() && weight >= 0.0);
+        }
+    }
+}
+
 /// The edge and group files of `load("...")`.
 pub fn load_files(data: &[u8]) {
     let Ok(text) = std::str::from_utf8(data) else { return };

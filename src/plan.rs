@@ -78,6 +78,10 @@ pub enum ParamInit {
     PerRow {
         scale: f64,
     },
+    /// scale·Σᵢ ωᵢ/m (the rows' weights; scale without them): an intercept's curvature bound.
+    MeanWeight {
+        scale: f64,
+    },
     /// L = scale·λ_max(XᵀX)/m, by power iteration when the data is bound: the Lipschitz
     /// constant of the mean loss's gradient for a loss of curvature scale.
     GramNorm {
@@ -142,10 +146,20 @@ impl Dims {
 pub enum VecRole {
     /// The labels y (read only).
     Labels,
+    /// The rows' weights ωᵢ of `E[s·loss(...)]` (read only, bound with the data like y): each
+    /// row's loss, its derivatives and its dual term carry ωᵢ.
+    RowWeights,
     /// The weights the solver returns.
     Weights,
     /// Other solver state.
     State,
+}
+
+impl VecRole {
+    /// Read from the data, never written by a plan: the labels and the rows' weights.
+    pub fn is_input(self) -> bool {
+        matches!(self, VecRole::Labels | VecRole::RowWeights)
+    }
 }
 
 /// A dense buffer: a vector `vec[len]`, or a matrix `mat[len, cols]` stored row-major (row r
@@ -531,6 +545,8 @@ impl Plan {
             |c: &Certificate| c.conjugate.has_curvature() || (c.conjugate == LossConjugate::Softmax && c.l1 > 0.0);
         self.certificate.is_some_and(|c| newton(&c) && c.vector.is_none() && c.groups.is_none())
             && !self.objective.dual_only
+            // The steps' rows are unweighted: a weighted loss is certified from its own iterate.
+            && self.row_weights().is_none()
     }
 
     /// A plan with nothing in it yet: no buffers or statements, an objective of 0 with the
@@ -584,6 +600,10 @@ impl Plan {
     }
     pub fn labels(&self) -> Option<VecId> {
         self.vectors.iter().position(|v| v.role == VecRole::Labels).map(VecId)
+    }
+    /// The rows' weights, when the model weights its loss (`E[s·loss(...)]`).
+    pub fn row_weights(&self) -> Option<VecId> {
+        self.vectors.iter().position(|v| v.role == VecRole::RowWeights).map(VecId)
     }
     /// Whether any phase walks columns (then the data is bound with a CSC copy).
     pub fn reads_columns(&self) -> bool {

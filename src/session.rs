@@ -401,7 +401,15 @@ impl Data {
             return Err(Error::Input(format!("row {r}: the label {} is not finite", labels[r])));
         }
         let rows = x.rows();
-        let set = Dataset { x, labels, lines: vec![0; rows], name: "arrays".into(), bytes: 0, max_index_line: 0 };
+        let set = Dataset {
+            weights: None,
+            x,
+            labels,
+            lines: vec![0; rows],
+            name: "arrays".into(),
+            bytes: 0,
+            max_index_line: 0,
+        };
         Ok(Data { set })
     }
 

@@ -112,6 +112,9 @@ pub struct Capabilities {
     pub decaying_steps: bool,
     /// Which intercepts it fits.
     pub intercept: Intercepts,
+    /// It takes the rows' weights of `E[s·loss(...)]`: each row's loss, derivatives and dual
+    /// term carry ωᵢ (docs/algorithms.md §12).
+    pub row_weights: bool,
 }
 
 /// The intercepts a solver fits: `var b: scalar` unregularized, `μ·l2sq(b)`, and one offset per
@@ -141,6 +144,7 @@ const BATCH: Capabilities = Capabilities {
     restarts_each_pass: false,
     decaying_steps: false,
     intercept: Intercepts { free: true, penalised: false, per_class: false },
+    row_weights: false,
 };
 
 const fn needs(smooth_loss: bool, coordinate_separable: bool) -> Requirements {
@@ -170,7 +174,7 @@ pub const REGISTRY: [SolverSpec; 11] = [
         compiled: true,
         default_max_epochs: 100,
         check_every: 1,
-        can: Capabilities { lazy: true, shards: true, decaying_steps: true, ..BATCH },
+        can: Capabilities { lazy: true, shards: true, decaying_steps: true, row_weights: true, ..BATCH },
     },
     SolverSpec {
         kind: SolverKind::Truncated,
@@ -197,7 +201,7 @@ pub const REGISTRY: [SolverSpec; 11] = [
         compiled: true,
         default_max_epochs: 100,
         check_every: 1,
-        can: Capabilities { lazy: true, decaying_steps: true, ..BATCH },
+        can: Capabilities { lazy: true, decaying_steps: true, row_weights: true, ..BATCH },
     },
     SolverSpec {
         kind: SolverKind::Adagrad,
@@ -302,7 +306,11 @@ pub const REGISTRY: [SolverSpec; 11] = [
         // An iteration costs one pass, a check two or three.
         check_every: 10,
         // Softmax's per-class offsets take a gradient step beside W's (`multiclass.rs`).
-        can: Capabilities { intercept: Intercepts { free: true, penalised: false, per_class: true }, ..BATCH },
+        can: Capabilities {
+            intercept: Intercepts { free: true, penalised: false, per_class: true },
+            row_weights: true,
+            ..BATCH
+        },
     },
     SolverSpec {
         kind: SolverKind::Picard,
@@ -348,7 +356,11 @@ pub const REGISTRY: [SolverSpec; 11] = [
         // A Newton iteration costs a pass per CG step (often ten or more), a check two or three;
         // checking every second iteration was no faster on a9a, w8a, dna and satimage.
         check_every: 1,
-        can: Capabilities { intercept: Intercepts { free: true, penalised: true, per_class: true }, ..BATCH },
+        can: Capabilities {
+            intercept: Intercepts { free: true, penalised: true, per_class: true },
+            row_weights: true,
+            ..BATCH
+        },
     },
 ];
 

@@ -446,6 +446,7 @@ fn a_plan_the_jit_refuses_falls_back_to_the_interpreter() {
         op_rows: 0,
         nnz: 0,
         max_row_norm_sq: 1.0,
+        mean_weight: 1.0,
         gram_norm: None,
     };
     let err = jit::compile(&plan, &optc::exec::bound_scalars(&plan, &facts)).err().expect("refused");
@@ -503,6 +504,7 @@ fn clif_of_l1_logistic() {
         op_rows: 0,
         nnz: 0,
         max_row_norm_sq: 1.0,
+        mean_weight: 1.0,
         gram_norm: None,
     };
     let kernel = jit::compile(&plan, &optc::exec::bound_scalars(&plan, &facts)).expect("compiles");

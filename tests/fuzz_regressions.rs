@@ -33,6 +33,11 @@ fn libsvm_inputs() {
 }
 
 #[test]
+fn weights_inputs() {
+    replay("weights", optc::fuzz_harness::weights);
+}
+
+#[test]
 fn model_file_inputs() {
     replay("model_file", optc::fuzz_harness::model_file);
 }

@@ -109,6 +109,15 @@ fn plans_of_forced_solvers() {
     ] {
         snapshot_plan("plans_of_forced_solvers", name, format!("{model}{solve}\n"), &CompileOptions::default());
     }
+    // The rows' weights (`E[s·loss(...)]`): each row's ℓ, ℓ′ and ℓ″ times s[i].
+    let weighted = "data x: sparse, y: labels, s: weights\nvar w: vec[dim(x)]\nvar b: scalar\nparam λ = 1e-4\n";
+    for (name, objective) in [
+        ("proxgrad_weighted", "minimize E[s·logistic(y, <x, w> + b)] + λ·l1(w)\n"),
+        ("tron_weighted", "minimize E[s·logistic(y, <x, w> + b)] + λ·l2sq(w)\n"),
+        ("fobos_weighted", "minimize E[s·hinge(y, <x, w> + b)] + λ·l2sq(w)\n"),
+    ] {
+        snapshot_plan("plans_of_forced_solvers", name, format!("{weighted}{objective}"), &CompileOptions::default());
+    }
     // The SVMs: Picard (the seed's method, kept when forced) and dual CD without shrinking.
     let svm =
         "data x: sparse, y: labels\nvar w: vec[dim(x)]\nparam λ = 1e-4\nminimize E[hinge(y, <x, w>)] + λ·l2sq(w)\n";

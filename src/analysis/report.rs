@@ -18,6 +18,13 @@ pub fn report(model: &Model, st: &Structure, file_name: &str) -> String {
         model.label.name,
         label_text(model)
     );
+    if let (true, Some(s)) = (model.loss.weighted, &model.weights) {
+        let _ = writeln!(
+            o,
+            "weights     {}: one a row, ≥ 0; the loss is (1/m)·Σᵢ {}ᵢ·ℓᵢ, not renormalised",
+            s.name, s.name
+        );
+    }
     let _ = writeln!(o, "variable    {}: {shape}", model.var.name);
     match (&model.intercept, &model.intercept_l2) {
         (Some(b), None) if model.intercept_per_class => {

@@ -9,6 +9,7 @@ impl Checker<'_> {
         d: &ast::DataDecl,
         features: &mut Option<Named>,
         label: &mut Option<(Named, LabelKind)>,
+        weights: &mut Option<Named>,
     ) {
         for (name, kind) in &d.bindings {
             let named = Named { name: name.name.clone(), span: name.span };
@@ -22,6 +23,13 @@ impl Checker<'_> {
                         });
                     }
                     *features = Some(named);
+                }
+                "weights" => {
+                    if let Some(prev) = weights {
+                        let first = prev.span;
+                        self.err(CheckError::ColumnTwice { column: Column::Weights, span: name.span, first });
+                    }
+                    *weights = Some(named);
                 }
                 k => match LabelKind::from_name(k) {
                     Some(lk) => {

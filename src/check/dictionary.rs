@@ -25,8 +25,14 @@ fn mentions_sparse_code(e: &ast::Expr) -> bool {
 
 impl Checker<'_> {
     pub(super) fn dictionary(&mut self, program: &ast::Program, overrides: &[(String, f64)]) -> Option<Dictionary> {
-        let Declared { features, label: _, var, objective, solve, .. } = self.declarations(program, overrides, false);
+        let Declared { features, label: _, weights, var, objective, solve, .. } =
+            self.declarations(program, overrides, false);
         let objective = objective?;
+        if let Some(s) = weights {
+            // Dictionary learning's sparse codes take no row weights.
+            self.err(CheckError::WeightsUnused { span: s.span, expectation: objective.span, weights: s.name });
+            return None;
+        }
         let Some(features) = features else {
             self.err(CheckError::NoFeatures { objective: objective.span });
             return None;
@@ -55,6 +61,7 @@ impl Checker<'_> {
             var: &var,
             shape: &shape,
             intercept: None,
+            weights: None,
         };
         let mut parts = vec![];
         self.flatten_sum(&objective.sum, &mut parts);

@@ -21,6 +21,7 @@ pub struct Names {
 pub enum Column {
     Features,
     Labels,
+    Weights,
 }
 
 #[derive(Clone, Debug)]
@@ -159,6 +160,18 @@ pub enum CheckError {
         var_span: Span,
     },
     /// Declared, but the margin does not add it.
+    /// `s: weights` declared, but the loss is not `E[s·loss(...)]`.
+    WeightsUnused {
+        span: Span,
+        expectation: Span,
+        weights: String,
+    },
+    /// A factor inside `E[...]` other than the declared weights column.
+    NotWeights {
+        span: Span,
+        /// The declared weights column, if any.
+        weights: Option<String>,
+    },
     InterceptUnused {
         span: Span,
         margin: Span,

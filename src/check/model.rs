@@ -47,6 +47,9 @@ pub struct Coef {
 pub struct LossTerm {
     pub def: LossDef,
     pub coef: Coef,
+    /// `E[s·loss(...)]`: each row's loss times its weight from the data's `s: weights`
+    /// column, (1/m) Σᵢ sᵢ ℓᵢ (not renormalised).
+    pub weighted: bool,
     pub span: Span,
 }
 
@@ -115,6 +118,8 @@ pub struct Model {
     pub features: Named,
     pub label: Named,
     pub label_kind: LabelKind,
+    /// The data's `s: weights` column, which the loss then reads (`E[s·loss(...)]`).
+    pub weights: Option<Named>,
     pub var: Named,
     pub shape: Shape,
     /// `var b: scalar`, added to every margin (`<x, w> + b`); unregularized unless the model

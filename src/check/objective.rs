@@ -33,8 +33,11 @@ impl Checker<'_> {
                         self.err(CheckError::TwoDataTerms { span: functional.span, first: prev.span });
                         continue;
                     }
+                    let Some((inner, weighted)) = self.weights_factor(inner, cx) else {
+                        continue;
+                    };
                     if let Some(def) = self.loss_call(inner, cx) {
-                        loss = Some(LossTerm { def, coef, span: functional.span });
+                        loss = Some(LossTerm { def, coef, weighted, span: functional.span });
                     }
                 }
                 ExprKind::Call { func, args } if is_intercept_l2(func, args, cx) => {
@@ -68,6 +71,25 @@ impl Checker<'_> {
             None if saw_expectation => None,
             None => {
                 self.err(CheckError::NoDataTerm { span: sum.span, names: cx.names() });
+                None
+            }
+        }
+    }
+
+    /// `s·loss(...)` or `loss(...)·s` inside `E[...]`, with `s` the declared weights: the loss
+    /// call and true. Any other product is reported; anything else is the loss call itself.
+    fn weights_factor<'e>(&mut self, inner: &'e ast::Expr, cx: &TermContext) -> Option<(&'e ast::Expr, bool)> {
+        let ExprKind::Binary(BinOp::Mul, a, b) = &inner.kind else {
+            return Some((inner, false));
+        };
+        let weights = cx.weights.map(|s| s.name.as_str());
+        let is_weights = |e: &ast::Expr| e.name().is_some() && e.name() == weights;
+        match (is_weights(a), is_weights(b)) {
+            (true, false) => Some((b, true)),
+            (false, true) => Some((a, true)),
+            _ => {
+                let factor = if matches!(a.kind, ExprKind::Call { .. }) { b } else { a };
+                self.err(CheckError::NotWeights { span: factor.span, weights: weights.map(str::to_string) });
                 None
             }
         }
@@ -187,6 +209,8 @@ pub(super) struct TermContext<'a> {
     pub var: &'a Named,
     pub shape: &'a Shape,
     pub intercept: Option<&'a Named>,
+    /// The data's `s: weights` column, if declared.
+    pub weights: Option<&'a Named>,
 }
 
 impl TermContext<'_> {

@@ -117,6 +117,7 @@ pub(super) fn run(args: &RunArgs, ranks: &dyn crate::exec::collective::Collectiv
     let classes = if kind == LabelKind::Classes { label_map.originals.len() } else { 0 };
     let mut facts = scanned.facts(features, classes);
     let shape_only = Dataset {
+        weights: None,
         x: Matrix::new((0, scanned.features), vec![0], vec![], vec![]),
         labels: vec![],
         lines: vec![],

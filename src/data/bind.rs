@@ -14,8 +14,11 @@ pub struct DataFacts {
     /// p, the rows of a composite's operator B (0 without one).
     pub op_rows: usize,
     pub nnz: usize,
+    /// max over rows of ωᵢ‖xᵢ‖² (ωᵢ the row's weight, 1 without weights).
     pub max_row_norm_sq: f64,
-    /// λ_max(XᵀX)/m, by power iteration; computed only for plans that need it.
+    /// Σᵢ ωᵢ/m: 1 without weights.
+    pub mean_weight: f64,
+    /// λ_max(XᵀΩX)/m (Ω the rows' weights), by power iteration; computed only for plans that need it.
     pub gram_norm: Option<f64>,
 }
 
@@ -38,6 +41,7 @@ impl ParamInit {
                 facts.map(|f| if f.max_row_norm_sq > 0.0 { 1.0 / (scale * f.max_row_norm_sq.sqrt()) } else { 1.0 })
             }
             ParamInit::PerRow { scale } => facts.map(|f| scale / f.rows.max(1) as f64),
+            ParamInit::MeanWeight { scale } => facts.map(|f| scale * f.mean_weight),
             // Rows that are all zero have no curvature: any positive L is safe.
             ParamInit::MaxRowNormSq { scale } => {
                 facts.map(|f| if f.max_row_norm_sq > 0.0 { scale * f.max_row_norm_sq } else { 1.0 })
@@ -69,7 +73,8 @@ pub fn bound_scalars(plan: &Plan, facts: &DataFacts) -> Vec<f64> {
 }
 
 impl super::Dataset {
-    /// λ_max(XᵀX)/m by power iteration (the curvature of the mean squared margin), for the
+    /// λ_max(XᵀΩX)/m by power iteration (the curvature of the mean squared margin, Ω the rows'
+    /// weights), for the
     /// step of batch solvers. The estimate approaches λ_max from below; iterating until it
     /// changes by less than 1e-9 relative and adding 1% keeps the step safe in practice.
     pub fn gram_norm(&self, features: usize) -> f64 {
@@ -109,11 +114,11 @@ impl super::Dataset {
             for i in 0..m {
                 for k in indptr[i]..indptr[i + 1] {
                     if let Some(x) = next[..features].get_mut(indices[k] as usize) {
-                        *x += values[k] * u[i];
+                        *x += values[k] * self.weight(i) * u[i];
                     }
                 }
             }
-            next[features] = u.iter().map(|x| x * x).sum(); // vᵀXᵀXv with ‖v‖ = 1
+            next[features] = u.iter().enumerate().map(|(i, x)| self.weight(i) * x * x).sum(); // vᵀXᵀΩXv, ‖v‖ = 1
             sum(&mut next)?;
             let estimate = next.pop().unwrap_or(0.0);
             v = next;

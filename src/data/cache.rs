@@ -228,7 +228,7 @@ fn read(place: &Path, key: &Key, name: &str) -> Result<Dataset, Miss> {
     if u64_at(b, 72) > key.size {
         return Err(damaged("counts"));
     }
-    Ok(Dataset { x, labels, lines, name: name.into(), bytes: u64_at(b, 72), max_index_line })
+    Ok(Dataset { weights: None, x, labels, lines, name: name.into(), bytes: u64_at(b, 72), max_index_line })
 }
 
 /// The fuzzers' way in (`fuzz_harness::data_cache`): writes, where `load` with `--cache=DIR`

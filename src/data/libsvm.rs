@@ -220,7 +220,7 @@ fn finish(rows: Rows, name: &str, lines: usize, bytes: u64) -> Result<Dataset, D
         message: format!("inconsistent matrix: {e}"),
         text: String::new(),
     })?;
-    Ok(Dataset { x, labels, lines, name: name.into(), bytes, max_index_line })
+    Ok(Dataset { weights: None, x, labels, lines, name: name.into(), bytes, max_index_line })
 }
 
 /// A line longer than this is not LIBSVM text (a binary file, or one without line ends).

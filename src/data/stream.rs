@@ -401,6 +401,7 @@ impl Joined {
     fn dataset(self, name: &str) -> Dataset {
         let x = Matrix::new((self.labels.len(), self.columns), self.indptr, self.indices, self.values);
         Dataset {
+            weights: None,
             x,
             labels: self.labels,
             lines: self.lines,
@@ -556,6 +557,7 @@ fn scan_blocks(
     }
     let n = distinct.len();
     s.labels = Dataset {
+        weights: None,
         x: Matrix::new((n, 0), vec![0; n + 1], vec![], vec![]),
         labels: distinct,
         lines: distinct_lines,
@@ -592,8 +594,13 @@ impl Scan {
             }
         }
         let n = labels.len();
-        self.labels =
-            Dataset { x: Matrix::new((n, 0), vec![0; n + 1], vec![], vec![]), labels, lines, ..self.labels.clone() };
+        self.labels = Dataset {
+            weights: None,
+            x: Matrix::new((n, 0), vec![0; n + 1], vec![], vec![]),
+            labels,
+            lines,
+            ..self.labels.clone()
+        };
     }
 
     /// One-vs-rest's classes, when a two-class loss meets more than two labels
@@ -611,6 +618,7 @@ impl Scan {
             op_rows: 0,
             nnz: self.nnz,
             max_row_norm_sq: self.max_row_norm_sq,
+            mean_weight: 1.0,
             gram_norm: None,
         }
     }
@@ -633,6 +641,7 @@ fn sample_dataset(name: &str, rows: Vec<SampleRow>, features: usize) -> Dataset 
         lines.push(r.line);
     }
     Dataset {
+        weights: None,
         x: Matrix::new((labels.len(), features), ptr, idx, val),
         labels,
         lines,
@@ -644,6 +653,7 @@ fn sample_dataset(name: &str, rows: Vec<SampleRow>, features: usize) -> Dataset 
 
 fn empty(name: &str) -> Dataset {
     Dataset {
+        weights: None,
         x: Matrix::new((0, 0), vec![0], vec![], vec![]),
         labels: vec![],
         lines: vec![],

@@ -133,6 +133,7 @@ pub fn generate(spec: &SyntheticSpec) -> Dataset {
     let x = super::store::csr((spec.rows, spec.features), indptr, indices, values)
         .unwrap_or_else(|e| unreachable!("rows are built sorted and in range: {e}"));
     Dataset {
+        weights: None,
         x,
         labels,
         lines,

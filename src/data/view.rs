@@ -10,6 +10,9 @@ pub struct DataView<'a> {
     pub indices: Indices<'a>,
     pub values: &'a [f64],
     pub labels: &'a [f64],
+    /// The rows' weights ωᵢ, one a row, when the plan weights its loss (`E[s·loss(...)]`);
+    /// None reads as every weight 1.
+    pub weights: Option<&'a [f64]>,
     /// d: the feature count the weights have (test data may have more; those are ignored).
     pub features: usize,
     /// k: the number of classes multiclass labels are mapped into (0..k), else 0.
@@ -48,6 +51,7 @@ impl<'a> DataView<'a> {
             indices,
             values,
             labels,
+            weights: None,
             features,
             classes: 0,
             columns,
@@ -65,6 +69,17 @@ impl<'a> DataView<'a> {
     /// The same view, its passes on `threads` threads.
     pub fn with_threads(self, threads: usize) -> Self {
         DataView { threads: threads.max(1), ..self }
+    }
+
+    /// The same view with the rows' weights (one a row).
+    pub fn with_weights(self, weights: Option<&'a [f64]>) -> Self {
+        DataView { weights, ..self }
+    }
+
+    /// Row i's weight ωᵢ: 1 when the view has none.
+    #[inline]
+    pub fn weight(&self, i: usize) -> f64 {
+        self.weights.map_or(1.0, |s| s[i])
     }
 
     /// The same view with multiclass labels in 0..k.

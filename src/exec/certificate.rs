@@ -160,25 +160,43 @@ fn solve(mut a: Vec<Vec<f64>>, mut b: Vec<f64>) -> Option<Vec<f64>> {
     x.iter().all(|v| v.is_finite()).then_some(x)
 }
 
-/// D(s·u) for u in the domain of ℓ*, with s ≤ 1 the scale that puts −(c/m)·Xᵀ(s·u) in the domain
-/// of r*; also z = −(c/m)·Xᵀu, unscaled (−z is the gradient of the loss part when u = ℓ′).
+/// D(s·u) for u in the domain of ℓ*, with s ≤ 1 the scale that puts −(c/m)·XᵀΩ(s·u) in the
+/// domain of r*; also z = −(c/m)·XᵀΩu, unscaled (−z is the gradient of the loss part when
+/// u = ℓ′). Ω holds the rows' weights (the identity without them): D(u) =
+/// −(c/m)·Σᵢ ωᵢ·ℓ*(yᵢ, uᵢ) − R*(z).
 ///
 /// `u` has `width` entries per row: 1 for a scalar loss, k for softmax (then z is d×k, row-major
 /// like W, and a vector term applies to each of its rows).
 fn dual_at(cert: &Certificate, data: &DataView, c: f64, features: usize, width: usize, u: &[f64]) -> (f64, Vec<f64>) {
     let m = data.rows();
-    let z: Vec<f64> = xtu(data, features, width, u).iter().map(|g| -c / m as f64 * g).collect();
+    let weighted = row_weighted(data, width, u);
+    let wu = weighted.as_deref().unwrap_or(u);
+    let z: Vec<f64> = xtu(data, features, width, wu).iter().map(|g| -c / m as f64 * g).collect();
     let (s, reg_conj) = reg_part(cert, &z, width, data.operator);
     // `μ·l2sq(b)`: b is one more coordinate whose column is all ones, so R* adds the
     // conjugate of μ·½b² at z_b = −(c/m)·Σᵢ uᵢ (scaled as every z).
     let reg_conj = if cert.intercept && cert.intercept_l2 > 0.0 && width == 1 {
-        let zb = -c / m as f64 * u.iter().sum::<f64>() * s;
+        let zb = -c / m as f64 * wu.iter().sum::<f64>() * s;
         reg_conj + zb * zb / (2.0 * cert.intercept_l2)
     } else {
         reg_conj
     };
-    let loss_conj: f64 = u.chunks(width).zip(data.labels).map(|(ui, &y)| row_conjugate(cert.conjugate, y, ui, s)).sum();
+    let loss_conj: f64 = u
+        .chunks(width)
+        .zip(data.labels)
+        .enumerate()
+        .map(|(i, (ui, &y))| match data.weight(i) {
+            // A row of weight 0 is out of the sum, whatever its dual entry.
+            0.0 => 0.0,
+            wi => wi * row_conjugate(cert.conjugate, y, ui, s),
+        })
+        .sum();
     (-c / m as f64 * loss_conj - reg_conj, z)
+}
+
+/// ωᵢ·uᵢ for a view with the rows' weights (`width` entries a row), None without them.
+fn row_weighted(data: &DataView, width: usize, u: &[f64]) -> Option<Vec<f64>> {
+    data.weights.map(|s| u.chunks(width).zip(s).flat_map(|(ui, &wi)| ui.iter().map(move |x| wi * x)).collect())
 }
 
 /// ℓ*(y, s·u) of one row's dual entries (k of them for softmax).
@@ -281,9 +299,11 @@ pub fn loss_gradient(plan: &Plan, state: &State, data: &DataView, margins: &[f64
     if m == 0 {
         return vec![0.0; state.weights(plan).len()];
     }
+    let width = margins.len() / m;
     let u = derivatives(plan, state, data, margins);
+    let u = row_weighted(data, width, &u).unwrap_or(u);
     let c = plan.objective.loss_weight;
-    xtu(data, features, margins.len() / m, &u).iter().map(|g| c / m as f64 * g).collect()
+    xtu(data, features, width, &u).iter().map(|g| c / m as f64 * g).collect()
 }
 
 /// ℓ*(y, s·u) for softmax: Σ_c q_c·log q_c with q = s·u + e_y, which is in the simplex when
@@ -456,7 +476,7 @@ pub fn assess(
     let u = derivatives(plan, state, data, margins);
     let u = match (free_intercept(&cert), obj.softmax) {
         (true, true) => intercept::balance_classes(data.labels, u, width),
-        (true, false) => feasible_for_intercept(&cert, data.labels, margins, u),
+        (true, false) => feasible_for_intercept(&cert, data.labels, data.weights, margins, u),
         (false, _) => u,
     };
     let (mut dual, z) = dual_at(&cert, data, c, features, width, &u);
@@ -490,7 +510,7 @@ pub fn assess(
                     *ui = into_loss_domain(cert.conjugate, y, *ui);
                 }
                 if free_intercept(&cert) {
-                    intercept::balance(cert.conjugate, data.labels, &mut extrapolated);
+                    intercept::balance(cert.conjugate, data.labels, data.weights, &mut extrapolated);
                 }
             }
             let (d, _) = dual_at(&cert, data, c, features, width, &extrapolated);
@@ -538,7 +558,7 @@ fn dual_iterate(
     // Dual CD with a free intercept keeps Σ αᵢyᵢ = 0 only in the limit (its augmented
     // Lagrangian): balanced, the point bounds F* at every check.
     if free_intercept(cert) {
-        intercept::balance(cert.conjugate, data.labels, &mut own);
+        intercept::balance(cert.conjugate, data.labels, data.weights, &mut own);
     }
     let (d, _) = dual_at(cert, data, plan.objective.loss_weight, features, 1, &own);
     let d = if d.is_nan() { f64::NEG_INFINITY } else { d };
@@ -566,10 +586,16 @@ fn free_intercept(cert: &Certificate) -> bool {
 /// With an intercept, the dual point of the margins `a`: ℓ′ where b is optimal for this w (for
 /// the losses with ℓ″; hinge keeps the plan's subgradient `u`), balanced to Σᵢ uᵢ = 0 inside the
 /// domain (see [`intercept`]).
-fn feasible_for_intercept(cert: &Certificate, labels: &[f64], a: &[f64], u: Vec<f64>) -> Vec<f64> {
+fn feasible_for_intercept(
+    cert: &Certificate,
+    labels: &[f64],
+    weights: Option<&[f64]>,
+    a: &[f64],
+    u: Vec<f64>,
+) -> Vec<f64> {
     let mut u: Vec<f64> = if cert.conjugate.has_curvature() {
         let mut shifted = a.to_vec();
-        intercept::shift_to_optimal_offset(cert.conjugate, labels, &mut shifted);
+        intercept::shift_to_optimal_offset(cert.conjugate, labels, weights, &mut shifted);
         shifted
             .iter()
             .zip(labels)
@@ -578,7 +604,7 @@ fn feasible_for_intercept(cert: &Certificate, labels: &[f64], a: &[f64], u: Vec<
     } else {
         u.iter().zip(labels).map(|(&ui, &y)| into_loss_domain(cert.conjugate, y, ui)).collect()
     };
-    intercept::balance(cert.conjugate, labels, &mut u);
+    intercept::balance(cert.conjugate, labels, weights, &mut u);
     u
 }
 

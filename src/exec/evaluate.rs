@@ -9,7 +9,8 @@ use crate::plan::Plan;
 pub struct Evaluation {
     /// F(w) in docs/algorithms.md's normalisation (on the data given).
     pub objective: f64,
-    /// (1/m)·Σᵢ ℓ(yᵢ, ⟨xᵢ, w⟩), unweighted.
+    /// (1/m)·Σᵢ ωᵢ·ℓ(yᵢ, ⟨xᵢ, w⟩): without the term's coefficient c, with the rows' weights ωᵢ
+    /// (1 when the loss is not weighted).
     pub loss: f64,
     pub nnz: usize,
     /// Multiclass: the rows of W (features) with a non-zero weight for some class.
@@ -102,7 +103,7 @@ fn evaluate_impl(
                     out.push(a);
                 }
                 scratch.scalars[obj.margin.0] = a;
-                loss += eval_at(&env, &obj.loss, scratch, i, 0);
+                loss += data.weight(i) * eval_at(&env, &obj.loss, scratch, i, 0);
                 let y = data.labels[i];
                 let predicted = if a > 0.0 { 1.0 } else { -1.0 };
                 wrong += usize::from(predicted != y);

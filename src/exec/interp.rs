@@ -40,6 +40,7 @@ impl Backend for Interpreter<'_> {
     fn init(&mut self, state: &mut State, data: &DataView) -> Result<(), Fault> {
         let plan = self.plan;
         let env = Env::new(plan, data.dims());
+        load_row_weights(plan, state, data);
         exec(plan, &env, &plan.init, state, data, &Orders::NONE, &mut Cursor::default())
     }
 
@@ -60,13 +61,25 @@ impl SharedEpoch for Interpreter<'_> {
     fn epoch(&self, state: &mut State, data: &DataView, orders: &Orders) -> Result<(), Fault> {
         let plan = self.plan;
         let env = Env::new(plan, data.dims());
+        load_row_weights(plan, state, data);
         exec(plan, &env, &plan.epoch, state, data, orders, &mut Cursor::default())
     }
 
     fn finish(&self, state: &mut State, data: &DataView) -> Result<(), Fault> {
         let plan = self.plan;
         let env = Env::new(plan, data.dims());
+        load_row_weights(plan, state, data);
         exec(plan, &env, &plan.finish, state, data, &Orders::NONE, &mut Cursor::default())
+    }
+}
+
+/// The rows' weights a weighted plan reads, from the view (as the JIT reads them in place): a
+/// state's copy may be of other rows (a share, a block, the rows before a split).
+fn load_row_weights(plan: &Plan, state: &mut State, data: &DataView) {
+    if let Some(s) = plan.row_weights() {
+        let v = &mut state.vectors[s.0];
+        v.clear();
+        v.extend((0..data.rows()).map(|i| data.weight(i)));
     }
 }
 

@@ -33,7 +33,14 @@ impl Screening {
             LossConjugate::SquaredHinge => 2.0,
             LossConjugate::Hinge | LossConjugate::Softmax => return None,
         };
-        if cert.l1 <= 0.0 || cert.vector.is_some() || cert.groups.is_some() || cert.lo > 0.0 || cert.hi < 0.0 {
+        // The rows' weights change the dual's norm (√Σωᵢxᵢⱼ²): not screened yet.
+        if data.weights.is_some()
+            || cert.l1 <= 0.0
+            || cert.vector.is_some()
+            || cert.groups.is_some()
+            || cert.lo > 0.0
+            || cert.hi < 0.0
+        {
             return None;
         }
         let (mut norms, mut sums) = (vec![0.0; features], vec![0.0; features]);

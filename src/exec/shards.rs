@@ -17,7 +17,7 @@
 //! dual vector and the column and batch solvers do not.
 
 use super::{DataView, Fault, Orders, SharedEpoch, State};
-use crate::plan::{Len, Plan, ScalarRole, VecRole};
+use crate::plan::{Len, Plan, ScalarRole};
 use crate::solvers::{self, SolverKind};
 
 /// The most shards an epoch may be cut into: a thread and a copy of the state each.
@@ -80,7 +80,7 @@ pub fn mix(plan: &Plan, states: &[State]) -> State {
         }
     }
     for (id, decl) in plan.vectors.iter().enumerate() {
-        if decl.role == VecRole::Labels {
+        if decl.role.is_input() {
             continue;
         }
         for (e, slot) in out.vectors[id].iter_mut().enumerate() {

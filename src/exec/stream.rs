@@ -64,8 +64,7 @@ pub fn streamable(plan: &Plan) -> Result<(), String> {
             if solver == SolverKind::Smidas { "its step η₀/√e counts epochs" } else { "before or after the loop over the rows" }
         ));
     }
-    if let Some(v) = plan.vectors.iter().find(|v| v.len == Len::Rows && v.role != VecRole::Labels && !restarts_history)
-    {
+    if let Some(v) = plan.vectors.iter().find(|v| v.len == Len::Rows && !v.role.is_input() && !restarts_history) {
         return Err(format!(
             "`{solver}` keeps per-row state (`{}`) across epochs, which needs every row in memory",
             v.name
@@ -141,7 +140,7 @@ fn mix(ranks: &dyn Collective, plan: &Plan, state: &mut State) -> Result<(), Str
     }
     let scalars: Vec<usize> =
         (0..plan.scalars.len()).filter(|&id| plan.scalars[id].role == crate::plan::ScalarRole::State).collect();
-    let vectors: Vec<usize> = (0..plan.vectors.len()).filter(|&id| plan.vectors[id].role != VecRole::Labels).collect();
+    let vectors: Vec<usize> = (0..plan.vectors.len()).filter(|&id| !plan.vectors[id].role.is_input()).collect();
     let mut flat: Vec<f64> = scalars.iter().map(|&id| state.scalars[id]).collect();
     vectors.iter().for_each(|&id| flat.extend_from_slice(&state.vectors[id]));
     ranks.mean(&mut flat)?;
@@ -389,6 +388,9 @@ fn fit_rows(plan: &Plan, state: &mut State, view: &DataView) {
         if decl.role == VecRole::Labels {
             v.clear();
             v.extend_from_slice(view.labels);
+        } else if decl.role == VecRole::RowWeights {
+            v.clear();
+            v.extend((0..view.rows()).map(|i| view.weight(i)));
         } else {
             v.resize(dims.size(decl), 0.0);
         }

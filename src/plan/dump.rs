@@ -16,7 +16,8 @@ pub fn dump(plan: &Plan, facts: Option<&DataFacts>) -> String {
     let _ = writeln!(o, "plan {}{kind}  # {}", plan.info.solver, plan.info.summary);
     let columns = if plan.reads_columns() { ", Xc: csc[m, d]" } else { "" };
     let labels = if plan.objective.dictionary.is_some() { "  # the signals, one per row" } else { ", y: vec[m]" };
-    let _ = write!(o, "inputs  X: csr[m, d]{columns}{labels}");
+    let weights = if plan.row_weights().is_some() { ", s: vec[m]" } else { "" };
+    let _ = write!(o, "inputs  X: csr[m, d]{columns}{labels}{weights}");
     if let Some(f) = facts {
         let _ = write!(o, "  # m = {}, d = {}, nnz = {}", f.rows, f.features, f.nnz);
     }
@@ -49,6 +50,8 @@ pub fn dump(plan: &Plan, facts: Option<&DataFacts>) -> String {
             (ParamInit::InverseMaxRowNorm { scale }, None) => format!("1/({}·max‖xᵢ‖)", fmt_num(*scale)),
             (ParamInit::PerRow { .. }, Some(v)) | (ParamInit::GramNorm { .. }, Some(v)) => fmt_sig(v),
             (ParamInit::PerRow { scale }, None) => format!("{}/m", fmt_num(*scale)),
+            (ParamInit::MeanWeight { .. }, Some(v)) => fmt_sig(v),
+            (ParamInit::MeanWeight { scale }, None) => format!("{}·Σωᵢ/m", fmt_num(*scale)),
             (ParamInit::GramNorm { scale }, None) => format!("{}·λmax(XᵀX)/m", fmt_num(*scale)),
             (ParamInit::DualStep, Some(v)) => fmt_sig(v),
             (ParamInit::DualStep, None) => "1/λmax(XXᵀ)".into(),
@@ -60,7 +63,7 @@ pub fn dump(plan: &Plan, facts: Option<&DataFacts>) -> String {
     }
     let mut first = true;
     for v in &plan.vectors {
-        if v.role == VecRole::Labels {
+        if v.role.is_input() {
             continue;
         }
         let head = if first { "state   " } else { "        " };

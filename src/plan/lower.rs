@@ -119,6 +119,10 @@ pub(super) struct Builder {
     /// Whether the model adds an intercept to its margins, and its slot once declared with w.
     wants_intercept: bool,
     intercept: Option<ScalarId>,
+    /// Whether the loss is weighted (`E[s·loss(...)]`), and the rows' weights once declared
+    /// with w: [`Builder::dloss`], [`Builder::loss_at`] and [`Builder::at_point`] then carry ωᵢ.
+    wants_row_weights: bool,
+    row_weights: Option<VecId>,
 }
 
 impl Builder {
@@ -160,7 +164,17 @@ impl Builder {
         let mut plan = Plan::empty(info);
         plan.objective.vector = vector;
         let wants_intercept = model.intercept.is_some();
-        Builder { plan, prox, vector, composite: None, tangent: None, wants_intercept, intercept: None }
+        Builder {
+            plan,
+            prox,
+            vector,
+            composite: None,
+            tangent: None,
+            wants_intercept,
+            intercept: None,
+            wants_row_weights: model.loss.weighted,
+            row_weights: None,
+        }
     }
 
     pub fn scalar(&mut self, name: &str, role: ScalarRole, init: ParamInit, note: &str) -> ScalarId {
@@ -222,6 +236,9 @@ impl Builder {
     /// with a `logeps` term, also its tangent weights η, at 1/ε (the tangent at w = 0).
     pub fn labels_and_weights(&mut self) -> (VecId, VecId) {
         let y = self.vector("y", Len::Rows, VecRole::Labels, 0.0);
+        if self.wants_row_weights {
+            self.row_weights = Some(self.vector("s", Len::Rows, VecRole::RowWeights, 1.0));
+        }
         let w = self.vector("w", Len::Features, VecRole::Weights, super::clamp(0.0, self.prox.lo, self.prox.hi));
         if let Some(t) = self.prox.tangent {
             self.tangent = Some(self.vector("η", Len::Features, VecRole::State, 1.0 / t.eps));
@@ -265,11 +282,25 @@ impl Builder {
         }
     }
 
-    /// ℓ′(y[i], a) inlined from the stdlib formula, unweighted.
+    /// ωᵢ·ℓ′(y[i], a) inlined from the stdlib formula (ωᵢ the row's weight, when the loss is
+    /// weighted), without the term's coefficient c.
     pub fn dloss(&self, model: &Model, st: &Structure, y: VecId, a: Expr) -> Expr {
+        self.row_weighted(Self::unweighted_dloss(model, st, y, a))
+    }
+
+    /// ℓ′(y[i], a), the certificate's dual point whatever the rows' weights.
+    fn unweighted_dloss(model: &Model, st: &Structure, y: VecId, a: Expr) -> Expr {
         let loss = &model.loss.def;
         let derivative = st.derivative.clone().expect("scalar losses have a derived ℓ′");
         formula(&derivative, &[(loss.label.as_str(), at(y, Index::Row)), (loss.margin.as_str(), a)])
+    }
+
+    /// ωᵢ·e for a weighted loss, e otherwise.
+    pub fn row_weighted(&self, e: Expr) -> Expr {
+        match self.row_weights {
+            Some(s) => mul(at(s, Index::Row), e),
+            None => e,
+        }
     }
 
     /// c·ℓ′(y[i], a), the loss term's weight c a parameter declared here when it is not 1: the
@@ -284,11 +315,11 @@ impl Builder {
         mul(s(cw), dloss)
     }
 
-    /// ℓ(y[i], a) inlined from the stdlib formula, unweighted.
+    /// ωᵢ·ℓ(y[i], a) inlined from the stdlib formula (ωᵢ as in [`Builder::dloss`]).
     pub fn loss_at(&self, model: &Model, y: VecId, a: Expr) -> Expr {
         let loss = &model.loss.def;
         let value = loss.value.clone().expect("scalar losses have a formula");
-        formula(&value, &[(loss.label.as_str(), at(y, Index::Row)), (loss.margin.as_str(), a)])
+        self.row_weighted(formula(&value, &[(loss.label.as_str(), at(y, Index::Row)), (loss.margin.as_str(), a)]))
     }
 
     /// ℓ″(y, a) as a formula, or None when it is a constant (a quadratic loss: then the
@@ -300,10 +331,11 @@ impl Builder {
         d2.as_const().is_none().then_some(d2)
     }
 
-    /// ℓ″(y[i], a) for a formula from [`Builder::second_derivative`].
+    /// ωᵢ·ℓ″(y[i], a) for a formula from [`Builder::second_derivative`] (ωᵢ as in
+    /// [`Builder::dloss`]).
     pub fn at_point(&self, model: &Model, f: &Sym, y: VecId, a: Expr) -> Expr {
         let loss = &model.loss.def;
-        formula(f, &[(loss.label.as_str(), at(y, Index::Row)), (loss.margin.as_str(), a)])
+        self.row_weighted(formula(f, &[(loss.label.as_str(), at(y, Index::Row)), (loss.margin.as_str(), a)]))
     }
 
     /// r(v) = l1·|v| + (l2/2)·v² for one coordinate (the box holds by construction); with a
@@ -345,7 +377,7 @@ impl Builder {
         let value = loss.value.clone().expect("scalar losses have a formula");
         let point = [(loss.label.as_str(), at(y, Index::Row)), (loss.margin.as_str(), s(margin))];
         let loss_expr = formula(&value, &point);
-        let dloss = self.dloss(model, st, y, s(margin));
+        let dloss = Self::unweighted_dloss(model, st, y, s(margin));
         let penalty = entry_penalty(model, at(w, Index::Feature));
         self.plan.objective = super::Objective {
             loss: loss_expr,

@@ -138,15 +138,15 @@ fn stmts(plan: &Plan, body: &[Stmt], scope: Scope) -> Result<(), String> {
             }
             Stmt::Store(v, idx, e) => {
                 vector(plan, *v, *idx, scope)?;
-                if plan.vector(*v).role == VecRole::Labels {
-                    return Err(format!("the labels `{}` are written", plan.vector(*v).name));
+                if plan.vector(*v).role.is_input() {
+                    return Err(format!("the data's `{}` are written", plan.vector(*v).name));
                 }
                 expr(plan, e, scope)?;
             }
             Stmt::StoreAt(v, r, c, e) => {
                 access(plan, *v, *r, Some(*c), scope)?;
-                if plan.vector(*v).role == VecRole::Labels {
-                    return Err(format!("the labels `{}` are written", plan.vector(*v).name));
+                if plan.vector(*v).role.is_input() {
+                    return Err(format!("the data's `{}` are written", plan.vector(*v).name));
                 }
                 expr(plan, e, scope)?;
             }
@@ -188,7 +188,7 @@ fn stmts(plan: &Plan, body: &[Stmt], scope: Scope) -> Result<(), String> {
             Stmt::Dictionary(call) => {
                 for v in [call.atoms, call.surrogate] {
                     let decl = plan.vectors.get(v.0).ok_or_else(|| format!("vector #{} does not exist", v.0))?;
-                    if decl.len != Len::Features || decl.cols != Some(Len::Classes) || decl.role == VecRole::Labels {
+                    if decl.len != Len::Features || decl.cols != Some(Len::Classes) || decl.role.is_input() {
                         return Err(format!("`dictionary` on `{}`, which is not a mat[d, k]", decl.name));
                     }
                 }
@@ -214,7 +214,7 @@ fn stmts(plan: &Plan, body: &[Stmt], scope: Scope) -> Result<(), String> {
             Stmt::Picard(call) => {
                 for (v, len) in [(call.target, Len::Features), (call.dual, Len::OpRows)] {
                     let decl = plan.vectors.get(v.0).ok_or_else(|| format!("vector #{} does not exist", v.0))?;
-                    if decl.len != len || decl.cols.is_some() || decl.role == VecRole::Labels {
+                    if decl.len != len || decl.cols.is_some() || decl.role.is_input() {
                         return Err(format!("`picard` on `{}`, which is not a state vec[{}]", decl.name, len.name()));
                     }
                 }
@@ -229,7 +229,7 @@ fn stmts(plan: &Plan, body: &[Stmt], scope: Scope) -> Result<(), String> {
             Stmt::Reduce(r) => {
                 for v in &r.vectors {
                     let decl = plan.vectors.get(v.0).ok_or_else(|| format!("vector #{} does not exist", v.0))?;
-                    if decl.len == Len::Rows || decl.role == VecRole::Labels {
+                    if decl.len == Len::Rows || decl.role.is_input() {
                         return Err(format!(
                             "`{}` is summed over the ranks, but each rank has rows of its own",
                             decl.name
@@ -248,7 +248,7 @@ fn stmts(plan: &Plan, body: &[Stmt], scope: Scope) -> Result<(), String> {
             }
             Stmt::GroupShrink(target, gamma) => {
                 let decl = plan.vectors.get(target.0).ok_or_else(|| format!("vector #{} does not exist", target.0))?;
-                if decl.len != Len::Features || decl.cols.is_some() || decl.role == VecRole::Labels {
+                if decl.len != Len::Features || decl.cols.is_some() || decl.role.is_input() {
                     return Err(format!("`group_shrink` on `{}`, which is not a state vec[d]", decl.name));
                 }
                 expr(plan, gamma, scope)?;
@@ -256,8 +256,8 @@ fn stmts(plan: &Plan, body: &[Stmt], scope: Scope) -> Result<(), String> {
             Stmt::Call(_, slice, arg) => {
                 let decl =
                     plan.vectors.get(slice.buf.0).ok_or_else(|| format!("vector #{} does not exist", slice.buf.0))?;
-                if decl.role == VecRole::Labels {
-                    return Err(format!("the labels `{}` are written", decl.name));
+                if decl.role.is_input() {
+                    return Err(format!("the data's `{}` are written", decl.name));
                 }
                 match (slice.row, decl.cols) {
                     (None, _) => {}

@@ -57,6 +57,12 @@ impl Bound {
         label_map: LabelMap,
     ) -> Result<Bound, Error> {
         let kind = compiled.model.label_kind;
+        if train.weights.is_some() && plan.row_weights().is_none() {
+            return Err(Error::Input(format!(
+                "{}: the rows have weights but the model's loss is not weighted (declare `s: weights` and write `E[s·{}(...)]`)",
+                train.name, compiled.model.loss.def.name
+            )));
+        }
         let y = label_map.apply(train).map_err(|e| Error::Input(e.to_string()))?;
         let features = declared_features(&compiled.model, train.features(), &train.name)?;
         let classes = if kind == LabelKind::Classes { label_map.originals.len() } else { 0 };

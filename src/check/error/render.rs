@@ -93,6 +93,7 @@ pub(super) fn render(e: &CheckError) -> Problem {
             let what = match column {
                 Column::Features => "features",
                 Column::Labels => "labels",
+                Column::Weights => "weights",
             };
             Problem::error("optc::data", format!("{what} are declared twice"), *span, "second")
                 .with_label(*first, "first")
@@ -100,8 +101,8 @@ pub(super) fn render(e: &CheckError) -> Problem {
         UnknownDataKind { kind, span } => {
             Problem::error("optc::data", format!("unknown data kind `{kind}`"), *span, "unknown kind").suggest(
                 kind,
-                ["sparse", "labels", "classes", "real"],
-                "a data column is `sparse` (features), `labels` (±1), `classes` or `real`",
+                ["sparse", "labels", "classes", "real", "weights"],
+                "a data column is `sparse` (features), `labels` (±1), `classes`, `real` or `weights` (one a row)",
             )
         }
         ParamTwice { name, span, first } => {
@@ -248,6 +249,28 @@ pub(super) fn render(e: &CheckError) -> Problem {
         )
         .with_label(*var_span, "declared as a matrix")
         .with_help("declare one per class, `var b: vec[classes(y)]` (tron fits them with `l2sq(W)`), or drop the intercept"),
+        WeightsUnused { span, expectation, weights } => Problem::error(
+            "optc::data",
+            format!("the weights `{weights}` are declared but the loss is not weighted"),
+            *span,
+            "declared here",
+        )
+        .with_label(*expectation, "the loss's expectation")
+        .with_help(format!("write `E[{weights}·loss(...)]`, or drop `{weights}: weights`")),
+        NotWeights { span, weights } => {
+            let p = Problem::error(
+                "optc::loss",
+                "inside `E[...]` only the data's weights may multiply the loss",
+                *span,
+                "not the weights column",
+            );
+            match weights {
+                Some(s) => p.with_help(format!("write `E[{s}·loss(...)]`; a constant factor goes outside: `c·E[...]`")),
+                None => p.with_help(
+                    "declare a weights column, `data x: sparse, y: labels, s: weights`, and write `E[s·loss(...)]`; a constant factor goes outside: `c·E[...]`",
+                ),
+            }
+        }
         InterceptUnused { span, margin, names: Names { features, var, .. }, intercept } => Problem::error(
             "optc::var",
             format!("the intercept `{intercept}` is declared but not added to the margin"),

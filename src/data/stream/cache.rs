@@ -389,6 +389,6 @@ impl Log {
         if f.bytes > self.source_bytes {
             return Err(damaged("the text bytes"));
         }
-        Ok((Dataset { x, labels, lines, name: name.into(), bytes: f.bytes, max_index_line }, pos))
+        Ok((Dataset { weights: None, x, labels, lines, name: name.into(), bytes: f.bytes, max_index_line }, pos))
     }
 }

@@ -18,19 +18,21 @@ use crate::plan::LossConjugate;
 /// Newton iterations on the offset, at most.
 const OFFSET_STEPS: usize = 100;
 
-/// Moves every margin by the minimiser t of Σᵢ ℓ(yᵢ, aᵢ + t) (or as close as the iterations
-/// get: a logistic loss on one class has none, t → ±∞, and [`balance`] makes up the rest).
-pub(super) fn shift_to_optimal_offset(kind: LossConjugate, labels: &[f64], a: &mut [f64]) {
+/// Moves every margin by the minimiser t of Σᵢ ωᵢ·ℓ(yᵢ, aᵢ + t) (or as close as the iterations
+/// get: a logistic loss on one class has none, t → ±∞, and [`balance`] makes up the rest);
+/// `weights` are the rows' ωᵢ, None for every ωᵢ = 1.
+pub(super) fn shift_to_optimal_offset(kind: LossConjugate, labels: &[f64], weights: Option<&[f64]>, a: &mut [f64]) {
     if !kind.has_curvature() || a.is_empty() {
         return;
     }
     let (mut t, mut lo, mut hi) = (0.0_f64, f64::NEG_INFINITY, f64::INFINITY);
     for _ in 0..OFFSET_STEPS {
         let (mut g, mut h) = (0.0, 0.0);
-        for (&ai, &y) in a.iter().zip(labels) {
+        for (i, (&ai, &y)) in a.iter().zip(labels).enumerate() {
             let (d1, d2) = super::loss::loss_derivatives(kind, y, ai + t);
-            g += d1;
-            h += d2;
+            let wi = weights.map_or(1.0, |s| s[i]);
+            g += wi * d1;
+            h += wi * d2;
         }
         if g == 0.0 || !g.is_finite() {
             break;
@@ -135,34 +137,47 @@ pub(super) fn domain(kind: LossConjugate, y: f64) -> (f64, f64) {
     }
 }
 
-/// Makes Σᵢ uᵢ = 0 (up to rounding) with every uᵢ kept in dom ℓ*(yᵢ, ·): the excess r = Σ uᵢ
-/// is taken from each uᵢ in proportion to its room toward the domain's end in the direction
-/// of −r (the whole domain's end is reachable: 0 is in every domain, so the room is ≥ |r|; an
-/// unbounded side's room counts as |r|).
-/// A squared loss's domain is the line: the mean is subtracted.
-pub(super) fn balance(kind: LossConjugate, labels: &[f64], u: &mut [f64]) {
+/// Makes Σᵢ ωᵢuᵢ = 0 (up to rounding) with every uᵢ kept in dom ℓ*(yᵢ, ·): the excess
+/// r = Σ ωᵢuᵢ is taken from each uᵢ in proportion to its weighted room ωᵢ·(room toward the
+/// domain's end in the direction of −r) (the whole domain's end is reachable: 0 is in every
+/// domain, so the rooms add up to ≥ |r|; a row's share is capped at |r|, so an unbounded side
+/// counts as |r|). A row of weight 0 is not moved. `weights` are the rows' ωᵢ, None for every
+/// ωᵢ = 1. A squared loss's domain is the line: the weighted mean is subtracted.
+pub(super) fn balance(kind: LossConjugate, labels: &[f64], weights: Option<&[f64]>, u: &mut [f64]) {
     if u.is_empty() {
         return;
     }
+    let weight = |i: usize| weights.map_or(1.0, |s| s[i]);
     for _ in 0..2 {
-        let r = sum(u);
+        let r = match weights {
+            Some(s) => sum(&u.iter().zip(s).map(|(ui, wi)| ui * wi).collect::<Vec<f64>>()),
+            None => sum(u),
+        };
         if r == 0.0 {
             return;
         }
         if matches!(kind, LossConjugate::Squared) {
-            let mean = r / u.len() as f64;
+            let total = weights.map_or(u.len() as f64, sum);
+            if total.is_nan() || total <= 0.0 {
+                return;
+            }
+            let mean = r / total;
             u.iter_mut().for_each(|ui| *ui -= mean);
             continue;
         }
         let room: Vec<f64> = u
             .iter()
             .zip(labels)
-            .map(|(&ui, &y)| {
+            .enumerate()
+            .map(|(i, (&ui, &y))| {
                 let (lo, hi) = domain(kind, y);
                 // An unbounded side (the squared hinge's) counts as |r|: the total stays ≥ |r|,
                 // and no ∞·0 makes a NaN of the move.
                 let room = if r > 0.0 { ui - lo } else { hi - ui };
-                room.min(r.abs())
+                match weight(i) {
+                    0.0 => 0.0,
+                    wi => (wi * room).min(r.abs()),
+                }
             })
             .collect();
         let total = sum(&room);
@@ -170,9 +185,11 @@ pub(super) fn balance(kind: LossConjugate, labels: &[f64], u: &mut [f64]) {
             return;
         }
         let f = (r.abs() / total).min(1.0);
-        for ((ui, &y), room) in u.iter_mut().zip(labels).zip(room) {
-            let (lo, hi) = domain(kind, y);
-            *ui = (*ui - r.signum() * f * room).clamp(lo, hi);
+        for (i, ((ui, &y), room)) in u.iter_mut().zip(labels).zip(room).enumerate() {
+            if room > 0.0 {
+                let (lo, hi) = domain(kind, y);
+                *ui = (*ui - r.signum() * f * room / weight(i)).clamp(lo, hi);
+            }
         }
     }
 }
@@ -245,7 +262,7 @@ mod tests {
         for kind in [LossConjugate::Logistic, LossConjugate::Hinge, LossConjugate::Squared] {
             for u0 in [[-0.9, 0.2, -0.1, -0.7, 0.05], [-0.01, 0.9, -0.02, 0.0, 0.99]] {
                 let mut u = u0.to_vec();
-                balance(kind, &labels, &mut u);
+                balance(kind, &labels, None, &mut u);
                 assert!(sum(&u).abs() <= 1e-15, "{kind:?}: {}", sum(&u));
                 for (&ui, &y) in u.iter().zip(&labels) {
                     let (lo, hi) = domain(kind, y);
@@ -288,9 +305,14 @@ mod tests {
         let labels = [1.0, -1.0, 1.0, 1.0, -1.0, 1.0];
         for kind in [LossConjugate::Logistic, LossConjugate::Squared] {
             let mut a = vec![0.3, -2.0, 5.0, 0.1, 0.7, -1.0];
-            shift_to_optimal_offset(kind, &labels, &mut a);
+            shift_to_optimal_offset(kind, &labels, None, &mut a);
             let g: f64 = a.iter().zip(&labels).map(|(&ai, &y)| super::super::loss_derivatives(kind, y, ai).0).sum();
             assert!(g.abs() < 1e-12, "{kind:?}: Σℓ′ = {g}");
+            let weights = [1.0, 3.0, 0.0, 2.0, 0.5, 1.0];
+            let mut a = vec![0.3, -2.0, 5.0, 0.1, 0.7, -1.0];
+            shift_to_optimal_offset(kind, &labels, Some(&weights), &mut a);
+            let g: f64 = (0..6).map(|i| weights[i] * super::super::loss_derivatives(kind, labels[i], a[i]).0).sum();
+            assert!(g.abs() < 1e-12, "{kind:?}: Σωℓ′ = {g}");
         }
     }
 }

@@ -270,7 +270,8 @@ pub(super) fn refined_dual(
 /// not read.
 pub(super) fn refined_point(cert: &Certificate, labels: &[f64], a: &[f64]) -> Vec<f64> {
     if free_intercept(cert) {
-        return feasible_for_intercept(cert, labels, a, vec![]);
+        // Unweighted: a plan with the rows' weights is not refined (`Plan::refines_certificate`).
+        return feasible_for_intercept(cert, labels, None, a, vec![]);
     }
     a.iter()
         .zip(labels)

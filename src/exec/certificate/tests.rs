@@ -393,11 +393,33 @@ fn the_squared_hinges_balance_is_finite_and_in_its_domain() {
     let labels = [1.0, 1.0, -1.0, -1.0, 1.0];
     for u0 in [[-0.5, -0.1, 0.2, 0.0, -0.3], [-0.1, 0.0, 0.9, 0.4, -0.2]] {
         let mut u = u0.to_vec();
-        intercept::balance(LossConjugate::SquaredHinge, &labels, &mut u);
+        intercept::balance(LossConjugate::SquaredHinge, &labels, None, &mut u);
         let sum: f64 = u.iter().sum();
         assert!(sum.abs() <= 1e-12, "{u0:?} → {u:?}: Σ u = {sum}");
         for (ui, y) in u.iter().zip(labels) {
             assert!(ui.is_finite() && y * ui <= 0.0, "{u0:?} → {u:?}: u = {ui} for y = {y}");
+        }
+    }
+}
+
+/// With the rows' weights the balance makes Σᵢ ωᵢuᵢ = 0, keeps every uᵢ in dom ℓ*, and leaves
+/// a row of weight 0 where it was; the squared loss's moves by the weighted mean.
+#[test]
+fn the_weighted_balance_zeroes_the_weighted_sum() {
+    let labels = [1.0, 1.0, -1.0, -1.0, 1.0];
+    let weights = [2.0, 0.0, 0.5, 3.0, 1.0];
+    for kind in [LossConjugate::Logistic, LossConjugate::SquaredHinge, LossConjugate::Hinge, LossConjugate::Squared] {
+        for u0 in [[-0.5, -0.1, 0.2, 0.0, -0.3], [-0.1, -0.2, 0.9, 0.4, -0.2]] {
+            let mut u = u0.to_vec();
+            intercept::balance(kind, &labels, Some(&weights), &mut u);
+            let sum: f64 = u.iter().zip(weights).map(|(ui, wi)| ui * wi).sum();
+            assert!(sum.abs() <= 1e-12, "{kind:?} {u0:?} → {u:?}: Σ ωu = {sum}");
+            for (ui, y) in u.iter().zip(labels) {
+                assert!(ui.is_finite() && loss_conjugate(kind, y, *ui).is_finite(), "{kind:?}: u = {ui} for y = {y}");
+            }
+            if kind != LossConjugate::Squared {
+                assert_eq!(u[1], u0[1], "{kind:?}: the row of weight 0 moved");
+            }
         }
     }
 }

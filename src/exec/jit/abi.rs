@@ -403,6 +403,9 @@ pub fn check_shapes(plan: &Plan, state: &State, data: &DataView, orders: &Orders
     if data.labels.len() != rows {
         return Err(format!("{} labels for {rows} rows", data.labels.len()));
     }
+    if let Some(s) = data.weights.filter(|s| s.len() != rows) {
+        return Err(format!("{} row weights for {rows} rows", s.len()));
+    }
     // Positions in the order index vec[m] history (q < m).
     if orders.rows.len() > rows {
         return Err("the row order is longer than the data".into());
@@ -473,12 +476,17 @@ pub fn call(
     });
     // The hook outlives the call; the kernel sees it as 'static only through the pointer.
     let ranks = hook.as_ref().map_or(std::ptr::null(), |h| h as *const RankHook as *const std::ffi::c_void);
-    let labels = plan.labels();
+    let (labels, row_weights) = (plan.labels().map(|l| l.0), plan.row_weights().map(|s| s.0));
     let mut bases: Vec<*mut f64> = state
         .vectors
         .iter_mut()
         .enumerate()
-        .map(|(k, v)| if Some(k) == labels.map(|l| l.0) { data.labels.as_ptr() as *mut f64 } else { v.as_mut_ptr() })
+        .map(|(k, v)| match data.weights {
+            _ if Some(k) == labels => data.labels.as_ptr() as *mut f64,
+            // Read only, as the labels (the verifier refuses a plan that writes either).
+            Some(s) if Some(k) == row_weights => s.as_ptr() as *mut f64,
+            _ => v.as_mut_ptr(),
+        })
         .collect();
     let mut ctx = KernelCtx {
         scalars: state.scalars.as_mut_ptr(),

@@ -80,7 +80,16 @@ fn build(
     // The intercept: its own gradient Σ c/m·ℓ′, its extrapolated point b̂ and previous value,
     // and a step bound that covers its column of ones (‖[X 1]‖² ≤ ‖X‖² + m, so L + c·β).
     let intercept = b.intercept().map(|slot| {
-        let lb = b.param("Lb", model.loss.coef.value * beta, "c·β: the intercept's column of ones adds ≤ c·β to L");
+        let cb = model.loss.coef.value * beta;
+        let lb = match model.loss.weighted {
+            true => b.scalar(
+                "Lb",
+                ScalarRole::Param,
+                ParamInit::MeanWeight { scale: cb },
+                "c·β·Σωᵢ/m: the intercept's column of ones adds ≤ c·β·Σωᵢ/m to L",
+            ),
+            false => b.param("Lb", cb, "c·β: the intercept's column of ones adds ≤ c·β to L"),
+        };
         Intercept {
             slot,
             hat: b.state("b̂", "the intercept's extrapolated point"),

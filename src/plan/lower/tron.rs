@@ -531,15 +531,15 @@ fn lower_scalar(model: &Model, st: &Structure, prox: CoordinateProx) -> Plan {
     b.plan
 }
 
-/// (ℓ″)(y[i], a) inlined: the stdlib formula's second derivative, or its constant value for a
-/// quadratic loss.
+/// ωᵢ·ℓ″(y[i], a) inlined: the stdlib formula's second derivative, or its constant value for a
+/// quadratic loss (ωᵢ the row's weight, when the loss is weighted).
 fn curvature(b: &Builder, model: &Model, st: &Structure, y: VecId, a: Expr) -> Expr {
     if let Some(f) = b.second_derivative(model, st) {
         return b.at_point(model, &f, y, a);
     }
     let d1 = st.derivative.clone().expect("scalar losses have a derived ℓ′");
     let d2 = crate::symbolic::simplify(&crate::symbolic::derivative(&d1, &model.loss.def.margin));
-    k(d2.as_const().unwrap_or(0.0))
+    b.row_weighted(k(d2.as_const().unwrap_or(0.0)))
 }
 
 /// The dump's header: the model, then the method.

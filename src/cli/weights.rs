@@ -1,0 +1,32 @@
+//! `--weights FILE` and `--class-weight LABEL=W`: the rows' weights read and attached to the
+//! training data, for a model that weights its loss; refused, with the way to say it, for one
+//! that does not.
+
+use super::args::RunArgs;
+use super::inputs::{data_failure, readable};
+use super::Failure;
+use crate::check::Model;
+use crate::data::{display_name, open_text, read_weights, Dataset};
+
+/// Attaches the weights `args` give to `train` (before any split, so that line k of the file
+/// is row k). Nothing when none are given: a weighted model then has every weight 1.
+pub(super) fn attach(args: &RunArgs, model: &Model, train: &mut Dataset) -> Result<(), Failure> {
+    let flag = match (&args.weights, args.class_weight.is_empty()) {
+        (None, true) => return Ok(()),
+        (Some(_), _) => "--weights",
+        (None, false) => "--class-weight",
+    };
+    if !model.loss.weighted {
+        return Err(Failure::Usage(format!(
+            "{flag}: the model's loss is not weighted\n  hint: declare the weights, `data {}: sparse, {}: labels, s: weights`, and write `E[s·{}(...)]`",
+            model.features.name, model.label.name, model.loss.def.name
+        )));
+    }
+    if let Some(path) = &args.weights {
+        readable("weights file", path)?;
+        let reader = open_text(path, false).map_err(data_failure)?;
+        let weights = read_weights(reader, &display_name(path), train.rows()).map_err(data_failure)?;
+        train.weights = Some(weights);
+    }
+    train.apply_class_weights(&args.class_weight).map_err(|e| Failure::Input(e.to_string()))
+}

@@ -1,0 +1,219 @@
+//! The rows' weights (`E[s·loss(...)]`, `--weights FILE`, `--class-weight LABEL=W`): integer
+//! weights are repeated rows, a weight of 0 is the row left out, both back ends agree, and bad
+//! weights are named by file and line with nothing written.
+
+mod common;
+
+use common::{fixture, optc, text, write};
+use optc::data::read_libsvm;
+use optc::exec::driver::RunSettings;
+use optc::plan::ScalarRole;
+use std::path::Path;
+
+/// The head of a weighted model over `x`, `y` and `s`, with an intercept b.
+fn weighted(lambda: f64, objective: &str) -> String {
+    format!("data x: sparse, y: labels, s: weights\nvar w: vec[dim(x)]\nvar b: scalar\nparam λ = {lambda}\nminimize E[s·{objective}\n")
+}
+
+/// The same model without weights.
+fn plain(lambda: f64, objective: &str) -> String {
+    format!(
+        "data x: sparse, y: labels\nvar w: vec[dim(x)]\nvar b: scalar\nparam λ = {lambda}\nminimize E[{objective}\n"
+    )
+}
+
+/// `optc run` to `--tol 1e-10`, which must succeed: F from its JSON report, and the weights
+/// (b last) from its saved model.
+fn solve(dir: &Path, model: &str, data: &Path, extra: &[&str]) -> (f64, Vec<f64>, serde_json::Value) {
+    let m = write(dir, "m.opt", model);
+    let saved = dir.join("saved.model");
+    let mut args = vec![
+        "run",
+        m.to_str().unwrap(),
+        data.to_str().unwrap(),
+        "--json",
+        "--quiet",
+        "--tol",
+        "1e-10",
+        "--epochs",
+        "100000",
+        "--save",
+        saved.to_str().unwrap(),
+    ];
+    args.extend_from_slice(extra);
+    let out = optc(&args);
+    assert!(out.status.success(), "{model}\n{}", text(&out.stderr));
+    let r: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
+    assert_eq!(r["status"], "converged", "{model}\n{r}");
+    let saved = std::fs::read_to_string(&saved).expect("saved");
+    let w: Vec<f64> = saved
+        .lines()
+        .skip_while(|l| l.trim() != "w")
+        .skip(1)
+        .map(|l| l.split_whitespace().next().expect("a weight").parse().expect("a number"))
+        .collect();
+    (r["objective"].as_f64().expect("F"), w, r)
+}
+
+/// A seeded weight in {0, 1, 2, 3} for row i.
+fn weight(i: usize) -> usize {
+    (i * 7 + i / 3) % 4
+}
+
+/// The fixture's rows, each repeated `weights[i]` times (LIBSVM text), and its weight file.
+fn repeated(dir: &Path, weights: &[usize]) -> (std::path::PathBuf, std::path::PathBuf) {
+    let rows = std::fs::read_to_string(fixture("binary.svm")).expect("fixture");
+    let rows: Vec<&str> = rows.lines().filter(|l| !l.trim().is_empty()).collect();
+    assert_eq!(rows.len(), weights.len());
+    let mut out = String::new();
+    for (row, &k) in rows.iter().zip(weights) {
+        for _ in 0..k {
+            out.push_str(row);
+            out.push('\n');
+        }
+    }
+    let file: String = weights.iter().map(|w| format!("{w}\n")).collect();
+    (write(dir, "repeated.svm", &out), write(dir, "w.txt", &file))
+}
+
+/// With S = Σᵢ sᵢ, the weighted model at λ·S/m has the minimiser of the rows repeated sᵢ times
+/// at λ, and its F is S/m times theirs: for each solver that takes weights, with an intercept.
+#[test]
+fn integer_weights_are_repeated_rows() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let m = 200;
+    let weights: Vec<usize> = (0..m).map(weight).collect();
+    let s: usize = weights.iter().sum();
+    assert!(weights.contains(&0) && s != m, "the weights leave rows out and change the count");
+    let (rows, file) = repeated(dir.path(), &weights);
+    let ratio = s as f64 / m as f64;
+    for (solver, objective, lambda) in [
+        ("proxgrad", "logistic(y, <x, w> + b)] + λ·l1(w)", 0.02),
+        ("tron", "logistic(y, <x, w> + b)] + λ·l2sq(w)", 0.01),
+        ("tron", "squared_hinge(y, <x, w> + b)] + λ·l2sq(w)", 0.01),
+        ("tron", "squared(y, <x, w> + b)] + λ·l2sq(w)", 0.01),
+        ("proxgrad", "squared(y, <x, w> + b)] + λ·l1(w) + λ·l2sq(w)", 0.01),
+    ] {
+        let (f_w, w_w, r) = solve(
+            dir.path(),
+            &weighted(lambda * ratio, objective),
+            &fixture("binary.svm"),
+            &["--weights", file.to_str().unwrap()],
+        );
+        assert_eq!(r["solver"], solver, "{objective}: {r}");
+        let (f_r, w_r, _) = solve(dir.path(), &plain(lambda, objective), &rows, &[]);
+        assert!((f_w - ratio * f_r).abs() <= 1e-9 * f_w.abs(), "{objective}: F {f_w} against {ratio}·{f_r}");
+        assert_eq!(w_w.len(), w_r.len());
+        let far = w_w.iter().zip(&w_r).map(|(a, b)| (a - b).abs()).fold(0.0, f64::max);
+        assert!(far <= 1e-4, "{objective}: the minimisers differ by {far}");
+    }
+}
+
+/// A weight of 0 is the row left out (S = m − 1), and `--class-weight` multiplies the file's
+/// weights: a class weight of 0 leaves that class's rows out.
+#[test]
+fn a_zero_weight_is_the_row_left_out() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let m = 200;
+    let mut weights = vec![1; m];
+    weights[17] = 0;
+    let (rows, file) = repeated(dir.path(), &weights);
+    let objective = "logistic(y, <x, w> + b)] + λ·l2sq(w)";
+    let ratio = (m - 1) as f64 / m as f64;
+    let (f_w, w_w, _) = solve(
+        dir.path(),
+        &weighted(0.01 * ratio, objective),
+        &fixture("binary.svm"),
+        &["--weights", file.to_str().unwrap()],
+    );
+    let (f_r, w_r, _) = solve(dir.path(), &plain(0.01, objective), &rows, &[]);
+    assert!((f_w - ratio * f_r).abs() <= 1e-9 * f_w, "F {f_w} against {ratio}·{f_r}");
+    let far = w_w.iter().zip(&w_r).map(|(a, b)| (a - b).abs()).fold(0.0, f64::max);
+    assert!(far <= 1e-6, "the minimisers differ by {far}");
+
+    // Class weights: 2 on the positive rows is each of them twice.
+    let data = std::fs::read_to_string(fixture("binary.svm")).expect("fixture");
+    let doubled: Vec<usize> =
+        data.lines().filter(|l| !l.trim().is_empty()).map(|l| if l.starts_with("-1") { 1 } else { 2 }).collect();
+    let s: usize = doubled.iter().sum();
+    let (rows, _) = repeated(dir.path(), &doubled);
+    let ratio = s as f64 / m as f64;
+    let (f_c, w_c, _) =
+        solve(dir.path(), &weighted(0.01 * ratio, objective), &fixture("binary.svm"), &["--class-weight", "1=2"]);
+    let (f_r, w_r, _) = solve(dir.path(), &plain(0.01, objective), &rows, &[]);
+    assert!((f_c - ratio * f_r).abs() <= 1e-9 * f_c, "F {f_c} against {ratio}·{f_r}");
+    let far = w_c.iter().zip(&w_r).map(|(a, b)| (a - b).abs()).fold(0.0, f64::max);
+    assert!(far <= 1e-5, "class weights: the minimisers differ by {far}");
+}
+
+/// The interpreter and the JIT run a weighted plan to the same bits.
+#[test]
+fn the_back_ends_agree_on_weighted_plans() {
+    let mut d = read_libsvm(&fixture("binary.svm")).expect("fixture");
+    d.weights = Some((0..d.rows()).map(|i| weight(i) as f64 * 0.5).collect());
+    for objective in [
+        "logistic(y, <x, w> + b)] + λ·l1(w)",
+        "logistic(y, <x, w> + b)] + λ·l2sq(w)",
+        "hinge(y, <x, w> + b)] + λ·l2sq(w)",
+    ] {
+        let text = weighted(0.01, objective);
+        let plan = common::compile(&text, &Default::default());
+        assert!(plan.row_weights().is_some(), "{objective}: the plan reads s");
+        let settings = RunSettings::fixed(7, 1);
+        let dir = Path::new(".");
+        let jit = common::run_plan_on(plan.clone(), &d, &settings, None, dir, true);
+        let interp = common::run_plan_on(plan.clone(), &d, &settings, None, dir, false);
+        // The data's buffers aside (the JIT reads y and s in place): every state the same bits.
+        for (k, decl) in plan.vectors.iter().enumerate().filter(|(_, v)| !v.role.is_input()) {
+            assert_eq!(jit.outcome.state.vectors[k], interp.outcome.state.vectors[k], "{objective}: {}", decl.name);
+        }
+        for (k, decl) in plan.scalars.iter().enumerate().filter(|(_, s)| s.role != ScalarRole::Local) {
+            assert_eq!(jit.outcome.state.scalars[k], interp.outcome.state.scalars[k], "{objective}: {}", decl.name);
+        }
+        assert!(jit.outcome.state.weights(&plan).iter().any(|v| *v != 0.0), "{objective}: the weights moved");
+    }
+}
+
+/// Bad weights get a diagnostic that names the file and the line (or the label), and nothing is
+/// written; weights for a model whose loss is not weighted are refused with the way to say it.
+#[test]
+fn bad_weights_are_named_and_nothing_is_written() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let m = write(dir.path(), "m.opt", &weighted(0.01, "logistic(y, <x, w> + b)] + λ·l2sq(w)"));
+    let data = fixture("binary.svm");
+    let saved = dir.path().join("out.model");
+    let run = |extra: &[&str]| {
+        let mut args = vec!["run", m.to_str().unwrap(), data.to_str().unwrap(), "--save", saved.to_str().unwrap()];
+        args.extend_from_slice(extra);
+        optc(&args)
+    };
+    let ones = "1\n".repeat(200);
+    for (name, contents, says) in [
+        ("short.txt", "1\n".repeat(199), "short.txt:199:1: 199 weights for the data's 200 rows".to_string()),
+        ("long.txt", "1\n".repeat(201), "long.txt:201:1: more weights than the data's 200 rows".to_string()),
+        ("negative.txt", ones.replacen("1\n", "-0.5\n", 1), "negative.txt:1:1: the weight -0.5 is negative".into()),
+        ("nan.txt", format!("{}nan\n", "1\n".repeat(199)), "nan.txt:200:1: the weight `nan` is not finite".into()),
+        ("word.txt", ones.replacen("1\n", "one\n", 1), "word.txt:1:1: `one` is not a number".into()),
+    ] {
+        let w = write(dir.path(), name, &contents);
+        let out = run(&["--weights", w.to_str().unwrap()]);
+        assert_eq!(out.status.code(), Some(1), "{name}: {}", text(&out.stderr));
+        assert!(text(&out.stderr).contains(&says), "{name}: {}", text(&out.stderr));
+        assert!(!saved.exists(), "{name}: a refused run wrote its model");
+    }
+    let out = run(&["--class-weight", "3=2"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out.stderr).contains("--class-weight 3=2: the data has no label 3 (its labels are -1, 1)"),
+        "{}",
+        text(&out.stderr)
+    );
+    assert!(!saved.exists());
+
+    let unweighted = write(dir.path(), "plain.opt", &plain(0.01, "logistic(y, <x, w> + b)] + λ·l2sq(w)"));
+    let w = write(dir.path(), "ones.txt", &ones);
+    let out = optc(&["run", unweighted.to_str().unwrap(), data.to_str().unwrap(), "--weights", w.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains("--weights: the model's loss is not weighted"), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains("`E[s·logistic(...)]`"), "{}", text(&out.stderr));
+}
