@@ -114,7 +114,9 @@ fn plans_of_forced_solvers() {
     for (name, objective) in [
         ("proxgrad_weighted", "minimize E[s·logistic(y, <x, w> + b)] + λ·l1(w)\n"),
         ("tron_weighted", "minimize E[s·logistic(y, <x, w> + b)] + λ·l2sq(w)\n"),
-        ("fobos_weighted", "minimize E[s·hinge(y, <x, w> + b)] + λ·l2sq(w)\n"),
+        ("dcd_weighted", "minimize E[s·hinge(y, <x, w> + b)] + λ·l2sq(w)\n"),
+        ("dcd_weighted_squared_hinge", "minimize E[s·squared_hinge(y, <x, w> + b)] + λ·l2sq(w)\nsolve with dcd\n"),
+        ("fobos_weighted", "minimize E[s·hinge(y, <x, w> + b)] + λ·l2sq(w)\nsolve with fobos\n"),
     ] {
         snapshot_plan("plans_of_forced_solvers", name, format!("{weighted}{objective}"), &CompileOptions::default());
     }

@@ -90,9 +90,11 @@ fn integer_weights_are_repeated_rows() {
     for (solver, objective, lambda) in [
         ("proxgrad", "logistic(y, <x, w> + b)] + λ·l1(w)", 0.02),
         ("tron", "logistic(y, <x, w> + b)] + λ·l2sq(w)", 0.01),
-        ("tron", "squared_hinge(y, <x, w> + b)] + λ·l2sq(w)", 0.01),
+        ("dcd", "squared_hinge(y, <x, w> + b)] + λ·l2sq(w)", 0.01),
         ("tron", "squared(y, <x, w> + b)] + λ·l2sq(w)", 0.01),
         ("proxgrad", "squared(y, <x, w> + b)] + λ·l1(w) + λ·l2sq(w)", 0.01),
+        ("dcd", "hinge(y, <x, w> + b)] + λ·l2sq(w)", 0.01),
+        ("tron", "squared_hinge(y, <x, w> + b)] + λ·l2sq(w)\nsolve with tron", 0.01),
     ] {
         let (f_w, w_w, r) = solve(
             dir.path(),
@@ -155,6 +157,8 @@ fn the_back_ends_agree_on_weighted_plans() {
         "logistic(y, <x, w> + b)] + λ·l1(w)",
         "logistic(y, <x, w> + b)] + λ·l2sq(w)",
         "hinge(y, <x, w> + b)] + λ·l2sq(w)",
+        "squared_hinge(y, <x, w> + b)] + λ·l2sq(w)\nsolve with dcd",
+        "hinge(y, <x, w> + b)] + λ·l2sq(w)\nsolve with fobos",
     ] {
         let text = weighted(0.01, objective);
         let plan = common::compile(&text, &Default::default());

@@ -8,7 +8,14 @@ use crate::solvers::SolverKind;
 
 /// The solvers that take the rows' weights, as the diagnostics list them; a test holds the list
 /// to the registry.
-pub(super) const ROW_WEIGHTS: &str = "fobos, truncated, proxgrad and tron";
+pub(super) const ROW_WEIGHTS: &str = "fobos, truncated, proxgrad, tron and dcd";
+
+/// Whether `solver` takes the rows' weights for `model`: dual CD's logistic steps (an entropy
+/// per αᵢ, on (0, C)) do not carry them yet.
+fn takes(solver: SolverKind, model: &Model) -> bool {
+    solver.can().row_weights
+        && !(solver == SolverKind::Dcd && model.loss.def.known() == Some(crate::stdlib::KnownLoss::Logistic))
+}
 
 /// The choice for a weighted model: `chosen` when its solver takes weights, else (a default, not
 /// forced) the one that does for this model: tron for ½‖·‖² alone, proxgrad for another smooth
@@ -23,13 +30,15 @@ pub(super) fn steer(
     if is_matrix {
         return Err("the rows' weights are not compiled for a multiclass W in this build".into());
     }
-    if chosen.solver.can().row_weights {
+    if takes(chosen.solver, model) {
         return Ok(chosen);
     }
     if forced || !convex {
+        let except = if chosen.solver == SolverKind::Dcd { ", dcd for the hinges only" } else { "" };
         return Err(format!(
-            "`{}` does not take the rows' weights in this build ({ROW_WEIGHTS} do)",
-            chosen.solver.name()
+            "`{}` does not take the rows' weights for `{}` in this build ({ROW_WEIGHTS} do{except})",
+            chosen.solver.name(),
+            model.loss.def.name
         ));
     }
     let why =
@@ -52,7 +61,7 @@ pub(super) fn shape_rule(model: &Model, rule: ShapeRule) -> Option<ShapeRule> {
     if !model.loss.weighted {
         return Some(rule);
     }
-    let takes = |c: &Choice| c.solver.can().row_weights;
+    let takes = |c: &Choice| takes(c.solver, model);
     let rule = ShapeRule {
         few_features: rule.few_features.filter(takes),
         wide: rule.wide.filter(takes),

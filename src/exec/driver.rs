@@ -227,6 +227,9 @@ pub fn run_watched(
         Some(s) => s,
         None => State::new(plan, facts, data.labels),
     };
+    // The rows' weights as the data has them: the certificate evaluates the plan's dual point
+    // on this state, whichever back end runs the plan.
+    super::interp::load_row_weights(plan, &mut state, data);
     check_params(plan, &state)?;
     if let Some(t) = plan.tolerance {
         state.scalars[t.0] = settings.tol.unwrap_or(f64::INFINITY);

@@ -75,7 +75,7 @@ impl SharedEpoch for Interpreter<'_> {
 
 /// The rows' weights a weighted plan reads, from the view (as the JIT reads them in place): a
 /// state's copy may be of other rows (a share, a block, the rows before a split).
-fn load_row_weights(plan: &Plan, state: &mut State, data: &DataView) {
+pub(crate) fn load_row_weights(plan: &Plan, state: &mut State, data: &DataView) {
     if let Some(s) = plan.row_weights() {
         let v = &mut state.vectors[s.0];
         v.clear();

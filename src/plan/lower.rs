@@ -249,6 +249,11 @@ impl Builder {
         (y, w)
     }
 
+    /// The rows' weights s, once declared with w (a weighted loss only).
+    pub fn row_weights(&self) -> Option<VecId> {
+        self.row_weights
+    }
+
     /// Whether the model has an intercept (declared or not yet).
     pub fn wants_intercept(&self) -> bool {
         self.wants_intercept

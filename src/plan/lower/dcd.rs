@@ -82,7 +82,22 @@ pub(super) fn lower(model: &Model, st: &Structure, prox: CoordinateProx) -> Plan
     let cap = b.scalar("C", ScalarRole::Param, ParamInit::PerRow { scale: c / prox.l2 }, "c/(λm): LIBLINEAR's C");
     // δ = 1/(2C) for the squared hinge: set by init, which knows C.
     let delta = squared.then(|| b.state("δ", "1/(2C): the squared hinge's diagonal of Q̄"));
-    let upper = if squared { k(f64::INFINITY) } else { s(cap) };
+    // With the rows' weights ωᵢ, row i's C is C·ωᵢ (docs/algorithms.md §12): the hinge's box is
+    // [0, C·ωᵢ] and the squared hinge's δ is 1/(2C·ωᵢ). A row of weight 0 is held at αᵢ = 0.
+    let weight = b.row_weights();
+    let held = |e: Expr| match weight {
+        Some(sw) => select(at(sw, i), Cmp::Gt, k(0.0), e, k(0.0)),
+        None => e,
+    };
+    let row_cap = match weight {
+        Some(sw) => mul(s(cap), at(sw, i)),
+        None => s(cap),
+    };
+    let delta_at = |d: ScalarId| match weight {
+        Some(sw) => held(div(s(d), at(sw, i))),
+        None => s(d),
+    };
+    let upper = if squared { held(k(f64::INFINITY)) } else { row_cap.clone() };
     let alpha = b.vector("α", Len::Rows, VecRole::State, 0.0);
     let q = b.vector("Q", Len::Rows, VecRole::State, 0.0);
     // Logistic's α stay inside (0, C) (its dual has log αᵢ), where shrinking has no bound to
@@ -129,12 +144,12 @@ pub(super) fn lower(model: &Model, st: &Structure, prox: CoordinateProx) -> Plan
     // Into the box: [0, U]; for logistic, LIBLINEAR's interior [ι, C − ι], ι = min(10⁻³·C, 10⁻⁸).
     let inside = call(Func::Min, vec![mul(k(1e-3), s(cap)), k(1e-8)]);
     let clip = |v: Expr| {
-        let (lo, hi) = if logistic { (inside.clone(), sub(s(cap), inside.clone())) } else { (k(0.0), s(cap)) };
+        let (lo, hi) = if logistic { (inside.clone(), sub(s(cap), inside.clone())) } else { (k(0.0), row_cap.clone()) };
         let v = call(Func::Max, vec![v, lo]);
-        if squared {
-            v
-        } else {
-            call(Func::Min, vec![v, hi])
+        match (squared, weight) {
+            (true, None) => v,
+            (true, Some(_)) => call(Func::Min, vec![v, upper.clone()]),
+            (false, _) => call(Func::Min, vec![v, hi]),
         }
     };
     // ⟨xᵢ, w⟩ + b
@@ -160,7 +175,7 @@ pub(super) fn lower(model: &Model, st: &Structure, prox: CoordinateProx) -> Plan
     if let Some(d) = delta {
         init.push(Stmt::Set(d, div(k(0.5), s(cap))));
     }
-    let diag = delta.map_or(s(a), |d| add(s(a), s(d)));
+    let diag = delta.map_or(s(a), |d| add(s(a), delta_at(d)));
     let diag = bias.map_or(diag.clone(), |(_, t2)| add(diag, s(t2)));
     init.push(each(
         Range::Upto(Len::Rows),
@@ -214,11 +229,11 @@ pub(super) fn lower(model: &Model, st: &Structure, prox: CoordinateProx) -> Plan
         let (pg, lo, hi) = (b.local("PG"), b.local("at0"), b.local("atU"));
         let mut visit = row_dot(g);
         let gradient = sub(mul(at(y, i), s(g)), k(1.0));
-        visit.push(Stmt::Set(g, delta.map_or(gradient.clone(), |d| add(gradient, mul(s(d), at(alpha, i))))));
+        visit.push(Stmt::Set(g, delta.map_or(gradient.clone(), |d| add(gradient, mul(delta_at(d), at(alpha, i))))));
         visit.push(Stmt::Guard(s(g), "the dual gradient G = yᵢ⟨xᵢ, w⟩ − 1 + δαᵢ".into()));
         visit.extend([
             Stmt::Set(lo, select(at(alpha, i), Cmp::Gt, k(0.0), k(0.0), k(1.0))),
-            Stmt::Set(hi, select(at(alpha, i), Cmp::Lt, upper, k(0.0), k(1.0))),
+            Stmt::Set(hi, select(at(alpha, i), Cmp::Lt, upper.clone(), k(0.0), k(1.0))),
             Stmt::Set(
                 pg,
                 select(
@@ -270,8 +285,9 @@ pub(super) fn lower(model: &Model, st: &Structure, prox: CoordinateProx) -> Plan
         ]);
     }
     b.report(model, st, w, y, a);
-    // The dual iterate is the certificate's point: uᵢ = −yᵢαᵢ/C.
-    b.plan.objective.dual = Some(div(Expr::Neg(Box::new(mul(at(y, i), at(alpha, i)))), s(cap)));
+    // The dual iterate is the certificate's point: uᵢ = −yᵢαᵢ/C (αᵢ/(C·ωᵢ) with the rows'
+    // weights, 0 for a row of weight 0, whose term is out of the dual).
+    b.plan.objective.dual = Some(held(div(Expr::Neg(Box::new(mul(at(y, i), at(alpha, i)))), row_cap.clone())));
     b.plan.objective.dual_only = true;
     b.plan.info.summary = summary(model, shrink.is_some());
     b.plan
