@@ -257,7 +257,7 @@ pub const REGISTRY: [SolverSpec; 11] = [
         compiled: true,
         default_max_epochs: 1000,
         check_every: 1,
-        can: BATCH,
+        can: Capabilities { row_weights: true, ..BATCH },
     },
     SolverSpec {
         kind: SolverKind::Smidas,

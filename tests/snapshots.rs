@@ -112,7 +112,9 @@ fn plans_of_forced_solvers() {
     // The rows' weights (`E[s·loss(...)]`): each row's ℓ, ℓ′ and ℓ″ times s[i].
     let weighted = "data x: sparse, y: labels, s: weights\nvar w: vec[dim(x)]\nvar b: scalar\nparam λ = 1e-4\n";
     for (name, objective) in [
-        ("proxgrad_weighted", "minimize E[s·logistic(y, <x, w> + b)] + λ·l1(w)\n"),
+        ("proxgrad_weighted", "minimize E[s·logistic(y, <x, w> + b)] + λ·l1(w)\nsolve with proxgrad\n"),
+        ("scd_weighted", "minimize E[s·logistic(y, <x, w> + b)] + λ·l1(w)\n"),
+        ("scd_weighted_lasso", "minimize E[s·squared(y, <x, w> + b)] + λ·l1(w)\n"),
         ("tron_weighted", "minimize E[s·logistic(y, <x, w> + b)] + λ·l2sq(w)\n"),
         ("dcd_weighted", "minimize E[s·hinge(y, <x, w> + b)] + λ·l2sq(w)\n"),
         ("dcd_weighted_squared_hinge", "minimize E[s·squared_hinge(y, <x, w> + b)] + λ·l2sq(w)\nsolve with dcd\n"),

@@ -88,11 +88,15 @@ fn integer_weights_are_repeated_rows() {
     let (rows, file) = repeated(dir.path(), &weights);
     let ratio = s as f64 / m as f64;
     for (solver, objective, lambda) in [
-        ("proxgrad", "logistic(y, <x, w> + b)] + λ·l1(w)", 0.02),
-        ("tron", "logistic(y, <x, w> + b)] + λ·l2sq(w)", 0.01),
+        ("scd", "logistic(y, <x, w> + b)] + λ·l1(w)", 0.02),
+        ("proxgrad", "logistic(y, <x, w> + b)] + λ·l1(w)\nsolve with proxgrad", 0.02),
+        ("scd", "logistic(y, <x, w> + b)] + λ·l1(w)\nsolve with scd(newton = 0)", 0.02),
+        ("scd", "logistic(y, <x, w> + b)] + λ·l2sq(w)", 0.01),
+        ("tron", "logistic(y, <x, w> + b)] + λ·l2sq(w)\nsolve with tron", 0.01),
         ("dcd", "squared_hinge(y, <x, w> + b)] + λ·l2sq(w)", 0.01),
-        ("tron", "squared(y, <x, w> + b)] + λ·l2sq(w)", 0.01),
-        ("proxgrad", "squared(y, <x, w> + b)] + λ·l1(w) + λ·l2sq(w)", 0.01),
+        ("scd", "squared(y, <x, w> + b)] + λ·l2sq(w)", 0.01),
+        ("scd", "squared(y, <x, w> + b)] + λ·l1(w) + λ·l2sq(w)", 0.01),
+        ("scd", "squared(y, <x, w> + b)] + λ·l1(w)", 0.01),
         ("dcd", "hinge(y, <x, w> + b)] + λ·l2sq(w)", 0.01),
         ("tron", "squared_hinge(y, <x, w> + b)] + λ·l2sq(w)\nsolve with tron", 0.01),
     ] {
@@ -131,7 +135,8 @@ fn a_zero_weight_is_the_row_left_out() {
     let (f_r, w_r, _) = solve(dir.path(), &plain(0.01, objective), &rows, &[]);
     assert!((f_w - ratio * f_r).abs() <= 1e-9 * f_w, "F {f_w} against {ratio}·{f_r}");
     let far = w_w.iter().zip(&w_r).map(|(a, b)| (a - b).abs()).fold(0.0, f64::max);
-    assert!(far <= 1e-6, "the minimisers differ by {far}");
+    // ½λ‖Δw‖² ≤ the two gaps (1e-10·F each): ‖Δw‖ ≤ 1.2e-4 at λ = 0.01.
+    assert!(far <= 1e-4, "the minimisers differ by {far}");
 
     // Class weights: 2 on the positive rows is each of them twice.
     let data = std::fs::read_to_string(fixture("binary.svm")).expect("fixture");
@@ -145,7 +150,7 @@ fn a_zero_weight_is_the_row_left_out() {
     let (f_r, w_r, _) = solve(dir.path(), &plain(0.01, objective), &rows, &[]);
     assert!((f_c - ratio * f_r).abs() <= 1e-9 * f_c, "F {f_c} against {ratio}·{f_r}");
     let far = w_c.iter().zip(&w_r).map(|(a, b)| (a - b).abs()).fold(0.0, f64::max);
-    assert!(far <= 1e-5, "class weights: the minimisers differ by {far}");
+    assert!(far <= 1e-4, "class weights: the minimisers differ by {far}");
 }
 
 /// The interpreter and the JIT run a weighted plan to the same bits.
@@ -155,6 +160,9 @@ fn the_back_ends_agree_on_weighted_plans() {
     d.weights = Some((0..d.rows()).map(|i| weight(i) as f64 * 0.5).collect());
     for objective in [
         "logistic(y, <x, w> + b)] + λ·l1(w)",
+        "logistic(y, <x, w> + b)] + λ·l1(w)\nsolve with proxgrad",
+        "squared(y, <x, w> + b)] + λ·l1(w)",
+        "logistic(y, <x, w> + b)] + λ·l1(w)\nsolve with scd(newton = 0)",
         "logistic(y, <x, w> + b)] + λ·l2sq(w)",
         "hinge(y, <x, w> + b)] + λ·l2sq(w)",
         "squared_hinge(y, <x, w> + b)] + λ·l2sq(w)\nsolve with dcd",

@@ -8,7 +8,7 @@ use crate::solvers::SolverKind;
 
 /// The solvers that take the rows' weights, as the diagnostics list them; a test holds the list
 /// to the registry.
-pub(super) const ROW_WEIGHTS: &str = "fobos, truncated, proxgrad, tron and dcd";
+pub(super) const ROW_WEIGHTS: &str = "fobos, truncated, scd, proxgrad, tron and dcd";
 
 /// Whether `solver` takes the rows' weights for `model`: dual CD's logistic steps (an entropy
 /// per αᵢ, on (0, C)) do not carry them yet.

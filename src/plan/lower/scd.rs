@@ -51,8 +51,18 @@ pub(super) fn lower(model: &Model, st: &Structure, prox: CoordinateProx) -> Plan
 
     // With a quadratic loss and an intercept, z = Xw and the margin is z + b: b then moves
     // after every column step at O(1) (the means x̄ⱼ), never touching z. Otherwise z = Xw + b.
+    // With the rows' weights ωᵢ the curvatures and the means are weighted: βj = κ·Σᵢ ωᵢxᵢⱼ²,
+    // x̄ⱼ = Σᵢ ωᵢxᵢⱼ / Σᵢ ωᵢ (docs/algorithms.md §12).
+    let weight = b.row_weights();
+    let weighted = |e: Expr| match weight {
+        Some(sw) => mul(e, at(sw, i)),
+        None => e,
+    };
     let follow = b.intercept().filter(|_| quadratic).map(|slot| {
-        let inv_m = b.scalar("1/m", ScalarRole::Param, ParamInit::PerRow { scale: 1.0 }, "for the column means");
+        let inv_m = match weight {
+            Some(_) => b.state("1/Σω", "for the column means: 1 over the rows' total weight"),
+            None => b.scalar("1/m", ScalarRole::Param, ParamInit::PerRow { scale: 1.0 }, "for the column means"),
+        };
         (slot, b.vector("x̄", Len::Features, VecRole::State, 0.0), inv_m, b.local("p"))
     });
     let margin = match follow {
@@ -63,12 +73,12 @@ pub(super) fn lower(model: &Model, st: &Structure, prox: CoordinateProx) -> Plan
     // init: z = Xw (+ b) and βj, in one pass over the columns.
     let z0 = b.intercept().filter(|_| follow.is_none()).map_or(k(0.0), s);
     let mut per_entry = vec![
-        Stmt::Set(q, add(s(q), mul(Expr::Value, Expr::Value))),
+        Stmt::Set(q, add(s(q), weighted(mul(Expr::Value, Expr::Value)))),
         Stmt::Store(z, i, add(at(z, i), mul(Expr::Value, at(w, j)))),
     ];
     let mut per_column = vec![Stmt::Set(q, k(0.0))];
     if let Some((.., p)) = follow {
-        per_entry.push(Stmt::Set(p, add(s(p), Expr::Value)));
+        per_entry.push(Stmt::Set(p, add(s(p), weighted(Expr::Value))));
         per_column.push(Stmt::Set(p, k(0.0)));
     }
     per_column.extend([each(Range::ColNonZeros, per_entry), Stmt::Store(betaj, j, mul(s(curv), s(q)))]);
@@ -82,8 +92,15 @@ pub(super) fn lower(model: &Model, st: &Structure, prox: CoordinateProx) -> Plan
         let floor = mul(k(1e-12), s(q));
         per_column.push(Stmt::Store(betaj, j, mul(s(curv), call(Func::Max, vec![centred, floor]))));
     }
-    b.plan.init =
-        vec![each(Range::Upto(Len::Rows), vec![Stmt::Store(z, i, z0)]), each(Range::Upto(Len::Features), per_column)];
+    b.plan.init = vec![each(Range::Upto(Len::Rows), vec![Stmt::Store(z, i, z0)])];
+    if let (Some(sw), Some((_, _, inv, p))) = (weight, follow) {
+        b.plan.init.extend([
+            Stmt::Set(p, k(0.0)),
+            each(Range::Upto(Len::Rows), vec![Stmt::Set(p, add(s(p), at(sw, i)))]),
+            Stmt::Set(inv, select_positive(s(p))),
+        ]);
+    }
+    b.plan.init.push(each(Range::Upto(Len::Features), per_column));
 
     // epoch: one coordinate step per column, in this epoch's order.
     let dloss = b.dloss(model, st, y, margin.clone());
@@ -108,7 +125,15 @@ pub(super) fn lower(model: &Model, st: &Structure, prox: CoordinateProx) -> Plan
     if let Some(intercept) = b.intercept() {
         // The intercept is one more coordinate, its column all ones: curvature bound c·β, no
         // prox. O(m) per epoch, next to the epoch's O(nnz).
-        let beta_b = b.param("βb", c * beta, "c·β: the curvature bound along the intercept");
+        let beta_b = match weight {
+            Some(_) => b.scalar(
+                "βb",
+                ScalarRole::Param,
+                ParamInit::MeanWeight { scale: c * beta },
+                "c·β·Σωᵢ/m: the curvature bound along the intercept",
+            ),
+            None => b.param("βb", c * beta, "c·β: the curvature bound along the intercept"),
+        };
         let dloss = b.dloss(model, st, y, margin);
         let mut moved = vec![Stmt::Set(intercept, add(s(intercept), s(delta)))];
         if follow.is_none() {
@@ -135,3 +160,8 @@ pub(super) fn lower(model: &Model, st: &Structure, prox: CoordinateProx) -> Plan
 }
 
 use super::super::Expr;
+
+/// 1/t for t > 0, else 0 (every weight 0: no mean to take).
+fn select_positive(t: Expr) -> Expr {
+    Expr::Select(Cmp::Gt, Box::new(t.clone()), Box::new(k(0.0)), Box::new(div(k(1.0), t)), Box::new(k(0.0)))
+}
