@@ -545,8 +545,6 @@ impl Plan {
             |c: &Certificate| c.conjugate.has_curvature() || (c.conjugate == LossConjugate::Softmax && c.l1 > 0.0);
         self.certificate.is_some_and(|c| newton(&c) && c.vector.is_none() && c.groups.is_none())
             && !self.objective.dual_only
-            // The steps' rows are unweighted: a weighted loss is certified from its own iterate.
-            && self.row_weights().is_none()
     }
 
     /// A plan with nothing in it yet: no buffers or statements, an objective of 0 with the

@@ -33,26 +33,30 @@ impl Screening {
             LossConjugate::SquaredHinge => 2.0,
             LossConjugate::Hinge | LossConjugate::Softmax => return None,
         };
-        // The rows' weights change the dual's norm (√Σωᵢxᵢⱼ²): not screened yet.
-        if data.weights.is_some()
-            || cert.l1 <= 0.0
-            || cert.vector.is_some()
-            || cert.groups.is_some()
-            || cert.lo > 0.0
-            || cert.hi < 0.0
-        {
+        if cert.l1 <= 0.0 || cert.vector.is_some() || cert.groups.is_some() || cert.lo > 0.0 || cert.hi < 0.0 {
             return None;
         }
+        // With the rows' weights ωᵢ the dual is strongly concave in the norm √Σᵢ ωᵢθᵢ², and a
+        // feature's correlation is Σᵢ ωᵢxᵢⱼθᵢ: its norm is √Σᵢ ωᵢxᵢⱼ², centred by the weighted
+        // mean with a free intercept (Σᵢ ωᵢθᵢ = 0).
         let (mut norms, mut sums) = (vec![0.0; features], vec![0.0; features]);
-        for (j, &v) in data.indices.iter().zip(data.values) {
-            if let (Some(n), Some(t)) = (norms.get_mut(j as usize), sums.get_mut(j as usize)) {
-                *n += v * v;
-                *t += v;
+        for i in 0..data.rows() {
+            let wi = data.weight(i);
+            for k in data.indptr[i]..data.indptr[i + 1] {
+                let (j, v) = (data.indices[k] as usize, data.values[k]);
+                if let (Some(n), Some(t)) = (norms.get_mut(j), sums.get_mut(j)) {
+                    *n += wi * v * v;
+                    *t += wi * v;
+                }
             }
         }
-        let centred = cert.intercept && cert.intercept_l2 == 0.0 && data.rows() > 0;
+        let total: f64 = match data.weights {
+            Some(s) => s.iter().sum(),
+            None => data.rows() as f64,
+        };
+        let centred = cert.intercept && cert.intercept_l2 == 0.0 && total > 0.0;
         for (n, t) in norms.iter_mut().zip(&sums) {
-            let square = if centred { *n - t * t / data.rows() as f64 } else { *n };
+            let square = if centred { *n - t * t / total } else { *n };
             *n = square.max(0.0).sqrt();
         }
         Some(Screening { out: vec![false; features], count: 0, norms, beta })
@@ -200,5 +204,18 @@ mod tests {
         cert.intercept_l2 = 0.5;
         let penalised = Screening::new(&cert, &data, 2).expect("screens");
         assert!((penalised.norms[0] - 3f64.sqrt()).abs() < 1e-12 && (penalised.norms[1] - 14f64.sqrt()).abs() < 1e-12);
+        // The rows' weights (2, 0, 1): the norms are √Σωᵢxᵢⱼ², centred by the weighted mean
+        // (the column (1, 2, 3) has x̄ = (2 + 3)/3 = 5/3 and Σωᵢ(xᵢ − x̄)² = 2·4/9 + 16/9 = 8/3).
+        let weights = [2.0, 0.0, 1.0];
+        let weighted = data.with_weights(Some(&weights));
+        let plain = Screening::new(&cert, &weighted, 2).expect("screens");
+        assert!((plain.norms[0] - 3f64.sqrt()).abs() < 1e-12 && (plain.norms[1] - 11f64.sqrt()).abs() < 1e-12);
+        cert.intercept_l2 = 0.0;
+        let free = Screening::new(&cert, &weighted, 2).expect("screens");
+        assert!(
+            free.norms[0].abs() < 1e-12 && (free.norms[1] - (8.0f64 / 3.0).sqrt()).abs() < 1e-12,
+            "{:?}",
+            free.norms
+        );
     }
 }

@@ -235,7 +235,8 @@ pub(super) fn refined_dual(
             break;
         }
         let sub = Subspace::new(data, w.len(), &round.cols);
-        let (moved, loss) = round.newton(cert, scale, &sub, data.labels, &mut a, offset.as_mut(), REFINE_SLACK * slack);
+        let rows = (data.labels, data.weights);
+        let (moved, loss) = round.newton(cert, scale, &sub, rows, &mut a, offset.as_mut(), REFINE_SLACK * slack);
         for (&j, &x) in round.cols.iter().zip(&round.v) {
             v[j] = x;
         }
@@ -268,10 +269,9 @@ pub(super) fn refined_dual(
 /// The dual point at a refinement's margins a: ℓ′ into the domain of ℓ*, balanced to Σᵢ uᵢ = 0
 /// with a free intercept. The refinement's losses have ℓ″: the plan's own point (for hinge) is
 /// not read.
-pub(super) fn refined_point(cert: &Certificate, labels: &[f64], a: &[f64]) -> Vec<f64> {
+pub(super) fn refined_point(cert: &Certificate, labels: &[f64], weights: Option<&[f64]>, a: &[f64]) -> Vec<f64> {
     if free_intercept(cert) {
-        // Unweighted: a plan with the rows' weights is not refined (`Plan::refines_certificate`).
-        return feasible_for_intercept(cert, labels, None, a, vec![]);
+        return feasible_for_intercept(cert, labels, weights, a, vec![]);
     }
     a.iter()
         .zip(labels)
@@ -288,7 +288,7 @@ pub(super) fn dual_and_gradient(
     features: usize,
     a: &[f64],
 ) -> (f64, Vec<f64>) {
-    let (dual, z) = dual_at(cert, data, c, features, 1, &refined_point(cert, data.labels, a));
+    let (dual, z) = dual_at(cert, data, c, features, 1, &refined_point(cert, data.labels, data.weights, a));
     (dual, z.iter().map(|x| -x).collect())
 }
 
@@ -356,7 +356,7 @@ impl Round {
         cert: &Certificate,
         scale: f64,
         sub: &Subspace,
-        labels: &[f64],
+        (labels, weights): (&[f64], Option<&[f64]>),
         a: &mut Vec<f64>,
         mut offset: Option<&mut f64>,
         negligible: f64,
@@ -364,8 +364,8 @@ impl Round {
         let n = self.cols.len();
         let kind = cert.conjugate;
         let mut moved = false;
-        // The margins with ℓ′, ℓ″ and Σᵢ ℓ there: after a step, its line search's accepted trial.
-        let mut now = Rows::at(kind, labels, a, None, sub.threads);
+        // The margins with ωℓ′, ωℓ″ and Σᵢ ωℓ there: after a step, its line search's accepted trial.
+        let mut now = Rows::at(kind, labels, weights, a, None, sub.threads);
         for _ in 0..REFINE_STEPS {
             let loss_gradient: Vec<f64> = sub.transpose_times(&now.u).iter().map(|x| scale * x).collect();
             let unit_of_residual =
@@ -382,7 +382,7 @@ impl Round {
             }
             // The gap of F on V at the current b: with b free, what a step on b would still gain
             // comes on top of it.
-            let gap_on_v = self.restricted_gap(cert, scale, labels, &now, &loss_gradient, sub.threads);
+            let gap_on_v = self.restricted_gap(cert, scale, (labels, weights), &now, &loss_gradient, sub.threads);
             // No rule on a stall: from a cold point the first steps may take a tenth of the gap
             // in four steps, then all of it in three (a9a at λ 1.13e-5), and any rule tried
             // there cut them short and cost an epoch.
@@ -426,7 +426,7 @@ impl Round {
             let step = loop {
                 let point: Vec<f64> =
                     if t == 1.0 { x.clone() } else { self.v.iter().zip(&d).map(|(v, d)| v + t * d).collect() };
-                let trial = Rows::at(kind, labels, &now.a, Some((&dm, t)), sub.threads);
+                let trial = Rows::at(kind, labels, weights, &now.a, Some((&dm, t)), sub.threads);
                 let change =
                     scale * (trial.loss - now.loss) + cert.l1 * l1_norm(&point) + 0.5 * cert.l2 * squared(&point)
                         - reg_now;
@@ -475,7 +475,7 @@ impl Round {
         &self,
         cert: &Certificate,
         scale: f64,
-        labels: &[f64],
+        (labels, weights): (&[f64], Option<&[f64]>),
         Rows { a, u, loss, .. }: &Rows,
         loss_gradient: &[f64],
         threads: usize,
@@ -486,8 +486,14 @@ impl Round {
         // Σᵢ uᵢ·(X_V v)ᵢ = −⟨z, v⟩/scale turns a⁰ into a.
         let conjugates: f64 = crate::exec::passes::blocks(a.len(), threads, |rows| {
             rows.map(|i| {
-                let su = into_loss_domain(kind, labels[i], s * u[i]);
-                loss_conjugate(kind, labels[i], su) - su * a[i]
+                // `u` holds ωᵢℓ′: the dual point is ℓ′, its term weighted (a row of weight 0 is
+                // out of the sum).
+                let wi = weights.map_or(1.0, |w| w[i]);
+                if wi == 0.0 {
+                    return 0.0;
+                }
+                let su = into_loss_domain(kind, labels[i], s * u[i] / wi);
+                wi * (loss_conjugate(kind, labels[i], su) - su * a[i])
             })
             .sum::<f64>()
         })
@@ -687,7 +693,8 @@ impl Model<'_> {
 }
 
 /// What a Newton step needs of every row at margins a (or a + t·Δa, a line search's trial):
-/// ℓ′ and ℓ″ per row, and Σᵢ ℓ.
+/// ωᵢℓ′ and ωᵢℓ″ per row, and Σᵢ ωᵢℓ (ωᵢ the row's weight, 1 without weights): the gradient
+/// and the Hessian read them as they are. The dual point is ℓ′ itself (`u` over ωᵢ).
 pub(super) struct Rows {
     pub(super) a: Vec<f64>,
     pub(super) u: Vec<f64>,
@@ -701,6 +708,7 @@ impl Rows {
     pub(super) fn at(
         kind: LossConjugate,
         labels: &[f64],
+        weights: Option<&[f64]>,
         a: &[f64],
         step: Option<(&[f64], f64)>,
         threads: usize,
@@ -710,10 +718,11 @@ impl Rows {
             for i in rows {
                 let ai = step.map_or(a[i], |(da, t)| a[i] + t * da[i]);
                 let (loss, u, curvature) = loss_terms(kind, labels[i], ai);
+                let wi = weights.map_or(1.0, |s| s[i]);
                 block.a.push(ai);
-                block.u.push(u);
-                block.curvature.push(curvature);
-                block.loss += loss;
+                block.u.push(wi * u);
+                block.curvature.push(wi * curvature);
+                block.loss += wi * loss;
             }
             block
         });

@@ -208,12 +208,15 @@ fn coordinate_steps(
             }
             // F along the column, exactly: ℓ changes on the column's rows only (their ℓ now
             // taken once for every trial and for the update).
-            let before: Vec<f64> = column.iter().map(|&(i, _)| loss_terms(kind, labels[i], now.a[i]).0).collect();
+            // Each row's terms times its weight ωᵢ, as [`Rows::at`] keeps them.
+            let weight = |i: usize| data.weight(i);
+            let before: Vec<f64> =
+                column.iter().map(|&(i, _)| weight(i) * loss_terms(kind, labels[i], now.a[i]).0).collect();
             let change = |delta: f64| {
                 let loss: f64 = column
                     .iter()
                     .zip(&before)
-                    .map(|(&(i, v), old)| loss_terms(kind, labels[i], now.a[i] + delta * v).0 - old)
+                    .map(|(&(i, v), old)| weight(i) * loss_terms(kind, labels[i], now.a[i] + delta * v).0 - old)
                     .sum();
                 let next = x[j] + delta;
                 scale * loss + cert.l1 * (next.abs() - x[j].abs()) + 0.5 * cert.l2 * (next * next - x[j] * x[j])
@@ -231,9 +234,9 @@ fn coordinate_steps(
             for (&(i, v), old) in column.iter().zip(&before) {
                 now.a[i] += delta * v;
                 let (loss, u, curvature) = loss_terms(kind, labels[i], now.a[i]);
-                now.loss += loss - old;
-                now.u[i] = u;
-                now.curvature[i] = curvature;
+                now.loss += weight(i) * loss - old;
+                now.u[i] = weight(i) * u;
+                now.curvature[i] = weight(i) * curvature;
             }
             x[j] += delta;
             total += c;
@@ -328,7 +331,7 @@ fn line_search(
     let mut t = 1.0_f64;
     while t >= MIN_STEP {
         let point: Vec<f64> = v.iter().zip(d).map(|(v, d)| v + t * d).collect();
-        let trial = Rows::at(cert.conjugate, data.labels, &now.a, Some((&dm, t)), sub.threads);
+        let trial = Rows::at(cert.conjugate, data.labels, data.weights, &now.a, Some((&dm, t)), sub.threads);
         let change = scale * (trial.loss - now.loss) + regularizer(cert, &point) - reg_now;
         if change <= ARMIJO * t * predicted {
             return Some((point, trial));
@@ -387,7 +390,7 @@ mod tests {
         let g = gradient(&w);
         let violations: Vec<f64> = (0..2).map(|j| violation(&cert, w[j], g[j])).collect();
         assert!(violations.iter().all(|&v| v > 10.0 * L1), "both columns violate: {violations:?}");
-        let mut now = Rows::at(cert.conjugate, &labels, &margins(&w), None, 1);
+        let mut now = Rows::at(cert.conjugate, &labels, None, &margins(&w), None, 1);
         let change = coordinate_steps(&cert, &data, scale, &mut w, &mut now, &g, None);
         assert!(w[0] != 0.0, "the zero column entered: {w:?}");
         assert!(

@@ -131,7 +131,7 @@ pub(super) fn refine(
     // The refined point and F there, and the zero coordinates a round brings in with the sign
     // ∇f asks for.
     let mut entering: Vec<(usize, f64)> = vec![];
-    let mut now = Rows::at(cert.conjugate, labels, margins, None, data.threads);
+    let mut now = Rows::at(cert.conjugate, labels, data.weights, margins, None, data.threads);
     // The caller's copy of w, moved here rather than copied again.
     let (mut f, mut x) = (scale * now.loss + regularizer(cert, &w), w);
     let mut best = f64::NEG_INFINITY;
@@ -343,7 +343,7 @@ fn line_search(
         let moved: Vec<f64> = point.iter().zip(v).map(|(x, v)| x - v).collect();
         let predicted = dot(g, &moved);
         let dm = sub.times(&moved);
-        let trial = Rows::at(cert.conjugate, labels, &now.a, Some((&dm, 1.0)), sub.threads);
+        let trial = Rows::at(cert.conjugate, labels, data.weights, &now.a, Some((&dm, 1.0)), sub.threads);
         let change = scale * (trial.loss - now.loss) + regularizer(cert, &point) - reg_now;
         // Armijo, or where differences of F near its minimum are lost to rounding, a
         // non-positive slope of F at the end of the step, from the left: F is convex along the
@@ -1076,7 +1076,7 @@ mod tests {
         let cert = ridge_only();
         let cols: Vec<usize> = (0..D).collect();
         let sub = Subspace::new(&data, D + 1, &cols);
-        let now = Rows::at(cert.conjugate, &case.labels, &sub.times(&V), None, 1);
+        let now = Rows::at(cert.conjugate, &case.labels, None, &sub.times(&V), None, 1);
         let g: Vec<f64> = sub.transpose_times(&now.u).iter().zip(&V).map(|(x, v)| SCALE * x + L2 * v).collect();
         let free = [true; D];
         let system = system(&cert, &data, &sub, &now, &g, &free);

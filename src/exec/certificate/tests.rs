@@ -153,31 +153,39 @@ fn the_gap_on_v_is_the_certificates_gap_when_v_holds_every_column() {
         indptr.push(indices.len());
     }
     let labels: Vec<f64> = (0..m).map(|i| if (i * 7) % 3 == 0 { 1.0 } else { -1.0 }).collect();
-    let data = DataView::new(&indptr, &indices, &values, &labels, d);
-    let w = [0.4, 0.0, -0.25, 0.1, 0.0, -0.6];
-    let sub = Subspace::new(&data, d, &(0..d).collect::<Vec<_>>());
-    let a = sub.times(&w);
-    let c = 1.0;
-    let scale = c / m as f64;
-    for kind in [LossConjugate::Logistic, LossConjugate::Squared] {
-        for (l1, l2, lo, hi) in
-            [(0.05, 0.0, f64::NEG_INFINITY, f64::INFINITY), (0.001, 0.0, -1.0, 1.0), (0.02, 0.3, -0.7, 2.0)]
-        {
-            let cert = Certificate { conjugate: kind, ..cert(l1, l2, lo, hi) };
-            let u: Vec<f64> = a.iter().zip(&labels).map(|(&ai, &y)| loss_derivatives(kind, y, ai).0).collect();
-            let loss: f64 = a.iter().zip(&labels).map(|(&ai, &y)| loss_value(kind, y, ai)).sum();
-            let f = scale * loss + w.iter().map(|v| l1 * v.abs() + 0.5 * l2 * v * v).sum::<f64>();
-            let (dual, _) = dual_at(&cert, &data, c, d, 1, &u);
-            let loss_gradient: Vec<f64> = sub.transpose_times(&u).iter().map(|g| scale * g).collect();
-            let round = Round { cols: (0..d).collect(), v: w.to_vec() };
-            let rows = Rows { a: a.clone(), u: u.clone(), curvature: vec![], loss };
-            let on_v = round.restricted_gap(&cert, scale, &labels, &rows, &loss_gradient, 1);
-            assert!(on_v >= -1e-12, "{kind:?} {l1} {l2}: negative gap {on_v}");
-            assert!(
-                (on_v - (f - dual)).abs() <= 1e-10 * (1.0 + f.abs()),
-                "{kind:?} l1 {l1} l2 {l2}: gap on V {on_v} against F − D {}",
-                f - dual
-            );
+    // Without weights, and with the rows' weights (a 0 among them): the Newton steps' rows
+    // hold ωᵢℓ′, the dual point is ℓ′.
+    let ws: Vec<f64> = (0..m).map(|i| ((i * 3) % 5) as f64 * 0.5).collect();
+    for weights in [None, Some(&ws[..])] {
+        let data = DataView::new(&indptr, &indices, &values, &labels, d).with_weights(weights);
+        let weight = |i: usize| weights.map_or(1.0, |s| s[i]);
+        let w = [0.4, 0.0, -0.25, 0.1, 0.0, -0.6];
+        let sub = Subspace::new(&data, d, &(0..d).collect::<Vec<_>>());
+        let a = sub.times(&w);
+        let c = 1.0;
+        let scale = c / m as f64;
+        for kind in [LossConjugate::Logistic, LossConjugate::Squared] {
+            for (l1, l2, lo, hi) in
+                [(0.05, 0.0, f64::NEG_INFINITY, f64::INFINITY), (0.001, 0.0, -1.0, 1.0), (0.02, 0.3, -0.7, 2.0)]
+            {
+                let cert = Certificate { conjugate: kind, ..cert(l1, l2, lo, hi) };
+                let u: Vec<f64> = a.iter().zip(&labels).map(|(&ai, &y)| loss_derivatives(kind, y, ai).0).collect();
+                let wu: Vec<f64> = u.iter().enumerate().map(|(i, ui)| weight(i) * ui).collect();
+                let loss: f64 =
+                    a.iter().zip(&labels).enumerate().map(|(i, (&ai, &y))| weight(i) * loss_value(kind, y, ai)).sum();
+                let f = scale * loss + w.iter().map(|v| l1 * v.abs() + 0.5 * l2 * v * v).sum::<f64>();
+                let (dual, _) = dual_at(&cert, &data, c, d, 1, &u);
+                let loss_gradient: Vec<f64> = sub.transpose_times(&wu).iter().map(|g| scale * g).collect();
+                let round = Round { cols: (0..d).collect(), v: w.to_vec() };
+                let rows = Rows { a: a.clone(), u: wu, curvature: vec![], loss };
+                let on_v = round.restricted_gap(&cert, scale, (&labels, weights), &rows, &loss_gradient, 1);
+                assert!(on_v >= -1e-12, "{kind:?} {l1} {l2}: negative gap {on_v}");
+                assert!(
+                    (on_v - (f - dual)).abs() <= 1e-10 * (1.0 + f.abs()),
+                    "{kind:?} l1 {l1} l2 {l2}: gap on V {on_v} against F − D {}",
+                    f - dual
+                );
+            }
         }
     }
 }
