@@ -122,6 +122,21 @@ fn plans_of_forced_solvers() {
     ] {
         snapshot_plan("plans_of_forced_solvers", name, format!("{weighted}{objective}"), &CompileOptions::default());
     }
+    let softmax = "data x: sparse, y: classes, s: weights\nvar W: mat[dim(x), classes(y)]\nvar b: vec[classes(y)]\nparam λ = 1e-3\nminimize E[s·softmax(y, <x, W> + b)] + λ·";
+    for (name, rest) in [
+        ("tron_softmax_weighted", "l2sq(W)\n"),
+        ("proxgrad_softmax_weighted", "l1(W)\n"),
+        ("fobos_softmax_weighted", "l1(W)\nsolve with fobos\n"),
+    ] {
+        // FOBOS on W fits no offsets.
+        let text = match name {
+            "fobos_softmax_weighted" => {
+                format!("{softmax}{rest}").replace("var b: vec[classes(y)]\n", "").replace(" + b", "")
+            }
+            _ => format!("{softmax}{rest}"),
+        };
+        snapshot_plan("plans_of_forced_solvers", name, text, &CompileOptions::default());
+    }
     // The SVMs: Picard (the seed's method, kept when forced) and dual CD without shrinking.
     let svm =
         "data x: sparse, y: labels\nvar w: vec[dim(x)]\nparam λ = 1e-4\nminimize E[hinge(y, <x, w>)] + λ·l2sq(w)\n";

@@ -55,6 +55,29 @@ fn solve(dir: &Path, model: &str, data: &Path, extra: &[&str]) -> (f64, Vec<f64>
     (r["objective"].as_f64().expect("F"), w, r)
 }
 
+/// A saved multiclass model's columns (the offsets last), by label in sorted order: the files
+/// list the classes in the order the rows first show them, which leaving rows out changes.
+fn by_label(path: &Path) -> Vec<(String, Vec<f64>)> {
+    let text = std::fs::read_to_string(path).expect("saved");
+    let labels: Vec<String> = text
+        .lines()
+        .find_map(|l| l.strip_prefix("label "))
+        .expect("a label line")
+        .split_whitespace()
+        .map(String::from)
+        .collect();
+    let rows: Vec<Vec<f64>> = text
+        .lines()
+        .skip_while(|l| l.trim() != "w")
+        .skip(1)
+        .map(|l| l.split_whitespace().map(|v| v.parse().expect("a number")).collect())
+        .collect();
+    let mut out: Vec<(String, Vec<f64>)> =
+        labels.iter().enumerate().map(|(c, l)| (l.clone(), rows.iter().map(|r| r[c]).collect())).collect();
+    out.sort_by(|a, b| a.0.cmp(&b.0));
+    out
+}
+
 /// A seeded weight in {0, 1, 2, 3} for row i.
 fn weight(i: usize) -> usize {
     (i * 7 + i / 3) % 4
@@ -62,7 +85,12 @@ fn weight(i: usize) -> usize {
 
 /// The fixture's rows, each repeated `weights[i]` times (LIBSVM text), and its weight file.
 fn repeated(dir: &Path, weights: &[usize]) -> (std::path::PathBuf, std::path::PathBuf) {
-    let rows = std::fs::read_to_string(fixture("binary.svm")).expect("fixture");
+    repeated_of("binary.svm", dir, weights)
+}
+
+/// [`repeated`] of the fixture `name`.
+fn repeated_of(name: &str, dir: &Path, weights: &[usize]) -> (std::path::PathBuf, std::path::PathBuf) {
+    let rows = std::fs::read_to_string(fixture(name)).expect("fixture");
     let rows: Vec<&str> = rows.lines().filter(|l| !l.trim().is_empty()).collect();
     assert_eq!(rows.len(), weights.len());
     let mut out = String::new();
@@ -115,6 +143,47 @@ fn integer_weights_are_repeated_rows() {
     }
 }
 
+/// Softmax with per-class offsets, by tron (½‖W‖²) and by proxgrad (ℓ1, its Newton
+/// refinement on every entry of W): integer weights are repeated rows here too.
+#[test]
+fn softmax_weights_are_repeated_rows() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let text = std::fs::read_to_string(fixture("multiclass.svm")).expect("fixture");
+    let m = text.lines().filter(|l| !l.trim().is_empty()).count();
+    let weights: Vec<usize> = (0..m).map(weight).collect();
+    let s: usize = weights.iter().sum();
+    let (rows, file) = repeated_of("multiclass.svm", dir.path(), &weights);
+    let ratio = s as f64 / m as f64;
+    let head = |weighted: bool, lambda: f64| {
+        format!(
+            "data x: sparse, y: classes{}\nvar W: mat[dim(x), classes(y)]\nvar b: vec[classes(y)]\nparam λ = {lambda}\n",
+            if weighted { ", s: weights" } else { "" }
+        )
+    };
+    for (solver, penalty, lambda) in [("tron", "l2sq", 0.01), ("proxgrad", "l1", 0.01)] {
+        let weighted = format!("{}minimize E[s·softmax(y, <x, W> + b)] + λ·{penalty}(W)\n", head(true, lambda * ratio));
+        let plain = format!("{}minimize E[softmax(y, <x, W> + b)] + λ·{penalty}(W)\n", head(false, lambda));
+        let (f_w, _, r) =
+            solve(dir.path(), &weighted, &fixture("multiclass.svm"), &["--weights", file.to_str().unwrap()]);
+        assert_eq!(r["solver"], solver, "{penalty}: {r}");
+        let w_w = by_label(&dir.path().join("saved.model"));
+        let (f_r, _, _) = solve(dir.path(), &plain, &rows, &[]);
+        let w_r = by_label(&dir.path().join("saved.model"));
+        assert!((f_w - ratio * f_r).abs() <= 1e-9 * f_w, "{penalty}: F {f_w} against {ratio}·{f_r}");
+        // Softmax is blind to a constant added to a row of W (and to the offsets), which ℓ1 may
+        // leave free: the rows are compared centred.
+        assert_eq!(w_w.len(), w_r.len());
+        let centred = |w: &[(String, Vec<f64>)], c: usize, j: usize| {
+            w[c].1[j] - w.iter().map(|(_, col)| col[j]).sum::<f64>() / w.len() as f64
+        };
+        for (c, ((label, a), (same, _))) in w_w.iter().zip(&w_r).enumerate() {
+            assert_eq!(label, same);
+            let far = (0..a.len()).map(|j| (centred(&w_w, c, j) - centred(&w_r, c, j)).abs()).fold(0.0, f64::max);
+            assert!(far <= 1e-4, "{penalty}: class {label}'s weights differ by {far}");
+        }
+    }
+}
+
 /// A weight of 0 is the row left out (S = m − 1), and `--class-weight` multiplies the file's
 /// weights: a class weight of 0 leaves that class's rows out.
 #[test]
@@ -158,6 +227,23 @@ fn a_zero_weight_is_the_row_left_out() {
 fn the_back_ends_agree_on_weighted_plans() {
     let mut d = read_libsvm(&fixture("binary.svm")).expect("fixture");
     d.weights = Some((0..d.rows()).map(|i| weight(i) as f64 * 0.5).collect());
+    let mut k = read_libsvm(&fixture("multiclass.svm")).expect("fixture");
+    k.weights = Some((0..k.rows()).map(|i| weight(i) as f64 * 0.5).collect());
+    let softmax = "data x: sparse, y: classes, s: weights\nvar W: mat[dim(x), classes(y)]\nvar b: vec[classes(y)]\nparam λ = 0.01\nminimize E[s·softmax(y, <x, W> + b)] + λ·";
+    for (text, data) in [
+        (format!("{softmax}l2sq(W)\n"), &k),
+        (format!("{softmax}l1(W)\n"), &k),
+        (format!("{softmax}l1(W)\nsolve with fobos\n").replace("var b: vec[classes(y)]\n", "").replace(" + b", ""), &k),
+    ] {
+        let plan = common::compile(&text, &Default::default());
+        assert!(plan.row_weights().is_some(), "{text}: the plan reads ω");
+        let settings = RunSettings::fixed(5, 1);
+        let jit = common::run_plan_on(plan.clone(), data, &settings, None, Path::new("."), true);
+        let interp = common::run_plan_on(plan.clone(), data, &settings, None, Path::new("."), false);
+        for (k, decl) in plan.vectors.iter().enumerate().filter(|(_, v)| !v.role.is_input()) {
+            assert_eq!(jit.outcome.state.vectors[k], interp.outcome.state.vectors[k], "{text}: {}", decl.name);
+        }
+    }
     for objective in [
         "logistic(y, <x, w> + b)] + λ·l1(w)",
         "logistic(y, <x, w> + b)] + λ·l1(w)\nsolve with proxgrad",

@@ -27,8 +27,11 @@ pub(super) fn steer(
     is_matrix: bool,
     convex: bool,
 ) -> Result<Choice, String> {
-    if is_matrix {
-        return Err("the rows' weights are not compiled for a multiclass W in this build".into());
+    if is_matrix && !matches!(chosen.solver, SolverKind::Tron | SolverKind::Proxgrad | SolverKind::Fobos) {
+        return Err(format!(
+            "`{}` does not take the rows' weights on a multiclass W in this build",
+            chosen.solver.name()
+        ));
     }
     if takes(chosen.solver, model) {
         return Ok(chosen);

@@ -475,7 +475,7 @@ pub fn assess(
     }
     let u = derivatives(plan, state, data, margins);
     let u = match (free_intercept(&cert), obj.softmax) {
-        (true, true) => intercept::balance_classes(data.labels, u, width),
+        (true, true) => intercept::balance_classes(data.labels, data.weights, u, width),
         (true, false) => feasible_for_intercept(&cert, data.labels, data.weights, margins, u),
         (false, _) => u,
     };
@@ -503,7 +503,7 @@ pub fn assess(
                     row[y as usize] -= 1.0;
                 }
                 if free_intercept(&cert) {
-                    extrapolated = intercept::balance_classes(data.labels, extrapolated, width);
+                    extrapolated = intercept::balance_classes(data.labels, data.weights, extrapolated, width);
                 }
             } else {
                 for (ui, &y) in extrapolated.iter_mut().zip(data.labels) {

@@ -184,7 +184,7 @@ fn evaluate_softmax(
         let top = scores.iter().copied().fold(f64::NEG_INFINITY, f64::max);
         let lse = top + scores.iter().map(|s| (s - top).exp()).sum::<f64>().ln();
         let y = data.labels[i] as usize;
-        loss += lse - scores.get(y).copied().unwrap_or(f64::NAN);
+        loss += data.weight(i) * (lse - scores.get(y).copied().unwrap_or(f64::NAN));
         // The first of the largest scores, as LIBLINEAR's predict breaks ties.
         let best = (0..k).fold(0, |b, c| if scores[c] > scores[b] { c } else { b });
         wrong += usize::from(best != y);

@@ -16,7 +16,7 @@ pub fn dump(plan: &Plan, facts: Option<&DataFacts>) -> String {
     let _ = writeln!(o, "plan {}{kind}  # {}", plan.info.solver, plan.info.summary);
     let columns = if plan.reads_columns() { ", Xc: csc[m, d]" } else { "" };
     let labels = if plan.objective.dictionary.is_some() { "  # the signals, one per row" } else { ", y: vec[m]" };
-    let weights = if plan.row_weights().is_some() { ", s: vec[m]" } else { "" };
+    let weights = if plan.row_weights().is_some() { ", ω: vec[m]" } else { "" };
     let _ = write!(o, "inputs  X: csr[m, d]{columns}{labels}{weights}");
     if let Some(f) = facts {
         let _ = write!(o, "  # m = {}, d = {}, nnz = {}", f.rows, f.features, f.nnz);

@@ -237,7 +237,7 @@ impl Builder {
     pub fn labels_and_weights(&mut self) -> (VecId, VecId) {
         let y = self.vector("y", Len::Rows, VecRole::Labels, 0.0);
         if self.wants_row_weights {
-            self.row_weights = Some(self.vector("s", Len::Rows, VecRole::RowWeights, 1.0));
+            self.row_weights = Some(self.vector("ω", Len::Rows, VecRole::RowWeights, 1.0));
         }
         let w = self.vector("w", Len::Features, VecRole::Weights, super::clamp(0.0, self.prox.lo, self.prox.hi));
         if let Some(t) = self.prox.tangent {

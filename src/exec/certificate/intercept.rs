@@ -212,29 +212,36 @@ fn sum(v: &[f64]) -> f64 {
 /// result is then mixed with u⁰ᵢ = f − e_{yᵢ}, f the class frequencies, whose rows are in the
 /// simplex and whose sum is exactly 0, by the least θ that lifts every entry back to ≥ 0. Near
 /// the optimum r is the gradient along the offsets, so θ is tiny and the point barely moves.
-pub(super) fn balance_classes(labels: &[f64], mut u: Vec<f64>, k: usize) -> Vec<f64> {
+pub(super) fn balance_classes(labels: &[f64], weights: Option<&[f64]>, mut u: Vec<f64>, k: usize) -> Vec<f64> {
     let m = labels.len();
     if m == 0 || k == 0 || u.len() != m * k {
         return u;
     }
+    // With the rows' weights ωᵢ: Σᵢ ωᵢuᵢ = 0, the weighted mean subtracted and the class
+    // frequencies weighted; a row of weight 0 is out of the dual and does not limit θ.
+    let weight = |i: usize| weights.map_or(1.0, |s| s[i]);
+    let total: f64 = weights.map_or(m as f64, |s| s.iter().sum());
+    if total.is_nan() || total <= 0.0 {
+        return u;
+    }
     let mut r = vec![0.0; k];
-    for row in u.chunks(k) {
+    for (i, row) in u.chunks(k).enumerate() {
         for (rc, x) in r.iter_mut().zip(row) {
-            *rc += x;
+            *rc += weight(i) * x;
         }
     }
     let mut f = vec![0.0; k];
-    for &y in labels {
+    for (i, &y) in labels.iter().enumerate() {
         if let Some(fc) = f.get_mut(y as usize) {
-            *fc += 1.0 / m as f64;
+            *fc += weight(i) / total;
         }
     }
     let mut theta: f64 = 0.0;
-    for (row, &y) in u.chunks_mut(k).zip(labels) {
+    for (i, (row, &y)) in u.chunks_mut(k).zip(labels).enumerate() {
         for (c, x) in row.iter_mut().enumerate() {
-            *x -= r[c] / m as f64;
+            *x -= r[c] / total;
             let q = *x + if c as f64 == y { 1.0 } else { 0.0 };
-            if q < 0.0 {
+            if q < 0.0 && weight(i) > 0.0 {
                 // (1 − θ)·q + θ·f_c ≥ 0; a class the data never shows has f_c = 0: all of u⁰.
                 theta = theta.max(if f[c] > 0.0 { -q / (f[c] - q) } else { 1.0 });
             }

@@ -21,11 +21,12 @@ use crate::exec::DataView;
 /// epochs (satimage: 4,650, 10 s); past this bound the run keeps its epochs.
 const HESSIAN_WORK_MAX: f64 = 4e9;
 
-/// softmax(aᵢ) per row (k entries each) and Σᵢ [log Σ_c exp(aᵢ_c) − aᵢ_{yᵢ}].
-fn probabilities(labels: &[f64], scores: &[f64], k: usize) -> (Vec<f64>, f64) {
+/// softmax(aᵢ) per row (k entries each) and Σᵢ ωᵢ·[log Σ_c exp(aᵢ_c) − aᵢ_{yᵢ}] (ωᵢ the
+/// row's weight, 1 without weights).
+fn probabilities(labels: &[f64], weights: Option<&[f64]>, scores: &[f64], k: usize) -> (Vec<f64>, f64) {
     let mut p = scores.to_vec();
     let mut loss = 0.0;
-    for (row, &y) in p.chunks_mut(k).zip(labels) {
+    for (i, (row, &y)) in p.chunks_mut(k).zip(labels).enumerate() {
         let top = row.iter().copied().fold(f64::NEG_INFINITY, f64::max);
         let label = row.get(y as usize).copied().unwrap_or(top);
         let mut z = 0.0;
@@ -34,13 +35,13 @@ fn probabilities(labels: &[f64], scores: &[f64], k: usize) -> (Vec<f64>, f64) {
             z += *v;
         }
         row.iter_mut().for_each(|v| *v /= z);
-        loss += top + z.ln() - label;
+        loss += weights.map_or(1.0, |s| s[i]) * (top + z.ln() - label);
     }
     (p, loss)
 }
 
 /// The scores' gradients pᵢ − e_{yᵢ}, balanced per class with free offsets.
-fn dual_point(cert: &Certificate, labels: &[f64], p: &[f64], k: usize) -> Vec<f64> {
+fn dual_point(cert: &Certificate, labels: &[f64], weights: Option<&[f64]>, p: &[f64], k: usize) -> Vec<f64> {
     let mut u = p.to_vec();
     for (row, &y) in u.chunks_mut(k).zip(labels) {
         if let Some(v) = row.get_mut(y as usize) {
@@ -48,7 +49,7 @@ fn dual_point(cert: &Certificate, labels: &[f64], p: &[f64], k: usize) -> Vec<f6
         }
     }
     if cert.intercept {
-        u = intercept::balance_classes(labels, u, k);
+        u = intercept::balance_classes(labels, weights, u, k);
     }
     u
 }
@@ -80,7 +81,7 @@ pub(super) fn refined_dual(
     let free = cert.intercept && k > 1;
     let (mut v, mut a) = (w.to_vec(), margins.to_vec());
     let mut shift = vec![0.0; k];
-    let (mut p, mut loss) = probabilities(labels, &a, k);
+    let (mut p, mut loss) = probabilities(labels, data.weights, &a, k);
     let mut best = f64::NEG_INFINITY;
     let mut moved = false;
     // −(c/m)·Xᵀu at the current point's dual point, once it is taken.
@@ -90,7 +91,7 @@ pub(super) fn refined_dual(
         if (budget.halt)() {
             break;
         }
-        let u = dual_point(cert, labels, &p, k);
+        let u = dual_point(cert, labels, data.weights, &p, k);
         let (dual, z) = dual_at(cert, data, c, d, k, &u);
         at_point = Some(z);
         if dual.is_finite() {
@@ -111,6 +112,8 @@ pub(super) fn refined_dual(
             let pi = &p[i * k..(i + 1) * k];
             let y = labels[i] as usize;
             let entries = data.indptr[i]..data.indptr[i + 1];
+            // The row's gradient and Hessian block carry its weight.
+            let scale = scale * data.weight(i);
             for cl in 0..k {
                 let r = pi[cl] - if cl == y { 1.0 } else { 0.0 };
                 g_b[cl] += scale * r;
@@ -217,7 +220,7 @@ pub(super) fn refined_dual(
         let mut t = 1.0;
         let accepted = loop {
             let trial: Vec<f64> = a.iter().zip(&da).map(|(a, s)| a + t * s).collect();
-            let (tp, tloss) = probabilities(labels, &trial, k);
+            let (tp, tloss) = probabilities(labels, data.weights, &trial, k);
             let point: Vec<f64> = v.iter().zip(&step).map(|(v, s)| v + t * s).collect();
             let change = scale * (tloss - loss) + regularizer(cert, &point) - r_now;
             if change <= ARMIJO * t * predicted {
@@ -239,7 +242,7 @@ pub(super) fn refined_dual(
     let z = match at_point {
         Some(z) => z,
         None => {
-            let (dual, z) = dual_at(cert, data, c, d, k, &dual_point(cert, labels, &p, k));
+            let (dual, z) = dual_at(cert, data, c, d, k, &dual_point(cert, labels, data.weights, &p, k));
             if dual.is_finite() {
                 best = best.max(dual);
             }

@@ -30,6 +30,8 @@ pub(super) fn lower(model: &Model, st: &Structure, prox: CoordinateProx, rows: O
     let beta = st.smooth.expect("softmax is smooth");
     let (j, cl) = (Index::Feature, Index::Class);
     let y = b.vector("y", Len::Rows, VecRole::Labels, 0.0);
+    // The rows' weights ωᵢ: each row's residual, so its share of G, carries ωᵢ.
+    let sw = model.loss.weighted.then(|| b.vector("ω", Len::Rows, VecRole::RowWeights, 1.0));
     let w = b.matrix("W", Len::Features, Len::Classes, VecRole::Weights, crate::plan::clamp(0.0, prox.lo, prox.hi));
     let lip = b.lipschitz(model, beta);
     let mean = b.per_example_weight(model);
@@ -56,7 +58,16 @@ pub(super) fn lower(model: &Model, st: &Structure, prox: CoordinateProx, rows: O
     });
     let lip = match &offsets {
         Some(_) => {
-            let lb = b.param("Lb", model.loss.coef.value * beta, "c·β: the offsets' column of ones adds ≤ c·β to L");
+            let cb = model.loss.coef.value * beta;
+            let lb = match sw {
+                Some(_) => b.scalar(
+                    "Lb",
+                    ScalarRole::Param,
+                    ParamInit::MeanWeight { scale: cb },
+                    "c·β·Σωᵢ/m: the offsets' column of ones adds ≤ c·β·Σωᵢ/m to L",
+                ),
+                None => b.param("Lb", cb, "c·β: the offsets' column of ones adds ≤ c·β to L"),
+            };
             let total = b.state("L′", "L + c·β, the step bound with the offsets");
             b.plan.init.push(Stmt::Set(total, add(s(lip), s(lb))));
             total
@@ -88,7 +99,11 @@ pub(super) fn lower(model: &Model, st: &Structure, prox: CoordinateProx, rows: O
         classes(vec![Stmt::Store(sc, cl, offsets.as_ref().map_or(k(0.0), |o| at(o.hat, cl)))]),
         each(Range::RowNonZeros, vec![classes(vec![Stmt::Store(sc, cl, add(at(sc, cl), mul(Expr::Value, ld(v))))])]),
     ];
-    example.extend(softmax_residual(y, sc, top, z, Some(s(mean))));
+    let weight = match sw {
+        Some(sw) => mul(s(mean), at(sw, Index::Row)),
+        None => s(mean),
+    };
+    example.extend(softmax_residual(y, sc, top, z, Some(weight)));
     example.push(each(Range::RowNonZeros, vec![classes(vec![st_at(g, add(ld(g), mul(Expr::Value, at(sc, cl))))])]));
     if let Some(o) = &offsets {
         example.push(classes(vec![Stmt::Store(o.grad, cl, add(at(o.grad, cl), at(sc, cl)))]));

@@ -45,6 +45,8 @@ impl Fobos<'_> {
             }
         );
         let y = self.b.vector("y", Len::Rows, VecRole::Labels, 0.0);
+        // The rows' weights ωᵢ: each step's residual carries ωᵢ.
+        let sw = self.model.loss.weighted.then(|| self.b.vector("ω", Len::Rows, VecRole::RowWeights, 1.0));
         let w = self.b.matrix("W", Len::Features, Len::Classes, VecRole::Weights, crate::plan::clamp(0.0, p.lo, p.hi));
 
         let l1 = (p.l1 > 0.0).then(|| self.b.param("l1", p.l1, "weight of Σ|W[j, c]| in the prox"));
@@ -89,6 +91,11 @@ impl Fobos<'_> {
             // Wᵀx = s·Uᵀx
         }
         let weight = (c != 1.0).then(|| s(self.b.param("c", c, "weight of the loss term")));
+        let weight = match (weight, sw) {
+            (Some(c), Some(sw)) => Some(mul(c, at(sw, Index::Row))),
+            (None, Some(sw)) => Some(at(sw, Index::Row)),
+            (weight, None) => weight,
+        };
         step.extend(softmax_residual(y, sc, top, z, weight));
         // W[j, ·] −= η·xᵢⱼ·(pᵢ − e_{yᵢ}) on the touched rows.
         let descend = |step_size: ScalarId| {

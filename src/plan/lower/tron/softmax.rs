@@ -24,6 +24,13 @@ pub(super) fn lower(model: &Model, prox: CoordinateProx) -> Plan {
     b.plan.info.classification = true;
     let (i, j, cl) = (Index::Row, Index::Feature, Index::Class);
     let y = b.vector("y", Len::Rows, VecRole::Labels, 0.0);
+    // The rows' weights ωᵢ (`E[s·softmax(...)]`): each row's ℓ, its gradient and its Hessian
+    // block carry ωᵢ.
+    let sw = model.loss.weighted.then(|| b.vector("ω", Len::Rows, VecRole::RowWeights, 1.0));
+    let weighted = move |e: Expr| match sw {
+        Some(sw) => mul(at(sw, Index::Row), e),
+        None => e,
+    };
     let w = b.matrix("W", Len::Features, Len::Classes, VecRole::Weights, 0.0);
     // `var b: vec[classes(y)]`: one offset per class's score, unregularized.
     let offsets = model.intercept_per_class.then(|| b.vector("b", Len::Classes, VecRole::State, 0.0));
@@ -74,10 +81,10 @@ pub(super) fn lower(model: &Model, prox: CoordinateProx) -> Plan {
         Stmt::Set(ay, k(0.0)),
         classes(vec![
             Stmt::StoreAt(probs, i, cl, div(row_entry(probs), s(z))),
-            Stmt::Store(e, cl, mul(s(n.mean), sub(row_entry(probs), label(k(1.0), k(0.0))))),
+            Stmt::Store(e, cl, mul(s(n.mean), weighted(sub(row_entry(probs), label(k(1.0), k(0.0)))))),
             Stmt::Set(ay, label(row_entry(scores), s(ay))),
         ]),
-        Stmt::Store(lz, i, sub(add(s(top), call(Func::Log, vec![s(z)])), s(ay))),
+        Stmt::Store(lz, i, weighted(sub(add(s(top), call(Func::Log, vec![s(z)])), s(ay)))),
         each(
             Range::RowNonZeros,
             vec![classes(vec![Stmt::StoreAt(n.g.buf, j, cl, add(entry(n.g.buf), mul(Expr::Value, at(e, cl))))])],
@@ -93,7 +100,7 @@ pub(super) fn lower(model: &Model, prox: CoordinateProx) -> Plan {
     hv_row.extend([
         Stmt::Set(pt, k(0.0)),
         classes(vec![Stmt::Set(pt, add(s(pt), mul(row_entry(probs), at(t, cl))))]),
-        classes(vec![Stmt::Store(t, cl, mul(s(n.mean), mul(row_entry(probs), sub(at(t, cl), s(pt)))))]),
+        classes(vec![Stmt::Store(t, cl, mul(s(n.mean), weighted(mul(row_entry(probs), sub(at(t, cl), s(pt))))))]),
         each(
             Range::RowNonZeros,
             vec![classes(vec![Stmt::StoreAt(n.hv.buf, j, cl, add(entry(n.hv.buf), mul(Expr::Value, at(t, cl))))])],
@@ -113,7 +120,10 @@ pub(super) fn lower(model: &Model, prox: CoordinateProx) -> Plan {
             Stmt::Set(z, add(s(z), call(Func::Exp, vec![sub(moved.clone(), s(top))]))),
             Stmt::Set(ay, label(moved.clone(), s(ay))),
         ]),
-        Stmt::Set(n.change, add(s(n.change), sub(sub(add(s(top), call(Func::Log, vec![s(z)])), s(ay)), at(lz, i)))),
+        Stmt::Set(
+            n.change,
+            add(s(n.change), sub(weighted(sub(add(s(top), call(Func::Log, vec![s(z)])), s(ay))), at(lz, i))),
+        ),
     ]);
     let passes = Passes {
         losses: lz,
