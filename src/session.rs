@@ -417,6 +417,19 @@ impl Data {
         self.set.rows()
     }
 
+    /// The same rows with a weight each (`E[s·loss(...)]`): as many as the rows, each finite
+    /// and ≥ 0, else an input error that names the first bad one.
+    pub fn with_weights(mut self, weights: Vec<f64>) -> Result<Data, Error> {
+        if weights.len() != self.rows() {
+            return Err(Error::Input(format!("sample_weight has {} entries for {} rows", weights.len(), self.rows())));
+        }
+        if let Some(i) = weights.iter().position(|w| !(w.is_finite() && *w >= 0.0)) {
+            return Err(Error::Input(format!("sample_weight[{i}] = {} is not a finite number ≥ 0", weights[i])));
+        }
+        self.set.weights = Some(weights);
+        Ok(self)
+    }
+
     pub fn features(&self) -> usize {
         self.set.features()
     }

@@ -115,7 +115,7 @@ impl Model {
     /// Fits canonical CSR arrays (indices int32, int64 or u32, read in place with the values) with
     /// one label a row. Returns the session's report as JSON, the weights, and the intercepts
     /// of a one-vs-rest fit. The solve runs without the GIL; Ctrl-C ends it `interrupted`.
-    #[pyo3(signature = (rows, tol=None, solver=None, epochs=None, time_limit=None, threads=None, seed=None, cold=false, init=None, trace=false))]
+    #[pyo3(signature = (rows, tol=None, solver=None, epochs=None, time_limit=None, threads=None, seed=None, cold=false, init=None, trace=false, sample_weight=None))]
     #[allow(clippy::too_many_arguments)]
     fn fit<'py>(
         &mut self,
@@ -130,8 +130,13 @@ impl Model {
         cold: bool,
         init: Option<(PyReadonlyArray1<'py, f64>, f64)>,
         trace: bool,
+        sample_weight: Option<PyReadonlyArray1<'py, f64>>,
     ) -> PyResult<Fitted<'py>> {
         let data = rows.data(py)?;
+        let data = match sample_weight {
+            Some(s) => data.with_weights(s.as_slice()?.to_vec()).map_err(|e| raise(py, e))?,
+            None => data,
+        };
         let mut session = Session::new(self.problem.clone(), data);
         // init= is the user's and must fit the model; the last answer only continues when it does.
         match (init, self.warm.clone()) {

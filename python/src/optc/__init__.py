@@ -175,7 +175,7 @@ class Model:
         return self._native.plan(solver)
 
     def fit(self, X, y, tol=None, solver=None, epochs=None, time_limit=None, init=None, threads=None,
-            seed=None, warm_start=True, trace=False):
+            seed=None, warm_start=True, trace=False, sample_weight=None):
         """Solves the model on rows ``X`` (scipy.sparse or ndarray) with labels ``y``.
 
         ``tol`` is the certified relative gap to stop at (default 1e-4); ``solver`` names one;
@@ -183,20 +183,30 @@ class Model:
         The fit starts from the last answer (``warm_start=False``: from zero), or from ``init``:
         the weights, or a pair (weights, intercept). ``trace=True`` records F and the gap after
         every epoch in ``Result.trace`` (a check each epoch, left out of ``seconds``). Ctrl-C
-        ends the fit with status ``interrupted`` and the last iterate. Returns a :class:`Result`.
+        ends the fit with status ``interrupted`` and the last iterate. ``sample_weight``, one
+        number ≥ 0 a row, weights each row's loss in a model that declares them
+        (``data x: sparse, y: labels, s: weights`` and ``E[s·loss(...)]``); None: every weight
+        1. Returns a :class:`Result`.
 
         X is read in place when it is a canonical CSR matrix of float64 (scipy's int32 or int64
         indices); it must not be written while the fit runs.
         """
         indptr, indices, values, features = _csr(X)
         labels = _labels(y, indptr.shape[0] - 1)
+        if sample_weight is not None:
+            sample_weight = np.ascontiguousarray(np.asarray(sample_weight, dtype=np.float64))
+            if sample_weight.shape != labels.shape:
+                raise ValueError(f"sample_weight has shape {sample_weight.shape}; expected ({labels.shape[0]},), "
+                                 "one weight a row")
+            if not (np.all(np.isfinite(sample_weight)) and np.all(sample_weight >= 0)):
+                raise ValueError("sample_weight must be finite and ≥ 0")
         if init is not None:
             w, b = init if isinstance(init, tuple) else (init, 0.0)
             init = (np.ascontiguousarray(np.asarray(w, dtype=np.float64).ravel()), float(b))
         report, weights, intercepts = self._native.fit(
             (indptr, indices, values, labels, features), tol=tol, solver=solver, epochs=epochs,
             time_limit=time_limit, threads=threads, seed=seed, cold=not warm_start, init=init,
-            trace=trace)
+            trace=trace, sample_weight=sample_weight)
         report = json.loads(report)
         classes = len(report.get("classes") or []) or 1
         return Result(report, weights, intercepts, classes)

@@ -22,8 +22,9 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.metaestimators import available_if
+from sklearn.utils.class_weight import compute_sample_weight
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted
+from sklearn.utils.validation import _check_sample_weight, check_is_fitted
 
 import optc
 
@@ -121,6 +122,7 @@ class _OptcLinear(BaseEstimator):
 
     #: The losses the shorthand takes.
     _losses = ()
+    _weights_rescaled = False
 
     def _penalty(self, n_samples):
         """(name, λ, α) of the shorthand's penalty: scikit-learn's arguments converted, or when
@@ -145,7 +147,7 @@ class _OptcLinear(BaseEstimator):
             raise ValueError(f"loss={self.loss!r}: one of {names}")
         return loss
 
-    def _model_text(self, labels, multinomial, penalty):
+    def _model_text(self, labels, multinomial, penalty, weighted=False):
         if self.model is not None:
             return self.model
         name, _, alpha = penalty
@@ -157,8 +159,10 @@ class _OptcLinear(BaseEstimator):
             weights, shape, offsets = "w", "vec[dim(x)]", "scalar"
         b = f"var b: {offsets}\n" if self.fit_intercept else ""
         margin = f"<x, {weights}>" + (" + b" if self.fit_intercept else "")
-        return (f"data x: sparse, y: {labels}\nvar {weights}: {shape}\n{b}param λ = 1\n"
-                f"minimize E[{loss}(y, {margin})] + {_penalty_text(name, weights, alpha)}\n")
+        # The rows' weights, scikit-learn's sample_weight: each row's loss times sᵢ.
+        s, times = (", s: weights", "s·") if weighted else ("", "")
+        return (f"data x: sparse, y: {labels}{s}\nvar {weights}: {shape}\n{b}param λ = 1\n"
+                f"minimize E[{times}{loss}(y, {margin})] + {_penalty_text(name, weights, alpha)}\n")
 
     def _params(self, penalty):
         if self.model is not None:
@@ -177,12 +181,22 @@ class _OptcLinear(BaseEstimator):
             if v is not None and (not _is_real(v) or v <= 0):
                 raise ValueError(f"{name}={v!r}: None or a finite number > 0")
 
-    def _solve(self, X, y, labels, multinomial=False):
-        """Fits the model on (X, y), compiling it unless a warm start can reuse the last one,
-        and records ``result_``; warns when the fit did not converge."""
+    def _solve(self, X, y, labels, multinomial=False, sample_weight=None):
+        """Fits the model on (X, y), each row's loss weighted by ``sample_weight`` if given,
+        compiling it unless a warm start can reuse the last one, and records ``result_``; warns
+        when the fit did not converge."""
         self._check_run_parameters()
         penalty = None if self.model is not None else self._penalty(X.shape[0])
-        text = self._model_text(labels, multinomial, penalty)
+        if sample_weight is not None:
+            sample_weight = _check_sample_weight(sample_weight, X, dtype=np.float64)
+            if penalty is not None and (self._weights_rescaled or self.lam is not None):
+                # ElasticNet's weights are rescaled to sum to n_samples, and `lam` is λ beside
+                # the weighted mean loss: (1/Σsᵢ)·Σ sᵢℓᵢ, where optc's is (1/m)·Σ sᵢℓᵢ, so λ
+                # is scaled by Σsᵢ/m here. Integer weights then fit the repeated rows.
+                total = float(np.sum(sample_weight))
+                name, lam, alpha = penalty
+                penalty = (name, lam * total / X.shape[0], alpha)
+        text = self._model_text(labels, multinomial, penalty, weighted=sample_weight is not None)
         params = self._params(penalty)
         warm = self.warm_start and getattr(self, "_optc_text", None) == text
         if warm:
@@ -191,7 +205,8 @@ class _OptcLinear(BaseEstimator):
             self._optc = optc.Model(text, **params)
             self._optc_text = text
         result = self._optc.fit(X, y, tol=self.tol, solver=self.solver, epochs=self.max_epochs,
-                                time_limit=self.time_limit, threads=self.threads, warm_start=warm)
+                                time_limit=self.time_limit, threads=self.threads, warm_start=warm,
+                                sample_weight=sample_weight)
         self.result_ = result
         _warn_unless_converged(result, self.tol)
         return result
@@ -230,6 +245,11 @@ class OptcClassifier(ClassifierMixin, _OptcLinear):
     intercept (LogisticRegression's with its lbfgs or saga solvers; liblinear and LinearSVC
     penalise theirs). ``tol`` is the certified relative gap to stop at.
 
+    ``fit(X, y, sample_weight)`` weights each row's loss (``C·Σᵢ sᵢ·loss``, scikit-learn's
+    meaning), and ``class_weight`` (a dict of class → weight, or ``"balanced"``: n_samples /
+    (n_classes · the class's count)) multiplies the rows' weights by their class's, as
+    LogisticRegression and LinearSVC do.
+
     ``lam``, when not None, is λ itself and overrides ``C``; the penalty is ``penalty``'s, else
     the one ``l1_ratio`` picks, and ``"elasticnet"`` is then λ·(‖w‖₁ + (α/2)‖w‖²) with α =
     ``elastic_alpha``. ``model``: a model's text over ``y: labels`` (or ``y: classes`` with a matrix W), its parameters in ``params``, overrides
@@ -241,11 +261,13 @@ class OptcClassifier(ClassifierMixin, _OptcLinear):
     """
 
     _losses = ("logistic", "hinge", "squared_hinge", "softmax")
+    # C·Σᵢ sᵢℓᵢ: LogisticRegression's and LinearSVC's weights are not rescaled.
+    _weights_rescaled = False
 
     def __init__(self, model=None, *, loss="logistic", penalty=None, C=1.0, l1_ratio=0.0,
-                 fit_intercept=True, tol=1e-4, multi_class="auto", lam=None, elastic_alpha=0.5,
-                 solver=None, max_epochs=None, time_limit=None, warm_start=False, threads=None,
-                 params=None):
+                 fit_intercept=True, tol=1e-4, multi_class="auto", class_weight=None, lam=None,
+                 elastic_alpha=0.5, solver=None, max_epochs=None, time_limit=None, warm_start=False,
+                 threads=None, params=None):
         self.model = model
         self.loss = loss
         self.penalty = penalty
@@ -254,6 +276,7 @@ class OptcClassifier(ClassifierMixin, _OptcLinear):
         self.fit_intercept = fit_intercept
         self.tol = tol
         self.multi_class = multi_class
+        self.class_weight = class_weight
         self.lam = lam
         self.elastic_alpha = elastic_alpha
         self.solver = solver
@@ -265,6 +288,25 @@ class OptcClassifier(ClassifierMixin, _OptcLinear):
 
     def _strength(self, n_samples):
         return 1.0 / (_strength_of("C", self.C) * n_samples)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        # Without an intercept the decision boundary passes through the origin: on data away
+        # from it (the checks' blobs) no weighting of the classes makes it score well, as
+        # LogisticRegression(fit_intercept=False) does not either.
+        tags.classifier_tags.poor_score = self.fit_intercept is False
+        return tags
+
+    def _row_weights(self, y, sample_weight):
+        """``sample_weight`` times ``class_weight``'s weight of each row's class (None: neither)."""
+        if self.class_weight is None:
+            return sample_weight
+        if not (self.class_weight == "balanced" or isinstance(self.class_weight, dict)):
+            raise ValueError(f"class_weight={self.class_weight!r}: None, a dict or 'balanced'")
+        weights = compute_sample_weight(self.class_weight, y)
+        if sample_weight is not None:
+            weights = weights * np.asarray(sample_weight, dtype=np.float64)
+        return weights
 
     def _multinomial(self, classes):
         """Whether the fit is one softmax model (else a binary one, or one-vs-rest)."""
@@ -278,7 +320,7 @@ class OptcClassifier(ClassifierMixin, _OptcLinear):
             return True
         return self._loss() == "logistic" and classes > 2 and self.multi_class == "auto"
 
-    def fit(self, X, y):
+    def fit(self, X, y, sample_weight=None):
         X, y = _validate_data(self, X, y, accept_sparse=_SPARSE, dtype=np.float64)
         check_classification_targets(y)
         self.classes_, encoded = np.unique(y, return_inverse=True)
@@ -291,7 +333,10 @@ class OptcClassifier(ClassifierMixin, _OptcLinear):
             labels = np.where(encoded == 1, 1.0, -1.0)
         else:
             labels = encoded.astype(np.float64)
-        result = self._solve(X, labels, "labels", multinomial)
+        if sample_weight is not None:
+            sample_weight = _check_sample_weight(sample_weight, X, dtype=np.float64)
+        sample_weight = self._row_weights(y, sample_weight)
+        result = self._solve(X, labels, "labels", multinomial, sample_weight)
         self._multinomial_fit = multinomial
         self.n_iter_ = np.array([result.epochs], dtype=np.int64)
         d = X.shape[1]
@@ -369,6 +414,8 @@ class OptcRegressor(RegressorMixin, _OptcLinear):
     default None) takes precedence when set: ``"l1"``, ``"l2"``, or ``"elasticnet"`` at
     ``l1_ratio``. ``alpha`` is positive: unpenalised (λ = 0) is ``lam=0``, which optc fits without
     a certificate. ``fit_intercept=True`` adds an unpenalised intercept, as scikit-learn's.
+    ``fit(X, y, sample_weight)`` weights each row's loss with ElasticNet's meaning: the weights
+    are rescaled to sum to n_samples, so integer weights fit the rows repeated at the same α.
 
     ``lam``, when not None, is λ itself and overrides ``alpha``; the penalty is ``penalty``'s,
     else the one ``l1_ratio`` picks, and ``"elasticnet"`` is then λ·(‖w‖₁ + (α/2)‖w‖²) with α =
@@ -381,6 +428,8 @@ class OptcRegressor(RegressorMixin, _OptcLinear):
     """
 
     _losses = ("squared",)
+    # ElasticNet's sample_weight is rescaled to sum to n_samples.
+    _weights_rescaled = True
 
     def __init__(self, model=None, *, loss="squared", penalty=None, alpha=1.0, l1_ratio=1.0,
                  fit_intercept=True, tol=1e-4, lam=None, elastic_alpha=0.5, solver=None,
@@ -404,9 +453,9 @@ class OptcRegressor(RegressorMixin, _OptcLinear):
     def _strength(self, n_samples):
         return _strength_of("alpha", self.alpha)
 
-    def fit(self, X, y):
+    def fit(self, X, y, sample_weight=None):
         X, y = _validate_data(self, X, y, accept_sparse=_SPARSE, dtype=np.float64, y_numeric=True)
-        result = self._solve(X, np.asarray(y, dtype=np.float64), "real")
+        result = self._solve(X, np.asarray(y, dtype=np.float64), "real", sample_weight=sample_weight)
         self.n_iter_ = int(result.epochs)
         self.coef_ = np.asarray(result.coef_, dtype=np.float64)
         self.intercept_ = float(result.intercept_)
