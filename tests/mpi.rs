@@ -287,7 +287,14 @@ fn every_fixture_on_ranks_reaches_what_one_process_reaches() {
     let all: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(fixture("optima.json")).expect("optima")).expect("parses");
     let names: Vec<String> =
-        all["fixtures"].as_object().expect("fixtures").keys().filter(|k| !k.starts_with("ovr_")).cloned().collect();
+        // Ranks refuse the rows' weights (tests/weights.rs has the weighted fixtures).
+        all["fixtures"]
+            .as_object()
+            .expect("fixtures")
+            .iter()
+            .filter(|(k, v)| !k.starts_with("ovr_") && v["weights"].is_null())
+            .map(|(k, _)| k.clone())
+            .collect();
     assert!(names.len() >= 40, "{names:?}");
     let tol = 1e-6;
     for name in &names {

@@ -315,3 +315,45 @@ fn bad_weights_are_named_and_nothing_is_written() {
     assert!(text(&out.stderr).contains("--weights: the model's loss is not weighted"), "{}", text(&out.stderr));
     assert!(text(&out.stderr).contains("`E[s·logistic(...)]`"), "{}", text(&out.stderr));
 }
+
+/// Each weighted fixture (CVXPY + Clarabel's optimum of (1/m)·Σᵢ ωᵢℓᵢ + R, tests/fixtures/make.py)
+/// from `optc run --weights`: certified to 1e-6, its F within that of F*, and F − gap ≤ F*.
+#[test]
+fn the_weighted_fixtures_reach_their_optima_with_true_certificates() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let all: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(fixture("optima.json")).expect("optima")).expect("parses");
+    let names: Vec<&String> = all["fixtures"]
+        .as_object()
+        .expect("fixtures")
+        .iter()
+        .filter(|(_, v)| v["weights"].is_string())
+        .map(|(k, _)| k)
+        .collect();
+    assert!(names.len() >= 4, "{names:?}");
+    for name in names {
+        let fx = common::fixture_named(name);
+        let weights = fx.weights.as_ref().expect("a weights file");
+        let m = write(dir.path(), "m.opt", &fx.model);
+        let out = optc(&[
+            "run",
+            m.to_str().unwrap(),
+            fx.data.to_str().unwrap(),
+            "--weights",
+            weights.to_str().unwrap(),
+            "--tol",
+            "1e-6",
+            "--epochs",
+            "200000",
+            "--json",
+            "--quiet",
+        ]);
+        assert!(out.status.success(), "{name}: {}", text(&out.stderr));
+        let r: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
+        assert_eq!(r["status"], "converged", "{name}: {r}");
+        let (f, gap) = (r["objective"].as_f64().unwrap(), r["gap"].as_f64().unwrap());
+        assert!(f - gap <= fx.best * (1.0 + 1e-12), "{name}: F − gap = {} above F* = {}", f - gap, fx.best);
+        let rel = (f - fx.best) / fx.best;
+        assert!((-1e-7..=1e-6 + 2e-8).contains(&rel), "{name}: F = {f}, F* = {} ({rel:.2e})", fx.best);
+    }
+}

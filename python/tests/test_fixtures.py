@@ -2,6 +2,7 @@
 answer is within the tolerance of CVXPY's optimum and its gap is a true bound, to the accuracy
 the Rust tests ask (tests/solvers.rs)."""
 
+import numpy as np
 import pytest
 
 import optc
@@ -17,6 +18,8 @@ def model_text(name, f):
         return (f"data x: sparse, y: classes\nvar W: mat[dim(x), classes(y)]\n{offsets}"
                 f"param λ = {f['lambda']}\n{f['model']}\n")
     kind = "real" if "regression" in data else "labels"
+    if "weights" in f:
+        kind += ", s: weights"
     text = f"data x: sparse, y: {kind}\nvar w: vec[dim(x)]\nparam λ = {f['lambda']}\n{f['model']}\n"
     if isinstance(f.get("b"), float) and "var b" not in f["model"]:
         text = text.replace("var w: vec[dim(x)]\n", "var w: vec[dim(x)]\nvar b: scalar\n")
@@ -31,7 +34,9 @@ CASES = {name: f for name, f in optima().items()
 def test_a_fixture_reaches_its_optimum_with_a_true_certificate(name):
     f = CASES[name]
     X, y = read_svmlight(FIXTURES / f["data"])
-    result = optc.Model(model_text(name, f)).fit(X, y, tol=TOL, epochs=200_000)
+    # A weighted fixture's rows' weights, one a line beside it (`E[s·loss]`).
+    weights = np.loadtxt(FIXTURES / f["weights"]) if "weights" in f else None
+    result = optc.Model(model_text(name, f)).fit(X, y, tol=TOL, epochs=200_000, sample_weight=weights)
     assert result.status == "converged", f"{name}: {result.rule}"
     if name.startswith("ovr_"):
         # One problem a class, each against its own CVXPY optimum.

@@ -177,6 +177,8 @@ pub fn gaps(plan: &Plan, d: &Dataset, state: &optc::exec::State, by_rows: bool) 
 pub struct Fixture {
     pub model: String,
     pub data: PathBuf,
+    /// The rows' weights, one a line, for a weighted model (`E[s·loss]`).
+    pub weights: Option<PathBuf>,
     pub best: f64,
 }
 
@@ -197,7 +199,17 @@ pub fn fixture_named(name: &str) -> Fixture {
         b if b.is_array() => model.replace("classes(y)]\n", "classes(y)]\nvar b: vec[classes(y)]\n"),
         _ => model,
     };
-    Fixture { model, data: fixture(data), best: f["objective"].as_f64().expect("objective") }
+    // A weighted fixture's model reads `s` (`E[s·loss]`) from its weights file.
+    let weights = f["weights"].as_str().map(fixture);
+    let model = match weights {
+        Some(_) => model.replacen("y: labels\n", "y: labels, s: weights\n", 1).replacen(
+            "y: real\n",
+            "y: real, s: weights\n",
+            1,
+        ),
+        None => model,
+    };
+    Fixture { model, data: fixture(data), weights, best: f["objective"].as_f64().expect("objective") }
 }
 
 /// A one-vs-rest fixture of `tests/fixtures/optima.json` (`ovr_*`): a two-class model over
