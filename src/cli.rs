@@ -14,7 +14,7 @@ mod run;
 mod saved;
 pub(crate) mod session;
 mod stream;
-mod weights;
+pub(crate) mod weights;
 mod wording;
 
 use crate::diagnostics::render_terminal;

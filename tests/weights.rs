@@ -357,3 +357,82 @@ fn the_weighted_fixtures_reach_their_optima_with_true_certificates() {
         assert!((-1e-7..=1e-6 + 2e-8).contains(&rel), "{name}: F = {f}, F* = {} ({rel:.2e})", fx.best);
     }
 }
+
+/// `optc path --weights`: λ_max with integer weights is S/m times the repeated rows' (the
+/// intercept-only b and the gradient at w = 0 both weighted), and so is F at every point of
+/// the grid it scales with.
+#[test]
+fn a_weighted_path_starts_at_the_repeated_rows_lambda_max() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let m = 200;
+    let weights: Vec<usize> = (0..m).map(weight).collect();
+    let ratio = weights.iter().sum::<usize>() as f64 / m as f64;
+    let (rows, file) = repeated(dir.path(), &weights);
+    let objective = "logistic(y, <x, w> + b)] + λ·l1(w)";
+    let path_of = |model: &str, data: &Path, extra: &[&str]| -> Vec<(f64, f64)> {
+        let m = write(dir.path(), "p.opt", model);
+        let mut args = vec!["path", m.to_str().unwrap(), data.to_str().unwrap(), "--param", "λ", "--steps", "4"];
+        args.extend_from_slice(extra);
+        args.extend_from_slice(&["--tol", "1e-9"]);
+        let out = optc(&args);
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        text(&out.stdout)
+            .lines()
+            .skip_while(|l| !l.starts_with("λ,"))
+            .skip(1)
+            .map(|l| {
+                let f: Vec<f64> = l.split(',').take(2).map(|v| v.parse().expect("a number")).collect();
+                (f[0], f[1])
+            })
+            .collect()
+    };
+    let weighted = path_of(&weighted(0.01, objective), &fixture("binary.svm"), &["--weights", file.to_str().unwrap()]);
+    let plain = path_of(&plain(0.01, objective), &rows, &[]);
+    assert_eq!(weighted.len(), 4);
+    for ((lw, fw), (lr, fr)) in weighted.iter().zip(&plain) {
+        // The CSV writes λ to 7 digits, F to 17.
+        assert!((lw - ratio * lr).abs() <= 1e-6 * lw, "λ {lw} against {ratio}·{lr}");
+        assert!((fw - ratio * fr).abs() <= 1e-7 * fw, "F {fw} against {ratio}·{fr}");
+    }
+}
+
+/// A two-class loss on three labels trains one-vs-rest, each problem with the rows' weights:
+/// `--class-weight 2=3` is the class-2 rows repeated three times.
+#[test]
+fn one_vs_rest_takes_class_weights() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let text_of = std::fs::read_to_string(fixture("multiclass.svm")).expect("fixture");
+    let counts: Vec<usize> =
+        text_of.lines().filter(|l| !l.trim().is_empty()).map(|l| if l.starts_with("+2 ") { 3 } else { 1 }).collect();
+    let (rows, _) = repeated_of("multiclass.svm", dir.path(), &counts);
+    let ratio = counts.iter().sum::<usize>() as f64 / counts.len() as f64;
+    let head = |weighted: bool, lambda: f64| {
+        format!(
+            "data x: sparse, y: labels{}\nvar w: vec[dim(x)]\nparam λ = {lambda}\nminimize E[{}squared_hinge(y, <x, w>)] + λ·l2sq(w)\n",
+            if weighted { ", s: weights" } else { "" },
+            if weighted { "s·" } else { "" }
+        )
+    };
+    let run = |model: &str, data: &Path, extra: &[&str]| -> Vec<f64> {
+        let m = write(dir.path(), "o.opt", model);
+        let mut args = vec!["run", m.to_str().unwrap(), data.to_str().unwrap(), "--json", "--quiet", "--tol", "1e-10"];
+        args.extend_from_slice(extra);
+        let out = optc(&args);
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        let r: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
+        let mut by_label: Vec<(String, f64)> = r["classes"]
+            .as_array()
+            .expect("one-vs-rest classes")
+            .iter()
+            .map(|c| (c["label"].to_string(), c["objective"].as_f64().expect("F")))
+            .collect();
+        by_label.sort_by(|a, b| a.0.cmp(&b.0));
+        by_label.into_iter().map(|(_, f)| f).collect()
+    };
+    let weighted = run(&head(true, 0.01 * ratio), &fixture("multiclass.svm"), &["--class-weight", "2=3"]);
+    let repeated = run(&head(false, 0.01), &rows, &[]);
+    assert_eq!(weighted.len(), 3);
+    for (fw, fr) in weighted.iter().zip(&repeated) {
+        assert!((fw - ratio * fr).abs() <= 1e-8 * fw, "F {fw} against {ratio}·{fr}");
+    }
+}

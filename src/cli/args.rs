@@ -14,13 +14,8 @@ pub struct RunArgs {
     pub data: PathBuf,
     #[command(flatten)]
     pub solve: SolveOptions,
-    /// The rows' weights: one number ≥ 0 a line, one line a row (LIBLINEAR's weight files),
-    /// for a model that weights its loss (`data ..., s: weights` and `E[s·loss(...)]`).
-    #[arg(long, value_name = "FILE")]
-    pub weights: Option<PathBuf>,
-    /// Multiply the weights of the rows labelled LABEL by W (LIBLINEAR's -wi); may be repeated.
-    #[arg(long = "class-weight", value_name = "LABEL=W")]
-    pub class_weight: Vec<String>,
+    #[command(flatten)]
+    pub weights: super::weights::WeightArgs,
     /// Hold out this fraction of the rows (seeded) and stop when their loss has not improved
     /// for --patience epochs, returning the best epoch's weights.
     #[arg(long, value_name = "FRACTION")]

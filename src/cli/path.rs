@@ -5,7 +5,7 @@
 
 use super::inputs::load_data;
 use super::outputs::prepare_output;
-use super::{model_dir, parse_sets, read_model, report_compile_error, Failure};
+use super::{compile, model_dir, parse_sets, read_model, report_compile_error, Failure};
 use crate::data::Dataset;
 use crate::output::OutputFile;
 use crate::pipeline::CompileOptions;
@@ -21,6 +21,8 @@ pub struct PathArgs {
     pub data: PathBuf,
     #[command(flatten)]
     pub options: PathOptions,
+    #[command(flatten)]
+    pub weights: super::weights::WeightArgs,
 }
 
 /// Everything of `optc path` but the model and the data (the REPL's `:path` takes these).
@@ -94,7 +96,13 @@ impl Outputs {
 pub fn path(args: &PathArgs) -> Result<(), Failure> {
     let file = read_model(&args.model)?;
     let outputs = Outputs::prepare(&args.options)?;
-    let (train, _, _) = load_data(&args.data, "data file", false, &args.options.data)?;
+    let (mut train, _, _) = load_data(&args.data, "data file", false, &args.options.data)?;
+    if args.weights.given() {
+        // The model is compiled again by the path; here only to say whether it reads weights.
+        let opts = CompileOptions { files: Some(model_dir(&args.model)), ..Default::default() };
+        let compiled = compile(&file, &opts)?;
+        super::weights::attach(&args.weights, &compiled.model, &mut train)?;
+    }
     let test = match &args.options.test {
         Some(p) => Some(load_data(p, "test file", false, &args.options.data)?.0),
         None => None,

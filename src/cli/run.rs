@@ -31,7 +31,7 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
         return Ok(());
     }
     if args.stream || ranks.size() > 1 {
-        if args.weights.is_some() || !args.class_weight.is_empty() {
+        if args.weights.given() {
             let how = if args.stream { "--stream" } else { "a run on several processes" };
             return Err(Failure::Usage(format!(
                 "{how} does not take the rows' weights in this build (--weights, --class-weight)
@@ -63,7 +63,7 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
     let front_seconds = compile_start.elapsed().as_secs_f64();
     let Outputs { save: save_out, trace: trace_out, plot: plot_out } = Outputs::prepare(args)?;
     let (mut train, parse_seconds, cache_note) = load_data(&args.data, "data file", !args.quiet, &args.solve.data)?;
-    super::weights::attach(args, &compiled.model, &mut train)?;
+    super::weights::attach(&args.weights, &compiled.model, &mut train)?;
     // A default that depends on the data's shape is settled now (docs/algorithms.md §9).
     if pipeline::shape(&mut compiled, train.features(), train.rows(), train.mean_row_norm_sq()) {
         plan = pipeline::plan(&compiled, &opts).map_err(|e| report_compile_error(e, &file))?;

@@ -2,15 +2,34 @@
 //! training data, for a model that weights its loss; refused, with the way to say it, for one
 //! that does not.
 
-use super::args::RunArgs;
 use super::inputs::{data_failure, readable};
 use super::Failure;
 use crate::check::Model;
 use crate::data::{display_name, open_text, read_weights, Dataset};
+use std::path::PathBuf;
+
+/// The flags, as `optc run` and `optc path` take them.
+#[derive(clap::Args, Debug, Clone, Default)]
+pub struct WeightArgs {
+    /// The rows' weights: one number ≥ 0 a line, one line a row (LIBLINEAR's weight files),
+    /// for a model that weights its loss (`data ..., s: weights` and `E[s·loss(...)]`).
+    #[arg(long, value_name = "FILE")]
+    pub weights: Option<PathBuf>,
+    /// Multiply the weights of the rows labelled LABEL by W (LIBLINEAR's -wi); may be repeated.
+    #[arg(long = "class-weight", value_name = "LABEL=W")]
+    pub class_weight: Vec<String>,
+}
+
+impl WeightArgs {
+    /// Whether any weight was given.
+    pub fn given(&self) -> bool {
+        self.weights.is_some() || !self.class_weight.is_empty()
+    }
+}
 
 /// Attaches the weights `args` give to `train` (before any split, so that line k of the file
 /// is row k). Nothing when none are given: a weighted model then has every weight 1.
-pub(super) fn attach(args: &RunArgs, model: &Model, train: &mut Dataset) -> Result<(), Failure> {
+pub(super) fn attach(args: &WeightArgs, model: &Model, train: &mut Dataset) -> Result<(), Failure> {
     let flag = match (&args.weights, args.class_weight.is_empty()) {
         (None, true) => return Ok(()),
         (Some(_), _) => "--weights",

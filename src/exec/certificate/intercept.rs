@@ -69,19 +69,28 @@ pub(super) fn shift_to_optimal_offset(kind: LossConjugate, labels: &[f64], weigh
 /// ℓ′ (softmax, whose offsets are [`class_offsets`]), or no single ℓ′ there: the hinge's best b
 /// sits on its kink (b = ±1 with w = 0), where the subgradient that makes w = 0 optimal is a
 /// balance of the kink rows' no bisection picks.
-pub(crate) fn intercept_only(kind: LossConjugate, labels: &[f64], c: f64, mu: f64) -> Option<f64> {
+pub(crate) fn intercept_only(
+    kind: LossConjugate,
+    labels: &[f64],
+    weights: Option<&[f64]>,
+    c: f64,
+    mu: f64,
+) -> Option<f64> {
     let m = labels.len() as f64;
     let slope = |y: f64, b: f64| super::loss::loss_derivatives(kind, y, b).0;
     if matches!(kind, LossConjugate::Softmax | LossConjugate::Hinge) || labels.is_empty() {
         return None;
     }
+    // The rows' weights ωᵢ: (c/m)·Σᵢ ωᵢℓ′(yᵢ, b) + μ·b, a row of weight 0 out of it.
+    let weight = |i: usize| weights.map_or(1.0, |s| s[i]);
+    let rows = || labels.iter().enumerate().filter(|&(i, _)| weight(i) > 0.0);
     // A logistic loss on one class decreases for ever toward that class: no minimiser (its
     // derivative only underflows to 0, which a bisection would take for one).
-    let one_class = labels.iter().all(|&y| y > 0.0) || labels.iter().all(|&y| y < 0.0);
+    let one_class = rows().all(|(_, &y)| y > 0.0) || rows().all(|(_, &y)| y < 0.0);
     if kind == LossConjugate::Logistic && mu == 0.0 && one_class {
         return None;
     }
-    let d = |b: f64| c / m * labels.iter().map(|&y| slope(y, b)).sum::<f64>() + mu * b;
+    let d = |b: f64| c / m * rows().map(|(i, &y)| weight(i) * slope(y, b)).sum::<f64>() + mu * b;
     let (mut lo, mut hi) = (-1.0_f64, 1.0_f64);
     while d(lo) > 0.0 {
         lo *= 2.0;
@@ -112,15 +121,17 @@ pub(crate) fn intercept_only(kind: LossConjugate, labels: &[f64], c: f64, mu: f6
 /// Softmax's best offsets for W = 0, unregularized: b_c = log(n_c/m), centred (softmax is the
 /// same for any constant added to every class), so the predicted probabilities are the
 /// classes' frequencies. None when a class of the `k` has no row (its b would be −∞).
-pub(crate) fn class_offsets(labels: &[f64], k: usize) -> Option<Vec<f64>> {
-    let mut counts = vec![0usize; k];
-    for &y in labels {
-        *counts.get_mut(y as usize)? += 1;
+pub(crate) fn class_offsets(labels: &[f64], weights: Option<&[f64]>, k: usize) -> Option<Vec<f64>> {
+    // With the rows' weights, n_c is the class's total weight.
+    let mut counts = vec![0.0_f64; k];
+    for (i, &y) in labels.iter().enumerate() {
+        *counts.get_mut(y as usize)? += weights.map_or(1.0, |s| s[i]);
     }
-    if counts.contains(&0) {
+    if counts.iter().any(|&n| n <= 0.0) {
         return None;
     }
-    let logs: Vec<f64> = counts.iter().map(|&n| (n as f64 / labels.len() as f64).ln()).collect();
+    let total: f64 = counts.iter().sum();
+    let logs: Vec<f64> = counts.iter().map(|&n| (n / total).ln()).collect();
     let mean = logs.iter().sum::<f64>() / k as f64;
     Some(logs.iter().map(|l| l - mean).collect())
 }
@@ -285,26 +296,37 @@ mod tests {
     fn the_intercept_only_offset_is_stationary() {
         let labels = [1.0, -1.0, 1.0, 1.0, -1.0, 1.0];
         let (c, mu) = (1.0, 0.1);
-        let b = intercept_only(LossConjugate::Logistic, &labels, c, 0.0).expect("two classes");
+        let b = intercept_only(LossConjugate::Logistic, &labels, None, c, 0.0).expect("two classes");
         assert!((b - 2f64.ln()).abs() < 1e-12, "logit of 4/6: {b}");
-        let b = intercept_only(LossConjugate::Logistic, &labels, c, mu).expect("b");
+        let b = intercept_only(LossConjugate::Logistic, &labels, None, c, mu).expect("b");
         let g: f64 = labels.iter().map(|&y| -y / (1.0 + (y * b).exp())).sum::<f64>() / 6.0 + mu * b;
         assert!(g.abs() < 1e-12, "{g}");
         let y = [3.0, 5.0, 10.0];
-        let b = intercept_only(LossConjugate::Squared, &y, 2.0, 0.5).expect("b");
+        let b = intercept_only(LossConjugate::Squared, &y, None, 2.0, 0.5).expect("b");
         // (2/3)·Σ(b − yᵢ) + 0.5·b = 0 → b = (2/3)·18 / (2 + 0.5)
         assert!((b - 12.0 / 2.5).abs() < 1e-12, "{b}");
         // The hinge's best b is on its kink, where no one ℓ′ says w = 0 is optimal.
-        assert_eq!(intercept_only(LossConjugate::Hinge, &labels, c, 0.0), None);
-        assert_eq!(intercept_only(LossConjugate::Logistic, &[1.0, 1.0], c, 0.0), None, "one class: b → ∞");
-        assert!(intercept_only(LossConjugate::Logistic, &[1.0, 1.0], c, mu).is_some(), "μ > 0 bounds b");
-        let p = class_offsets(&[0.0, 1.0, 1.0, 2.0, 2.0, 2.0], 3).expect("three classes");
+        assert_eq!(intercept_only(LossConjugate::Hinge, &labels, None, c, 0.0), None);
+        assert_eq!(intercept_only(LossConjugate::Logistic, &[1.0, 1.0], None, c, 0.0), None, "one class: b → ∞");
+        assert!(intercept_only(LossConjugate::Logistic, &[1.0, 1.0], None, c, mu).is_some(), "μ > 0 bounds b");
+        let p = class_offsets(&[0.0, 1.0, 1.0, 2.0, 2.0, 2.0], None, 3).expect("three classes");
         let e: Vec<f64> = p.iter().map(|v| v.exp()).collect();
         let total: f64 = e.iter().sum();
         for (k, n) in [1.0, 2.0, 3.0].iter().enumerate() {
             assert!((e[k] / total - n / 6.0).abs() < 1e-15);
         }
-        assert_eq!(class_offsets(&[0.0, 2.0], 3), None);
+        assert_eq!(class_offsets(&[0.0, 2.0], None, 3), None);
+        // With the rows' weights: the logit of the weighted share, and a class whose rows all
+        // weigh 0 has no offset (nor does one class left with weight).
+        let weights = [1.0, 2.0, 0.5, 0.5, 0.0, 2.0];
+        let b = intercept_only(LossConjugate::Logistic, &labels, Some(&weights), c, 0.0).expect("two classes");
+        assert!((b - (4.0f64 / 2.0).ln()).abs() < 1e-12, "logit of 4/(4 + 2): {b}");
+        let only_positives = [1.0, 0.0, 1.0, 1.0, 0.0, 1.0];
+        assert_eq!(intercept_only(LossConjugate::Logistic, &labels, Some(&only_positives), c, 0.0), None);
+        let p = class_offsets(&[0.0, 1.0, 1.0, 2.0], Some(&[3.0, 1.0, 2.0, 0.0]), 3);
+        assert_eq!(p, None, "class 2 weighs 0");
+        let p = class_offsets(&[0.0, 1.0, 1.0, 2.0], Some(&[3.0, 1.0, 2.0, 6.0]), 3).expect("weighted shares");
+        assert!(((p[0] - p[1]) - (3.0f64 / 3.0).ln()).abs() < 1e-12 && ((p[2] - p[0]) - 2f64.ln()).abs() < 1e-12);
     }
 
     #[test]

@@ -44,14 +44,16 @@ pub(crate) fn at_start(plan: &Plan, bound: &Bound, view: &DataView) -> Start {
     let mut exact = true;
     if let Some(b) = obj.intercept {
         let kind = plan.certificate.map(|c| c.conjugate);
-        match kind.and_then(|k| certificate::intercept_only(k, view.labels, obj.loss_weight, obj.intercept_l2)) {
+        match kind
+            .and_then(|k| certificate::intercept_only(k, view.labels, view.weights, obj.loss_weight, obj.intercept_l2))
+        {
             Some(v) => state.scalars[b.0] = v,
             None => exact = false,
         }
     }
     if let Some(b) = obj.class_intercept {
         let k = state.vectors[b.0].len();
-        match certificate::class_offsets(view.labels, k) {
+        match certificate::class_offsets(view.labels, view.weights, k) {
             Some(v) => state.vectors[b.0] = v,
             None => exact = false,
         }
