@@ -118,6 +118,7 @@ fn plans_of_forced_solvers() {
         ("tron_weighted", "minimize E[s·logistic(y, <x, w> + b)] + λ·l2sq(w)\n"),
         ("dcd_weighted", "minimize E[s·hinge(y, <x, w> + b)] + λ·l2sq(w)\n"),
         ("dcd_weighted_squared_hinge", "minimize E[s·squared_hinge(y, <x, w> + b)] + λ·l2sq(w)\nsolve with dcd\n"),
+        ("dcd_weighted_logistic", "minimize E[s·logistic(y, <x, w> + b)] + λ·l2sq(w)\nsolve with dcd\n"),
         ("fobos_weighted", "minimize E[s·hinge(y, <x, w> + b)] + λ·l2sq(w)\nsolve with fobos\n"),
     ] {
         snapshot_plan("plans_of_forced_solvers", name, format!("{weighted}{objective}"), &CompileOptions::default());

@@ -126,6 +126,7 @@ fn integer_weights_are_repeated_rows() {
         ("scd", "squared(y, <x, w> + b)] + λ·l1(w) + λ·l2sq(w)", 0.01),
         ("scd", "squared(y, <x, w> + b)] + λ·l1(w)", 0.01),
         ("dcd", "hinge(y, <x, w> + b)] + λ·l2sq(w)", 0.01),
+        ("dcd", "logistic(y, <x, w> + b)] + λ·l2sq(w)\nsolve with dcd", 0.01),
         ("tron", "squared_hinge(y, <x, w> + b)] + λ·l2sq(w)\nsolve with tron", 0.01),
     ] {
         let (f_w, w_w, r) = solve(
@@ -252,6 +253,7 @@ fn the_back_ends_agree_on_weighted_plans() {
         "logistic(y, <x, w> + b)] + λ·l2sq(w)",
         "hinge(y, <x, w> + b)] + λ·l2sq(w)",
         "squared_hinge(y, <x, w> + b)] + λ·l2sq(w)\nsolve with dcd",
+        "logistic(y, <x, w> + b)] + λ·l2sq(w)\nsolve with dcd",
         "hinge(y, <x, w> + b)] + λ·l2sq(w)\nsolve with fobos",
     ] {
         let text = weighted(0.01, objective);

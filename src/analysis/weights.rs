@@ -10,12 +10,6 @@ use crate::solvers::SolverKind;
 /// to the registry.
 pub(super) const ROW_WEIGHTS: &str = "fobos, truncated, scd, proxgrad, tron and dcd";
 
-/// Whether `solver` takes the rows' weights for `model`: dual CD's logistic steps (an entropy
-/// per αᵢ, on (0, C)) do not carry them yet.
-fn takes(solver: SolverKind, model: &Model) -> bool {
-    solver.can().row_weights
-        && !(solver == SolverKind::Dcd && model.loss.def.known() == Some(crate::stdlib::KnownLoss::Logistic))
-}
 
 /// The choice for a weighted model: `chosen` when its solver takes weights, else (a default, not
 /// forced) the one that does for this model: tron for ½‖·‖² alone, proxgrad for another smooth
@@ -33,13 +27,12 @@ pub(super) fn steer(
             chosen.solver.name()
         ));
     }
-    if takes(chosen.solver, model) {
+    if chosen.solver.can().row_weights {
         return Ok(chosen);
     }
     if forced || !convex {
-        let except = if chosen.solver == SolverKind::Dcd { ", dcd for the hinges only" } else { "" };
         return Err(format!(
-            "`{}` does not take the rows' weights for `{}` in this build ({ROW_WEIGHTS} do{except})",
+            "`{}` does not take the rows' weights for `{}` in this build ({ROW_WEIGHTS} do)",
             chosen.solver.name(),
             model.loss.def.name
         ));
@@ -64,7 +57,7 @@ pub(super) fn shape_rule(model: &Model, rule: ShapeRule) -> Option<ShapeRule> {
     if !model.loss.weighted {
         return Some(rule);
     }
-    let takes = |c: &Choice| takes(c.solver, model);
+    let takes = |c: &Choice| c.solver.can().row_weights;
     let rule = ShapeRule {
         few_features: rule.few_features.filter(takes),
         wide: rule.wide.filter(takes),

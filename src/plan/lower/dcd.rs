@@ -142,9 +142,9 @@ pub(super) fn lower(model: &Model, st: &Structure, prox: CoordinateProx) -> Plan
         next: b.local("t²⁺"),
     });
     // Into the box: [0, U]; for logistic, LIBLINEAR's interior [ι, C − ι], ι = min(10⁻³·C, 10⁻⁸).
-    let inside = call(Func::Min, vec![mul(k(1e-3), s(cap)), k(1e-8)]);
+    let inside = call(Func::Min, vec![mul(k(1e-3), row_cap.clone()), k(1e-8)]);
     let clip = |v: Expr| {
-        let (lo, hi) = if logistic { (inside.clone(), sub(s(cap), inside.clone())) } else { (k(0.0), row_cap.clone()) };
+        let (lo, hi) = if logistic { (inside.clone(), sub(row_cap.clone(), inside.clone())) } else { (k(0.0), row_cap.clone()) };
         let v = call(Func::Max, vec![v, lo]);
         match (squared, weight) {
             (true, None) => v,
@@ -220,7 +220,8 @@ pub(super) fn lower(model: &Model, st: &Structure, prox: CoordinateProx) -> Plan
 
     // epoch: one step per row, or per row still in, in this epoch's order.
     if logistic {
-        let steps = logistic::Steps { alpha, q, cap, g, next, step, y, w, bias, center: center.as_ref().map(|c| c.b0) };
+        let steps =
+            logistic::Steps { alpha, q, cap, g, next, step, y, w, bias, center: center.as_ref().map(|c| c.b0), weight };
         let (reset, epoch, cadence) = logistic::epoch(&mut b, steps, row_dot(g), row_axpy(step));
         b.plan.init.extend(reset);
         b.plan.epoch = epoch;

@@ -59,6 +59,9 @@ pub(super) struct Steps {
     /// A free b's centre b₀ (its augmented Lagrangian, see [`super::lower`]): b − b₀ is then
     /// the penalised part.
     pub center: Option<ScalarId>,
+    /// The rows' weights ωᵢ: row i's dual lives on (0, C·ωᵢ), its loss counts ωᵢ times, and a
+    /// row of weight 0 is not visited (its αᵢ stays 0).
+    pub weight: Option<VecId>,
 }
 
 /// The epoch, and when the driver checks it: once the inner tolerance tightened (the point
@@ -88,7 +91,12 @@ pub(super) fn epoch(b: &mut Builder, st: Steps, dot: Vec<Stmt>, axpy: Vec<Stmt>)
     let inv_m = b.scalar("1/m", ScalarRole::Param, ParamInit::PerRow { scale: 1.0 }, "to count Newton steps per row");
     let (flip, sign, zold, z, gp, gpp, trial) =
         (b.local("flip"), b.local("σ"), b.local("z₀"), b.local("z"), b.local("g′"), b.local("g″"), b.local("zt"));
-    let (a, c) = (at(st.q, i), s(st.cap));
+    let a = at(st.q, i);
+    // Row i's C: C·ωᵢ with the rows' weights.
+    let c = match st.weight {
+        Some(sw) => mul(s(st.cap), at(sw, i)),
+        None => s(st.cap),
+    };
     let yg = mul(at(st.y, i), s(st.g));
     // g′(z) = a·(z − z₀) + σ·y⟨x, w⟩ + log(z/(C − z))
     let derivative = || {
@@ -145,10 +153,14 @@ pub(super) fn epoch(b: &mut Builder, st: Steps, dot: Vec<Stmt>, axpy: Vec<Stmt>)
         ),
         Stmt::If(Cmp::Gt, call(Func::Abs, vec![s(gp)]), s(inner), moved),
     ]);
+    let row_weighted = |e: Expr| match st.weight {
+        Some(sw) => mul(at(sw, i), e),
+        None => e,
+    };
     // h(αᵢ), its 0·log 0 taken as 0 should αᵢ round to 0 or C.
     let log_share = |v: Expr| call(Func::Log, vec![call(Func::Max, vec![div(v, c.clone()), k(f64::MIN_POSITIVE)])]);
     visit.extend([
-        Stmt::Set(losses, add(s(losses), call(Func::Softplus, vec![Expr::Neg(Box::new(yg.clone()))]))),
+        Stmt::Set(losses, add(s(losses), row_weighted(call(Func::Softplus, vec![Expr::Neg(Box::new(yg.clone()))])))),
         Stmt::Set(
             entropy,
             add(
@@ -172,14 +184,20 @@ pub(super) fn epoch(b: &mut Builder, st: Steps, dot: Vec<Stmt>, axpy: Vec<Stmt>)
         let beta = st.center.map_or(s(slot), |b0| sub(s(slot), s(b0)));
         norm_w.push(Stmt::Set(norm, add(s(norm), div(mul(beta.clone(), beta), s(t2)))));
     }
-    let primal = add(mul(k(0.5), s(norm)), mul(c.clone(), s(losses)));
+    let primal = add(mul(k(0.5), s(norm)), mul(s(st.cap), s(losses)));
     let mut epoch = vec![
         Stmt::Set(ready, k(0.0)),
         Stmt::Set(newton, k(0.0)),
         Stmt::Set(losses, k(0.0)),
         Stmt::Set(entropy, k(0.0)),
         Stmt::Set(decrement, k(0.0)),
-        each(Range::Perm(Len::Rows), visit),
+        each(
+            Range::Perm(Len::Rows),
+            match st.weight {
+                Some(sw) => vec![Stmt::If(Cmp::Gt, at(sw, i), k(0.0), visit)],
+                None => visit,
+            },
+        ),
         // Few Newton steps this epoch: the inner problems are solved; tighten them.
         Stmt::If(
             Cmp::Lt,
