@@ -77,7 +77,7 @@ fn streamed(plan: &Plan, path: &Path, epochs: usize, threads: usize, cache: Opti
     }
     let label_map = scanned.label_map(LabelKind::Labels).expect("labels");
     let facts = scanned.facts(scanned.features, 0);
-    let data = Streamed { source, label_map, features: scanned.features, classes: 0 };
+    let data = Streamed { source, label_map, features: scanned.features, classes: 0, weights: None };
     let mut selected = select_backend(plan, &facts, true);
     let settings = RunSettings { check_every: usize::MAX, ..RunSettings::fixed(epochs, 1) };
     let done = optc::exec::stream::run(

@@ -26,7 +26,7 @@ pub use libsvm::{
 };
 pub use store::{Indices, Matrix};
 pub use view::DataView;
-pub use weights::{parse_class_weight, read_weights, ClassWeightError};
+pub use weights::{class_weights_of, parse_class_weight, read_weights, ClassWeightError, RowWeights};
 
 /// The rows of a data file: features as CSR (0-based feature indices) and the raw labels.
 #[derive(Clone, Debug)]

@@ -78,7 +78,7 @@ fn streamed(plan: &optc::plan::Plan, data: &Path, kind: LabelKind, epochs: usize
     let label_map = scanned.label_map(kind).expect("labels");
     let classes = if kind == LabelKind::Classes { label_map.originals.len() } else { 0 };
     let facts = scanned.facts(scanned.features, classes);
-    let data = Streamed { source, label_map, features: scanned.features, classes };
+    let data = Streamed { source, label_map, features: scanned.features, classes, weights: None };
     // Memory is the state plus blocks: no view a pass hands out is larger than a block.
     data.pass(|view, lines| {
         assert!(view.rows() <= block && lines.len() == view.rows());
@@ -438,7 +438,7 @@ fn on_ranks(
                         return None;
                     }
                     let source = StreamSource::new(shard, 16, 1).expect("source");
-                    let data = Streamed { source, label_map, features: facts.features, classes: 0 };
+                    let data = Streamed { source, label_map, features: facts.features, classes: 0, weights: None };
                     let mut selected = select_backend(plan, &facts, true);
                     Some(optc::exec::stream::run(
                         plan,

@@ -438,3 +438,42 @@ fn one_vs_rest_takes_class_weights() {
         assert!((fw - ratio * fr).abs() <= 1e-8 * fw, "F {fw} against {ratio}·{fr}");
     }
 }
+
+/// `--stream` reads the weights with the blocks: a weighted FOBOS run's certified gap bounds
+/// its distance to the in-memory optimum, and the repeated rows streamed reach the same F
+/// (S/m times it); a class weight for a label the file lacks is named there too.
+#[test]
+fn a_streamed_run_takes_the_rows_weights() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let m = 200;
+    let weights: Vec<usize> = (0..m).map(weight).collect();
+    let ratio = weights.iter().sum::<usize>() as f64 / m as f64;
+    let (_, file) = repeated(dir.path(), &weights);
+    let model = weighted(0.02 * ratio, "logistic(y, <x, w> + b)] + λ·l1(w)");
+    let (best, _, _) = solve(dir.path(), &model, &fixture("binary.svm"), &["--weights", file.to_str().unwrap()]);
+    let m_opt = write(dir.path(), "s.opt", &model);
+    let data = fixture("binary.svm");
+    let out = optc(&[
+        "run",
+        m_opt.to_str().unwrap(),
+        data.to_str().unwrap(),
+        "--stream",
+        "--block-rows",
+        "64",
+        "--weights",
+        file.to_str().unwrap(),
+        "--epochs",
+        "300",
+        "--json",
+        "--quiet",
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let r: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
+    let (f, gap) = (r["objective"].as_f64().unwrap(), r["gap"].as_f64().expect("a streamed gap"));
+    assert!(f >= best * (1.0 - 1e-12), "F {f} below F* {best}");
+    assert!(f - gap <= best * (1.0 + 1e-12), "F − gap = {} above F* = {best}", f - gap);
+    assert!(f - best <= 1e-2 * best, "300 epochs of FOBOS land near F*: {f} against {best}");
+    let out = optc(&["run", m_opt.to_str().unwrap(), data.to_str().unwrap(), "--stream", "--class-weight", "3=2"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out.stderr).contains("the data has no label 3"), "{}", text(&out.stderr));
+}

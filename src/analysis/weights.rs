@@ -10,7 +10,6 @@ use crate::solvers::SolverKind;
 /// to the registry.
 pub(super) const ROW_WEIGHTS: &str = "fobos, truncated, scd, proxgrad, tron and dcd";
 
-
 /// The choice for a weighted model: `chosen` when its solver takes weights, else (a default, not
 /// forced) the one that does for this model: tron for ½‖·‖² alone, proxgrad for another smooth
 /// loss, FOBOS for a nonsmooth one. Err says why none can.

@@ -64,7 +64,7 @@ pub fn run(args: &RunArgs, ranks: usize) -> Result<bool, Failure> {
             .with_cache(args.solve.data.cache_dir());
         let scan = scan(&mut source, args.solve.seed.unwrap_or(1)).map_err(|e| Failure::Input(e.to_string()))?;
         let label_map = scan.label_map(LabelKind::Real).map_err(|e| Failure::Input(e.to_string()))?;
-        let streamed = Streamed { source, label_map, features: scan.features, classes: k };
+        let streamed = Streamed { source, label_map, features: scan.features, classes: k, weights: None };
         (None, Some((streamed, scan)), reading.elapsed().as_secs_f64())
     } else {
         let (train, parse_seconds, _) = load_data(&args.data, "data file", !args.quiet, &args.solve.data)?;

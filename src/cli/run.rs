@@ -31,12 +31,10 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
         return Ok(());
     }
     if args.stream || ranks.size() > 1 {
-        if args.weights.given() {
-            let how = if args.stream { "--stream" } else { "a run on several processes" };
-            return Err(Failure::Usage(format!(
-                "{how} does not take the rows' weights in this build (--weights, --class-weight)
-  hint: run it in memory, as one process"
-            )));
+        if args.weights.given() && ranks.size() > 1 {
+            return Err(Failure::Usage(
+                "a run on several processes does not take the rows' weights in this build (--weights, --class-weight)\n  hint: run it as one process, in memory or with --stream".into(),
+            ));
         }
         return super::stream::run(args, ranks.as_ref());
     }

@@ -172,7 +172,10 @@ pub(super) fn run(args: &RunArgs, ranks: &dyn crate::exec::collective::Collectiv
         _ => None,
     };
     run_settings.trace = args.trace.is_some() || args.plot.is_some();
-    let streamed = Streamed { source: source.clone(), label_map, features, classes };
+    // The rows' weights (one process: a rank's share of the file's lines is not known here).
+    let weights =
+        super::weights::streamed(&args.weights, &compiled.model, facts.rows, &label_map.originals, &mut facts)?;
+    let streamed = Streamed { source: source.clone(), label_map, features, classes, weights };
     let mut selected = crate::exec::select_backend(&plan, &facts, jit);
     if let Some(why) = &selected.fallback {
         say(format!("note: {why}"));

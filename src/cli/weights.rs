@@ -5,7 +5,7 @@
 use super::inputs::{data_failure, readable};
 use super::Failure;
 use crate::check::Model;
-use crate::data::{display_name, open_text, read_weights, Dataset};
+use crate::data::{class_weights_of, display_name, open_text, read_weights, DataFacts, Dataset, RowWeights};
 use std::path::PathBuf;
 
 /// The flags, as `optc run` and `optc path` take them.
@@ -27,20 +27,55 @@ impl WeightArgs {
     }
 }
 
+/// The weights `args` give a streamed run of `rows` rows (the first pass counted them) whose
+/// raw labels are `labels`, read now and applied block by block; `facts`' curvature bound is
+/// raised to the largest weight's (max ωᵢ‖xᵢ‖² ≤ max ω · max ‖xᵢ‖², a safe step for every row).
+pub(super) fn streamed(
+    args: &WeightArgs,
+    model: &Model,
+    rows: usize,
+    labels: &[f64],
+    facts: &mut DataFacts,
+) -> Result<Option<RowWeights>, Failure> {
+    if !args.given() {
+        return Ok(None);
+    }
+    refuse_unweighted(args, model)?;
+    let file = match &args.weights {
+        Some(path) => {
+            readable("weights file", path)?;
+            let reader = open_text(path, false).map_err(data_failure)?;
+            Some(read_weights(reader, &display_name(path), rows).map_err(data_failure)?)
+        }
+        None => None,
+    };
+    let classes = class_weights_of(&args.class_weight, labels).map_err(|e| Failure::Input(e.to_string()))?;
+    let weights = RowWeights { file, classes };
+    let most = weights.max();
+    facts.max_row_norm_sq *= most;
+    facts.mean_weight = most;
+    Ok(Some(weights))
+}
+
+/// The usage error for weights given to a model whose loss does not read them.
+fn refuse_unweighted(args: &WeightArgs, model: &Model) -> Result<(), Failure> {
+    if model.loss.weighted {
+        return Ok(());
+    }
+    let flag = if args.weights.is_some() { "--weights" } else { "--class-weight" };
+    Err(Failure::Usage(format!(
+        "{flag}: the model's loss is not weighted\n  hint: declare the weights, `data {}: sparse, {}: labels, s: weights`, and write `E[s·{}(...)]`",
+        model.features.name, model.label.name, model.loss.def.name
+    )))
+}
+
 /// Attaches the weights `args` give to `train` (before any split, so that line k of the file
 /// is row k). Nothing when none are given: a weighted model then has every weight 1.
 pub(super) fn attach(args: &WeightArgs, model: &Model, train: &mut Dataset) -> Result<(), Failure> {
-    let flag = match (&args.weights, args.class_weight.is_empty()) {
-        (None, true) => return Ok(()),
-        (Some(_), _) => "--weights",
-        (None, false) => "--class-weight",
-    };
-    if !model.loss.weighted {
-        return Err(Failure::Usage(format!(
-            "{flag}: the model's loss is not weighted\n  hint: declare the weights, `data {}: sparse, {}: labels, s: weights`, and write `E[s·{}(...)]`",
-            model.features.name, model.label.name, model.loss.def.name
-        )));
+    if !args.given() {
+        return Ok(());
     }
+    refuse_unweighted(args, model)?;
     if let Some(path) = &args.weights {
         readable("weights file", path)?;
         let reader = open_text(path, false).map_err(data_failure)?;

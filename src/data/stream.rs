@@ -669,6 +669,8 @@ pub struct Streamed {
     pub label_map: LabelMap,
     pub features: usize,
     pub classes: usize,
+    /// The rows' weights, given to each block (a weighted model's `--weights`, `--class-weight`).
+    pub weights: Option<super::RowWeights>,
 }
 
 /// Why a pass over streamed data stopped.
@@ -689,8 +691,13 @@ impl Streamed {
             let ctx = e.context();
             PassError::Data(if ctx.is_empty() { e.to_string() } else { format!("{e}\n{ctx}") })
         };
+        let mut offset = 0;
         for block in self.source.blocks().map_err(data)? {
-            let block = block.map_err(data)?;
+            let mut block = block.map_err(data)?;
+            if let Some(w) = &self.weights {
+                block.weights = Some(w.block(offset, &block.labels));
+            }
+            offset += block.rows();
             if block.features() > self.features {
                 return Err(PassError::Data(format!(
                     "{}:{}: feature index {} is beyond the {} features the first pass found: did the file change during the run?",

@@ -78,30 +78,68 @@ pub fn parse_class_weight(given: &str) -> Result<(f64, f64), ClassWeightError> {
     Ok((label, weight))
 }
 
+/// The rows' weights of a streamed file, whose rows come a block at a time: the weight file's
+/// numbers (all of them, m floats beside data that is not held) and the class weights, applied
+/// to each block by its raw labels.
+#[derive(Clone, Debug, Default)]
+pub struct RowWeights {
+    pub file: Option<Vec<f64>>,
+    pub classes: Vec<(f64, f64)>,
+}
+
+impl RowWeights {
+    /// The weights of the block whose first row is row `offset` of the file, with these raw
+    /// labels.
+    pub fn block(&self, offset: usize, labels: &[f64]) -> Vec<f64> {
+        labels
+            .iter()
+            .enumerate()
+            .map(|(k, y)| {
+                let own = self.file.as_ref().and_then(|f| f.get(offset + k)).copied().unwrap_or(1.0);
+                own * self.classes.iter().find(|(l, _)| l == y).map_or(1.0, |(_, c)| *c)
+            })
+            .collect()
+    }
+
+    /// The largest weight any row can have: a bound for the curvature a step size reads.
+    pub fn max(&self) -> f64 {
+        let own = self.file.as_ref().map_or(1.0, |f| f.iter().copied().fold(0.0, f64::max));
+        own * self.classes.iter().map(|(_, c)| *c).fold(1.0, f64::max)
+    }
+}
+
+/// Class weights `LABEL=W` read for data whose distinct raw labels are `labels` (the first 20,
+/// for a message): a label given twice, or one the data does not have, refused.
+pub fn class_weights_of(given: &[String], labels: &[f64]) -> Result<Vec<(f64, f64)>, ClassWeightError> {
+    let mut classes: Vec<(f64, f64)> = vec![];
+    for g in given {
+        let (label, weight) = parse_class_weight(g)?;
+        if classes.iter().any(|(l, _)| *l == label) {
+            return Err(ClassWeightError::Twice { label: fmt_label(label) });
+        }
+        if !labels.contains(&label) {
+            let mut sorted = labels.to_vec();
+            sorted.sort_by(f64::total_cmp);
+            let labels = sorted.iter().map(|&l| fmt_label(l)).collect::<Vec<_>>().join(", ");
+            return Err(ClassWeightError::NoSuchLabel { given: g.clone(), label: fmt_label(label), labels });
+        }
+        classes.push((label, weight));
+    }
+    Ok(classes)
+}
+
 impl Dataset {
     /// Multiplies each row's weight (1 when it has none) by its class's weight in `classes`
     /// (raw labels; a label not listed keeps its weights). A label the data does not have is
     /// named, and so is a label listed twice; nothing is changed then.
     pub fn apply_class_weights(&mut self, given: &[String]) -> Result<(), ClassWeightError> {
-        let mut classes: Vec<(f64, f64)> = vec![];
-        for g in given {
-            let (label, weight) = parse_class_weight(g)?;
-            if classes.iter().any(|(l, _)| *l == label) {
-                return Err(ClassWeightError::Twice { label: fmt_label(label) });
+        let mut labels: Vec<f64> = vec![];
+        for &l in &self.labels {
+            if !labels.contains(&l) && labels.len() < 20 {
+                labels.push(l);
             }
-            if !self.labels.contains(&label) {
-                let mut labels: Vec<f64> = vec![];
-                for &l in &self.labels {
-                    if !labels.contains(&l) && labels.len() < 20 {
-                        labels.push(l);
-                    }
-                }
-                labels.sort_by(f64::total_cmp);
-                let labels = labels.iter().map(|&l| fmt_label(l)).collect::<Vec<_>>().join(", ");
-                return Err(ClassWeightError::NoSuchLabel { given: g.clone(), label: fmt_label(label), labels });
-            }
-            classes.push((label, weight));
         }
+        let classes = class_weights_of(given, &labels)?;
         if classes.is_empty() {
             return Ok(());
         }

@@ -405,16 +405,16 @@ fn fit_rows_at_rest(plan: &Plan, state: &mut State, data: Rows, rest: &DataView)
     }
 }
 
-/// Σᵢ ℓ(yᵢ, 0) over the block's rows: F at the cold start, without a pass of its own.
+/// Σᵢ ωᵢ·ℓ(yᵢ, 0) over the block's rows: F at the cold start, without a pass of its own.
 fn loss_at_zero(plan: &Plan, state: &State, view: &DataView) -> f64 {
     let zero = State { scalars: vec![0.0; state.scalars.len()], vectors: vec![vec![]; state.vectors.len()] };
     if plan.objective.softmax {
         // Every score is 0: ℓ = log Σ_c e⁰ − 0 = ln k.
-        return (view.classes.max(1) as f64).ln() * view.rows() as f64;
+        return (view.classes.max(1) as f64).ln() * (0..view.rows()).map(|i| view.weight(i)).sum::<f64>();
     }
     let env = Env::new(plan, view.dims());
     let scratch = with_labels(plan, zero, view);
-    (0..view.rows()).map(|i| eval_at(&env, &plan.objective.loss, &scratch, i, 0)).sum()
+    (0..view.rows()).map(|i| view.weight(i) * eval_at(&env, &plan.objective.loss, &scratch, i, 0)).sum()
 }
 
 fn with_labels(plan: &Plan, mut state: State, view: &DataView) -> State {
@@ -448,10 +448,12 @@ fn check(
     let cert =
         plan.certificate.filter(|c| no_streamed_gap(plan).is_none() && reduced::covers(c, nothing.operator, w.len()));
     let mut sums = cert.map(|c| DualSums::new(&c, features, width));
-    let (mut m, mut loss, mut wrong, mut sq) = (0usize, 0.0, 0.0, 0.0);
+    // Σᵢ ωᵢ, the rows' total weight (m without weights): the balance's mean is weighted.
+    let (mut m, mut loss, mut wrong, mut sq, mut total) = (0usize, 0.0, 0.0, 0.0, 0.0);
     let passed = data.pass(|view, _| {
         let rows = view.rows();
         m += rows;
+        total += (0..rows).map(|i| view.weight(i)).sum::<f64>();
         if obj.softmax {
             let (e, scores) = evaluate_with_margins(plan, state, view);
             loss += e.loss * rows as f64;
@@ -469,7 +471,7 @@ fn check(
         for i in 0..rows {
             let a = margin(view, w, i) + b;
             scratch.scalars[obj.margin.0] = a;
-            loss += eval_at(&env, &obj.loss, &scratch, i, 0);
+            loss += view.weight(i) * eval_at(&env, &obj.loss, &scratch, i, 0);
             let y = view.labels[i];
             wrong += f64::from(u8::from((if a > 0.0 { 1.0 } else { -1.0 }) != y));
             sq += (a - y) * (a - y);
@@ -481,12 +483,12 @@ fn check(
         Ok::<(), StreamStop>(())
     });
     // Every rank's share of the sums, added up: the one-process sums.
-    let mut all = vec![m as f64, loss, wrong, sq];
+    let mut all = vec![m as f64, loss, wrong, sq, total];
     all.extend_from_slice(sums.as_ref().map_or(&[][..], |s| &s.buf));
     agree(ranks, passed.map_err(StreamStop::from), &mut all)?;
-    (m, loss, wrong, sq) = (all[0] as usize, all[1], all[2], all[3]);
+    (m, loss, wrong, sq, total) = (all[0] as usize, all[1], all[2], all[3], all[4]);
     if let Some(sums) = sums.as_mut() {
-        sums.buf.copy_from_slice(&all[4..]);
+        sums.buf.copy_from_slice(&all[5..]);
     }
     let mean = |v: f64| if m > 0 { v / m as f64 } else { 0.0 };
     let classification = plan.info.classification;
@@ -500,13 +502,16 @@ fn check(
     };
     let (Some(cert), Some(sums)) = (cert, sums) else { return Ok((eval, None, 1)) };
     let mut passes = 1;
-    let mut balance = sums.balance(&cert, m as f64);
+    let mut balance = sums.balance(&cert, total);
     if balance.needs_theta() {
         let mut theta = 0.0_f64;
         let passed = data.pass(|view, _| {
             let u = duals(plan, &cert, state, view, width);
-            for (ui, &y) in u.chunks(width).zip(view.labels) {
-                theta = theta.max(balance.theta_of_row(y, ui));
+            // A row of weight 0 is out of the dual: its entries need not stay in the domain.
+            for (i, (ui, &y)) in u.chunks(width).zip(view.labels).enumerate() {
+                if view.weight(i) > 0.0 {
+                    theta = theta.max(balance.theta_of_row(y, ui));
+                }
             }
             Ok::<(), StreamStop>(())
         });
@@ -531,9 +536,12 @@ fn check(
     if reg.is_finite() && balance != Balance::Impossible {
         let passed = data.pass(|view, _| {
             let mut u = duals(plan, &cert, state, view, width);
-            for (ui, &y) in u.chunks_mut(width).zip(view.labels) {
-                balance.apply(cert.conjugate, y, ui);
-                conj += row_conjugate(cert.conjugate, y, ui, s);
+            for (i, (ui, &y)) in u.chunks_mut(width).zip(view.labels).enumerate() {
+                let wi = view.weight(i);
+                if wi > 0.0 {
+                    balance.apply(cert.conjugate, y, ui);
+                    conj += wi * row_conjugate(cert.conjugate, y, ui, s);
+                }
             }
             Ok::<(), StreamStop>(())
         });

@@ -50,10 +50,16 @@ impl DualSums {
         DualSums { features, width, classes, buf: vec![0.0; len] }
     }
 
-    /// Adds row `i` of `view` with its dual entries `u` (in the domain of ℓ*).
+    /// Adds row `i` of `view` with its dual entries `u` (in the domain of ℓ*), each sum
+    /// weighted by the row's weight ωᵢ (1 without weights): Σ ωᵢxᵢuᵢ, the weighted counts and
+    /// rooms, so the balance keeps Σᵢ ωᵢuᵢ = 0.
     pub fn add(&mut self, cert: &Certificate, view: &DataView, i: usize, u: &[f64]) {
         let (d, k, classes) = (self.features, self.width, self.classes);
         let y = view.labels[i];
+        let wi = view.weight(i);
+        if wi == 0.0 {
+            return;
+        }
         let class = class_of(cert.conjugate, y);
         let (xtu, rest) = self.buf.split_at_mut(d * k);
         let (by_class, rest) = rest.split_at_mut(d * classes);
@@ -62,7 +68,7 @@ impl DualSums {
             if j >= d {
                 continue;
             }
-            let x = view.values[p];
+            let x = wi * view.values[p];
             for (t, uc) in xtu[j * k..(j + 1) * k].iter_mut().zip(u) {
                 *t += x * uc;
             }
@@ -71,14 +77,14 @@ impl DualSums {
             }
         }
         for (t, uc) in rest[..k].iter_mut().zip(u) {
-            *t += uc;
+            *t += wi * uc;
         }
         if classes > 0 {
-            rest[k + class] += 1.0;
+            rest[k + class] += wi;
             if !matches!(cert.conjugate, LossConjugate::Softmax | LossConjugate::Squared) {
                 let (lo, hi) = domain(cert.conjugate, y);
-                rest[k + classes] += u[0] - lo;
-                rest[k + classes + 1] += hi - u[0];
+                rest[k + classes] += wi * (u[0] - lo);
+                rest[k + classes + 1] += wi * (hi - u[0]);
             }
         }
     }
@@ -99,7 +105,8 @@ impl DualSums {
         [self.buf[n - 2], self.buf[n - 1]]
     }
 
-    /// The move that makes u feasible for the intercept, from the summed buffer of `m` rows.
+    /// The move that makes u feasible for the intercept, from the summed buffer of rows whose
+    /// weights add up to `m` (their count without weights).
     pub fn balance(&self, cert: &Certificate, m: f64) -> Balance {
         if self.classes == 0 || m == 0.0 {
             return Balance::Keep;

@@ -144,7 +144,8 @@ pub(super) fn lower(model: &Model, st: &Structure, prox: CoordinateProx) -> Plan
     // Into the box: [0, U]; for logistic, LIBLINEAR's interior [ι, C − ι], ι = min(10⁻³·C, 10⁻⁸).
     let inside = call(Func::Min, vec![mul(k(1e-3), row_cap.clone()), k(1e-8)]);
     let clip = |v: Expr| {
-        let (lo, hi) = if logistic { (inside.clone(), sub(row_cap.clone(), inside.clone())) } else { (k(0.0), row_cap.clone()) };
+        let (lo, hi) =
+            if logistic { (inside.clone(), sub(row_cap.clone(), inside.clone())) } else { (k(0.0), row_cap.clone()) };
         let v = call(Func::Max, vec![v, lo]);
         match (squared, weight) {
             (true, None) => v,
