@@ -477,3 +477,57 @@ fn a_streamed_run_takes_the_rows_weights() {
     assert_eq!(out.status.code(), Some(1));
     assert!(text(&out.stderr).contains("the data has no label 3"), "{}", text(&out.stderr));
 }
+
+/// `--class-weight 1=5` is LIBLINEAR's `-w1 5`: ℓ2-logistic at C = 1/(λ·m) reaches the F of
+/// Debian's `liblinear-train -s 0 -w1 5 -e 1e-10` to 1e-6, F computed here from both saved
+/// models, and both predict the same label on every training row.
+#[test]
+fn class_weights_are_liblinears() {
+    let Some(predict) = common::liblinear_predict("class_weights_are_liblinears") else { return };
+    let dir = tempfile::tempdir().expect("tmp");
+    let data = fixture("binary.svm");
+    let reference = dir.path().join("ll.model");
+    // λ = 0.01 on 200 rows: C = 1/(λ·m) = 0.5.
+    let out = std::process::Command::new(predict.with_file_name("liblinear-train"))
+        .args(["-s", "0", "-c", "0.5", "-w1", "5", "-e", "1e-10", "-q"])
+        .arg(&data)
+        .arg(&reference)
+        .output()
+        .expect("liblinear-train runs");
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let model = "data x: sparse, y: labels, s: weights\nvar w: vec[dim(x)]\nparam λ = 0.01\nminimize E[s·logistic(y, <x, w>)] + λ·l2sq(w)\n";
+    let (f_optc, _, r) = solve(dir.path(), model, &data, &["--class-weight", "1=5"]);
+    assert_eq!(r["status"], "converged", "{r}");
+    let d = read_libsvm(&data).expect("fixture");
+    // The weights scoring +1: a LIBLINEAR file that lists −1 first scores −1.
+    let scoring_positive = |path: &Path| -> Vec<f64> {
+        let text = std::fs::read_to_string(path).expect("model");
+        let first = text.lines().find_map(|l| l.strip_prefix("label ")).and_then(|l| l.split_whitespace().next());
+        let sign = if first == Some("-1") { -1.0 } else { 1.0 };
+        text.lines()
+            .skip_while(|l| l.trim() != "w")
+            .skip(1)
+            .map(|l| sign * l.split_whitespace().next().expect("a weight").parse::<f64>().expect("a number"))
+            .collect()
+    };
+    let (ours, theirs) = (scoring_positive(&dir.path().join("saved.model")), scoring_positive(&reference));
+    let (indptr, indices, values) = d.csr();
+    let margins = |w: &[f64]| -> Vec<f64> {
+        (0..d.rows())
+            .map(|i| (indptr[i]..indptr[i + 1]).map(|k| values[k] * w.get(indices[k] as usize).unwrap_or(&0.0)).sum())
+            .collect()
+    };
+    let f_of = |w: &[f64]| -> f64 {
+        let loss: f64 = margins(w)
+            .iter()
+            .zip(&d.labels)
+            .map(|(a, &y)| if y > 0.0 { 5.0 } else { 1.0 } * (-y * a).exp().ln_1p())
+            .sum();
+        loss / d.rows() as f64 + 0.005 * w.iter().map(|v| v * v).sum::<f64>()
+    };
+    let (f_ours, f_theirs) = (f_of(&ours), f_of(&theirs));
+    assert!((f_ours - f_optc).abs() <= 1e-12 * f_optc, "the report's F {f_optc} is the model's {f_ours}");
+    assert!((f_ours - f_theirs).abs() <= 1e-6 * f_theirs, "F {f_ours} against LIBLINEAR's {f_theirs}");
+    let same = margins(&ours).iter().zip(margins(&theirs)).all(|(a, b)| (*a > 0.0) == (b > 0.0));
+    assert!(same, "the two models predict different labels");
+}
