@@ -15,6 +15,9 @@ pairs, every estimator at its default tolerance and iteration cap:
                 1/(C·n)), whose objective is the mean loss + α‖w‖₁, F/(C·n); both fit an
                 unpenalised intercept. F = C·Σᵢ log(1 + exp(−yᵢ(xᵢᵀw + b))) + ‖w‖₁. Skipped when
                 skglm is not installed; numba compiles its kernels on a small problem first.
+  no penalty    OptcClassifier(C=np.inf)  vs  LogisticRegression(C=np.inf): F = Σᵢ log(1 +
+                exp(−yᵢ(xᵢᵀw + b))), no penalty (optc stops on ‖∇F‖ ≤ tol·‖∇F(w₀)‖, so the
+                certified gap column reads none).
   hinge l2      OptcClassifier(model=…) with the intercept penalised as a weight vs
                 LinearSVC(loss="hinge"), whose intercept_scaling = 1 penalises b so:
                 F = C·Σᵢ max(0, 1 − yᵢ(xᵢᵀw + b)) + ½(‖w‖² + b²), C = 1. (OptcClassifier(loss=
@@ -69,7 +72,7 @@ def objective(X, y, coef, intercept, C, loss, penalty, penalised_b=False):
     w, b = np.ravel(coef), float(np.ravel(intercept)[0])
     margins = y * (X @ w + b)
     losses = np.logaddexp(0.0, -margins) if loss == "logistic" else np.maximum(0.0, 1.0 - margins)
-    P = np.abs(w).sum() if penalty == "l1" else 0.5 * w @ w
+    P = np.abs(w).sum() if penalty == "l1" else 0.0 if penalty == "none" else 0.5 * w @ w
     return float(C * losses.sum() + P + (0.5 * b * b if penalised_b else 0.0))
 
 
@@ -111,6 +114,9 @@ def pairs(n, l1_C, threads, sparse_logistic):
         yield (f"logistic l1, C={l1_C:g}", lambda: OptcClassifier(penalty="l1", C=l1_C, threads=threads),
                lambda: sparse_logistic(alpha=alpha), f"skglm SparseLogisticRegression(alpha={alpha:.3g})",
                dict(C=l1_C, loss="logistic", penalty="l1"))
+    yield ("logistic, no penalty", lambda: OptcClassifier(C=np.inf, threads=threads),
+           lambda: LogisticRegression(C=np.inf), "LogisticRegression(C=np.inf)",
+           dict(C=1.0, loss="logistic", penalty="none"))
     yield ("hinge l2, b penalised", lambda: OptcClassifier(model=HINGE_PENALISED_B, params={"λ": 1.0 / n}, threads=threads),
            lambda: LinearSVC(loss="hinge"), 'LinearSVC(loss="hinge")',
            dict(C=1.0, loss="hinge", penalty="l2", penalised_b=True))

@@ -637,6 +637,7 @@ pub fn analyse(model: &Model, files: &FileFacts, budget: Option<usize>) -> Resul
     let by_shape = chosen
         .as_ref()
         .filter(|_| forced.is_none())
+        .filter(|_| !ridge::unpenalised(model))
         .and_then(|c| shape_rule(model, c, ridge))
         .and_then(|r| weights::shape_rule(model, r));
     Ok(Structure {

@@ -138,6 +138,13 @@ fn plans_of_forced_solvers() {
         };
         snapshot_plan("plans_of_forced_solvers", name, text, &CompileOptions::default());
     }
+    // No penalty: tron's Newton steps damped by the gradient's norm, which also ends the run.
+    snapshot_plan(
+        "plans_of_forced_solvers",
+        "tron_unpenalised",
+        "data x: sparse, y: labels\nvar w: vec[dim(x)]\nvar b: scalar\nminimize E[logistic(y, <x, w> + b)]\n".into(),
+        &CompileOptions::default(),
+    );
     // The SVMs: Picard (the seed's method, kept when forced) and dual CD without shrinking.
     let svm =
         "data x: sparse, y: labels\nvar w: vec[dim(x)]\nparam λ = 1e-4\nminimize E[hinge(y, <x, w>)] + λ·l2sq(w)\n";

@@ -51,7 +51,7 @@ def test_a_fixture_reaches_its_optimum_with_a_true_certificate(name):
     if gap is None:
         # A composite regularizer (ω∘B) has no closed-form dual: the run stops on F's relative
         # change and says so; at tol 1e-8 it lands within 1e-6 of the optimum (tests/solvers.rs).
-        assert "no certificate" in result.rule, f"{name}: {result.rule}"
+        assert "no certificate" in result.rule or "no penalty" in result.rule, f"{name}: {result.rule}"
         rel = (optc.Model(model_text(name, f)).fit(X, y, tol=1e-8, epochs=20_000).objective - best) / abs(best)
         assert -1e-7 <= rel <= 1e-6, f"{name}: relative {rel:.2e}"
         return

@@ -209,7 +209,8 @@ def test_a_fit_short_of_tol_warns_with_the_gap_it_certified():
 
 @pytest.mark.parametrize("estimator, match", [
     (OptcClassifier(C=0.0), "C=0.0"),
-    (OptcClassifier(C=np.inf), "C=inf"),
+    (OptcClassifier(C=-np.inf), "C=-inf"),
+    (OptcRegressor(alpha=np.inf), "alpha=inf"),
     (OptcRegressor(alpha=0.0), "alpha=0.0"),
     (OptcClassifier(penalty="elasticnet", l1_ratio=1.5), "l1_ratio=1.5"),
     (OptcClassifier(penalty="l2", l1_ratio=-0.1), "l1_ratio=-0.1"),

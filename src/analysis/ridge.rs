@@ -35,15 +35,23 @@ pub(super) fn misfit(model: &Model) -> Option<(String, Span, String)> {
         ));
     }
     let lambda: f64 = model.regs.iter().map(|r| r.coef.value).sum();
-    if !(lambda > 0.0 && lambda.is_finite()) {
+    // λ = 0 (no penalty): Newton-CG steps on the semidefinite (c/m)·XᵀDX damped by the
+    // gradient's norm (softmax is blind to W + v·1ᵀ, along which it is singular), and the
+    // gradient's norm ends the run.
+    if !(lambda.is_finite() && lambda >= 0.0) {
         return Some((
-            "tron needs λ·l2sq with λ > 0: without it the Hessian (c/m)·XᵀDX can be singular and a Newton step undefined"
-                .into(),
+            "tron needs λ·l2sq with a finite λ ≥ 0".into(),
             model.objective_span,
-            "no ½‖·‖² term with λ > 0".into(),
+            "no finite ½‖·‖² weight".into(),
         ));
     }
     None
+}
+
+/// No penalty at all (no term, or λ·l2sq terms whose λ add up to 0): tron's Newton steps with the
+/// gradient's norm as the rule ([`crate::plan::Uncertified::Gradient`]), whatever the shape.
+pub(super) fn unpenalised(model: &Model) -> bool {
+    model.regs.iter().all(|r| plain_l2sq(r) && r.coef.value == 0.0) && model.constraints.is_empty()
 }
 
 /// `tron` as the default (docs/algorithms.md §9): a smooth scalar loss, or softmax on a matrix W,

@@ -178,6 +178,11 @@ fn converged(
             ))
         }
         None => match plan.uncertified {
+            Uncertified::Gradient { norm } if flushed.scalars[norm.0] <= tol => Some(format!(
+                "the gradient's norm ‖∇F‖ = {} of ‖∇F(w₀)‖ ≤ tol = {} at the last Newton step's start (no penalty: no duality gap, a Newton method's rule)",
+                sci(flushed.scalars[norm.0]),
+                sci(tol)
+            )),
             Uncertified::Reweighting { change, rounds } if flushed.scalars[change.0] <= tol => Some(format!(
                 "the reweighting settled: round {} moved no weight by more than {} ≤ tol = {} (relative) and kept the support (a fixed point of batch DC, not a certificate)",
                 flushed.scalars[rounds.0],

@@ -181,6 +181,13 @@ pub fn dump(plan: &Plan, facts: Option<&DataFacts>) -> String {
                     plan.scalar(change).name
                 )
             }
+            Uncertified::Gradient { norm } => {
+                _ = writeln!(
+                    o,
+                    "check   none: no penalty (no duality gap); the run ends when {} = ‖∇F‖/‖∇F(w₀)‖ ≤ tol",
+                    plan.scalar(norm).name
+                )
+            }
         },
     }
     o

@@ -105,6 +105,11 @@ pub enum Uncertified {
     /// largest relative change of a weight (1 where a coordinate entered or left the support)
     /// and counts reweightings in `rounds`; the run stops when `change` ≤ tol.
     Reweighting { change: ScalarId, rounds: ScalarId },
+    /// No penalty (λ = 0): F = (c/m)·Σᵢ ℓᵢ has no regularizer whose conjugate bounds the dual,
+    /// so no gap certifies it, and the minimiser may not exist (separable classes). A Newton
+    /// method's rule ends the run, LIBLINEAR's: the epoch leaves in `norm` ‖∇F‖/‖∇F(w₀)‖ at the
+    /// iterate it started from, and the run stops when it is ≤ tol.
+    Gradient { norm: ScalarId },
 }
 
 impl Uncertified {
@@ -113,6 +118,7 @@ impl Uncertified {
         match self {
             Uncertified::Progress => "no closed-form dual for this model",
             Uncertified::Caps | Uncertified::Reweighting { .. } => "F is not convex, so no duality gap bounds F − F*",
+            Uncertified::Gradient { .. } => "no penalty, so no duality gap bounds F − F* (nor need a minimiser exist)",
         }
     }
 }

@@ -83,6 +83,9 @@ pub fn verify(plan: &Plan) -> Result<(), String> {
             driver_reads(plan, id)?;
         }
     }
+    if let super::Uncertified::Gradient { norm } = plan.uncertified {
+        driver_reads(plan, norm)?;
+    }
     Ok(())
 }
 

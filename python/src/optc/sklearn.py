@@ -52,12 +52,15 @@ def _is_real(value):
     return not isinstance(value, bool) and isinstance(value, (int, float, np.number)) and math.isfinite(value)
 
 
-def _strength_of(name, value):
-    """C or alpha, the strength scikit-learn gives the penalty, as a float > 0."""
+def _strength_of(name, value, unbounded=False):
+    """C or alpha, the strength scikit-learn gives the penalty, as a float > 0; with
+    ``unbounded`` (the classifier's C), also ``np.inf``: no penalty."""
     strength = float(value)
+    if strength == math.inf and unbounded:
+        return strength
     if not (math.isfinite(strength) and strength > 0):
-        raise ValueError(f"{name}={value!r}: a finite number > 0 (at λ = 0 optc certifies nothing; "
-                         "lam=0 fits it anyway)")
+        why = "a number > 0, or np.inf for no penalty" if unbounded else "a finite number > 0 (lam=0 is no penalty)"
+        raise ValueError(f"{name}={value!r}: {why}")
     return strength
 
 
@@ -129,10 +132,19 @@ class _OptcLinear(BaseEstimator):
         ``lam`` is set, λ = ``lam`` and α = ``elastic_alpha`` for the penalty that ``penalty``
         names (else the one ``l1_ratio`` picks: 0 l2, 1 l1, between elasticnet)."""
         if self.lam is None:
-            return _optc_penalty(self.penalty, self._strength(n_samples), self.l1_ratio)
+            strength = self._strength(n_samples)
+            if strength == 0.0:
+                # C=np.inf: no penalty, whatever l1_ratio says (LogisticRegression's meaning),
+                # written as 0·½‖w‖²: a Newton method stopped on the gradient's norm.
+                _optc_penalty(self.penalty, 1.0, self.l1_ratio)
+                return "l2", 0.0, None
+            return _optc_penalty(self.penalty, strength, self.l1_ratio)
         lam = self.lam
         if not _is_real(lam) or lam < 0:
             raise ValueError(f"lam={lam!r}: a finite λ ≥ 0")
+        if lam == 0:
+            _optc_penalty(self.penalty, 1.0, self.l1_ratio)
+            return "l2", 0.0, None
         name, _, _ = _optc_penalty(self.penalty, 1.0, self.l1_ratio)
         alpha = self.elastic_alpha
         if name == "elasticnet" and (not _is_real(alpha) or alpha < 0):
@@ -187,6 +199,7 @@ class _OptcLinear(BaseEstimator):
         when the fit did not converge."""
         self._check_run_parameters()
         penalty = None if self.model is not None else self._penalty(X.shape[0])
+        self._fitted_penalty = penalty
         if sample_weight is not None:
             sample_weight = _check_sample_weight(sample_weight, X, dtype=np.float64)
             if penalty is not None and (self._weights_rescaled or self.lam is not None):
@@ -234,8 +247,10 @@ class OptcClassifier(ClassifierMixin, _OptcLinear):
     the same minimiser: P(w) = l1_ratio·‖w‖₁ + ½(1 − l1_ratio)‖w‖², as scikit-learn ≥ 1.8's
     ``LogisticRegression(C, l1_ratio)``: ``l1_ratio=0`` (the default) is ½‖w‖², 1 is ‖w‖₁.
     ``penalty`` (optc's names, default None) takes precedence when set: ``"l2"`` ½‖w‖², ``"l1"``
-    ‖w‖₁, ``"elasticnet"`` the mix at ``l1_ratio``. ``C`` is finite: unpenalised (λ = 0) is
-    ``lam=0``, which optc fits without a certificate.
+    ‖w‖₁, ``"elasticnet"`` the mix at ``l1_ratio``. ``C=np.inf`` (or ``lam=0``) is no penalty,
+    LogisticRegression's: damped Newton steps stopped when ‖∇F‖ ≤ tol·‖∇F(w₀)‖ (no duality gap
+    bounds F − F* without a penalty), and a ``ConvergenceWarning`` where the classes are
+    separable, since no minimiser exists there.
 
     ``loss``: ``"logistic"`` (the default; scikit-learn's ``"log_loss"``), ``"hinge"`` or
     ``"squared_hinge"`` (LinearSVC's losses), or ``"softmax"``. On more than two classes ``multi_class="auto"`` fits logistic as a
@@ -287,7 +302,17 @@ class OptcClassifier(ClassifierMixin, _OptcLinear):
         self.params = params
 
     def _strength(self, n_samples):
-        return 1.0 / (_strength_of("C", self.C) * n_samples)
+        return 1.0 / (_strength_of("C", self.C, unbounded=True) * n_samples)
+
+    def _warn_if_separable(self, X, y, penalty):
+        """Without a penalty the logistic and softmax losses have no minimiser on classes some w
+        separates: the fit then says so, as its weights grow with the run."""
+        if penalty is None or penalty[1] != 0.0 or self._loss() not in ("logistic", "softmax"):
+            return
+        if np.all(self.predict(X) == y):
+            warnings.warn("the classes are separable: without a penalty (C=np.inf) the loss has no minimiser, "
+                          "and the weights grow as far as the run goes; give C a finite value",
+                          ConvergenceWarning, stacklevel=3)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -343,6 +368,7 @@ class OptcClassifier(ClassifierMixin, _OptcLinear):
         if k == 2 and not multinomial:
             self.coef_ = np.asarray(result.coef_, dtype=np.float64).reshape(1, d)
             self.intercept_ = np.array([float(result.intercept_)])
+            self._warn_if_separable(X, y, self._fitted_penalty)
             return self
         # Classes come in the order each first appears (LIBLINEAR's); put them in classes_'s.
         _, first = np.unique(encoded, return_index=True)
@@ -359,6 +385,7 @@ class OptcClassifier(ClassifierMixin, _OptcLinear):
         self.intercept_ = np.empty(k)
         self.coef_[seen] = coef
         self.intercept_[seen] = intercept
+        self._warn_if_separable(X, y, self._fitted_penalty)
         return self
 
     def decision_function(self, X):
@@ -412,8 +439,8 @@ class OptcRegressor(RegressorMixin, _OptcLinear):
     α‖w‖₁, and ``l1_ratio=0`` is ½α‖w‖², whose minimiser is ``Ridge(alpha=α·n_samples)``'s (Ridge
     does not divide by n: its objective is 2n times this one). ``penalty`` (optc's names,
     default None) takes precedence when set: ``"l1"``, ``"l2"``, or ``"elasticnet"`` at
-    ``l1_ratio``. ``alpha`` is positive: unpenalised (λ = 0) is ``lam=0``, which optc fits without
-    a certificate. ``fit_intercept=True`` adds an unpenalised intercept, as scikit-learn's.
+    ``l1_ratio``. ``alpha`` is positive: unpenalised (λ = 0) is ``lam=0``, which optc fits by
+    Newton steps stopped on the gradient's norm. ``fit_intercept=True`` adds an unpenalised intercept, as scikit-learn's.
     ``fit(X, y, sample_weight)`` weights each row's loss with ElasticNet's meaning: the weights
     are rescaled to sum to n_samples, so integer weights fit the rows repeated at the same α.
 

@@ -43,6 +43,12 @@ use crate::diagnostics::Problem;
 use crate::solvers::SolverKind;
 use crate::symbolic::{Cmp, Func};
 
+/// The preconditioner's floor without a penalty, where λ no longer holds it above 0.
+const UNPENALISED_FLOOR: f64 = 1e-12;
+/// Without a penalty the Newton system is damped by μₖ = DAMPING·‖∇F‖ (a regularized Newton
+/// method). Logistic + b with no penalty, `--tol 1e-4`, epochs on a9a / w8a: μₖ = ‖∇F‖ 20 / 50,
+/// 0.1·‖∇F‖ 12 / 15, 0.01·‖∇F‖ 11 / 11 (undamped, w8a's line searches all failed from epoch 8).
+const DAMPING: f64 = 0.01;
 /// newton.cpp's α_pcg: M = (1 − α)·I + α·diag(∇²P) in LIBLINEAR's units.
 const ALPHA_PCG: f64 = 0.01;
 /// newton.cpp's eps_cg: the loosest forcing term of the CG stopping rule.
@@ -71,16 +77,16 @@ pub(super) fn lower(model: &Model, st: &Structure) -> Result<Plan, Problem> {
         Some(crate::analysis::ProxShape::Coordinate(prox)) if is_ridge(prox) => Ok(lower_scalar(model, st, prox)),
         _ => Err(Problem::error(
             "optc::plan",
-            "`tron` is compiled for a smooth loss with λ·l2sq terms only (λ > 0)",
+            "`tron` is compiled for a smooth loss with λ·l2sq terms only (λ ≥ 0)",
             model.objective_span,
             "this model",
         )),
     }
 }
 
-/// ½‖·‖² with λ > 0 and nothing else: what the analysis lets `tron` take.
+/// ½‖·‖² with λ ≥ 0 and nothing else: what the analysis lets `tron` take (λ = 0: no penalty).
 fn is_ridge(p: CoordinateProx) -> bool {
-    p.l2 > 0.0 && p.l1 == 0.0 && !p.has_box() && p.tangent.is_none()
+    p.l2 >= 0.0 && p.l1 == 0.0 && !p.has_box() && p.tangent.is_none()
 }
 
 /// A quantity with one value per coordinate of the variable: a vec[d] (or the mat[d, k] of a
@@ -173,6 +179,14 @@ struct Newton {
     eta: ScalarId,
     change: ScalarId,
     matrix: bool,
+    /// No penalty (λ = 0): ‖∇F(w₀)‖², set by the first epoch. The estimate is then the
+    /// relative gradient norm ‖∇F‖/‖∇F(w₀)‖, which ends the run ([`Uncertified::Gradient`]).
+    unpenalised: Option<ScalarId>,
+    /// ... and the damping μₖ ∝ ‖∇F‖ ([`DAMPING`]) of the Newton system (∇²F + μₖI)s = −∇F, a regularized
+    /// Newton method: (c/m)·XᵀDX alone is singular along every direction no row's curvature
+    /// reaches (w8a: CG's steps there left every line search failing), and μₖ → 0 with the
+    /// gradient keeps the local rate superlinear. F itself keeps λ = 0.
+    damping: Option<ScalarId>,
 }
 
 impl Newton {
@@ -212,7 +226,33 @@ impl Newton {
         let tolerance =
             b.scalar("tol", ScalarRole::State, ParamInit::Value(f64::INFINITY), "the run's --tol, set by the driver");
         b.plan.tolerance = Some(tolerance);
-        Newton { w, g, m, step, r, v, hv, mean, lambda, lambda_b, estimate, tolerance, eta, change, matrix }
+        let unpenalised = (lambda_value == 0.0).then(|| {
+            b.state("‖g₀‖²", "‖∇F‖² at the run's first iterate: no penalty, the gradient's norm ends the run")
+        });
+        if unpenalised.is_some() {
+            b.plan.scalars[estimate.0].note =
+                "‖∇F‖/‖∇F(w₀)‖ where the last epoch started: the run ends when it is ≤ tol".into();
+        }
+        let damping = unpenalised.map(|_| b.state("μₖ", "‖∇F‖: the Newton system's damping, with no penalty"));
+        Newton {
+            w,
+            g,
+            m,
+            step,
+            r,
+            v,
+            hv,
+            mean,
+            lambda,
+            lambda_b,
+            estimate,
+            tolerance,
+            eta,
+            change,
+            matrix,
+            unpenalised,
+            damping,
+        }
     }
 
     /// M at a coordinate: the preconditioner's entry, or without one the coordinate's ridge
@@ -221,7 +261,11 @@ impl Newton {
         match (self.m, c, self.lambda_b) {
             (Some(m), _, _) => c.ld(m),
             (None, Coord::Intercept | Coord::ClassIntercept, Some(mu)) => s(mu),
-            (None, _, _) => s(self.lambda),
+            // No penalty (softmax's W): the damping, kept above 0.
+            (None, _, _) => match self.damping {
+                Some(mu) => call(Func::Max, vec![s(mu), k(UNPENALISED_FLOOR)]),
+                None => s(self.lambda),
+            },
         }
     }
 
@@ -264,7 +308,9 @@ impl Newton {
         // along the step: the gap a check there finds is about ‖r‖²/(2λ|F|).
         let predicted = div(s(rr), mul(mul(k(2.0), s(self.lambda)), floor_abs(s(fnow))));
         let mut advance = passes.advance;
-        advance.push(Stmt::If(Cmp::Gt, s(self.eta), k(0.75), vec![Stmt::Set(self.estimate, predicted)]));
+        if self.unpenalised.is_none() {
+            advance.push(Stmt::If(Cmp::Gt, s(self.eta), k(0.75), vec![Stmt::Set(self.estimate, predicted)]));
+        }
         out.extend(self.line_search(b, passes.direction, passes.trial, advance));
         out
     }
@@ -286,6 +332,12 @@ impl Newton {
         let (curv, alpha, beta, sr, sg) = (b.local("vHv"), b.local("α"), b.local("β"), b.local("sr"), b.local("sg"));
         let gg = b.local("‖g‖²");
         let mut out = vec![Stmt::Set(zeta, k(0.0)), Stmt::Set(gg, k(0.0))];
+        // No penalty: the damping μₖ from this iterate's gradient, before the preconditioner
+        // reads it (PCG needs one M for the whole of its run).
+        if let Some(mu) = n.damping {
+            out.extend(n.each(|c| vec![Stmt::Set(gg, add(s(gg), mul(c.ld(n.g), c.ld(n.g))))]));
+            out.extend([Stmt::Set(mu, mul(k(DAMPING), call(Func::Sqrt, vec![s(gg)]))), Stmt::Set(gg, k(0.0))]);
+        }
         out.extend(n.each(|c| {
             // M = (1 − α)·λ + α·(λ + H_data) for an entry = λ + α·H_data; for b, no λ inside
             // (μ instead, with `μ·l2sq(b)`).
@@ -294,7 +346,13 @@ impl Newton {
                 let value = match (c, n.lambda_b) {
                     (Coord::Intercept | Coord::ClassIntercept, Some(mu)) => add(s(mu), data),
                     (Coord::Intercept | Coord::ClassIntercept, None) => add(mul(k(1.0 - ALPHA_PCG), s(n.lambda)), data),
-                    _ => add(s(n.lambda), data),
+                    _ => add(n.damping.map_or(s(n.lambda), s), data),
+                };
+                // No penalty: a column without curvature (all zero, or beyond every margin of
+                // the squared hinge) has no λ to hold M above 0.
+                let value = match n.unpenalised {
+                    Some(_) => call(Func::Max, vec![value, k(UNPENALISED_FLOOR)]),
+                    None => value,
                 };
                 c.set(m, value)
             });
@@ -314,7 +372,23 @@ impl Newton {
         // ‖∇F‖²/(2λ) (Fenchel–Young with equality: F − D = ‖λw − z‖²/(2λ), z = −(c/m)·Xᵀℓ′), so
         // the epoch knows, for free, what a check at the point it started from would find; the
         // driver pays for a check only once it is near the tolerance (`Plan::estimate`).
-        out.push(Stmt::Set(n.estimate, div(s(gg), mul(mul(k(2.0), s(n.lambda)), floor_abs(s(fnow))))));
+        match n.unpenalised {
+            None => out.push(Stmt::Set(n.estimate, div(s(gg), mul(mul(k(2.0), s(n.lambda)), floor_abs(s(fnow)))))),
+            Some(g0) => out.extend([
+                // The first epoch (‖g₀‖² starts at 0 and a gradient's is ≥ 0).
+                Stmt::If(Cmp::Lt, s(g0), k(f64::MIN_POSITIVE), vec![Stmt::Set(g0, s(gg))]),
+                Stmt::Set(
+                    n.estimate,
+                    Expr::Select(
+                        Cmp::Gt,
+                        Box::new(s(g0)),
+                        Box::new(k(0.0)),
+                        Box::new(call(Func::Sqrt, vec![div(s(gg), s(g0))])),
+                        Box::new(k(0.0)),
+                    ),
+                ),
+            ]),
+        }
         out.extend([
             Stmt::Set(tau, call(Func::Min, vec![k(ETA_CG), call(Func::Sqrt, vec![div(s(zeta), floor_abs(s(fnow)))])])),
             Stmt::Set(q, k(0.0)),
@@ -324,7 +398,15 @@ impl Newton {
 
         // One CG step: ∇²F·v, then the step along v, the stopping test, the next direction.
         let mut body = vec![Stmt::Set(steps, add(s(steps), k(1.0)))];
-        body.extend(n.each(|c| vec![c.set(n.hv, c.ridge(n, c.ld(n.v)).unwrap_or(k(0.0)))]));
+        body.extend(n.each(|c| {
+            // Softmax's offsets are damped too: the scores are blind to b + t·1, along which
+            // undamped CG steps grow b without bound.
+            let ridge = match (n.damping, c) {
+                (Some(mu), Coord::Vector | Coord::Matrix | Coord::ClassIntercept) => Some(mul(s(mu), c.ld(n.v))),
+                _ => c.ridge(n, c.ld(n.v)),
+            };
+            vec![c.set(n.hv, ridge.unwrap_or(k(0.0)))]
+        }));
         body.extend(hessian);
         body.push(Stmt::Set(curv, k(0.0)));
         body.extend(n.each(|c| vec![Stmt::Set(curv, add(s(curv), mul(c.ld(n.v), c.ld(n.hv))))]));
@@ -359,7 +441,11 @@ impl Newton {
         let decrease = Expr::Neg(Box::new(s(q_new)));
         let within = call(Func::Min, vec![mul(k(FINAL_DECREASE), tol_f), mul(k(QUADRATIC), floor_abs(s(fnow)))]);
         let last = select(Cmp::Gt, decrease, within, k(1.0), k(0.0));
-        let enough = select(Cmp::Lt, s(rr), needed, k(1.0), last);
+        // No penalty: no gap to shape the last step to; newton.cpp's rule alone.
+        let enough = match n.unpenalised {
+            Some(_) => k(1.0),
+            None => select(Cmp::Lt, s(rr), needed, k(1.0), last),
+        };
         stepped.extend([
             Stmt::Set(q_new, mul(k(-0.5), sub(s(sr), s(sg)))),
             Stmt::Set(done, select(Cmp::Gt, s(q_new), k(0.0), k(1.0), mul(small, enough))),
@@ -528,6 +614,11 @@ fn lower_scalar(model: &Model, st: &Structure, prox: CoordinateProx) -> Plan {
     };
     b.plan.epoch = n.epoch(&mut b, passes);
     b.report(model, st, w, y, a);
+    // No penalty: no regularizer's conjugate bounds the dual, so the gradient's norm ends the run.
+    if n.unpenalised.is_some() {
+        b.plan.certificate = None;
+        b.plan.uncertified = super::super::Uncertified::Gradient { norm: n.estimate };
+    }
     b.plan
 }
 

@@ -142,6 +142,11 @@ pub(super) fn lower(model: &Model, prox: CoordinateProx) -> Plan {
     if let (Some(c), Some(_)) = (b.plan.certificate.as_mut(), offsets) {
         c.intercept = true;
     }
+    // No penalty: the gradient's norm ends the run (see `Newton::unpenalised`).
+    if n.unpenalised.is_some() {
+        b.plan.certificate = None;
+        b.plan.uncertified = crate::plan::Uncertified::Gradient { norm: n.estimate };
+    }
     b.plan
 }
 
