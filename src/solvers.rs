@@ -222,7 +222,7 @@ pub const REGISTRY: [SolverSpec; 11] = [
         compiled: true,
         default_max_epochs: 100,
         check_every: 1,
-        can: Capabilities { lazy: true, shards: true, decaying_steps: true, ..BATCH },
+        can: Capabilities { lazy: true, shards: true, decaying_steps: true, row_weights: true, ..BATCH },
     },
     SolverSpec {
         kind: SolverKind::Smm,
@@ -277,7 +277,7 @@ pub const REGISTRY: [SolverSpec; 11] = [
         compiled: true,
         default_max_epochs: 100,
         check_every: 1,
-        can: Capabilities { decaying_steps: true, ..BATCH },
+        can: Capabilities { decaying_steps: true, row_weights: true, ..BATCH },
     },
     SolverSpec {
         kind: SolverKind::Dc,

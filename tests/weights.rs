@@ -255,6 +255,9 @@ fn the_back_ends_agree_on_weighted_plans() {
         "squared_hinge(y, <x, w> + b)] + λ·l2sq(w)\nsolve with dcd",
         "logistic(y, <x, w> + b)] + λ·l2sq(w)\nsolve with dcd",
         "hinge(y, <x, w> + b)] + λ·l2sq(w)\nsolve with fobos",
+        "logistic(y, <x, w> + b)] + λ·l1(w)\nsolve with adagrad",
+        "logistic(y, <x, w> + b)] + λ·l1(w)\nsolve with adagrad(rda = 1)",
+        "logistic(y, <x, w> + b)] + λ·l1(w)\nsolve with smidas",
     ] {
         let text = weighted(0.01, objective);
         let plan = common::compile(&text, &Default::default());
@@ -530,4 +533,41 @@ fn class_weights_are_liblinears() {
     assert!((f_ours - f_theirs).abs() <= 1e-6 * f_theirs, "F {f_ours} against LIBLINEAR's {f_theirs}");
     let same = margins(&ours).iter().zip(margins(&theirs)).all(|(a, b)| (*a > 0.0) == (b > 0.0));
     assert!(same, "the two models predict different labels");
+}
+
+/// The stochastic solvers that take weights (FOBOS, AdaGrad in both forms, SMIDAS): each run's
+/// certified gap bounds its distance to the weighted optimum SCD certifies.
+#[test]
+fn stochastic_weighted_runs_have_true_gaps() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let m = 200;
+    let weights: Vec<usize> = (0..m).map(weight).collect();
+    let (_, file) = repeated(dir.path(), &weights);
+    let objective = "logistic(y, <x, w> + b)] + λ·l1(w)";
+    let (best, _, _) =
+        solve(dir.path(), &weighted(0.02, objective), &fixture("binary.svm"), &["--weights", file.to_str().unwrap()]);
+    for solver in ["fobos", "adagrad", "adagrad(rda = 1)", "smidas"] {
+        let model = format!("{}solve with {solver}\n", weighted(0.02, objective));
+        let m_opt = write(dir.path(), "st.opt", &model);
+        let data = fixture("binary.svm");
+        let out = optc(&[
+            "run",
+            m_opt.to_str().unwrap(),
+            data.to_str().unwrap(),
+            "--weights",
+            file.to_str().unwrap(),
+            "--epochs",
+            "50",
+            "--tol",
+            "1e-12",
+            "--json",
+            "--quiet",
+        ]);
+        assert!(out.status.success(), "{solver}: {}", text(&out.stderr));
+        let r: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
+        let (f, gap) = (r["objective"].as_f64().unwrap(), r["gap"].as_f64().expect("a gap"));
+        assert!(f >= best * (1.0 - 1e-12), "{solver}: F {f} below F* {best}");
+        assert!(f - gap <= best * (1.0 + 1e-12), "{solver}: F − gap = {} above F* = {best}", f - gap);
+        assert!(f - best <= 0.05 * best, "{solver}: 50 epochs land near F*: {f} against {best}");
+    }
 }
