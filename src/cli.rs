@@ -352,6 +352,7 @@ fn plan(
             nnz: 0,
             max_row_norm_sq: 1.0,
             mean_weight: 1.0,
+            max_weight: 1.0,
             gram_norm: Some(1.0),
         });
         match crate::exec::jit::compile_with(&plan, &crate::exec::bound_scalars(&plan, &bound), emit == "asm") {

@@ -168,6 +168,7 @@ impl Dataset {
             nnz: self.nnz(),
             max_row_norm_sq: self.max_row_norm_sq(),
             mean_weight: self.mean_weight(),
+            max_weight: self.weights.as_ref().map_or(1.0, |s| s.iter().copied().fold(0.0, f64::max)),
             gram_norm: None,
         }
     }

@@ -82,6 +82,10 @@ pub enum ParamInit {
     MeanWeight {
         scale: f64,
     },
+    /// scale·max ωᵢ (scale without weights): the curvature an intercept adds to one row's.
+    MaxWeight {
+        scale: f64,
+    },
     /// L = scale·λ_max(XᵀX)/m, by power iteration when the data is bound: the Lipschitz
     /// constant of the mean loss's gradient for a loss of curvature scale.
     GramNorm {

@@ -238,7 +238,7 @@ pub const REGISTRY: [SolverSpec; 11] = [
         compiled: true,
         default_max_epochs: 100,
         check_every: 1,
-        can: Capabilities { restarts_each_pass: true, decaying_steps: true, ..BATCH },
+        can: Capabilities { restarts_each_pass: true, decaying_steps: true, row_weights: true, ..BATCH },
     },
     SolverSpec {
         kind: SolverKind::Scd,

@@ -447,6 +447,7 @@ fn a_plan_the_jit_refuses_falls_back_to_the_interpreter() {
         nnz: 0,
         max_row_norm_sq: 1.0,
         mean_weight: 1.0,
+        max_weight: 1.0,
         gram_norm: None,
     };
     let err = jit::compile(&plan, &optc::exec::bound_scalars(&plan, &facts)).err().expect("refused");
@@ -505,6 +506,7 @@ fn clif_of_l1_logistic() {
         nnz: 0,
         max_row_norm_sq: 1.0,
         mean_weight: 1.0,
+        max_weight: 1.0,
         gram_norm: None,
     };
     let kernel = jit::compile(&plan, &optc::exec::bound_scalars(&plan, &facts)).expect("compiles");

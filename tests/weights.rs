@@ -258,6 +258,7 @@ fn the_back_ends_agree_on_weighted_plans() {
         "logistic(y, <x, w> + b)] + λ·l1(w)\nsolve with adagrad",
         "logistic(y, <x, w> + b)] + λ·l1(w)\nsolve with adagrad(rda = 1)",
         "logistic(y, <x, w> + b)] + λ·l1(w)\nsolve with smidas",
+        "logistic(y, <x, w> + b)] + λ·l1(w)\nsolve with smm",
     ] {
         let text = weighted(0.01, objective);
         let plan = common::compile(&text, &Default::default());
@@ -546,7 +547,7 @@ fn stochastic_weighted_runs_have_true_gaps() {
     let objective = "logistic(y, <x, w> + b)] + λ·l1(w)";
     let (best, _, _) =
         solve(dir.path(), &weighted(0.02, objective), &fixture("binary.svm"), &["--weights", file.to_str().unwrap()]);
-    for solver in ["fobos", "adagrad", "adagrad(rda = 1)", "smidas"] {
+    for solver in ["fobos", "adagrad", "adagrad(rda = 1)", "smidas", "smm"] {
         let model = format!("{}solve with {solver}\n", weighted(0.02, objective));
         let m_opt = write(dir.path(), "st.opt", &model);
         let data = fixture("binary.svm");

@@ -54,6 +54,7 @@ pub(super) fn streamed(
     let most = weights.max();
     facts.max_row_norm_sq *= most;
     facts.mean_weight = most;
+    facts.max_weight = most;
     Ok(Some(weights))
 }
 

@@ -18,6 +18,8 @@ pub struct DataFacts {
     pub max_row_norm_sq: f64,
     /// Σᵢ ωᵢ/m: 1 without weights.
     pub mean_weight: f64,
+    /// max ωᵢ: 1 without weights.
+    pub max_weight: f64,
     /// λ_max(XᵀΩX)/m (Ω the rows' weights), by power iteration; computed only for plans that need it.
     pub gram_norm: Option<f64>,
 }
@@ -42,6 +44,7 @@ impl ParamInit {
             }
             ParamInit::PerRow { scale } => facts.map(|f| scale / f.rows.max(1) as f64),
             ParamInit::MeanWeight { scale } => facts.map(|f| scale * f.mean_weight),
+            ParamInit::MaxWeight { scale } => facts.map(|f| scale * f.max_weight),
             // Rows that are all zero have no curvature: any positive L is safe.
             ParamInit::MaxRowNormSq { scale } => {
                 facts.map(|f| if f.max_row_norm_sq > 0.0 { scale * f.max_row_norm_sq } else { 1.0 })

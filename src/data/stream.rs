@@ -619,6 +619,7 @@ impl Scan {
             nnz: self.nnz,
             max_row_norm_sq: self.max_row_norm_sq,
             mean_weight: 1.0,
+            max_weight: 1.0,
             gram_norm: None,
         }
     }

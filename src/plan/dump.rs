@@ -52,6 +52,8 @@ pub fn dump(plan: &Plan, facts: Option<&DataFacts>) -> String {
             (ParamInit::PerRow { scale }, None) => format!("{}/m", fmt_num(*scale)),
             (ParamInit::MeanWeight { .. }, Some(v)) => fmt_sig(v),
             (ParamInit::MeanWeight { scale }, None) => format!("{}·Σωᵢ/m", fmt_num(*scale)),
+            (ParamInit::MaxWeight { .. }, Some(v)) => fmt_sig(v),
+            (ParamInit::MaxWeight { scale }, None) => format!("{}·max ωᵢ", fmt_num(*scale)),
             (ParamInit::GramNorm { scale }, None) => format!("{}·λmax(XᵀX)/m", fmt_num(*scale)),
             (ParamInit::DualStep, Some(v)) => fmt_sig(v),
             (ParamInit::DualStep, None) => "1/λmax(XXᵀ)".into(),

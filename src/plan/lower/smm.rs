@@ -82,7 +82,15 @@ pub(super) fn lower_as(
     );
     // With an intercept a row is [xᵢ, 1]: its surrogate's curvature grows by c·β.
     let lip = if b.wants_intercept() {
-        let lb = b.param("Lb", c * beta, "c·β: the intercept's feature of 1 adds c·β to L");
+        let lb = match model.loss.weighted {
+            true => b.scalar(
+                "Lb",
+                ScalarRole::Param,
+                ParamInit::MaxWeight { scale: c * beta },
+                "c·β·max ωᵢ: the intercept's feature of 1 adds at most this to L",
+            ),
+            false => b.param("Lb", c * beta, "c·β: the intercept's feature of 1 adds c·β to L"),
+        };
         let total = b.state("L′", "L + c·β, every example's curvature with the intercept");
         b.plan.init.push(Stmt::Set(total, add(s(lip), s(lb))));
         total
