@@ -489,7 +489,8 @@ pub struct Plan {
     /// ends at, when it knows it for free (tron: ‖∇F‖²/(2λ|F|) is exactly the plain gap of
     /// ½‖·‖² models, and after a full Newton step ∇F is about minus CG's last residual): the
     /// driver checks only once it is within [`ESTIMATE_SLACK`] of the tolerance, or every
-    /// [`ESTIMATE_EVERY`] epochs. A plan with a [`Cadence`] too (logistic `dcd`, whose estimate
+    /// [`ESTIMATE_EVERY`] epochs. With no penalty (tron at λ = 0) it is ‖∇F‖/‖∇F(0)‖ where the
+    /// epoch started, which [`Uncertified::Gradient`] stops on. A plan with a [`Cadence`] too (logistic `dcd`, whose estimate
     /// comes from its dual's rate of fall) is checked when either says so.
     pub estimate: Option<ScalarId>,
     /// A state scalar the driver sets to the run's `--tol` before the first epoch (∞ without

@@ -344,7 +344,7 @@ pub const REGISTRY: [SolverSpec; 11] = [
         // two over all of them (the margins, then Xᵀu): a check is due once the epochs have
         // visited enough rows, or shrinking says it converged (`Plan::cadence`).
         check_every: 1,
-        // The rows' weights for the hinges (row i's box or diagonal at C·ωᵢ); not yet for logistic.
+        // The rows' weights: row i's box, diagonal or logistic dual at C·ωᵢ.
         can: Capabilities {
             intercept: Intercepts { free: true, penalised: true, per_class: false },
             row_weights: true,

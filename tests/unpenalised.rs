@@ -66,3 +66,31 @@ fn unpenalised_newton_steps_are_damped_and_agree_across_back_ends() {
         }
     }
 }
+
+/// The gradient rule's reference is ∇F at w = 0 (LIBLINEAR's), not the run's first iterate: a
+/// run started at the optimum stops after one epoch instead of chasing a tol of its own tiny
+/// gradient. A penalised intercept beside no penalty on w is refused, with a diagnostic.
+#[test]
+fn a_warm_start_at_the_unpenalised_optimum_stops_at_once() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let fx = fixture_named("unpenalised_logistic_intercept");
+    let m = write(dir.path(), "m.opt", &fx.model);
+    let saved = dir.path().join("opt.model");
+    let (m, data) = (m.to_str().unwrap(), fx.data.to_str().unwrap());
+    let out = optc(&["run", m, data, "--tol", "1e-10", "--save", saved.to_str().unwrap(), "--quiet"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let out = optc(&["run", m, data, "--tol", "1e-6", "--init", saved.to_str().unwrap(), "--json", "--quiet"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let r: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
+    assert_eq!(r["status"], "converged", "{r}");
+    assert_eq!(r["epochs"], 1, "{r}");
+
+    let penalised_b = write(
+        dir.path(),
+        "b.opt",
+        "data x: sparse, y: labels\nvar w: vec[dim(x)]\nvar b: scalar\nminimize E[logistic(y, <x, w> + b)] + 0.1·l2sq(b)\n",
+    );
+    let out = optc(&["run", penalised_b.to_str().unwrap(), data]);
+    assert!(!out.status.success());
+    assert!(text(&out.stderr).contains("penalised intercept"), "{}", text(&out.stderr));
+}

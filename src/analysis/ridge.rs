@@ -1,8 +1,9 @@
 //! The ℓ2-regularized models of docs/algorithms.md §11 that `tron` (truncated Newton with
-//! conjugate gradients) takes: a smooth loss with λ·l2sq terms only, λ > 0, no constraint.
-//! F is then twice differentiable (almost everywhere, for squared hinge) and λ-strongly
-//! convex, so every Newton system (c/m)·XᵀDX + λI is positive definite; any other term needs a
-//! prox or a projection, which Newton steps do not take.
+//! conjugate gradients) takes: a smooth loss with λ·l2sq terms only, λ ≥ 0, no constraint.
+//! F is then twice differentiable (almost everywhere, for squared hinge), and with λ > 0
+//! λ-strongly convex, so every Newton system (c/m)·XᵀDX + λI is positive definite; with λ = 0
+//! (no penalty) tron damps it by the gradient's norm. Any other term needs a prox or a
+//! projection, which Newton steps do not take.
 
 use super::Choice;
 use crate::check::{Model, Shape};
@@ -45,13 +46,23 @@ pub(super) fn misfit(model: &Model) -> Option<(String, Span, String)> {
             "no finite ½‖·‖² weight".into(),
         ));
     }
+    // Its line search weighs b's ridge at μ/λ of w's.
+    if let (0.0, Some(r)) = (lambda, &model.intercept_l2) {
+        return Some((
+            format!("tron does not compile a penalised intercept (`{}`) beside no penalty on the weights", r.text),
+            r.span,
+            "the intercept's ridge".into(),
+        ));
+    }
     None
 }
 
 /// No penalty at all (no term, or λ·l2sq terms whose λ add up to 0): tron's Newton steps with the
 /// gradient's norm as the rule ([`crate::plan::Uncertified::Gradient`]), whatever the shape.
 pub(super) fn unpenalised(model: &Model) -> bool {
-    model.regs.iter().all(|r| plain_l2sq(r) && r.coef.value == 0.0) && model.constraints.is_empty()
+    model.regs.iter().all(|r| plain_l2sq(r) && r.coef.value == 0.0)
+        && model.constraints.is_empty()
+        && model.intercept_l2.is_none()
 }
 
 /// `tron` as the default (docs/algorithms.md §9): a smooth scalar loss, or softmax on a matrix W,

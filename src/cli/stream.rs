@@ -166,15 +166,16 @@ pub(super) fn run(args: &RunArgs, ranks: &dyn crate::exec::collective::Collectiv
     }
 
     let jit = !args.solve.no_jit;
+    // The rows' weights (one process: a rank's share of the file's lines is not known here),
+    // before the step is tuned: its safe default reads the weighted curvature bound.
+    let weights =
+        super::weights::streamed(&args.weights, &compiled.model, facts.rows, &label_map.originals, &mut facts)?;
     // Each rank's sample is its own: several ranks keep the plan's own step, the same on all.
     let calibration = match ranks.size() {
         1 => calibrate(&mut plan, &scanned, &label_map, (features, classes), &facts, settings.seed, jit)?,
         _ => None,
     };
     run_settings.trace = args.trace.is_some() || args.plot.is_some();
-    // The rows' weights (one process: a rank's share of the file's lines is not known here).
-    let weights =
-        super::weights::streamed(&args.weights, &compiled.model, facts.rows, &label_map.originals, &mut facts)?;
     let streamed = Streamed { source: source.clone(), label_map, features, classes, weights };
     let mut selected = crate::exec::select_backend(&plan, &facts, jit);
     if let Some(why) = &selected.fallback {

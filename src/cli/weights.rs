@@ -15,7 +15,9 @@ pub struct WeightArgs {
     /// for a model that weights its loss (`data ..., s: weights` and `E[s·loss(...)]`).
     #[arg(long, value_name = "FILE")]
     pub weights: Option<PathBuf>,
-    /// Multiply the weights of the rows labelled LABEL by W (LIBLINEAR's -wi); may be repeated.
+    /// Multiply the weights of the rows labelled LABEL by W (LIBLINEAR's -wi for two classes; with
+    /// one-vs-rest each row keeps its class's weight in every problem, as scikit-learn's); may be
+    /// repeated.
     #[arg(long = "class-weight", value_name = "LABEL=W")]
     pub class_weight: Vec<String>,
 }

@@ -108,8 +108,8 @@ impl RowWeights {
     }
 }
 
-/// Class weights `LABEL=W` read for data whose distinct raw labels are `labels` (the first 20,
-/// for a message): a label given twice, or one the data does not have, refused.
+/// Class weights `LABEL=W` read for data whose distinct raw labels are `labels`: a label given
+/// twice, or one the data does not have (the message lists the first 20), refused.
 pub fn class_weights_of(given: &[String], labels: &[f64]) -> Result<Vec<(f64, f64)>, ClassWeightError> {
     let mut classes: Vec<(f64, f64)> = vec![];
     for g in given {
@@ -120,7 +120,8 @@ pub fn class_weights_of(given: &[String], labels: &[f64]) -> Result<Vec<(f64, f6
         if !labels.contains(&label) {
             let mut sorted = labels.to_vec();
             sorted.sort_by(f64::total_cmp);
-            let labels = sorted.iter().map(|&l| fmt_label(l)).collect::<Vec<_>>().join(", ");
+            let more = if sorted.len() > 20 { ", …" } else { "" };
+            let labels = sorted.iter().take(20).map(|&l| fmt_label(l)).collect::<Vec<_>>().join(", ") + more;
             return Err(ClassWeightError::NoSuchLabel { given: g.clone(), label: fmt_label(label), labels });
         }
         classes.push((label, weight));
@@ -133,12 +134,9 @@ impl Dataset {
     /// (raw labels; a label not listed keeps its weights). A label the data does not have is
     /// named, and so is a label listed twice; nothing is changed then.
     pub fn apply_class_weights(&mut self, given: &[String]) -> Result<(), ClassWeightError> {
-        let mut labels: Vec<f64> = vec![];
-        for &l in &self.labels {
-            if !labels.contains(&l) && labels.len() < 20 {
-                labels.push(l);
-            }
-        }
+        let mut labels: Vec<f64> = self.labels.clone();
+        labels.sort_by(f64::total_cmp);
+        labels.dedup();
         let classes = class_weights_of(given, &labels)?;
         if classes.is_empty() {
             return Ok(());
@@ -208,6 +206,14 @@ mod tests {
         assert!(matches!(d.apply_class_weights(&["1=-1".into()]), Err(ClassWeightError::BadWeight { .. })));
         assert!(matches!(d.apply_class_weights(&["1".into()]), Err(ClassWeightError::Syntax(_))));
         assert!(matches!(d.apply_class_weights(&["1=1".into(), "1=2".into()]), Err(ClassWeightError::Twice { .. })));
+        // Every label counts, however many there are; the message lists the first 20.
+        let x = crate::data::store::csr((25, 1), (0..=25).collect(), vec![0; 25], vec![1.0; 25]).unwrap();
+        let labels: Vec<f64> = (1..=25).map(f64::from).collect();
+        let mut many =
+            Dataset { x, labels, weights: None, lines: vec![0; 25], name: "d".into(), bytes: 0, max_index_line: 0 };
+        many.apply_class_weights(&["25=2".into()]).expect("label 25 is there");
+        let e = many.apply_class_weights(&["26=2".into()]).unwrap_err().to_string();
+        assert!(e.contains("1, 2, 3") && e.ends_with("20, …)"), "{e}");
         assert_eq!(d.weights.as_deref(), Some(&[8.0, 3.0, 2.0][..]), "a refused class weight changes nothing");
     }
 }

@@ -42,7 +42,8 @@ const UNSHRINK: usize = 20;
 /// The model's certificate when `plan` is dual CD's on a model this solver takes; None
 /// otherwise.
 pub fn applies(plan: &Plan) -> Option<Certificate> {
-    if plan.info.solver != crate::solvers::SolverKind::Dcd {
+    // The rows' weights are not carried by its steps (runs on several processes refuse them).
+    if plan.info.solver != crate::solvers::SolverKind::Dcd || plan.row_weights().is_some() {
         return None;
     }
     let cert = plan.certificate?;

@@ -68,7 +68,8 @@ const TRIALS: usize = 30;
 /// The model's certificate when `plan` is SCD's and this solver takes its model; None
 /// otherwise.
 pub fn applies(plan: &Plan) -> Option<Certificate> {
-    if plan.info.solver != crate::solvers::SolverKind::Scd {
+    // The rows' weights are not carried by its steps (runs on several processes refuse them).
+    if plan.info.solver != crate::solvers::SolverKind::Scd || plan.row_weights().is_some() {
         return None;
     }
     let cert = plan.certificate?;

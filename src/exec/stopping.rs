@@ -179,7 +179,7 @@ fn converged(
         }
         None => match plan.uncertified {
             Uncertified::Gradient { norm } if flushed.scalars[norm.0] <= tol => Some(format!(
-                "the gradient's norm ‖∇F‖ = {} of ‖∇F(w₀)‖ ≤ tol = {} at the last Newton step's start (no penalty: no duality gap, a Newton method's rule)",
+                "the gradient's norm ‖∇F‖ = {} of ‖∇F(0)‖ ≤ tol = {} at the last Newton step's start (no penalty: no duality gap, a Newton method's rule)",
                 sci(flushed.scalars[norm.0]),
                 sci(tol)
             )),

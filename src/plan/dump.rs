@@ -186,7 +186,7 @@ pub fn dump(plan: &Plan, facts: Option<&DataFacts>) -> String {
             Uncertified::Gradient { norm } => {
                 _ = writeln!(
                     o,
-                    "check   none: no penalty (no duality gap); the run ends when {} = ‖∇F‖/‖∇F(w₀)‖ ≤ tol",
+                    "check   none: no penalty (no duality gap); the run ends when {} = ‖∇F‖/‖∇F(0)‖ ≤ tol",
                     plan.scalar(norm).name
                 )
             }

@@ -248,7 +248,7 @@ class OptcClassifier(ClassifierMixin, _OptcLinear):
     ``LogisticRegression(C, l1_ratio)``: ``l1_ratio=0`` (the default) is ½‖w‖², 1 is ‖w‖₁.
     ``penalty`` (optc's names, default None) takes precedence when set: ``"l2"`` ½‖w‖², ``"l1"``
     ‖w‖₁, ``"elasticnet"`` the mix at ``l1_ratio``. ``C=np.inf`` (or ``lam=0``) is no penalty,
-    LogisticRegression's: damped Newton steps stopped when ‖∇F‖ ≤ tol·‖∇F(w₀)‖ (no duality gap
+    LogisticRegression's: damped Newton steps stopped when ‖∇F‖ ≤ tol·‖∇F(0)‖ (no duality gap
     bounds F − F* without a penalty), and a ``ConvergenceWarning`` where the classes are
     separable, since no minimiser exists there.
 

@@ -29,8 +29,9 @@
 //! taken out). Multiclass softmax on W ∈ ℝ^{d×k} is the same iteration on the entries of W
 //! ([`softmax`]): the row's Hessian in the scores is diag(p) − ppᵀ, p = softmax(Wᵀxᵢ).
 //!
-//! The driver's certificate (§10) decides when to stop; an iteration whose line search fails
-//! leaves w as it was. A quadratic loss (squared) has a constant ℓ″, inlined as a number.
+//! The driver's certificate (§10) decides when to stop (with no penalty, λ = 0, the gradient's
+//! norm: see [`Newton`]'s `unpenalised`); an iteration whose line search fails leaves w as it
+//! was. A quadratic loss (squared) has a constant ℓ″, inlined as a number.
 
 mod softmax;
 
@@ -175,12 +176,14 @@ struct Newton {
     estimate: ScalarId,
     /// The run's `--tol`, ∞ without one (see [`Newton::conjugate_gradients`]).
     tolerance: ScalarId,
-    /// The line search's step η and the change of the mean loss it measures, Σᵢ ℓ(new) − ℓ(old).
+    /// The line search's step η and the change of the loss it measures, Σᵢ ωᵢ·(ℓ(new) − ℓ(old))
+    /// (ωᵢ the row's weight, 1 without weights).
     eta: ScalarId,
     change: ScalarId,
     matrix: bool,
-    /// No penalty (λ = 0): ‖∇F(w₀)‖², set by the first epoch. The estimate is then the
-    /// relative gradient norm ‖∇F‖/‖∇F(w₀)‖, which ends the run ([`Uncertified::Gradient`]).
+    /// No penalty (λ = 0): ‖∇F(0)‖², set by init for a vector w (by the first epoch for
+    /// softmax's W, from its first iterate). The estimate is then the
+    /// relative gradient norm ‖∇F‖/‖∇F(0)‖, which ends the run ([`Uncertified::Gradient`]).
     unpenalised: Option<ScalarId>,
     /// ... and the damping μₖ ∝ ‖∇F‖ ([`DAMPING`]) of the Newton system (∇²F + μₖI)s = −∇F, a regularized
     /// Newton method: (c/m)·XᵀDX alone is singular along every direction no row's curvature
@@ -231,7 +234,7 @@ impl Newton {
         });
         if unpenalised.is_some() {
             b.plan.scalars[estimate.0].note =
-                "‖∇F‖/‖∇F(w₀)‖ where the last epoch started: the run ends when it is ≤ tol".into();
+                "‖∇F‖/‖∇F(0)‖ where the last epoch started: the run ends when it is ≤ tol".into();
         }
         let damping = unpenalised.map(|_| b.state("μₖ", "‖∇F‖: the Newton system's damping, with no penalty"));
         Newton {
@@ -513,7 +516,7 @@ impl Newton {
 
 /// The model's passes over the rows, written against [`Newton`]'s buffers.
 struct Passes {
-    /// ℓ(yᵢ, zᵢ) per row (unweighted), which `gradient` stores.
+    /// ωᵢ·ℓ(yᵢ, zᵢ) per row (ωᵢ the row's weight, 1 without weights), which `gradient` stores.
     losses: VecId,
     /// Adds the data parts of g and of the Hessian's diagonal (into `m`); keeps what the
     /// Hessian-vector products need (D, or the probabilities) and ℓ at the margins.
@@ -563,6 +566,25 @@ fn lower_scalar(model: &Model, st: &Structure, prox: CoordinateProx) -> Plan {
     let mut init_row = dot(w, t, intercept(n.w));
     init_row.push(Stmt::Store(z, i, s(t)));
     b.plan.init = vec![each(Range::Upto(Len::Rows), init_row)];
+    // No penalty: ‖∇F(0)‖², LIBLINEAR's reference for its gradient rule, taken at w = 0 (and
+    // b = 0) whatever the run starts from: a warm start near the optimum has a tiny gradient
+    // that the rule could never get a tol below.
+    if let Some(g0) = n.unpenalised {
+        let mut at_zero = vec![Stmt::Set(q, mul(s(n.mean), b.dloss(model, st, y, k(0.0))))];
+        at_zero
+            .push(each(Range::RowNonZeros, vec![Stmt::Store(n.g.buf, j, add(at(n.g.buf, j), mul(Expr::Value, s(q))))]));
+        if let Some(gb) = n.g.b {
+            at_zero.push(Stmt::Set(gb, add(s(gb), s(q))));
+        }
+        b.plan.init.push(each(Range::Upto(Len::Features), vec![Stmt::Store(n.g.buf, j, k(0.0))]));
+        b.plan.init.extend(n.g.b.map(|gb| Stmt::Set(gb, k(0.0))));
+        b.plan.init.push(each(Range::Upto(Len::Rows), at_zero));
+        b.plan.init.push(Stmt::Set(g0, n.g.b.map_or(k(0.0), |gb| mul(s(gb), s(gb)))));
+        b.plan.init.push(each(
+            Range::Upto(Len::Features),
+            vec![Stmt::Set(g0, add(s(g0), mul(at(n.g.buf, j), at(n.g.buf, j))))],
+        ));
+    }
 
     // 1. ℓ′, ℓ″ and ℓ at the margins (they share their transcendental calls).
     let derivatives =
