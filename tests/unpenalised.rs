@@ -84,6 +84,21 @@ fn a_warm_start_at_the_unpenalised_optimum_stops_at_once() {
     let r: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
     assert_eq!(r["status"], "converged", "{r}");
     assert_eq!(r["epochs"], 1, "{r}");
+    // Softmax on W, as a library caller's second fit continues from its first.
+    let softmax = write(
+        dir.path(),
+        "s.opt",
+        "data x: sparse, y: classes\nvar W: mat[dim(x), classes(y)]\nminimize E[softmax(y, <x, W>)]\n",
+    );
+    let classes = fixture("multiclass.svm");
+    let (softmax, classes) = (softmax.to_str().unwrap(), classes.to_str().unwrap());
+    let best = dir.path().join("softmax.model");
+    let out = optc(&["run", softmax, classes, "--tol", "1e-10", "--save", best.to_str().unwrap(), "--quiet"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let out = optc(&["run", softmax, classes, "--tol", "1e-6", "--init", best.to_str().unwrap(), "--json", "--quiet"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let r: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
+    assert_eq!((r["status"].as_str(), r["epochs"].as_u64()), (Some("converged"), Some(1)), "{r}");
 
     let penalised_b = write(
         dir.path(),

@@ -108,8 +108,7 @@ pub enum Uncertified {
     /// No penalty (λ = 0): F = (c/m)·Σᵢ ℓᵢ has no regularizer whose conjugate bounds the dual,
     /// so no gap certifies it, and the minimiser may not exist (separable classes). A Newton
     /// method's rule ends the run, LIBLINEAR's: the epoch leaves in `norm` ‖∇F‖/‖∇F(0)‖ at the
-    /// iterate it started from (for softmax, ‖∇F‖ at the run's first iterate stands for ∇F(0)),
-    /// and the run stops when it is ≤ tol.
+    /// iterate it started from, and the run stops when it is ≤ tol.
     Gradient { norm: ScalarId },
 }
 

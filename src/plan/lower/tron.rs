@@ -181,8 +181,8 @@ struct Newton {
     eta: ScalarId,
     change: ScalarId,
     matrix: bool,
-    /// No penalty (λ = 0): ‖∇F(0)‖², set by init for a vector w (by the first epoch for
-    /// softmax's W, from its first iterate). The estimate is then the
+    /// No penalty (λ = 0): ‖∇F(0)‖², set by init (by the first epoch should ∇F(0) be 0). The
+    /// estimate is then the
     /// relative gradient norm ‖∇F‖/‖∇F(0)‖, which ends the run ([`Uncertified::Gradient`]).
     unpenalised: Option<ScalarId>,
     /// ... and the damping μₖ ∝ ‖∇F‖ ([`DAMPING`]) of the Newton system (∇²F + μₖI)s = −∇F, a regularized

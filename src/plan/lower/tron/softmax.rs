@@ -70,6 +70,33 @@ pub(super) fn lower(model: &Model, prox: CoordinateProx) -> Plan {
             Box::new(no),
         )
     };
+    // No penalty: ‖∇F(0)‖², the gradient rule's reference, at W = 0 and b = 0 whatever the run
+    // starts from: every class's probability is 1/k there, each row's residual 1/k − [y = c].
+    if let Some(g0) = n.unpenalised {
+        let kk = b.local("k");
+        let mut at_zero = vec![classes(vec![Stmt::Store(
+            e,
+            cl,
+            mul(s(n.mean), weighted(sub(div(k(1.0), s(kk)), label(k(1.0), k(0.0))))),
+        )])];
+        at_zero.push(each(
+            Range::RowNonZeros,
+            vec![classes(vec![Stmt::StoreAt(n.g.buf, j, cl, add(entry(n.g.buf), mul(Expr::Value, at(e, cl))))])],
+        ));
+        if let Some(gb) = n.g.classes {
+            at_zero.push(classes(vec![Stmt::Store(gb, cl, add(at(gb, cl), at(e, cl)))]));
+        }
+        b.plan.init.extend([Stmt::Set(kk, k(0.0)), classes(vec![Stmt::Set(kk, add(s(kk), k(1.0)))])]);
+        b.plan.init.push(each(Range::Upto(Len::Features), vec![classes(vec![Stmt::StoreAt(n.g.buf, j, cl, k(0.0))])]));
+        b.plan.init.extend(n.g.classes.map(|gb| classes(vec![Stmt::Store(gb, cl, k(0.0))])));
+        b.plan.init.push(each(Range::Upto(Len::Rows), at_zero));
+        b.plan.init.push(Stmt::Set(g0, k(0.0)));
+        b.plan.init.push(each(
+            Range::Upto(Len::Features),
+            vec![classes(vec![Stmt::Set(g0, add(s(g0), mul(entry(n.g.buf), entry(n.g.buf))))])],
+        ));
+        b.plan.init.extend(n.g.classes.map(|gb| classes(vec![Stmt::Set(g0, add(s(g0), mul(at(gb, cl), at(gb, cl))))])));
+    }
     let mut gradient_row = largest(top, row_entry(scores));
     gradient_row.extend([
         Stmt::Set(z, k(0.0)),
