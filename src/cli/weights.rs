@@ -6,7 +6,7 @@ use super::inputs::{data_failure, readable};
 use super::Failure;
 use crate::check::Model;
 use crate::data::{class_weights_of, display_name, open_text, read_weights, DataFacts, Dataset, RowWeights};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// The flags, as `optc run` and `optc path` take them.
 #[derive(clap::Args, Debug, Clone, Default)]
@@ -43,14 +43,7 @@ pub(super) fn streamed(
         return Ok(None);
     }
     refuse_unweighted(args, model)?;
-    let file = match &args.weights {
-        Some(path) => {
-            readable("weights file", path)?;
-            let reader = open_text(path, false).map_err(data_failure)?;
-            Some(read_weights(reader, &display_name(path), rows).map_err(data_failure)?)
-        }
-        None => None,
-    };
+    let file = args.weights.as_deref().map(|path| read_file(path, rows)).transpose()?;
     let classes = class_weights_of(&args.class_weight, labels).map_err(|e| Failure::Input(e.to_string()))?;
     let weights = RowWeights { file, classes };
     let most = weights.max();
@@ -80,10 +73,14 @@ pub(super) fn attach(args: &WeightArgs, model: &Model, train: &mut Dataset) -> R
     }
     refuse_unweighted(args, model)?;
     if let Some(path) = &args.weights {
-        readable("weights file", path)?;
-        let reader = open_text(path, false).map_err(data_failure)?;
-        let weights = read_weights(reader, &display_name(path), train.rows()).map_err(data_failure)?;
-        train.weights = Some(weights);
+        train.weights = Some(read_file(path, train.rows())?);
     }
     train.apply_class_weights(&args.class_weight).map_err(|e| Failure::Input(e.to_string()))
+}
+
+/// The weight file `path`, for data of `rows` rows.
+fn read_file(path: &Path, rows: usize) -> Result<Vec<f64>, Failure> {
+    readable("weights file", path)?;
+    let reader = open_text(path, false).map_err(data_failure)?;
+    read_weights(reader, &display_name(path), rows).map_err(data_failure)
 }

@@ -335,11 +335,12 @@ impl Newton {
         let (curv, alpha, beta, sr, sg) = (b.local("vHv"), b.local("α"), b.local("β"), b.local("sr"), b.local("sg"));
         let gg = b.local("‖g‖²");
         let mut out = vec![Stmt::Set(zeta, k(0.0)), Stmt::Set(gg, k(0.0))];
-        // No penalty: the damping μₖ from this iterate's gradient, before the preconditioner
-        // reads it (PCG needs one M for the whole of its run).
+        // ‖g‖²: with no penalty in a pass of its own, for the damping μₖ the preconditioner reads
+        // (PCG needs one M for the whole of its run); else beside the preconditioner's.
+        let sum_gg = |c: Coord| Stmt::Set(gg, add(s(gg), mul(c.ld(n.g), c.ld(n.g))));
         if let Some(mu) = n.damping {
-            out.extend(n.each(|c| vec![Stmt::Set(gg, add(s(gg), mul(c.ld(n.g), c.ld(n.g))))]));
-            out.extend([Stmt::Set(mu, mul(k(DAMPING), call(Func::Sqrt, vec![s(gg)]))), Stmt::Set(gg, k(0.0))]);
+            out.extend(n.each(|c| vec![sum_gg(c)]));
+            out.push(Stmt::Set(mu, mul(k(DAMPING), call(Func::Sqrt, vec![s(gg)]))));
         }
         out.extend(n.each(|c| {
             // M = (1 − α)·λ + α·(λ + H_data) for an entry = λ + α·H_data; for b, no λ inside
@@ -366,8 +367,8 @@ impl Newton {
                     c.set(n.r, Expr::Neg(Box::new(c.ld(n.g)))),
                     c.set(n.v, div(c.ld(n.r), n.precond(c))),
                     Stmt::Set(zeta, add(s(zeta), mul(c.ld(n.v), c.ld(n.r)))),
-                    Stmt::Set(gg, add(s(gg), mul(c.ld(n.g), c.ld(n.g)))),
                 ])
+                .chain(n.damping.is_none().then(|| sum_gg(c)))
                 .chain(c.ridge(n, mul(k(0.5), mul(c.ld(n.w), c.ld(n.w)))).map(|r| Stmt::Set(fnow, add(s(fnow), r))))
                 .collect()
         }));
