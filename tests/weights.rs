@@ -22,28 +22,24 @@ fn plain(lambda: f64, objective: &str) -> String {
     )
 }
 
-/// `optc run` to `--tol 1e-10`, which must succeed: F from its JSON report, and the weights
-/// (b last) from its saved model.
-fn solve(dir: &Path, model: &str, data: &Path, extra: &[&str]) -> (f64, Vec<f64>, serde_json::Value) {
-    let m = write(dir, "m.opt", model);
-    let saved = dir.join("saved.model");
-    let mut args = vec![
-        "run",
-        m.to_str().unwrap(),
-        data.to_str().unwrap(),
-        "--json",
-        "--quiet",
-        "--tol",
-        "1e-10",
-        "--epochs",
-        "100000",
-        "--save",
-        saved.to_str().unwrap(),
-    ];
+/// `optc run MODEL DATA EXTRA... --json --quiet` (the model written to `dir/name`), which must
+/// succeed: its JSON report.
+fn report(dir: &Path, name: &str, model: &str, data: &Path, extra: &[&str]) -> serde_json::Value {
+    let m = write(dir, name, model);
+    let mut args = vec!["run", m.to_str().unwrap(), data.to_str().unwrap(), "--json", "--quiet"];
     args.extend_from_slice(extra);
     let out = optc(&args);
     assert!(out.status.success(), "{model}\n{}", text(&out.stderr));
-    let r: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
+    serde_json::from_slice(&out.stdout).expect("one JSON object")
+}
+
+/// `optc run` to `--tol 1e-10`, which must succeed: F from its JSON report, and the weights
+/// (b last) from its saved model.
+fn solve(dir: &Path, model: &str, data: &Path, extra: &[&str]) -> (f64, Vec<f64>, serde_json::Value) {
+    let saved = dir.join("saved.model");
+    let mut args = vec!["--tol", "1e-10", "--epochs", "100000", "--save", saved.to_str().unwrap()];
+    args.extend_from_slice(extra);
+    let r = report(dir, "m.opt", model, data, &args);
     assert_eq!(r["status"], "converged", "{model}\n{r}");
     let saved = std::fs::read_to_string(&saved).expect("saved");
     let w: Vec<f64> = saved
@@ -340,22 +336,8 @@ fn the_weighted_fixtures_reach_their_optima_with_true_certificates() {
     for name in names {
         let fx = common::fixture_named(name);
         let weights = fx.weights.as_ref().expect("a weights file");
-        let m = write(dir.path(), "m.opt", &fx.model);
-        let out = optc(&[
-            "run",
-            m.to_str().unwrap(),
-            fx.data.to_str().unwrap(),
-            "--weights",
-            weights.to_str().unwrap(),
-            "--tol",
-            "1e-6",
-            "--epochs",
-            "200000",
-            "--json",
-            "--quiet",
-        ]);
-        assert!(out.status.success(), "{name}: {}", text(&out.stderr));
-        let r: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
+        let extra = ["--weights", weights.to_str().unwrap(), "--tol", "1e-6", "--epochs", "200000"];
+        let r = report(dir.path(), "m.opt", &fx.model, &fx.data, &extra);
         assert_eq!(r["status"], "converged", "{name}: {r}");
         let (f, gap) = (r["objective"].as_f64().unwrap(), r["gap"].as_f64().unwrap());
         assert!(f - gap <= fx.best * (1.0 + 1e-12), "{name}: F − gap = {} above F* = {}", f - gap, fx.best);
@@ -420,12 +402,9 @@ fn one_vs_rest_takes_class_weights() {
         )
     };
     let run = |model: &str, data: &Path, extra: &[&str]| -> Vec<f64> {
-        let m = write(dir.path(), "o.opt", model);
-        let mut args = vec!["run", m.to_str().unwrap(), data.to_str().unwrap(), "--json", "--quiet", "--tol", "1e-10"];
+        let mut args = vec!["--tol", "1e-10"];
         args.extend_from_slice(extra);
-        let out = optc(&args);
-        assert!(out.status.success(), "{}", text(&out.stderr));
-        let r: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
+        let r = report(dir.path(), "o.opt", model, data, &args);
         let mut by_label: Vec<(String, f64)> = r["classes"]
             .as_array()
             .expect("one-vs-rest classes")
@@ -455,28 +434,14 @@ fn a_streamed_run_takes_the_rows_weights() {
     let (_, file) = repeated(dir.path(), &weights);
     let model = weighted(0.02 * ratio, "logistic(y, <x, w> + b)] + λ·l1(w)");
     let (best, _, _) = solve(dir.path(), &model, &fixture("binary.svm"), &["--weights", file.to_str().unwrap()]);
-    let m_opt = write(dir.path(), "s.opt", &model);
     let data = fixture("binary.svm");
-    let out = optc(&[
-        "run",
-        m_opt.to_str().unwrap(),
-        data.to_str().unwrap(),
-        "--stream",
-        "--block-rows",
-        "64",
-        "--weights",
-        file.to_str().unwrap(),
-        "--epochs",
-        "300",
-        "--json",
-        "--quiet",
-    ]);
-    assert!(out.status.success(), "{}", text(&out.stderr));
-    let r: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
+    let extra = ["--stream", "--block-rows", "64", "--weights", file.to_str().unwrap(), "--epochs", "300"];
+    let r = report(dir.path(), "s.opt", &model, &data, &extra);
     let (f, gap) = (r["objective"].as_f64().unwrap(), r["gap"].as_f64().expect("a streamed gap"));
     assert!(f >= best * (1.0 - 1e-12), "F {f} below F* {best}");
     assert!(f - gap <= best * (1.0 + 1e-12), "F − gap = {} above F* = {best}", f - gap);
     assert!(f - best <= 1e-2 * best, "300 epochs of FOBOS land near F*: {f} against {best}");
+    let m_opt = dir.path().join("s.opt");
     let out = optc(&["run", m_opt.to_str().unwrap(), data.to_str().unwrap(), "--stream", "--class-weight", "3=2"]);
     assert_eq!(out.status.code(), Some(1));
     assert!(text(&out.stderr).contains("the data has no label 3"), "{}", text(&out.stderr));
@@ -549,23 +514,8 @@ fn stochastic_weighted_runs_have_true_gaps() {
         solve(dir.path(), &weighted(0.02, objective), &fixture("binary.svm"), &["--weights", file.to_str().unwrap()]);
     for solver in ["fobos", "adagrad", "adagrad(rda = 1)", "smidas", "smm"] {
         let model = format!("{}solve with {solver}\n", weighted(0.02, objective));
-        let m_opt = write(dir.path(), "st.opt", &model);
-        let data = fixture("binary.svm");
-        let out = optc(&[
-            "run",
-            m_opt.to_str().unwrap(),
-            data.to_str().unwrap(),
-            "--weights",
-            file.to_str().unwrap(),
-            "--epochs",
-            "50",
-            "--tol",
-            "1e-12",
-            "--json",
-            "--quiet",
-        ]);
-        assert!(out.status.success(), "{solver}: {}", text(&out.stderr));
-        let r: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
+        let extra = ["--weights", file.to_str().unwrap(), "--epochs", "50", "--tol", "1e-12"];
+        let r = report(dir.path(), "st.opt", &model, &fixture("binary.svm"), &extra);
         let (f, gap) = (r["objective"].as_f64().unwrap(), r["gap"].as_f64().expect("a gap"));
         assert!(f >= best * (1.0 - 1e-12), "{solver}: F {f} below F* {best}");
         assert!(f - gap <= best * (1.0 + 1e-12), "{solver}: F − gap = {} above F* = {best}", f - gap);
