@@ -301,10 +301,13 @@ fn plans_of_tron() {
     let binary = "data x: sparse, y: labels\nvar w: vec[dim(x)]\nparam λ = 1e-4\n";
     let with_b = "data x: sparse, y: labels\nvar w: vec[dim(x)]\nvar b: scalar\nparam λ = 1e-4\n";
     let classes = "data x: sparse, y: classes\nvar W: mat[dim(x), classes(y)]\nparam λ = 1e-3\n";
+    let real_b = with_b.replace("labels", "real");
     for (name, head, objective) in [
         ("tron_l2_logistic", binary, "minimize E[logistic(y, <x, w>)] + λ·l2sq(w)"),
         ("tron_intercept", with_b, "minimize E[logistic(y, <x, w> + b)] + λ·l2sq(w)"),
         ("tron_softmax", classes, "minimize E[softmax(y, <x, W>)] + λ·l2sq(W)"),
+        // A quadratic loss: CG runs to the gap the tolerance needs from the first iteration.
+        ("tron_ridge", real_b.as_str(), "minimize E[squared(y, <x, w> + b)] + λ·l2sq(w)"),
     ] {
         snapshot_plan(
             "plans_of_tron",

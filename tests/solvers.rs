@@ -209,6 +209,27 @@ fn a_regularized_bias_reaches_the_optimum_with_its_certificate() {
     }
 }
 
+/// Ridge with a free intercept (scikit-learn's `Ridge()`): the loss is quadratic, so tron's
+/// Newton model is exact and its first iteration runs CG on to the gap the tolerance needs.
+/// Each tolerance is certified after one epoch, the certificate bounds CVXPY's F*, and at a
+/// tight one b is CVXPY's.
+#[test]
+fn ridge_with_an_intercept_certifies_after_one_newton_iteration() {
+    let all: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(fixture("optima.json")).expect("optima")).expect("json");
+    let b_star = all["fixtures"]["ridge_intercept"]["b"].as_f64().expect("b");
+    for tol in [1e-3, 1e-6, 1e-9] {
+        let (solver, epochs) = solve_to("ridge_intercept", Some("tron"), tol, 100);
+        assert_eq!((solver.as_str(), epochs), ("tron", 1), "tol {tol:e}");
+    }
+    let fx = fixture_named("ridge_intercept");
+    let opts = CompileOptions { solver: Some("tron".into()), ..Default::default() };
+    let d = read_libsvm(&fx.data).expect("fixture data");
+    let r = run_plan(compile(&fx.model, &opts), &d, &RunSettings::to_tolerance(1e-10, 100, 1), None);
+    let b = r.outcome.state.intercept(&r.plan);
+    assert!((b - b_star).abs() <= 1e-6 * (1.0 + b_star.abs()), "b = {b}, CVXPY's {b_star}");
+}
+
 /// Softmax with one unregularized offset per class, `var b: vec[classes(y)]`: tron reaches the
 /// CVXPY optimum, certified (the dual point balanced to Σᵢ uᵢ = 0 in ℝᵏ), and the gap is a true
 /// bound from the first iteration on.
