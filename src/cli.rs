@@ -355,7 +355,11 @@ fn plan(
             max_weight: 1.0,
             gram_norm: Some(1.0),
         });
-        match crate::exec::jit::compile_with(&plan, &crate::exec::bound_scalars(&plan, &bound), emit == "asm") {
+        match crate::exec::jit::compile_with(
+            &plan,
+            &crate::exec::bound_scalars(&plan, &bound),
+            if emit == "asm" { crate::exec::jit::Emit::Asm } else { crate::exec::jit::Emit::Clif },
+        ) {
             Ok(k) => {
                 if facts.is_none() {
                     println!("\n; parameters bound with max‖xᵢ‖² = 1 (no DATA given)");

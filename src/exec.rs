@@ -64,33 +64,21 @@ pub struct Selected<'p> {
     pub backend: Box<dyn Backend + 'p>,
     pub fallback: Option<String>,
     pub jit_seconds: f64,
-    pub clif: Option<String>,
 }
 
 pub fn select_backend<'p>(plan: &'p Plan, facts: &crate::data::DataFacts, want_jit: bool) -> Selected<'p> {
     if !want_jit {
-        return Selected {
-            backend: Box::new(interp::Interpreter { plan }),
-            fallback: None,
-            jit_seconds: 0.0,
-            clif: None,
-        };
+        return Selected { backend: Box::new(interp::Interpreter { plan }), fallback: None, jit_seconds: 0.0 };
     }
     match jit::compile(plan, &bound_scalars(plan, facts)) {
         Ok(kernel) => {
-            let (secs, clif) = (kernel.compile_seconds, kernel.clif.clone());
-            Selected {
-                backend: Box::new(jit::JitBackend { plan, kernel }),
-                fallback: None,
-                jit_seconds: secs,
-                clif: Some(clif),
-            }
+            let secs = kernel.compile_seconds;
+            Selected { backend: Box::new(jit::JitBackend { plan, kernel }), fallback: None, jit_seconds: secs }
         }
         Err(e) => Selected {
             backend: Box::new(interp::Interpreter { plan }),
             fallback: Some(format!("the JIT cannot compile this plan ({e}); running the interpreter")),
             jit_seconds: 0.0,
-            clif: None,
         },
     }
 }

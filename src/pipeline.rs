@@ -41,7 +41,7 @@ pub enum CompileError {
     Usage(String),
 }
 
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct Compiled {
     pub model: Model,
     pub structure: Structure,

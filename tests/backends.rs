@@ -509,7 +509,8 @@ fn clif_of_l1_logistic() {
         max_weight: 1.0,
         gram_norm: None,
     };
-    let kernel = jit::compile(&plan, &optc::exec::bound_scalars(&plan, &facts)).expect("compiles");
+    let kernel =
+        jit::compile_with(&plan, &optc::exec::bound_scalars(&plan, &facts), jit::Emit::Clif).expect("compiles");
     insta::assert_snapshot!(kernel.clif);
 }
 

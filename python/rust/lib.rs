@@ -13,6 +13,7 @@ use pyo3::create_exception;
 use pyo3::exceptions::{PyException, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
+use std::sync::mpsc::RecvTimeoutError;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -218,18 +219,35 @@ impl Model {
     }
 }
 
-/// Runs `work` on a worker thread while this one, holding the GIL only between naps, turns a
+/// Runs `work` on a worker thread while this one, holding the GIL only between waits, turns a
 /// pending Ctrl-C into `cancel`: the run then ends `interrupted` with its last iterate, as
-/// `optc run` does on SIGINT.
+/// `optc run` does on SIGINT. The wait ends the moment the worker does (a channel, not a nap:
+/// housing's whole fit is a millisecond, and a 2 ms nap was most of it), and at least every
+/// [`SIGNAL_POLL`] to look for a signal.
 fn interruptibly<T: Send>(
     py: Python<'_>,
     cancel: &Cancel,
     work: impl FnOnce() -> Result<T, Error> + Send,
 ) -> Result<T, Error> {
     std::thread::scope(|scope| {
-        let worker = scope.spawn(work);
-        while !worker.is_finished() {
-            py.detach(|| std::thread::sleep(Duration::from_millis(2)));
+        let (done, finished) = std::sync::mpsc::channel::<()>();
+        let worker = scope.spawn(move || {
+            let out = work();
+            let _ = done.send(());
+            out
+        });
+        // The receiver is not Sync: it goes into each wait and comes back out. Disconnected (the
+        // worker panicked before sending) ends the wait as well.
+        let mut finished = finished;
+        loop {
+            let (back, got) = py.detach(move || {
+                let got = finished.recv_timeout(SIGNAL_POLL);
+                (finished, got)
+            });
+            finished = back;
+            if !matches!(got, Err(RecvTimeoutError::Timeout)) {
+                break;
+            }
             if py.check_signals().is_err() {
                 cancel.cancel();
             }
@@ -237,6 +255,9 @@ fn interruptibly<T: Send>(
         worker.join().unwrap_or_else(|_| Err(Error::Diverged("the solver panicked".into())))
     })
 }
+
+/// How often a waiting fit looks for Ctrl-C: quick enough that a user never waits for it.
+const SIGNAL_POLL: Duration = Duration::from_millis(20);
 
 /// The rows a fit or a path reads, as `optc/__init__.py` hands them over: a canonical CSR
 /// matrix (indptr, int32, int64 or uint32 indices, float64 values), the labels and the width.
