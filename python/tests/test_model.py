@@ -72,6 +72,25 @@ def test_every_form_of_the_matrix_gives_the_same_answer(binary):
     assert not messy.has_canonical_format
 
 
+def test_a_dense_array_mostly_of_non_zeros_is_read_whole():
+    """Such an array goes over with its zeros stored and, C-ordered, its values read where they
+    are: the fit is its CSR form's, in either order."""
+    rng = np.random.default_rng(3)
+    D = rng.normal(size=(200, 10))
+    D[rng.random(D.shape) < 0.3] = 0.0
+    y = np.where(D @ rng.normal(size=10) + 0.3 * rng.normal(size=200) > 0, 1.0, -1.0)
+    indptr, indices, values, features = optc._csr(D)
+    assert np.shares_memory(values, D) and len(values) == D.size and features == 10
+    reference = optc.Model(L1_LOGISTIC).fit(sp.csr_matrix(D), y, tol=1e-10)
+    for form in (D, np.asfortranarray(D)):
+        got = optc.Model(L1_LOGISTIC).fit(form, y, tol=1e-10)
+        assert abs(got.objective - reference.objective) <= 1e-12 * reference.objective
+        assert np.allclose(got.coef_, reference.coef_, atol=1e-9)
+    # Mostly zeros: converted, the zeros dropped.
+    S = np.where(rng.random(D.shape) < 0.8, 0.0, D)
+    assert len(optc._csr(S)[2]) == np.count_nonzero(S)
+
+
 def test_the_answer_is_optc_runs(binary):
     X, y = binary
     result = optc.Model(L1_LOGISTIC).fit(X, y)

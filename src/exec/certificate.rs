@@ -21,6 +21,7 @@ pub(crate) mod reduced;
 pub mod refine;
 mod settle;
 mod softmax;
+mod subspace;
 mod support;
 
 pub(crate) use intercept::{class_offsets, intercept_only};

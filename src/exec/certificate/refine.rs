@@ -8,6 +8,7 @@
 //! constants below; `support.rs` takes a support too wide for a dense Hessian.
 
 use super::loss::{loss_derivatives, loss_terms};
+pub(super) use super::subspace::Subspace;
 use super::*;
 
 /// Tightens `a`, the assessment of `state` (F = `objective`, margins `margins`), by the dual
@@ -109,10 +110,6 @@ pub(super) const REFINE_ENTER: usize = 32;
 /// the largest gradient, without l1) from its optimality condition: the scaling s of the dual
 /// point then costs at most this fraction of l1‖w‖₁.
 pub(super) const REFINE_RESIDUAL: f64 = 1e-9;
-/// What placing an entry of X_V by a counting sort costs, in entries of X scanned in order.
-pub(super) const SCATTER_COST: usize = 8;
-/// Runs of rows the Hessian of a Newton step is summed in (one a thread, on two cores).
-pub(super) const HESSIAN_PARTS: usize = 2;
 /// Rounds of a model's minimisation, at most: coordinate-descent sweeps, then conjugate
 /// gradients on the non-zero coordinates until they stop at no wall. On near-duplicate columns
 /// (debian-files at λ 1.03e-5, V of 700–1,100) the first models of a new V zig-zag: every run
@@ -366,6 +363,10 @@ impl Round {
         let mut moved = false;
         // The margins with ωℓ′, ωℓ″ and Σᵢ ωℓ there: after a step, its line search's accepted trial.
         let mut now = Rows::at(kind, labels, weights, a, None, sub.threads);
+        // The squared loss's curvature is the same at every point (each row's weight): its
+        // Hessian on V is formed once a round, m·|V|²/2 products that a dense 15,000 × 200
+        // set spent 15 ms on each step.
+        let mut constant_hessian: Option<Vec<f64>> = None;
         for _ in 0..REFINE_STEPS {
             let loss_gradient: Vec<f64> = sub.transpose_times(&now.u).iter().map(|x| scale * x).collect();
             let unit_of_residual =
@@ -389,7 +390,13 @@ impl Round {
             if gap_on_v + b_decrease <= negligible {
                 break;
             }
-            let mut h = sub.hessian(&now.curvature, scale, cert.l2);
+            let mut h = match &constant_hessian {
+                Some(h) => h.clone(),
+                None => sub.hessian(&now.curvature, scale, cert.l2),
+            };
+            if kind == LossConjugate::Squared && constant_hessian.is_none() {
+                constant_hessian = Some(h.clone());
+            }
             let gradient: Vec<f64> = (0..n).map(|k| loss_gradient[k] + cert.l2 * self.v[k]).collect();
             // b's row of the Hessian, h_b = (c/m)·X_Vᵀℓ″, when b is a coordinate of the step; the
             // model on V then has b eliminated (its gradient centred), while the slope of F along
@@ -734,147 +741,5 @@ impl Rows {
             all.loss += block.loss;
         }
         all
-    }
-}
-
-/// The columns V of X, stored by rows (k-th entry of row i: the position in V and the value).
-pub(super) struct Subspace {
-    pub(super) ptr: Vec<usize>,
-    pub(super) slot: Vec<u32>,
-    pub(super) value: Vec<f64>,
-    pub(super) n: usize,
-    /// How many threads sum the Hessian (the data's `--threads`).
-    pub(super) threads: usize,
-}
-
-impl Subspace {
-    pub(super) fn new(data: &DataView, features: usize, cols: &[usize]) -> Self {
-        // A counting sort of V's columns by row costs O(nnz of X_V), not O(nnz of X), but every
-        // entry it places is a cache miss (each column sweeps the whole output): it pays when
-        // X_V holds a small part of X (text data: a thousand of a million columns), and a scan
-        // of the rows in order does when V holds most of the mass (w8a: 13 ms against 2 ms).
-        let csc = data.csc.filter(|c| c.count() == features);
-        // nnz of X_V when the columns are at hand, else a bound.
-        let entries = csc.map_or(data.values.len(), |c| cols.iter().map(|&j| c.ptr()[j + 1] - c.ptr()[j]).sum());
-        if let Some(csc) = csc.filter(|_| entries * SCATTER_COST < data.values.len()) {
-            let mut ptr = vec![0usize; data.rows() + 1];
-            for &j in cols {
-                for &i in &csc.rows()[csc.ptr()[j]..csc.ptr()[j + 1]] {
-                    ptr[i as usize + 1] += 1;
-                }
-            }
-            for i in 0..data.rows() {
-                ptr[i + 1] += ptr[i];
-            }
-            let mut next = ptr.clone();
-            let (mut slot, mut value) = (vec![0u32; ptr[data.rows()]], vec![0.0; ptr[data.rows()]]);
-            for (k, &j) in cols.iter().enumerate() {
-                for p in csc.ptr()[j]..csc.ptr()[j + 1] {
-                    let i = csc.rows()[p] as usize;
-                    slot[next[i]] = k as u32;
-                    value[next[i]] = csc.values()[p];
-                    next[i] += 1;
-                }
-            }
-            return Subspace { ptr, slot, value, n: cols.len(), threads: data.threads };
-        }
-        // Every entry is written and the cursor advances only for V's: a branch on membership
-        // mispredicts at every other entry when V holds half the columns (12 ms against 1.5 ms
-        // on w8a).
-        let mut position = vec![u32::MAX; data.columns.max(features)];
-        for (k, &j) in cols.iter().enumerate() {
-            position[j] = k as u32;
-        }
-        let (mut ptr, mut slot, mut value) =
-            (vec![0; data.rows() + 1], vec![0u32; entries + 1], vec![0.0; entries + 1]);
-        let mut next = 0;
-        for i in 0..data.rows() {
-            for k in data.indptr[i]..data.indptr[i + 1] {
-                let p = position[data.indices[k] as usize];
-                slot[next] = p;
-                value[next] = data.values[k];
-                next += usize::from(p != u32::MAX);
-            }
-            ptr[i + 1] = next;
-        }
-        slot.truncate(next);
-        value.truncate(next);
-        Subspace { ptr, slot, value, n: cols.len(), threads: data.threads }
-    }
-
-    /// scale·X_Vᵀ·diag(d)·X_V + (l2 + ν)·I, dense and row-major, ν a relative 1e-12 of the
-    /// largest diagonal entry: exactly duplicated columns make the matrix singular. Every row
-    /// lists its entries by position in V, so a row's products below the diagonal are a prefix.
-    pub(super) fn hessian(&self, d: &[f64], scale: f64, l2: f64) -> Vec<f64> {
-        let n = self.n;
-        // The lower triangle of the rows' outer products, in HESSIAN_PARTS fixed runs of rows
-        // added in order: the same sums for any thread count.
-        let m = d.len();
-        let part = |k: usize| {
-            let mut h = vec![0.0; n * n];
-            let first = m * k / HESSIAN_PARTS;
-            for (i, &di) in d.iter().enumerate().take(m * (k + 1) / HESSIAN_PARTS).skip(first) {
-                let di = scale * di;
-                if di == 0.0 {
-                    continue;
-                }
-                let (slots, values) =
-                    (&self.slot[self.ptr[i]..self.ptr[i + 1]], &self.value[self.ptr[i]..self.ptr[i + 1]]);
-                for (p, (&a, &va)) in slots.iter().zip(values).enumerate() {
-                    // A row of H as its own slice: its bounds check is against n, cheaper than
-                    // against n² after an add (8.1M products: 15.8 ms → 13.9 ms).
-                    let (fa, row) = (di * va, &mut h[a as usize * n..(a as usize + 1) * n]);
-                    for (&b, &vb) in slots[..=p].iter().zip(&values[..=p]) {
-                        row[b as usize] += fa * vb;
-                    }
-                }
-            }
-            h
-        };
-        let mut h = crate::exec::passes::add_in_order(crate::exec::passes::each(HESSIAN_PARTS, self.threads, part));
-        for a in 0..n {
-            for b in 0..a {
-                h[b * n + a] = h[a * n + b];
-            }
-        }
-        let largest = (0..n).map(|a| h[a * n + a]).fold(0.0, f64::max);
-        for a in 0..n {
-            h[a * n + a] += l2 + 1e-12 * largest;
-        }
-        h
-    }
-
-    /// Σᵢ dᵢ·x²ᵢₖ for every k of V: the diagonal of X_Vᵀ·diag(d)·X_V.
-    pub(super) fn weighted_squares(&self, d: &[f64]) -> Vec<f64> {
-        crate::exec::passes::add_in_order(crate::exec::passes::blocks(d.len(), self.threads, |rows| {
-            let mut out = vec![0.0; self.n];
-            for i in rows {
-                for k in self.ptr[i]..self.ptr[i + 1] {
-                    out[self.slot[k] as usize] += d[i] * self.value[k] * self.value[k];
-                }
-            }
-            out
-        }))
-    }
-
-    /// X_V·β, one entry per row.
-    pub(super) fn times(&self, beta: &[f64]) -> Vec<f64> {
-        crate::exec::passes::map(self.ptr.len() - 1, self.threads, |i| {
-            (self.ptr[i]..self.ptr[i + 1]).map(|k| self.value[k] * beta[self.slot[k] as usize]).sum()
-        })
-    }
-
-    /// X_Vᵀ·u, by blocks of rows added in block order.
-    pub(super) fn transpose_times(&self, u: &[f64]) -> Vec<f64> {
-        // u has a row at least (the caller has checked m > 0), so there is a block.
-        crate::exec::passes::add_in_order(crate::exec::passes::blocks(u.len(), self.threads, |rows| {
-            let mut out = vec![0.0; self.n];
-            for i in rows {
-                for k in self.ptr[i]..self.ptr[i + 1] {
-                    out[self.slot[k] as usize] += self.value[k] * u[i];
-                }
-            }
-            out
-        }))
     }
 }
