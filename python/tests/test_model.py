@@ -99,6 +99,8 @@ def test_the_answer_is_optc_runs(binary):
     assert "duality gap" in result.rule
     assert result.nnz == int(np.count_nonzero(result.coef_))
     assert result.coef_.shape == (X.shape[1],)
+    # The record's weights are the answer's, handed over as an array.
+    assert np.array_equal(result.report["weights"], result.coef_)
     # F recomputed here from the weights.
     margins = X @ result.coef_
     F = np.mean(np.logaddexp(0, -y * margins)) + 0.01 * np.abs(result.coef_).sum()

@@ -227,6 +227,7 @@ class Model:
             time_limit=time_limit, threads=threads, seed=seed, cold=not warm_start, init=init,
             trace=trace, sample_weight=sample_weight)
         report = json.loads(report)
+        report["weights"] = weights  # handed over as an array, not in the JSON text
         classes = len(report.get("classes") or []) or 1
         return Result(report, weights, intercepts, classes)
 
