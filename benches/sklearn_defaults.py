@@ -42,6 +42,9 @@ at density ρ (so each column's mean square is 1, as after standardising), 20 pl
 ±U(2, 5), an intercept of 3 and N(0, 1) noise: Lasso() at alpha = 1 keeps the planted features.
 housing's y (median house prices, 5–50) and 13 scaled features are the dense, tiny case.
 
+--dense hands every set over as a dense NumPy array, to both sides (scikit-learn's dense
+solvers then run: Lasso's and Ridge's on the array as it is).
+
 Seconds are the wall time of `fit` (validation, optc's compile and the solve; not reading the
 file), the median of --repeat fits each from scratch. optc runs at its default threads (every
 core) unless --threads says otherwise; the peers run as they come. F is computed here, by the one
@@ -191,12 +194,16 @@ def main():
     p.add_argument("--repeat", type=int, default=3)
     p.add_argument("--l1-C", type=float, default=1.0, help="C of the l1 row (default: scikit-learn's 1.0)")
     p.add_argument("--threads", type=int, help="optc's threads (default: every core)")
+    p.add_argument("--dense", action="store_true", help="fit every set as a dense NumPy array (X.toarray())")
     args = p.parse_args()
     sparse_logistic = skglm_logistic()
     rows = []
     for name, X, y in sets(args):
+        if args.dense:
+            X, name = X.toarray(), name + " (dense)"
         labels = np.unique(y)
-        print(f"{name}: {X.shape[0]} rows, {X.shape[1]} features, {X.nnz} non-zeros", flush=True)
+        print(f"{name}: {X.shape[0]} rows, {X.shape[1]} features, {np.count_nonzero(X) if args.dense else X.nnz} "
+              "non-zeros", flush=True)
         if len(labels) == 2:
             signs = np.where(y == labels[1], 1.0, -1.0)  # classes_[1] is the positive score in all three
             fits = [(model, ours, theirs, peer, lambda est, formula=formula: objective(
