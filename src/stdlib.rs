@@ -217,7 +217,14 @@ pub struct Library {
 
 impl Library {
     /// The embedded stdlib. It is part of the binary, so a problem in it is a bug in optc.
+    /// The standard library: its files parsed and declared once a process, then copied. Parsing
+    /// them was most of compiling a model (a fit on housing, 506 × 13, compiles one each time).
     pub fn standard() -> Library {
+        static STANDARD: std::sync::OnceLock<Library> = std::sync::OnceLock::new();
+        STANDARD.get_or_init(Library::parse_standard).clone()
+    }
+
+    fn parse_standard() -> Library {
         let mut lib = Library::default();
         for (name, text) in STDLIB_FILES {
             let file = SourceFile::new(name, text);
