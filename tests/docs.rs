@@ -1,6 +1,6 @@
 //! The documents' relative links and images point at files that exist, offline: README.md,
-//! ARCHITECTURE.md and every page of docs/; and every figure in docs/ is drawn by a command of
-//! docs/figures.sh that still runs.
+//! ARCHITECTURE.md and every page of docs/; every figure in docs/ is drawn by a command of
+//! docs/figures.sh that still runs; and every source file is on ARCHITECTURE.md's map.
 
 use std::path::{Path, PathBuf};
 
@@ -178,5 +178,61 @@ fn every_figures_command_still_runs() {
             let looks = made.starts_with(b"\x89PNG") || String::from_utf8_lossy(&made).contains("<svg");
             assert!(looks, "{figure} is not an image");
         }
+    }
+}
+
+/// The `.rs` files under `dir`, at any depth.
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).expect("a source directory") {
+        let path = entry.expect("an entry").path();
+        if path.is_dir() {
+            rust_files(&path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
+}
+
+/// Whether ARCHITECTURE.md names the source file at `path` (`src/…`, with slashes): by that path
+/// anywhere, or in a row of the code map whose first cell names one of its directories
+/// (`src/exec/certificate/`) by its path below that directory (`support/face.rs`).
+fn on_the_map(map: &str, path: &str) -> bool {
+    if map.contains(&format!("`{path}`")) {
+        return true;
+    }
+    map.lines().filter(|l| l.starts_with("| `")).any(|row| {
+        let first = row.split('|').nth(1).unwrap_or("");
+        path.match_indices('/').any(|(at, _)| {
+            first.contains(&format!("`{}`", &path[..=at])) && row.contains(&format!("`{}`", &path[at + 1..]))
+        })
+    })
+}
+
+/// A newcomer reads ARCHITECTURE.md to find where a job is done: a file it does not name is a
+/// file nobody can find that way.
+#[test]
+fn every_source_file_is_on_the_map() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let map = std::fs::read_to_string(root.join("ARCHITECTURE.md")).expect("ARCHITECTURE.md");
+    let mut files = vec![];
+    rust_files(&root.join("src"), &mut files);
+    assert!(files.len() > 100, "the walk found {} source files", files.len());
+    let mut unnamed: Vec<String> = files
+        .iter()
+        .map(|f| f.strip_prefix(root).expect("under the root").to_string_lossy().replace('\\', "/"))
+        .filter(|path| !on_the_map(&map, path))
+        .collect();
+    unnamed.sort();
+    assert!(unnamed.is_empty(), "ARCHITECTURE.md does not name {unnamed:?}");
+}
+
+#[test]
+fn the_map_finds_a_file_by_its_path_or_by_its_row() {
+    let map = "| `src/a.rs` | a |\n| `src/b/` | `c.rs` and `d/e.rs` |\nthe text names `src/f.rs`\n";
+    for named in ["src/a.rs", "src/b/c.rs", "src/b/d/e.rs", "src/f.rs"] {
+        assert!(on_the_map(map, named), "{named}");
+    }
+    for unnamed in ["src/b/x.rs", "src/c.rs", "src/b/e.rs", "src/a/c.rs"] {
+        assert!(!on_the_map(map, unnamed), "{unnamed}");
     }
 }
