@@ -19,6 +19,7 @@ mod intercept;
 mod loss;
 pub(crate) mod reduced;
 pub mod refine;
+pub mod refinement;
 mod settle;
 mod softmax;
 mod subspace;
@@ -403,7 +404,7 @@ pub struct Assessment {
     dual: f64,
     earlier: f64,
     /// F stalled against the gap since the last check (or there is no run to compare with):
-    /// the Newton refinement ([`refine::refine`]) is due if the gap is short of the target.
+    /// the Newton refinement ([`refinement::refine`]) is due if the gap is short of the target.
     stalled: bool,
     /// F stalled at the check before this one too (or there is no run): a wide support's
     /// conjugate-gradient refinement waits for that ([`refine::Budget`]'s `stalled_again`).
@@ -438,7 +439,7 @@ pub fn record(history: Option<&mut DualHistory>, assessment: Option<&Assessment>
 /// driver ranks features by.
 /// `margins` are ⟨xᵢ, w⟩ for every row, as [`super::evaluate::evaluate_with_margins`] gives them.
 /// The dual points are the closed-form ones (the plain point, the plan's own, the extrapolation
-/// of `history`'s); a run then calls [`refine::refine`] and [`record`].
+/// of `history`'s); a run then calls [`refinement::refine`] and [`record`].
 pub fn assess(
     plan: &Plan,
     state: &State,

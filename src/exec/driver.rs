@@ -477,7 +477,7 @@ fn check_point(
     let mut history = history;
     let mut assessment = assess(plan, state, data, eval.objective, &margins, history.as_deref_mut());
     if let Some(a) = assessment.as_mut() {
-        certificate::refine::refine(plan, data, state, &margins, a, eval.objective, target(eval.objective), halt);
+        certificate::refinement::refine(plan, data, state, &margins, a, eval.objective, target(eval.objective), halt);
     }
     certificate::record(history, assessment.as_ref(), eval.objective);
     (eval, assessment)

@@ -156,7 +156,7 @@ pub const L1_LOGISTIC: &str =
 /// with every dual point the certificate knows, the Newton-refined one included), reading the
 /// data by columns or, with `by_rows`, through the rows only.
 pub fn gaps(plan: &Plan, d: &Dataset, state: &optc::exec::State, by_rows: bool) -> (f64, f64, f64) {
-    use optc::exec::certificate::{assess, refine::refine, DualHistory};
+    use optc::exec::certificate::{assess, refinement::refine, DualHistory};
     let kind = if plan.info.classification { optc::stdlib::LabelKind::Labels } else { optc::stdlib::LabelKind::Real };
     let map = LabelMap::fit(kind, d).expect("labels");
     let y = map.apply(d).expect("labels map");

@@ -3,7 +3,7 @@
 //! formed where the Cholesky factor will lie. Both the wide-support steps (`support.rs`) and the
 //! settling steps (`settle.rs`) use them; they sit below both.
 
-use super::refine::Subspace;
+use super::subspace::Subspace;
 
 /// (scale·X_Vᵀ·diag(d)·X_V + diagonal·I)·p, p on all of V, through two passes over X_V: nothing
 /// of size |V|² is read.

@@ -1,55 +1,15 @@
-//! The Newton refinement of the certificate's dual point, the one part of the certificate that
-//! solves rather than evaluates: the driver calls [`refine()`] between [`super::assess`] and
-//! [`super::record`], and `optc plan` says which plans take it ([`Plan::refines_certificate`]).
-//! Proximal Newton steps on the columns that matter, whose model is solved by coordinate
+//! The Newton refinement of the certificate's dual point on a support narrow enough for a dense
+//! Hessian, and what every refinement shares (its budget, its rows, its tuning constants):
+//! proximal Newton steps on the columns that matter, whose model is solved by coordinate
 //! descent and conjugate gradients, run until the gap restricted to those columns is small, and
 //! the dual point is taken at the refined primal. It moves a copy of the iterate, never the
-//! run's (a column solver may continue from it: [`Assessment::polished`]), and is tuned by the
-//! constants below; `support.rs` takes a support too wide for a dense Hessian.
+//! run's (a column solver may continue from it: [`Assessment::polished`]). `refinement.rs`
+//! decides which refinement a check runs; `support.rs` takes a support too wide for a dense
+//! Hessian, `softmax.rs` a softmax W; both build on the pieces here.
 
 use super::loss::{loss_derivatives, loss_terms};
 pub(super) use super::subspace::Subspace;
 use super::*;
-
-/// Tightens `a`, the assessment of `state` (F = `objective`, margins `margins`), by the dual
-/// point at a Newton-refined primal, when the plan takes it, F has stalled against the gap and
-/// the closed-form dual points left the gap above `target`, the gap the run stops at. The
-/// refined dual value counts once [`super::record`] records the check. `halt` ends it early
-/// (the run was asked to stop).
-#[allow(clippy::too_many_arguments)]
-pub fn refine(
-    plan: &Plan,
-    data: &DataView,
-    state: &State,
-    margins: &[f64],
-    a: &mut Assessment,
-    objective: f64,
-    target: f64,
-    halt: &dyn Fn() -> bool,
-) {
-    let gap = objective - a.dual.max(a.earlier);
-    let due = gap > target && a.stalled && plan.refines_certificate();
-    let Some(cert) = plan.certificate.filter(|_| due) else { return };
-    let rounds = if a.eager { REFINE_ROUNDS_EAGER } else { REFINE_ROUNDS };
-    // Exact Newton steps on a wide support only near the optimum, where they finish the job
-    // (see `support.rs`).
-    let exact = gap <= EXACT_GAP * objective.abs();
-    let settle = gap <= SETTLE_GAP * objective.abs();
-    let stalled_again = a.stalled_again;
-    let budget = Budget { enough: objective - target, slack: target, rounds, exact, settle, stalled_again, halt };
-    let w = state.weights(plan);
-    let c = plan.objective.loss_weight;
-    let refined = if cert.conjugate == LossConjugate::Softmax {
-        super::softmax::refined_dual(&cert, data, c, w, margins, budget)
-    } else {
-        refined_dual(&cert, data, c, w, margins, &a.gradient, budget)
-    };
-    if let Some(refined) = refined {
-        a.dual = a.dual.max(refined.dual);
-        a.polished = refined.moved;
-        a.settle(objective);
-    }
-}
 
 /// In a run, the refinement is tried when F went down by less than this fraction of the gap
 /// since the last check: while F still falls fast the primal is what the gap waits for (and
@@ -155,30 +115,18 @@ pub(super) const ARMIJO: f64 = 1e-2;
 ///
 /// A round: V = the non-zero coordinates and the ones that violate optimality most, then
 /// proximal Newton steps on F restricted to V ([`Round::newton`]).
-pub(super) fn refined_dual(
+#[allow(clippy::too_many_arguments)]
+pub(super) fn dense_refined_dual(
     cert: &Certificate,
     data: &DataView,
     c: f64,
-    w: &[f64],
+    mut v: Vec<f64>,
+    copies: Option<&crate::data::Copies>,
     margins: &[f64],
     gradient: &[f64],
     budget: Budget,
 ) -> Option<Refined> {
     let Budget { enough, slack, rounds, halt, .. } = budget;
-    if cert.vector.is_some() || cert.groups.is_some() || !cert.conjugate.has_curvature() {
-        return None;
-    }
-    // Copies of earlier columns are held at zero, their weight on the first of their kind: the
-    // margins, and so the gradient, stay the same.
-    let copies = crate::exec::copies::foldable(cert, data);
-    let mut v = w.to_vec();
-    if let Some(copies) = copies {
-        copies.fold(&mut v);
-    }
-    let support = v.iter().filter(|&&x| moves_freely(cert, x)).count();
-    if support > REFINE_MAX {
-        return support::refine(cert, data, c, v, margins, gradient, budget);
-    }
     let scale = c / margins.len() as f64;
     let mut a = margins.to_vec();
     let mut gradient = gradient.to_vec();
@@ -231,7 +179,7 @@ pub(super) fn refined_dual(
         if n == 0 {
             break;
         }
-        let sub = Subspace::new(data, w.len(), &round.cols);
+        let sub = Subspace::new(data, v.len(), &round.cols);
         let rows = (data.labels, data.weights);
         let (moved, loss) = round.newton(cert, scale, &sub, rows, &mut a, offset.as_mut(), REFINE_SLACK * slack);
         for (&j, &x) in round.cols.iter().zip(&round.v) {
@@ -239,7 +187,7 @@ pub(super) fn refined_dual(
         }
         let f = scale * loss + regularizer(cert, &v);
         let d;
-        (d, gradient) = dual_and_gradient(cert, data, c, w.len(), &a);
+        (d, gradient) = dual_and_gradient(cert, data, c, v.len(), &a);
         if d.is_finite() {
             best = best.max(d);
         }

@@ -15,7 +15,8 @@
 use super::cholesky::Factor;
 use super::hessian::{hessian_times, lower_hessian};
 use super::loss::loss_terms;
-use super::refine::{dual_and_gradient, moves_freely, Rows, Subspace, ARMIJO};
+use super::refine::{dual_and_gradient, moves_freely, Rows, ARMIJO};
+use super::subspace::Subspace;
 use super::{dot, regularizer, violation};
 use crate::data::Copies;
 use crate::exec::DataView;

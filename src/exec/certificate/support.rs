@@ -1,4 +1,4 @@
-//! The refinement of [`super::refined_dual`] for a support too wide for a dense Hessian: Newton
+//! The refinement of [`super::refinement::refined_dual`] for a support too wide for a dense Hessian: Newton
 //! steps on the non-zero coordinates of w with their signs kept, the Newton system solved by
 //! preconditioned conjugate gradients from Hessian-vector products through X_V, so nothing of
 //! size |V|² is formed.
@@ -23,8 +23,9 @@
 
 use super::cholesky::Factor;
 use super::hessian::{hessian_times, lower_hessian};
-use super::refine::{dual_and_gradient, moves_freely, Budget, Refined, Rows, Subspace, ARMIJO, REFINE_RESIDUAL};
+use super::refine::{dual_and_gradient, moves_freely, Budget, Refined, Rows, ARMIJO, REFINE_RESIDUAL};
 use super::settle;
+use super::subspace::Subspace;
 use super::{dot, regularizer, violation, Polished};
 use crate::data::Copies;
 use crate::exec::DataView;

@@ -1,5 +1,6 @@
 use super::loss::{loss_derivatives, loss_terms, loss_value};
 use super::refine::*;
+use super::refinement::refined_dual;
 use super::*;
 
 /// A squared-loss certificate with these terms (the tests of the working sets take it too).

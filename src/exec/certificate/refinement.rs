@@ -1,0 +1,83 @@
+//! The refinement a check runs when its gap is short of the target, the one part of the
+//! certificate that solves rather than evaluates: the driver calls [`refine()`] between
+//! [`super::assess`] and [`super::record`], and `optc plan` says which plans take it
+//! ([`Plan::refines_certificate`]). It picks the refinement that fits the support: the dense
+//! Newton steps of `refine.rs` on a narrow one, the conjugate-gradient and exact steps of
+//! `support.rs` on a wide one, the steps of `softmax.rs` on every entry of a softmax W.
+
+use super::refine::{
+    dense_refined_dual, moves_freely, Budget, Refined, EXACT_GAP, REFINE_MAX, REFINE_ROUNDS, REFINE_ROUNDS_EAGER,
+    SETTLE_GAP,
+};
+use super::{softmax, support, Assessment};
+use crate::exec::{DataView, State};
+use crate::plan::{Certificate, LossConjugate, Plan};
+
+/// Tightens `a`, the assessment of `state` (F = `objective`, margins `margins`), by the dual
+/// point at a Newton-refined primal, when the plan takes it, F has stalled against the gap and
+/// the closed-form dual points left the gap above `target`, the gap the run stops at. The
+/// refined dual value counts once [`super::record`] records the check. `halt` ends it early
+/// (the run was asked to stop).
+#[allow(clippy::too_many_arguments)]
+pub fn refine(
+    plan: &Plan,
+    data: &DataView,
+    state: &State,
+    margins: &[f64],
+    a: &mut Assessment,
+    objective: f64,
+    target: f64,
+    halt: &dyn Fn() -> bool,
+) {
+    let gap = objective - a.dual.max(a.earlier);
+    let due = gap > target && a.stalled && plan.refines_certificate();
+    let Some(cert) = plan.certificate.filter(|_| due) else { return };
+    let rounds = if a.eager { REFINE_ROUNDS_EAGER } else { REFINE_ROUNDS };
+    // Exact Newton steps on a wide support only near the optimum, where they finish the job
+    // (see `support.rs`).
+    let exact = gap <= EXACT_GAP * objective.abs();
+    let settle = gap <= SETTLE_GAP * objective.abs();
+    let stalled_again = a.stalled_again;
+    let budget = Budget { enough: objective - target, slack: target, rounds, exact, settle, stalled_again, halt };
+    let w = state.weights(plan);
+    let c = plan.objective.loss_weight;
+    let refined = if cert.conjugate == LossConjugate::Softmax {
+        softmax::refined_dual(&cert, data, c, w, margins, budget)
+    } else {
+        refined_dual(&cert, data, c, w, margins, &a.gradient, budget)
+    };
+    if let Some(refined) = refined {
+        a.dual = a.dual.max(refined.dual);
+        a.polished = refined.moved;
+        a.settle(objective);
+    }
+}
+
+/// The refined dual point of a loss with ℓ″ and per-coordinate terms: copies of earlier columns
+/// folded onto the first of their kind, then the dense steps on a support of at most
+/// [`REFINE_MAX`] coordinates, or `support.rs`'s on a wider one. None for other models.
+pub(super) fn refined_dual(
+    cert: &Certificate,
+    data: &DataView,
+    c: f64,
+    w: &[f64],
+    margins: &[f64],
+    gradient: &[f64],
+    budget: Budget,
+) -> Option<Refined> {
+    if cert.vector.is_some() || cert.groups.is_some() || !cert.conjugate.has_curvature() {
+        return None;
+    }
+    // Copies of earlier columns are held at zero, their weight on the first of their kind: the
+    // margins, and so the gradient, stay the same.
+    let copies = crate::exec::copies::foldable(cert, data);
+    let mut v = w.to_vec();
+    if let Some(copies) = copies {
+        copies.fold(&mut v);
+    }
+    if v.iter().filter(|&&x| moves_freely(cert, x)).count() > REFINE_MAX {
+        support::refine(cert, data, c, v, margins, gradient, budget)
+    } else {
+        dense_refined_dual(cert, data, c, v, copies, margins, gradient, budget)
+    }
+}
