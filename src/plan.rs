@@ -320,16 +320,7 @@ impl Intrinsic {
     }
 }
 
-/// sign(v)·max(|v| − τ, 0), written so that τ = 0 returns v exactly.
-pub fn soft(v: f64, tau: f64) -> f64 {
-    if v > tau {
-        v - tau
-    } else if v < -tau {
-        v + tau
-    } else {
-        0.0
-    }
-}
+pub use crate::runtime::soft;
 
 /// min(max(v, lo), hi); NaN stays NaN so a guard can see it.
 pub fn clamp(v: f64, lo: f64, hi: f64) -> f64 {

@@ -12,6 +12,17 @@ pub mod groups;
 pub mod picard;
 pub mod smm;
 
+/// sign(v)·max(|v| − τ, 0), written so that τ = 0 returns v exactly.
+pub fn soft(v: f64, tau: f64) -> f64 {
+    if v > tau {
+        v - tau
+    } else if v < -tau {
+        v + tau
+    } else {
+        0.0
+    }
+}
+
 /// A prox or projection on a whole vector, with one scalar argument.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Routine {

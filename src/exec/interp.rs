@@ -127,7 +127,7 @@ fn exec(
                     x,
                     orders.rows,
                     (data.features, k),
-                    call,
+                    &call.steps(),
                     data.operator,
                     data.threads,
                 );

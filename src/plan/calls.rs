@@ -1,16 +1,10 @@
 //! The arguments of the plan's calls into the runtime that are more than a buffer and a scalar:
-//! SMM's dictionary epoch and its cost, and the prox of a composite ω∘B (Picard's fixed point or
-//! the shrink of disjoint groups) with the operator B that binding builds.
+//! SMM's dictionary epoch (its cost, majorizer and atoms' penalty are the runtime's own types,
+//! re-exported here), and the prox of a composite ω∘B (Picard's fixed point or the shrink of
+//! disjoint groups) with the operator B that binding builds.
 
 use super::*;
-
-/// What [`Objective::dictionary`] evaluates.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct DictionaryCost {
-    pub lambda1: f64,
-    pub lambda2: f64,
-    pub penalty: AtomPenalty,
-}
+pub use crate::runtime::dictionary::{AtomPenalty, DictionaryCost, Majorizer};
 
 /// The operands of [`Stmt::Dictionary`].
 #[derive(Clone, Debug, PartialEq)]
@@ -32,51 +26,18 @@ pub struct DictionaryCall {
     pub penalty: AtomPenalty,
 }
 
-/// The majorizer SMM averages on a dictionary (`runtime::dictionary::Dictionary::step`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Majorizer {
-    /// Each batch's own cost at its codes, a quadratic in D (A = mean ααᵀ, B = mean αxᵀ),
-    /// minimised with ϕ by one sweep of block coordinate descent over the atoms.
-    Variational,
-    /// Mairal 2013's eq. 5: the proximal-gradient surrogate, one curvature per atom
-    /// (`solve with smm(linearize = 1)`).
-    Linearized,
-}
-
-impl Majorizer {
-    /// The name `optc plan` and `optc check` print.
-    pub fn name(self) -> &'static str {
-        match self {
-            Majorizer::Variational => "the batches' own costs at their codes (variational)",
-            Majorizer::Linearized => "the proximal-gradient surrogate (eq. 5)",
+impl DictionaryCall {
+    /// What the runtime's epoch takes of the call besides its buffers.
+    pub fn steps(&self) -> crate::runtime::dictionary::Steps {
+        crate::runtime::dictionary::Steps {
+            lambda1: self.lambda1,
+            lambda2: self.lambda2,
+            batch: self.batch,
+            n0: self.n0,
+            majorizer: self.majorizer,
+            penalty: self.penalty,
         }
     }
-
-    /// Its code in the JIT's call (and back).
-    pub fn code(self) -> i64 {
-        match self {
-            Majorizer::Variational => 0,
-            Majorizer::Linearized => 1,
-        }
-    }
-
-    pub fn from_code(code: i64) -> Majorizer {
-        if code == 1 {
-            Majorizer::Linearized
-        } else {
-            Majorizer::Variational
-        }
-    }
-}
-
-/// ϕ on one atom: l1·‖d‖₁ + (l2/2)‖d‖² + γ·ω(B d) over the bound operator's groups, then the
-/// ball ‖d‖ ≤ r. The prox is the composition (see `runtime::dictionary::prox_atom`).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct AtomPenalty {
-    pub l1: f64,
-    pub l2: f64,
-    pub group: Option<(crate::runtime::picard::Omega, f64)>,
-    pub ball: Option<f64>,
 }
 
 /// Which operator B a composite term names; built when the data is bound (its size depends on

@@ -77,7 +77,7 @@ mod tests {
     /// The recursion one step at a time: what the eager plan computes.
     fn dense(mut z: f64, weights: &[f64], tau: f64) -> f64 {
         for &w in weights {
-            z = (1.0 - w) * z + w * crate::plan::soft(z, tau);
+            z = (1.0 - w) * z + w * crate::runtime::soft(z, tau);
         }
         z
     }

@@ -310,7 +310,7 @@ extern "C" fn optc_dictionary(
         let steps = &mut *ctx.scalars.add(call.steps.0);
         let op = ctx.operator.as_ref();
         let state = crate::runtime::dictionary::EpochState { atoms, surrogate, curvature, steps };
-        crate::runtime::dictionary::epoch(state, x, order, (d, k), &call, op, ctx.threads as usize);
+        crate::runtime::dictionary::epoch(state, x, order, (d, k), &call.steps(), op, ctx.threads as usize);
     }
 }
 
