@@ -13,6 +13,7 @@ mod weights;
 pub use file_facts::{FileFacts, GroupLayout};
 use forced::*;
 use prox::*;
+pub use prox::{Composite, CompositeProx, OperatorSpec};
 pub(crate) use report::penalty_text;
 pub use report::report;
 
@@ -164,7 +165,7 @@ pub enum ProxShape {
     /// A composite term ω∘B (alone, or with ½‖·‖² whose scaling composes with it): batch
     /// solvers apply its prox by the runtime's Picard fixed point, or, for `group_l2` over
     /// groups its file showed disjoint, by the closed-form shrink of each group.
-    Composite(CoordinateProx, crate::plan::Composite),
+    Composite(CoordinateProx, Composite),
     /// A multiclass W: a prox per entry, then (optionally) one routine on each row (ℓ1/ℓ2 or
     /// ℓ1/∞ rows) or on all of W.
     Multiclass(CoordinateProx, Option<VectorTerm>),
@@ -364,7 +365,7 @@ pub fn analyse(model: &Model, files: &FileFacts, budget: Option<usize>) -> Resul
         (Err(_), _) => (None, None, None),
     };
     let composite_prox = if is_matrix { None } else { composite_prox(model, files) };
-    let group_shrink = composite_prox.as_ref().is_some_and(|(_, c)| c.prox == crate::plan::CompositeProx::GroupShrink);
+    let group_shrink = composite_prox.as_ref().is_some_and(|(_, c)| c.prox == CompositeProx::GroupShrink);
     let smooth = loss.smooth;
 
     let all_coordinate = terms.iter().chain(&constraints).all(|t| t.separability == Separability::Coordinate);

@@ -25,7 +25,7 @@ pub const DEFAULT_EPOCHS: usize = 1;
 pub struct DictionaryChoice {
     pub batch: usize,
     pub epochs: usize,
-    pub majorizer: crate::plan::Majorizer,
+    pub majorizer: crate::runtime::dictionary::Majorizer,
     pub reason: String,
 }
 
@@ -34,7 +34,7 @@ pub struct DictionaryChoice {
 pub fn choose(d: &Dictionary) -> Result<DictionaryChoice, Vec<Problem>> {
     let mut problems = vec![];
     let (mut batch, mut epochs) = (DEFAULT_BATCH, DEFAULT_EPOCHS);
-    let mut majorizer = crate::plan::Majorizer::Variational;
+    let mut majorizer = crate::runtime::dictionary::Majorizer::Variational;
     if let Some(s) = &d.solver {
         if SolverKind::from_name(&s.name) != Some(SolverKind::Smm) && s.name != crate::solvers::AUTO {
             problems.push(
@@ -55,7 +55,7 @@ pub fn choose(d: &Dictionary) -> Result<DictionaryChoice, Vec<Problem>> {
                 ("epochs", Some(n)) => epochs = n,
                 ("linearize", _) if matches!(value, Some(v) if v == 0.0 || v == 1.0) => {
                     if value == Some(1.0) {
-                        majorizer = crate::plan::Majorizer::Linearized;
+                        majorizer = crate::runtime::dictionary::Majorizer::Linearized;
                     }
                 }
                 ("linearize", _) => problems.push(Problem::error(

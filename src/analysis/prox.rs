@@ -73,8 +73,7 @@ pub(super) fn split_prox(model: &Model, rows: bool) -> Result<(CoordinateProx, O
 /// prox_{τR/(1+τμ)}(v/(1+τμ)). Its prox is the Picard fixed point, or the closed-form shrink of
 /// each group for `group_l2` over groups `files` shows disjoint (docs/algorithms.md §3: when ω is
 /// separable and B a selection, the fixed point is reached in one step).
-pub(super) fn composite_prox(model: &Model, files: &FileFacts) -> Option<(CoordinateProx, crate::plan::Composite)> {
-    use crate::plan::{Composite, CompositeProx, OperatorSpec};
+pub(super) fn composite_prox(model: &Model, files: &FileFacts) -> Option<(CoordinateProx, Composite)> {
     use crate::runtime::picard::Omega;
     if !model.constraints.is_empty() {
         return None;
@@ -143,4 +142,38 @@ pub(super) enum SplitBlocker {
     Unsupported(String),
     /// Terms each compiled, whose sum has no closed-form prox here.
     NoClosedForm(String),
+}
+
+/// Which operator B a composite term names; built when the data is bound (its size depends on
+/// d, and `load(...)` files are read then, relative to the model file).
+#[derive(Clone, Debug, PartialEq)]
+pub enum OperatorSpec {
+    /// `diff(n)`; None for `diff(dim(x))`.
+    Diff(Option<usize>),
+    /// `incidence(load(path))`
+    Incidence(String),
+    /// `groups(load(path))`
+    Groups(String),
+}
+
+/// A composite term coef·ω(B w) (or `group_l2`, ω = Σ_g ‖·‖₂ over stacked group selections).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Composite {
+    pub omega: crate::runtime::picard::Omega,
+    pub coef: f64,
+    pub operator: OperatorSpec,
+    /// ω sums ‖·‖₂ over the groups of B's rows (`group_l2`), rather than over all of them at
+    /// once (`l2(B w)`); for ℓ1 every row is its own block.
+    pub group_blocks: bool,
+    pub prox: CompositeProx,
+}
+
+/// How the prox of a composite term is computed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CompositeProx {
+    /// The Picard fixed point (the plan's `Stmt::Picard`): right for any B.
+    Picard,
+    /// `group_l2` over groups its file showed disjoint: the closed-form shrink of each group
+    /// (the plan's `Stmt::GroupShrink`). Binding the operator checks that they still are.
+    GroupShrink,
 }

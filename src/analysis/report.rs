@@ -125,7 +125,7 @@ pub fn report(model: &Model, st: &Structure, file_name: &str) -> String {
             let what = if parts.is_empty() { "none (R = 0)".to_string() } else { parts.join(", then ") };
             let _ = writeln!(o, "prox        closed form: {what}");
         }
-        Some(ProxShape::Composite(p, c)) if c.prox == crate::plan::CompositeProx::GroupShrink => {
+        Some(ProxShape::Composite(p, c)) if c.prox == super::CompositeProx::GroupShrink => {
             let after = if p.l2 > 0.0 { format!(", after the per-coordinate {}", p.describe()) } else { String::new() };
             _ = writeln!(o, "prox        closed form: ℓ2 shrink of each group{after}")
         }

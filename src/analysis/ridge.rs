@@ -58,7 +58,7 @@ pub(super) fn misfit(model: &Model) -> Option<(String, Span, String)> {
 }
 
 /// No penalty at all (no term, or λ·l2sq terms whose λ add up to 0): tron's Newton steps with the
-/// gradient's norm as the rule ([`crate::plan::Uncertified::Gradient`]), whatever the shape.
+/// gradient's norm as the rule (the plan's `Uncertified::Gradient`), whatever the shape.
 pub(super) fn unpenalised(model: &Model) -> bool {
     model.regs.iter().all(|r| plain_l2sq(r) && r.coef.value == 0.0)
         && model.constraints.is_empty()

@@ -4,6 +4,7 @@
 //! disjoint groups) with the operator B that binding builds.
 
 use super::*;
+pub use crate::analysis::{Composite, CompositeProx, OperatorSpec};
 pub use crate::runtime::dictionary::{AtomPenalty, DictionaryCost, Majorizer};
 
 /// The operands of [`Stmt::Dictionary`].
@@ -38,40 +39,6 @@ impl DictionaryCall {
             penalty: self.penalty,
         }
     }
-}
-
-/// Which operator B a composite term names; built when the data is bound (its size depends on
-/// d, and `load(...)` files are read then, relative to the model file).
-#[derive(Clone, Debug, PartialEq)]
-pub enum OperatorSpec {
-    /// `diff(n)`; None for `diff(dim(x))`.
-    Diff(Option<usize>),
-    /// `incidence(load(path))`
-    Incidence(String),
-    /// `groups(load(path))`
-    Groups(String),
-}
-
-/// A composite term coef·ω(B w) (or `group_l2`, ω = Σ_g ‖·‖₂ over stacked group selections).
-#[derive(Clone, Debug, PartialEq)]
-pub struct Composite {
-    pub omega: crate::runtime::picard::Omega,
-    pub coef: f64,
-    pub operator: OperatorSpec,
-    /// ω sums ‖·‖₂ over the groups of B's rows (`group_l2`), rather than over all of them at
-    /// once (`l2(B w)`); for ℓ1 every row is its own block.
-    pub group_blocks: bool,
-    pub prox: CompositeProx,
-}
-
-/// How the prox of a composite term is computed.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum CompositeProx {
-    /// The Picard fixed point ([`Stmt::Picard`]): right for any B.
-    Picard,
-    /// `group_l2` over groups its file showed disjoint: the closed-form shrink of each group
-    /// ([`Stmt::GroupShrink`]). Binding the operator checks that they still are.
-    GroupShrink,
 }
 
 /// The operands of [`Stmt::Picard`]: a vec\[d] and a vec\[p], ω, γ, and the inner stopping rule.
