@@ -127,7 +127,7 @@ fn exec(
                     x,
                     orders.rows,
                     (data.features, k),
-                    &call.steps(),
+                    &call.settings,
                     data.operator,
                     data.threads,
                 );

@@ -1,11 +1,11 @@
 //! The arguments of the plan's calls into the runtime that are more than a buffer and a scalar:
-//! SMM's dictionary epoch (its cost, majorizer and atoms' penalty are the runtime's own types,
-//! re-exported here), and the prox of a composite ω∘B (Picard's fixed point or the shrink of
+//! SMM's dictionary epoch (its settings, cost, majorizer and atoms' penalty are the runtime's own
+//! types, re-exported here), and the prox of a composite ω∘B (Picard's fixed point or the shrink of
 //! disjoint groups) with the operator B that binding builds.
 
 use super::*;
 pub use crate::analysis::{Composite, CompositeProx, OperatorSpec};
-pub use crate::runtime::dictionary::{AtomPenalty, DictionaryCost, Majorizer};
+pub use crate::runtime::dictionary::{AtomPenalty, DictionaryCost, EpochSettings, Majorizer};
 
 /// The operands of [`Stmt::Dictionary`].
 #[derive(Clone, Debug, PartialEq)]
@@ -18,27 +18,9 @@ pub struct DictionaryCall {
     /// n = 0 the atoms start from the first k signals of the epoch's order.
     pub curvature: VecId,
     pub steps: ScalarId,
-    pub lambda1: f64,
-    pub lambda2: f64,
-    pub batch: usize,
-    /// n₀ of SMM's weights (`runtime::dictionary::weight`).
-    pub n0: f64,
-    pub majorizer: Majorizer,
-    pub penalty: AtomPenalty,
-}
-
-impl DictionaryCall {
-    /// What the runtime's epoch takes of the call besides its buffers.
-    pub fn steps(&self) -> crate::runtime::dictionary::Steps {
-        crate::runtime::dictionary::Steps {
-            lambda1: self.lambda1,
-            lambda2: self.lambda2,
-            batch: self.batch,
-            n0: self.n0,
-            majorizer: self.majorizer,
-            penalty: self.penalty,
-        }
-    }
+    /// λ₁, λ₂, the batch size, n₀, the majorizer and ϕ: what the runtime's epoch takes besides
+    /// the buffers.
+    pub settings: EpochSettings,
 }
 
 /// The operands of [`Stmt::Picard`]: a vec\[d] and a vec\[p], ω, γ, and the inner stopping rule.

@@ -272,7 +272,7 @@ fn stmts(plan: &Plan, body: &[Stmt], depth: usize, o: &mut String) {
                 _ = writeln!(o, "{pad}{}[{}, {}] = {}", plan.vector(*v).name, r.name(), c.name(), expr(plan, e, 0))
             }
             Stmt::Dictionary(call) => {
-                let p = &call.penalty;
+                let p = &call.settings.penalty;
                 let mut phi = vec![];
                 if p.l1 > 0.0 {
                     phi.push(format!("{}·‖d‖₁", fmt_num(p.l1)));
@@ -292,11 +292,11 @@ fn stmts(plan: &Plan, body: &[Stmt], depth: usize, o: &mut String) {
                     plan.vector(call.surrogate).name,
                     plan.vector(call.curvature).name,
                     plan.scalar(call.steps).name,
-                    fmt_num(call.lambda1),
-                    fmt_num(call.lambda2),
-                    call.batch,
-                    fmt_num(call.n0),
-                    call.majorizer.name()
+                    fmt_num(call.settings.lambda1),
+                    fmt_num(call.settings.lambda2),
+                    call.settings.batch,
+                    fmt_num(call.settings.n0),
+                    call.settings.majorizer.name()
                 );
             }
             Stmt::Picard(call) => {

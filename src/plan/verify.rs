@@ -210,7 +210,7 @@ fn stmts(plan: &Plan, body: &[Stmt], scope: Scope) -> Result<(), String> {
                 if decl.role != crate::plan::ScalarRole::State {
                     return Err(format!("`dictionary` writes `{}`, which is not state", decl.name));
                 }
-                if call.batch == 0 {
+                if call.settings.batch == 0 {
                     return Err("`dictionary` with batches of 0".into());
                 }
             }

@@ -278,18 +278,20 @@ extern "C" fn optc_dictionary(
     ball: f64,
 ) {
     let group = crate::runtime::picard::Omega::from_code(group).map(|omega| (omega, gamma));
-    let penalty = crate::plan::AtomPenalty { l1, l2, group, ball: (ball >= 0.0).then_some(ball) };
+    let penalty = crate::runtime::dictionary::AtomPenalty { l1, l2, group, ball: (ball >= 0.0).then_some(ball) };
     let call = crate::plan::DictionaryCall {
         atoms: crate::plan::VecId(atoms as usize),
         surrogate: crate::plan::VecId(surrogate as usize),
         curvature: crate::plan::VecId(curvature as usize),
         steps: crate::plan::ScalarId(steps as usize),
-        lambda1,
-        lambda2,
-        batch: usize::try_from(batch).unwrap_or(1).max(1),
-        n0,
-        majorizer: crate::plan::Majorizer::from_code(majorizer),
-        penalty,
+        settings: crate::runtime::dictionary::EpochSettings {
+            lambda1,
+            lambda2,
+            batch: usize::try_from(batch).unwrap_or(1).max(1),
+            n0,
+            majorizer: crate::runtime::dictionary::Majorizer::from_code(majorizer),
+            penalty,
+        },
     };
     // SAFETY: see above.
     #[allow(unsafe_code)]
@@ -310,7 +312,7 @@ extern "C" fn optc_dictionary(
         let steps = &mut *ctx.scalars.add(call.steps.0);
         let op = ctx.operator.as_ref();
         let state = crate::runtime::dictionary::EpochState { atoms, surrogate, curvature, steps };
-        crate::runtime::dictionary::epoch(state, x, order, (d, k), &call.steps(), op, ctx.threads as usize);
+        crate::runtime::dictionary::epoch(state, x, order, (d, k), &call.settings, op, ctx.threads as usize);
     }
 }
 

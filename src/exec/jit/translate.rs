@@ -220,24 +220,24 @@ impl<'a, 'b> PlanTranslator<'a, 'b> {
     fn translate_dictionary(&mut self, call: &crate::plan::DictionaryCall) {
         self.store_state();
         let int = |t: &mut Self, v: i64| t.b.ins().iconst(types::I64, v);
-        let group = call.penalty.group.map_or(-1, |(omega, _)| crate::runtime::picard::Omega::code(omega));
+        let group = call.settings.penalty.group.map_or(-1, |(omega, _)| crate::runtime::picard::Omega::code(omega));
         let ints = [
             call.atoms.0 as i64,
             call.surrogate.0 as i64,
             call.curvature.0 as i64,
             call.steps.0 as i64,
-            call.batch as i64,
+            call.settings.batch as i64,
             group,
-            call.majorizer.code(),
+            call.settings.majorizer.code(),
         ];
         let floats = [
-            call.lambda1,
-            call.lambda2,
-            call.n0,
-            call.penalty.l1,
-            call.penalty.l2,
-            call.penalty.group.map_or(0.0, |(_, g)| g),
-            call.penalty.ball.unwrap_or(-1.0),
+            call.settings.lambda1,
+            call.settings.lambda2,
+            call.settings.n0,
+            call.settings.penalty.l1,
+            call.settings.penalty.l2,
+            call.settings.penalty.group.map_or(0.0, |(_, g)| g),
+            call.settings.penalty.ball.unwrap_or(-1.0),
         ];
         let mut args = vec![self.ctx];
         for v in ints {

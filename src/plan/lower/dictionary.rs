@@ -5,8 +5,8 @@
 //! call. No certificate: the cost is not convex; the run ends at its passes.
 
 use super::super::{
-    AtomPenalty, DictionaryCall, DictionaryCost, Len, Majorizer, ParamInit, Plan, PlanInfo, ScalarDecl, ScalarId,
-    ScalarRole, Stmt, Uncertified, VecDecl, VecId, VecRole,
+    AtomPenalty, DictionaryCall, DictionaryCost, EpochSettings, Len, Majorizer, ParamInit, Plan, PlanInfo, ScalarDecl,
+    ScalarId, ScalarRole, Stmt, Uncertified, VecDecl, VecId, VecRole,
 };
 use crate::analysis::dictionary::DictionaryChoice;
 use crate::check::Dictionary;
@@ -72,15 +72,17 @@ pub fn lower(d: &Dictionary, choice: &DictionaryChoice) -> Plan {
         surrogate: VecId(1),
         curvature: VecId(2),
         steps: ScalarId(0),
-        lambda1: d.lambda1,
-        lambda2: d.lambda2,
-        batch: choice.batch,
-        n0: match choice.majorizer {
-            Majorizer::Variational => N0_VARIATIONAL,
-            Majorizer::Linearized => N0_LINEARIZED,
+        settings: EpochSettings {
+            lambda1: d.lambda1,
+            lambda2: d.lambda2,
+            batch: choice.batch,
+            n0: match choice.majorizer {
+                Majorizer::Variational => N0_VARIATIONAL,
+                Majorizer::Linearized => N0_LINEARIZED,
+            },
+            majorizer: choice.majorizer,
+            penalty,
         },
-        majorizer: choice.majorizer,
-        penalty,
     };
     let summary = format!(
         "{}·E[sparse_code(x, {}, {}, {})], K = {} atoms; SMM on {} averaging {}, mini-batches of {}",
