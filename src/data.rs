@@ -16,7 +16,7 @@ pub mod synthetic;
 mod view;
 mod weights;
 
-pub use bind::{bound_scalars, needs_gram, DataFacts};
+pub use crate::plan::{bound_scalars, needs_gram, DataFacts};
 pub use columns::Columns;
 pub use copies::Copies;
 pub use labels::{one_vs_rest_labels, LabelError, LabelMap};

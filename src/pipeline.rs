@@ -2,6 +2,8 @@
 //! Structure → Plan. The command line, the tests and (later) the REPL all come through here.
 
 mod files;
+#[cfg(test)]
+mod tests;
 
 use crate::analysis::{analyse, FileFacts, Structure};
 use crate::check::{self, Model};

@@ -21,6 +21,7 @@
 mod calls;
 mod distribute;
 pub mod dump;
+mod facts;
 pub mod lower;
 mod objective;
 pub mod verify;
@@ -32,6 +33,7 @@ pub use objective::*;
 pub use crate::runtime::{Routine, VectorTerm};
 use crate::symbolic::{Cmp, Func};
 pub use distribute::distribute;
+pub use facts::{bound_scalars, needs_gram, DataFacts};
 
 /// A scalar slot: a parameter (constant for the run), state, or a temporary.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

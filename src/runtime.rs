@@ -9,8 +9,11 @@
 
 pub mod dictionary;
 pub mod groups;
+mod indices;
 pub mod picard;
 pub mod smm;
+
+pub use indices::Indices;
 
 /// sign(v)·max(|v| − τ, 0), written so that τ = 0 returns v exactly.
 pub fn soft(v: f64, tau: f64) -> f64 {

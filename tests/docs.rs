@@ -236,3 +236,141 @@ fn the_map_finds_a_file_by_its_path_or_by_its_row() {
         assert!(!on_the_map(map, unnamed), "{unnamed}");
     }
 }
+
+/// The layers of `src/`, lowest first: a module may import only from the layers below its own
+/// (never from its own layer, never from above). The pipeline reads bottom to top: the front end
+/// (source text to a plan) does no IO, so the files and the memory guard sit above it; the data
+/// binds a plan; the back ends run one on the data; the library and the commands sit on top.
+/// This list is the one statement of the order; ARCHITECTURE.md points here.
+const LAYERS: &[&[&str]] = &[
+    &["source", "symbolic", "solvers"],
+    &["diagnostics"],
+    &["syntax"],
+    &["stdlib"],
+    &["check"],
+    &["runtime"],
+    &["analysis"],
+    &["plan"],
+    &["memory", "temporary"],
+    &["output", "plot"],
+    &["data"],
+    &["model_file", "exec"],
+    &["pipeline"],
+    &["session"],
+    &["cli"],
+    &["fuzz_harness", "lib", "main", "bin"],
+];
+
+/// The layer of a top-level module (`src/NAME.rs` or `src/NAME/…`).
+fn layer(module: &str) -> Option<usize> {
+    LAYERS.iter().position(|l| l.contains(&module))
+}
+
+/// The text of a Rust file without its comments (line comments, doc comments and block
+/// comments; string literals are kept, and a `//` inside one is rare enough in `src/` that
+/// cutting the rest of that line loses no path).
+fn code_of(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while !rest.is_empty() {
+        if rest.starts_with("/*") {
+            rest = rest.find("*/").map_or("", |end| &rest[end + 2..]);
+        } else if rest.starts_with("//") {
+            rest = rest.find('\n').map_or("", |end| &rest[end..]);
+        } else {
+            let c = rest.chars().next().expect("not empty");
+            out.push(c);
+            rest = &rest[c.len_utf8()..];
+        }
+    }
+    out
+}
+
+/// The top-level modules the code names through `crate::`: paths (`crate::data::DataView`),
+/// and groups (`use crate::{data, plan::Plan}`), as a drawing of the crate's `use` graph sees
+/// them, tests included.
+fn crate_modules_named(code: &str) -> Vec<String> {
+    let mut named = vec![];
+    for (at, _) in code.match_indices("crate::") {
+        let rest = &code[at + "crate::".len()..];
+        if let Some(group) = rest.strip_prefix('{') {
+            // The first name of each top-level item of the group, up to its closing brace
+            // (`plan::{A, B}` counts `plan`).
+            let (mut depth, mut item) = (0, String::new());
+            for c in group.chars() {
+                match c {
+                    '{' => depth += 1,
+                    '}' | ',' if depth == 0 => {
+                        let first: String =
+                            item.trim().chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
+                        if !first.is_empty() {
+                            named.push(first);
+                        }
+                        item.clear();
+                        if c == '}' {
+                            break;
+                        }
+                        continue;
+                    }
+                    '}' => depth -= 1,
+                    _ => {}
+                }
+                item.push(c);
+            }
+        } else {
+            let name: String = rest.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
+            if !name.is_empty() {
+                named.push(name);
+            }
+        }
+    }
+    named
+}
+
+/// The imports that run sideways or up the layers: "file: module → module".
+fn imports_against_the_layers(root: &Path) -> Vec<String> {
+    let mut files = vec![];
+    rust_files(&root.join("src"), &mut files);
+    let mut wrong = vec![];
+    for file in files {
+        let relative = file.strip_prefix(root.join("src")).expect("under src").to_string_lossy().replace('\\', "/");
+        let module = relative.split('/').next().expect("a first component").trim_end_matches(".rs").to_string();
+        let Some(own) = layer(&module) else {
+            wrong.push(format!("src/{relative}: `{module}` is in no layer"));
+            continue;
+        };
+        let code = code_of(&std::fs::read_to_string(&file).expect("a source file"));
+        for named in crate_modules_named(&code) {
+            if named == module {
+                continue;
+            }
+            match layer(&named) {
+                Some(l) if l < own => {}
+                Some(_) => wrong.push(format!("src/{relative}: {module} → {named}")),
+                None => wrong.push(format!("src/{relative}: names `crate::{named}`, in no layer")),
+            }
+        }
+    }
+    wrong.sort();
+    wrong.dedup();
+    wrong
+}
+
+/// Every import runs down the layers of [`LAYERS`]: no module reaches up a floor, and so no
+/// two modules import each other.
+#[test]
+fn every_import_runs_down_the_layers() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let wrong = imports_against_the_layers(root);
+    assert!(wrong.is_empty(), "imports against the layer order (tests/docs.rs, LAYERS):\n{}", wrong.join("\n"));
+}
+
+#[test]
+fn the_layer_check_reads_paths_groups_and_skips_comments() {
+    let code = code_of(
+        "use crate::{data::{A, B}, plan};\n// crate::cli in a comment\n/* crate::session */ let x = crate::exec::run();\n",
+    );
+    assert_eq!(crate_modules_named(&code), ["data", "plan", "exec"]);
+    assert!(layer("plan") < layer("data") && layer("data") < layer("exec"));
+    assert_eq!(layer("nowhere"), None);
+}

@@ -1,8 +1,8 @@
 //! The stable text form of a plan: what `optc plan` prints and the snapshot tests pin.
 //! One op per line, declarations in plan order, constants printed as a person writes them.
 
+use super::DataFacts;
 use super::*;
-use crate::data::DataFacts;
 use crate::symbolic::fmt_num;
 use std::fmt::Write as _;
 

@@ -13,7 +13,7 @@
 //! are stored as the rows of a K × m array: an atom is one contiguous slice, as the prox and the
 //! column constraint take it.
 
-use crate::data::Indices;
+use super::Indices;
 pub use settings::{AtomPenalty, DictionaryCost, EpochSettings, Majorizer};
 
 mod settings;

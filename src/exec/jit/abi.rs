@@ -17,7 +17,7 @@ pub struct KernelCtx {
     /// The column indices: u32s, the k-th at byte `k << index_shift`.
     pub indices: *const u32,
     /// log₂ of the bytes from one index to the next: 2, or 3 for int64 indices read in place
-    /// (their low halves; see [`crate::data::Indices`]).
+    /// (their low halves; see [`crate::runtime::Indices`]).
     pub index_shift: u64,
     pub values: *const f64,
     pub order: *const u32,
@@ -302,7 +302,7 @@ extern "C" fn optc_dictionary(
         let nnz = indptr[m];
         let x = crate::runtime::dictionary::Signals {
             indptr,
-            indices: crate::data::Indices::from_raw_parts(ctx.indices, nnz, ctx.index_shift as u32 - 2),
+            indices: crate::data::store::indices_from_raw_parts(ctx.indices, nnz, ctx.index_shift as u32 - 2),
             values: std::slice::from_raw_parts(ctx.values, nnz),
         };
         let order = std::slice::from_raw_parts(ctx.order, ctx.n_order as usize);
