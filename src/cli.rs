@@ -14,6 +14,7 @@ mod run;
 mod saved;
 pub(crate) mod session;
 mod stream;
+mod together;
 pub(crate) mod weights;
 mod wording;
 
@@ -220,7 +221,7 @@ pub fn main() -> i32 {
         Command::Plan { model, data, options, emit } => {
             plan(&model, data.as_deref(), options.eager, &options.set, options.solver, emit.as_deref())
         }
-        Command::Run(args) => run::run(&args),
+        Command::Run(args) => run(&args),
         Command::Predict(args) => predict::predict(&args),
         Command::Path(args) => path::path(&args),
         Command::Completions { shell } => {
@@ -233,6 +234,40 @@ pub fn main() -> i32 {
     match result {
         Ok(()) => 0,
         Err(f) => f.say(),
+    }
+}
+
+/// `optc run`: the flags checked once, the model read and compiled once (on every rank alike,
+/// under `mpirun`), then handed to the run that takes it: a dictionary model's, a streamed or
+/// ranked run, or the in-memory run.
+fn run(args: &args::RunArgs) -> Result<(), Failure> {
+    use together::{same_everywhere, together};
+    // Under `mpirun` (the `mpi` feature), several ranks solve one problem, each with its share
+    // of the rows: streamed, or held in memory; the streamed run's code serves both.
+    let ranks = crate::exec::collective::launched();
+    let started = crate::exec::collective::launcher_size();
+    if ranks.size() < started {
+        return Err(Failure::Usage(format!(
+            "mpirun started {started} processes, but this optc was built without MPI: each would solve the whole problem alone\n  hint: build it with `cargo build --release --features mpi`, or run it as one process"
+        )));
+    }
+    let ranks = ranks.as_ref();
+    let compile_start = std::time::Instant::now();
+    let request = together(ranks, args.check())?;
+    // Each rank reads the model itself (its file may differ, or be missing, on another node).
+    let file = together(ranks, read_model(&args.model))?;
+    together(ranks, same_everywhere(ranks, args, &file.text))?;
+    // One model text and one set of options compile alike everywhere: rank 0's diagnostics.
+    if ranks.rank() > 0 {
+        ANOTHER_RANK_SPEAKS.store(true, std::sync::atomic::Ordering::Relaxed);
+    }
+    let compiled = pipeline::compile(&file, &Library::standard(), &request.options);
+    match together(ranks, compiled.map_err(|e| report_compile_error(e, &file)))? {
+        pipeline::AnyModel::Dictionary(d) => dictionary::run(&request, *d, ranks.size(), compile_start),
+        pipeline::AnyModel::Loss(c) if args.stream || ranks.size() > 1 => {
+            stream::run(&request, &file, *c, ranks, compile_start)
+        }
+        pipeline::AnyModel::Loss(c) => run::run(&request, &file, *c, compile_start),
     }
 }
 
@@ -286,7 +321,7 @@ pub(crate) fn report_compile_error(e: CompileError, file: &SourceFile) -> Failur
 }
 
 /// Set on ranks other than 0 once every rank is known to run the same model text and options
-/// (`stream::same_everywhere`): their compile diagnostics would be rank 0's, N times over.
+/// (`together::same_everywhere`): their compile diagnostics would be rank 0's, N times over.
 pub(crate) static ANOTHER_RANK_SPEAKS: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
 /// The directory a model's `load("...")` paths are relative to.
@@ -297,11 +332,14 @@ pub(crate) fn model_dir(model: &Path) -> PathBuf {
 fn check(path: &Path) -> Result<(), Failure> {
     let file = read_model(path)?;
     let opts = CompileOptions { files: Some(model_dir(path)), ..Default::default() };
-    if let Some(d) = pipeline::dictionary(&file, &opts).map_err(|e| report_compile_error(e, &file))? {
-        print!("{}", crate::analysis::dictionary::report(&d.model, &d.choice, &file.name, &d.files));
-        return Ok(());
-    }
-    let c = compile(&file, &opts)?;
+    let compiled = pipeline::compile(&file, &Library::standard(), &opts);
+    let c = match compiled.map_err(|e| report_compile_error(e, &file))? {
+        pipeline::AnyModel::Dictionary(d) => {
+            print!("{}", crate::analysis::dictionary::report(&d.model, &d.choice, &file.name, &d.files));
+            return Ok(());
+        }
+        pipeline::AnyModel::Loss(c) => c,
+    };
     print!("{}", crate::analysis::report(&c.model, &c.structure, &file.name));
     if c.model.label_kind == crate::stdlib::LabelKind::Labels {
         println!("classes     on data with more than two labels: one-vs-rest, one model per label (LIBLINEAR's convention), saved as k weight columns");
@@ -326,12 +364,10 @@ fn plan(
         files: Some(model_dir(path)),
         ..CompileOptions::default()
     };
-    let plan = match pipeline::dictionary(&file, &opts).map_err(|e| report_compile_error(e, &file))? {
-        Some(d) => crate::plan::lower::dictionary::lower(&d.model, &d.choice),
-        None => {
-            let c = compile(&file, &opts)?;
-            pipeline::plan(&c, &opts).map_err(|e| report_compile_error(e, &file))?
-        }
+    let compiled = pipeline::compile(&file, &Library::standard(), &opts);
+    let plan = match compiled.map_err(|e| report_compile_error(e, &file))? {
+        pipeline::AnyModel::Dictionary(d) => crate::plan::lower::dictionary::lower(&d.model, &d.choice),
+        pipeline::AnyModel::Loss(c) => pipeline::plan(&c, &opts).map_err(|e| report_compile_error(e, &file))?,
     };
     let facts = match data {
         Some(d) => {

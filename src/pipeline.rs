@@ -47,6 +47,26 @@ pub enum CompileError {
 pub struct Compiled {
     pub model: Model,
     pub structure: Structure,
+    /// The facts of the files the model loads, read once: [`with_solver`] analyses the model
+    /// again from them.
+    pub files: FileFacts,
+}
+
+/// A model file compiled, whichever kind of model it holds: what `optc run` hands to the run
+/// that takes it.
+#[derive(Debug)]
+pub enum AnyModel {
+    Loss(Box<Compiled>),
+    Dictionary(Box<CompiledDictionary>),
+}
+
+/// The model in `file`, parsed once and compiled as the kind it is.
+pub fn compile(file: &SourceFile, lib: &Library, opts: &CompileOptions) -> Result<AnyModel, CompileError> {
+    let program = syntax::parse(file).map_err(|p| CompileError::Model(vec![p]))?;
+    Ok(match check::is_dictionary(&program) {
+        true => AnyModel::Dictionary(Box::new(dictionary_of(&program, opts)?)),
+        false => AnyModel::Loss(Box::new(front_end_of(&program, lib, opts)?)),
+    })
 }
 
 /// A dictionary-learning model, checked and analysed: what `optc check` describes.
@@ -64,15 +84,20 @@ pub fn dictionary(file: &SourceFile, opts: &CompileOptions) -> Result<Option<Com
     if !check::is_dictionary(&program) {
         return Ok(None);
     }
+    dictionary_of(&program, opts).map(Some)
+}
+
+/// The dictionary-learning model `program`, checked and analysed.
+fn dictionary_of(program: &syntax::ast::Program, opts: &CompileOptions) -> Result<CompiledDictionary, CompileError> {
     let lib = Library::standard();
-    let overrides = resolve_overrides(&program, opts)?;
-    let model = check::check_dictionary(&program, &lib, &overrides).map_err(CompileError::Model)?;
+    let overrides = resolve_overrides(program, opts)?;
+    let model = check::check_dictionary(program, &lib, &overrides).map_err(CompileError::Model)?;
     let files = match &opts.files {
         Some(dir) => files::terms_facts(&model.penalties, dir).map_err(CompileError::Model)?,
         None => FileFacts::default(),
     };
     let choice = crate::analysis::dictionary::choose(&model).map_err(CompileError::Model)?;
-    Ok(Some(CompiledDictionary { model, choice, files }))
+    Ok(CompiledDictionary { model, choice, files })
 }
 
 /// `--set` names resolved against the parameters the program declares.
@@ -116,8 +141,37 @@ pub fn declares_param(file: &SourceFile, name: &str, flag: &str) -> Result<(), C
 /// Parses, checks and analyses a model (reading the files it loads when `opts.files` says where).
 pub fn front_end(file: &SourceFile, lib: &Library, opts: &CompileOptions) -> Result<Compiled, CompileError> {
     let program = syntax::parse(file).map_err(|p| CompileError::Model(vec![p]))?;
-    let overrides = resolve_overrides(&program, opts)?;
-    let mut model = check::check(&program, lib, &overrides).map_err(CompileError::Model)?;
+    front_end_of(&program, lib, opts)
+}
+
+/// The loss model `program`, checked and analysed.
+fn front_end_of(
+    program: &syntax::ast::Program,
+    lib: &Library,
+    opts: &CompileOptions,
+) -> Result<Compiled, CompileError> {
+    let overrides = resolve_overrides(program, opts)?;
+    let mut model = check::check(program, lib, &overrides).map_err(CompileError::Model)?;
+    request_solver(&mut model, opts)?;
+    let files = match &opts.files {
+        Some(dir) => files::facts(&model, dir).map_err(CompileError::Model)?,
+        None => FileFacts::default(),
+    };
+    let structure = analyse(&model, &files, opts.epochs).map_err(CompileError::Model)?;
+    Ok(Compiled { model, structure, files })
+}
+
+/// `c` analysed again as `opts` asks (another solver, its options), from the same checked model
+/// and the facts of its files: no text parsed and no file read again.
+pub fn with_solver(c: &Compiled, opts: &CompileOptions) -> Result<Compiled, CompileError> {
+    let mut model = c.model.clone();
+    request_solver(&mut model, opts)?;
+    let structure = analyse(&model, &c.files, opts.epochs).map_err(CompileError::Model)?;
+    Ok(Compiled { model, structure, files: c.files.clone() })
+}
+
+/// `--solver` (with the options no user wrote) put in place of the model's `solve with`.
+fn request_solver(model: &mut Model, opts: &CompileOptions) -> Result<(), CompileError> {
     if let Some(s) = &opts.solver {
         let solvers = crate::solvers::names();
         if !solvers.contains(&s.as_str()) {
@@ -147,12 +201,7 @@ pub fn front_end(file: &SourceFile, lib: &Library, opts: &CompileOptions) -> Res
         }
         model.solver = Some(check::SolverRequest { name: s.clone(), options, span });
     }
-    let facts = match &opts.files {
-        Some(dir) => files::facts(&model, dir).map_err(CompileError::Model)?,
-        None => FileFacts::default(),
-    };
-    let structure = analyse(&model, &facts, opts.epochs).map_err(CompileError::Model)?;
-    Ok(Compiled { model, structure })
+    Ok(())
 }
 
 /// Settles a default the analysis left to the data's shape ([`crate::analysis::ShapeRule`]),

@@ -67,16 +67,43 @@ impl RunArgs {
     }
 }
 
-impl RunArgs {
+/// `optc run`'s flags, checked once: the values every run reads are in range, and what they ask
+/// of the compiler is parsed. The runs read the flags through it (it dereferences to them).
+pub struct RunRequest<'a> {
+    pub args: &'a RunArgs,
     /// What the flags ask of the compiler, in memory and streamed alike.
-    pub(super) fn compile_options(&self) -> Result<CompileOptions, Failure> {
-        Ok(CompileOptions {
+    pub options: CompileOptions,
+}
+
+impl std::ops::Deref for RunRequest<'_> {
+    type Target = RunArgs;
+    fn deref(&self) -> &RunArgs {
+        self.args
+    }
+}
+
+impl RunArgs {
+    /// The flags checked: `--set` parsed, `--holdout` a fraction, `--patience` at least 1. The
+    /// flags a kind of run cannot take are that run's to refuse.
+    pub(super) fn check(&self) -> Result<RunRequest<'_>, Failure> {
+        if let Some(f) = self.holdout {
+            if !(f > 0.0 && f < 1.0) {
+                return Err(Failure::Usage(format!(
+                    "--holdout {f}: give the fraction of rows to hold out, between 0 and 1"
+                )));
+            }
+        }
+        if self.patience == 0 {
+            return Err(Failure::Usage("--patience must be at least 1".into()));
+        }
+        let options = CompileOptions {
             overrides: parse_sets(&self.solve.model.set)?,
             solver: self.solve.model.solver.clone(),
             eager: self.solve.model.eager,
             epochs: self.solve.epochs,
             files: Some(model_dir(&self.model)),
             ..CompileOptions::default()
-        })
+        };
+        Ok(RunRequest { args: self, options })
     }
 }

@@ -3,35 +3,26 @@
 //! `--stream`, a block at a time, for the passes the model or `--epochs` asks, then the report
 //! and `--save` D as text.
 
-use super::args::RunArgs;
+use super::args::RunRequest;
 use super::inputs::load_data;
 use super::outputs::{commit_output, prepare_output};
-use super::{model_dir, parse_sets, read_model, report_compile_error, Failure};
+use super::{model_dir, Failure};
 use crate::data::stream::{scan, StreamSource, Streamed, DEFAULT_BLOCK_ROWS};
 use crate::exec::stream::StreamStop;
 use crate::exec::{driver, select_backend, State};
-use crate::pipeline::{self, CompileOptions, CompiledDictionary};
+use crate::pipeline::CompiledDictionary;
 use crate::stdlib::LabelKind;
 use std::time::Instant;
 
-/// Runs the dictionary model in `args.model`; Ok(false) when the file holds another kind of
-/// model (the caller runs it).
-pub fn run(args: &RunArgs, ranks: usize) -> Result<bool, Failure> {
-    let compile_start = Instant::now();
-    let file = read_model(&args.model)?;
-    let opts = CompileOptions {
-        overrides: parse_sets(&args.solve.model.set)?,
-        solver: None,
-        eager: false,
-        epochs: args.solve.epochs,
-        files: Some(model_dir(&args.model)),
-        ..CompileOptions::default()
-    };
-    let Some(CompiledDictionary { model, choice, .. }) =
-        pipeline::dictionary(&file, &opts).map_err(|e| report_compile_error(e, &file))?
-    else {
-        return Ok(false);
-    };
+/// Runs the dictionary model `compiled` (read from `args.model` and compiled by the caller since
+/// `compile_start`).
+pub fn run(
+    args: &RunRequest,
+    compiled: CompiledDictionary,
+    ranks: usize,
+    compile_start: Instant,
+) -> Result<(), Failure> {
+    let CompiledDictionary { model, choice, .. } = compiled;
     // Each rank would learn its own dictionary from the whole file and race to one --save.
     if ranks > 1 {
         return Err(Failure::Usage(format!(
@@ -235,8 +226,7 @@ pub fn run(args: &RunArgs, ranks: usize) -> Result<bool, Failure> {
         }
         csv
     })?;
-    super::unless_interrupted(outcome.status)?;
-    Ok(true)
+    super::unless_interrupted(outcome.status)
 }
 
 /// The atoms as a grid of s × s images (Mairal 2013's Figure 3): each atom scaled by its own

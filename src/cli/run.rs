@@ -1,77 +1,50 @@
-//! `optc run MODEL DATA`: compile, read the data, solve, report, save.
+//! `optc run MODEL DATA` in memory: lower the compiled model, read the data, solve, report, save.
 
-use super::args::RunArgs;
+use super::args::RunRequest;
 use super::init;
 use super::inputs::load_data;
 use super::outputs::{commit_output, trace_csv, write_plot, Outputs};
 use super::saved::saved_text;
 use super::session::{self, Bound, Unsolved};
 use super::wording::{diverged_json, not_converged, summary, unconverged_hint, StepShown};
-use super::{compile, model_dir, read_model, report_compile_error, Failure};
+use super::{model_dir, report_compile_error, Failure};
 use crate::data::LabelMap;
 use crate::exec::driver;
 use crate::exec::evaluate::evaluate;
-use crate::pipeline;
+use crate::pipeline::{self, Compiled};
 use crate::session::saved::{saved_model, with_class_bias};
+use crate::source::SourceFile;
 use crate::stdlib::LabelKind;
 use std::time::Instant;
 
-pub fn run(args: &RunArgs) -> Result<(), Failure> {
-    // Under `mpirun` (the `mpi` feature), several ranks solve one problem, each with its share
-    // of the rows: streamed, or held in memory; the streamed run's code serves both.
-    let ranks = crate::exec::collective::launched();
-    let started = crate::exec::collective::launcher_size();
-    if ranks.size() < started {
-        return Err(Failure::Usage(format!(
-            "mpirun started {started} processes, but this optc was built without MPI: each would solve the whole problem alone\n  hint: build it with `cargo build --release --features mpi`, or run it as one process"
-        )));
-    }
-    // A dictionary-learning model has a run of its own (its data has no labels to read).
-    if super::dictionary::run(args, ranks.size())? {
-        return Ok(());
-    }
-    if args.stream || ranks.size() > 1 {
-        if args.weights.given() && ranks.size() > 1 {
-            return Err(Failure::Usage(
-                "a run on several processes does not take the rows' weights in this build (--weights, --class-weight)\n  hint: run it as one process, in memory or with --stream".into(),
-            ));
-        }
-        return super::stream::run(args, ranks.as_ref());
-    }
+/// The in-memory run of the loss model `compiled` (read from `file` and compiled by the caller
+/// since `compile_start`).
+pub fn run(
+    args: &RunRequest,
+    file: &SourceFile,
+    mut compiled: Compiled,
+    compile_start: Instant,
+) -> Result<(), Failure> {
     // Ctrl-C from here on stops the solve, not the process.
     let cancel = super::interrupt();
-    let compile_start = Instant::now();
-    let file = read_model(&args.model)?;
-    let opts = args.compile_options()?;
-    let mut compiled = compile(&file, &opts)?;
-    let mut plan = pipeline::plan(&compiled, &opts).map_err(|e| report_compile_error(e, &file))?;
+    let opts = &args.options;
+    let mut plan = pipeline::plan(&compiled, opts).map_err(|e| report_compile_error(e, file))?;
     let stop = args.solve.stopping();
     let (mut settings, mut run_settings) = session::run_settings(&compiled, &stop)?;
-    if let Some(f) = args.holdout {
-        if !(f > 0.0 && f < 1.0) {
-            return Err(Failure::Usage(format!(
-                "--holdout {f}: give the fraction of rows to hold out, between 0 and 1"
-            )));
-        }
-    }
-    if args.patience == 0 {
-        return Err(Failure::Usage("--patience must be at least 1".into()));
-    }
-
     let front_seconds = compile_start.elapsed().as_secs_f64();
     let Outputs { save: save_out, trace: trace_out, plot: plot_out } = Outputs::prepare(args)?;
     let (mut train, parse_seconds, cache_note) = load_data(&args.data, "data file", !args.quiet, &args.solve.data)?;
     super::weights::attach(&args.weights, &compiled.model, &mut train)?;
     // A default that depends on the data's shape is settled now (docs/algorithms.md §9).
     if pipeline::shape(&mut compiled, train.features(), train.rows(), train.mean_row_norm_sq()) {
-        plan = pipeline::plan(&compiled, &opts).map_err(|e| report_compile_error(e, &file))?;
+        plan = pipeline::plan(&compiled, opts).map_err(|e| report_compile_error(e, file))?;
         (settings, run_settings) = session::run_settings(&compiled, &stop)?;
     }
     // A two-class loss on more than two labels: k one-vs-rest problems (docs/algorithms.md §11).
     if let Some(classes) = LabelMap::one_vs_rest(compiled.model.label_kind, &train) {
         let outputs = Outputs { save: save_out, trace: trace_out, plot: plot_out };
         let start = super::ovr::Start {
-            file: &file,
+            file,
             compiled: &compiled,
             plan,
             settings,

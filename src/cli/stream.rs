@@ -10,12 +10,13 @@
 //! non-smooth loss) and says so; a solver the user named that cannot stream is refused, never
 //! silently replaced.
 
-use super::args::RunArgs;
+use super::args::{RunArgs, RunRequest};
 use super::outputs::{commit_output, trace_csv, write_plot, Outputs};
 use super::saved::saved_text;
 use super::session;
+use super::together::together;
 use super::wording::{diverged_json, not_converged, stopped, StepShown};
-use super::{compile, read_model, report_compile_error, Failure};
+use super::{report_compile_error, Failure};
 use crate::data::store::Matrix;
 use crate::data::stream::{scan, scan_and_load, StreamSource, Streamed, DEFAULT_BLOCK_ROWS};
 use crate::data::Dataset;
@@ -25,7 +26,8 @@ use crate::session::bind::declared_features;
 use crate::session::saved::saved_model;
 use crate::session::solve::{worse_than_start, Unsolved};
 use crate::solvers::SolverKind;
-use crate::stdlib::{LabelKind, Library};
+use crate::source::SourceFile;
+use crate::stdlib::LabelKind;
 use crate::symbolic::fmt_num;
 use rand::SeedableRng;
 use report::{human, json, Ran};
@@ -44,8 +46,13 @@ const FALLBACKS: [SolverKind; 2] = [SolverKind::Smm, SolverKind::Fobos];
 /// own share of the rows, rank 0 alone speaking and writing files. Under `mpirun` without
 /// `--stream`, each rank holds its share in memory instead, and a plan whose sums over the rows
 /// the ranks add up ([`crate::plan::distribute`]) is the one-process solve.
-pub(super) fn run(args: &RunArgs, ranks: &dyn crate::exec::collective::Collective) -> Result<(), Failure> {
-    let compile_start = Instant::now();
+pub(super) fn run(
+    args: &RunRequest,
+    file: &SourceFile,
+    compiled: pipeline::Compiled,
+    ranks: &dyn crate::exec::collective::Collective,
+    compile_start: Instant,
+) -> Result<(), Failure> {
     let lead = ranks.rank() == 0;
     let resident = !args.stream;
     refuse_flags(args)?;
@@ -58,17 +65,10 @@ pub(super) fn run(args: &RunArgs, ranks: &dyn crate::exec::collective::Collectiv
         .map(|s| s.with_cache(args.solve.data.cache_dir()))
         .and_then(|s| if cut { s.share(ranks.rank(), ranks.size()).map_err(Failure::Usage) } else { Ok(s) });
     let mut source = together(ranks, source)?;
-    // Each rank reads the model itself (its file may differ, or be missing, on another node).
-    let file = together(ranks, read_model(&args.model))?;
-    together(ranks, same_everywhere(ranks, args, &file.text))?;
-    // One model text and one set of options compile alike everywhere: rank 0's diagnostics.
-    if ranks.rank() > 0 {
-        super::ANOTHER_RANK_SPEAKS.store(true, std::sync::atomic::Ordering::Relaxed);
-    }
     let compiled = (|| {
-        let opts = args.compile_options()?;
+        let opts = &args.options;
         let (compiled, plan, switched) =
-            if resident { distributed_plan(&file, &opts)? } else { streamable_plan(&file, &opts)? };
+            if resident { distributed_plan(file, compiled, opts)? } else { streamable_plan(file, compiled, opts)? };
         let (settings, run_settings) = session::run_settings(&compiled, &args.solve.stopping())?;
         Ok((compiled, plan, switched, settings, run_settings))
     })();
@@ -232,7 +232,7 @@ pub(super) fn run(args: &RunArgs, ranks: &dyn crate::exec::collective::Collectiv
         };
         let on = super::ovr::ranks::OnRanks {
             args,
-            file: &file,
+            file,
             compiled: &compiled,
             plan: &plan,
             settings: &settings,
@@ -277,7 +277,7 @@ pub(super) fn run(args: &RunArgs, ranks: &dyn crate::exec::collective::Collectiv
     })?;
     let epoch_nnz = scanned.nnz as f64 * outcome.epochs as f64;
     let ran = Ran {
-        file: &file,
+        file,
         source: &source,
         scanned: &scanned,
         plan: &plan,
@@ -349,66 +349,6 @@ fn shard(
     Ok((files[ranks.rank()].into(), false))
 }
 
-/// A step every rank takes: Ok when it succeeded on all of them. A rank that failed says why
-/// (its message names its file and line) and the others stop quietly with its exit code, or 1;
-/// when every rank failed with a message (a typo in the model, a solver that diverges on the
-/// summed gradient), rank 0 alone says it, rather than N copies. Every rank then waits for the
-/// messages to be printed: mpirun ends the job as soon as one rank exits with an error, and a
-/// rank with nothing to say would otherwise cut the others short.
-fn together<T>(ranks: &dyn crate::exec::collective::Collective, step: Result<T, Failure>) -> Result<T, Failure> {
-    if ranks.size() == 1 {
-        return step;
-    }
-    let speaks = |e: &Failure| !matches!(e, Failure::Reported | Failure::Said(_) | Failure::Interrupted);
-    let failed = f64::from(u8::from(step.is_err()));
-    let speaking = f64::from(u8::from(matches!(&step, Err(e) if speaks(e))));
-    // Maxima: whether any rank failed, and (of the negative) whether every rank has a message.
-    let mut flags = [failed, -speaking];
-    let reduced = |e| Failure::Input(format!("the ranks could not reduce: {e}"));
-    ranks.max(&mut flags).map_err(reduced)?;
-    let (any, all_speak) = (flags[0] > 0.0, -flags[1] > 0.0);
-    let outcome = match step {
-        Err(e) if speaks(&e) && (ranks.rank() == 0 || !all_speak) => {
-            let code = e.code();
-            e.say();
-            Err(Failure::Said(code))
-        }
-        Err(e) => Err(e.said()),
-        Ok(_) if any => Err(Failure::Said(1)),
-        Ok(t) => Ok(t),
-    };
-    if any {
-        ranks.max(&mut [0.0]).map_err(reduced)?;
-    }
-    outcome
-}
-
-/// Refuses ranks started with different models or options before any work: a hash of the
-/// model's text and the arguments, compared by its maximum and minimum over the ranks.
-fn same_everywhere(
-    ranks: &dyn crate::exec::collective::Collective,
-    args: &RunArgs,
-    model: &str,
-) -> Result<(), Failure> {
-    use std::hash::{Hash, Hasher};
-    if ranks.size() == 1 {
-        return Ok(());
-    }
-    let mut h = std::collections::hash_map::DefaultHasher::new();
-    (model, format!("{args:?}")).hash(&mut h);
-    // 53 bits: exact in an f64.
-    let mine = (h.finish() >> 11) as f64;
-    let mut both = [mine, -mine];
-    ranks.max(&mut both).map_err(|e| Failure::Input(format!("the ranks could not reduce: {e}")))?;
-    if both[0] != -both[1] {
-        return Err(Failure::Usage(format!(
-            "rank {}: the ranks were started with different models or options; every rank must run the same command",
-            ranks.rank()
-        )));
-    }
-    Ok(())
-}
-
 /// The whole data's first-pass facts from every rank's: rows, non-zeros and bytes added, the
 /// feature count and max‖xᵢ‖² the largest, and the labels every rank saw.
 fn agree_on_scan(
@@ -462,10 +402,10 @@ fn refuse_flags(args: &RunArgs) -> Result<(), Failure> {
 /// first of [`FALLBACKS`] that does, with the note that says so. A solver the model names that
 /// cannot stream is refused, never replaced.
 fn streamable_plan(
-    file: &crate::source::SourceFile,
+    file: &SourceFile,
+    compiled: pipeline::Compiled,
     opts: &CompileOptions,
 ) -> Result<(pipeline::Compiled, crate::plan::Plan, Option<String>), Failure> {
-    let compiled = compile(file, opts)?;
     let plan = pipeline::plan(&compiled, opts).map_err(|e| report_compile_error(e, file))?;
     if let Some(req) = &compiled.model.solver {
         return match streamable(&plan) {
@@ -485,7 +425,7 @@ fn streamable_plan(
         solver_options: vec![("rda".into(), 1.0)],
         ..opts.clone()
     };
-    let rda_refused = match build(file, &rda) {
+    let rda_refused = match build(&compiled, &rda) {
         Ok((c, p)) => match streamable(&p) {
             Ok(()) => {
                 let note = format!("streamed data with a per-coordinate regularizer: --stream runs adagrad(rda = 1), AdaGrad's dual averaging, which keeps the optimum's zeros (the default in memory is `{default}`)");
@@ -501,7 +441,7 @@ fn streamable_plan(
         let tried = CompileOptions { solver: Some(fallback.name().into()), ..opts.clone() };
         // A fallback the model rules out (SMM with a non-smooth loss) is skipped, said only
         // when no fallback runs: the user asked for none of them.
-        let (c, p) = match build(file, &tried) {
+        let (c, p) = match build(&compiled, &tried) {
             Ok(built) => built,
             Err(e) => {
                 refusals.push(format!("{fallback}: {}", compile_refusal(e)));
@@ -571,10 +511,10 @@ const SPLIT: [SolverKind; 2] = [SolverKind::Tron, SolverKind::Proxgrad];
 /// FISTA). A solver the model names is never replaced: one that can neither split nor average
 /// is refused with both reasons.
 fn distributed_plan(
-    file: &crate::source::SourceFile,
+    file: &SourceFile,
+    compiled: pipeline::Compiled,
     opts: &CompileOptions,
 ) -> Result<(pipeline::Compiled, crate::plan::Plan, Option<String>), Failure> {
-    let compiled = compile(file, opts)?;
     let plan = pipeline::plan(&compiled, opts).map_err(|e| report_compile_error(e, file))?;
     if crate::exec::split_newton::applies(&plan).is_some() {
         let note = "on several ranks `scd` runs its proximal Newton iterations: the gradient and the working set's Hessian summed across the ranks, the model on the working set solved by coordinate descent on every rank alike";
@@ -601,7 +541,7 @@ fn distributed_plan(
     }
     for fallback in SPLIT {
         let tried = CompileOptions { solver: Some(fallback.name().into()), ..opts.clone() };
-        if let Ok((c, p)) = build(file, &tried) {
+        if let Ok((c, p)) = build(&compiled, &tried) {
             if let Ok(split) = crate::plan::distribute(&p) {
                 let note = format!(
                     "`{default}`, the default for this model, cannot run on rows split across ranks ({why}); the ranks run {fallback}, adding up its sums over the rows"
@@ -610,7 +550,7 @@ fn distributed_plan(
             }
         }
     }
-    let (c, p, _) = streamable_plan(file, opts).map_err(|e| match e {
+    let (c, p, _) = streamable_plan(file, compiled, opts).map_err(|e| match e {
         Failure::Usage(streamed) => Failure::Usage(format!(
             "on several ranks optc has no solver for this model: `{default}`, its default, cannot run on rows split across ranks ({why}), nor can tron or proxgrad; and what the ranks could average is what --stream runs: {streamed}"
         )),
@@ -633,12 +573,12 @@ fn compile_refusal(e: pipeline::CompileError) -> String {
     }
 }
 
-/// The model compiled and lowered with `opts`' solver.
+/// The model analysed again and lowered with `opts`' solver.
 fn build(
-    file: &crate::source::SourceFile,
+    compiled: &pipeline::Compiled,
     opts: &CompileOptions,
 ) -> Result<(pipeline::Compiled, crate::plan::Plan), pipeline::CompileError> {
-    pipeline::front_end(file, &Library::standard(), opts).and_then(|c| pipeline::plan(&c, opts).map(|p| (c, p)))
+    pipeline::with_solver(compiled, opts).and_then(|c| pipeline::plan(&c, opts).map(|p| (c, p)))
 }
 
 /// The plan's step (or SMM's n₀) tuned as the in-memory run tunes it, on ~5% of the rows (at
