@@ -374,3 +374,125 @@ fn the_layer_check_reads_paths_groups_and_skips_comments() {
     assert!(layer("plan") < layer("data") && layer("data") < layer("exec"));
     assert_eq!(layer("nowhere"), None);
 }
+
+/// The modules of `src/` by path (`exec/certificate/refine.rs` → `["exec", "certificate",
+/// "refine"]`), the crate's root files left out.
+fn module_files(root: &Path) -> Vec<(Vec<String>, PathBuf)> {
+    let mut files = vec![];
+    rust_files(&root.join("src"), &mut files);
+    files
+        .into_iter()
+        .filter_map(|f| {
+            let relative = f.strip_prefix(root.join("src")).ok()?.to_string_lossy().replace('\\', "/");
+            let path: Vec<String> = relative.trim_end_matches(".rs").split('/').map(String::from).collect();
+            (path != ["lib"] && path != ["main"]).then_some((path, f))
+        })
+        .collect()
+}
+
+/// The modules `code` (of the module at `own`) names through `crate::…` and `super::…` paths,
+/// each resolved to the longest prefix that is a module of `known`; a module's own ancestors
+/// and descendants left out (a parent declares its children, a child reads its parent). A use
+/// group (`super::{a, b}`) counts as its prefix: the files of `src/` name siblings by path.
+fn modules_named(own: &[String], code: &str, known: &std::collections::BTreeSet<Vec<String>>) -> Vec<Vec<String>> {
+    let mut named = vec![];
+    for (at, _) in code.match_indices("crate::").chain(code.match_indices("super::")) {
+        if at > 0 && code[..at].ends_with(|c: char| c.is_alphanumeric() || c == '_' || c == ':') {
+            continue;
+        }
+        let mut path: Vec<String> =
+            if code[at..].starts_with("crate") { vec![] } else { own[..own.len() - 1].to_vec() };
+        let mut rest = &code[at + code[at..].find("::").expect("a path") + 2..];
+        while let Some(more) = rest.strip_prefix("super::") {
+            path.pop();
+            rest = more;
+        }
+        for segment in rest.split("::") {
+            let name: String = segment.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
+            let last = name.len() != segment.len();
+            if !name.is_empty() {
+                path.push(name);
+            }
+            if last {
+                break;
+            }
+        }
+        let Some(module) = (1..=path.len()).rev().map(|k| path[..k].to_vec()).find(|p| known.contains(p)) else {
+            continue;
+        };
+        let related = module.len() <= own.len() && own[..module.len()] == module[..]
+            || own.len() <= module.len() && module[..own.len()] == own[..];
+        if !related {
+            named.push(module);
+        }
+    }
+    named.sort();
+    named.dedup();
+    named
+}
+
+/// The circles of `edges` (module → modules it names): the strongly connected components of
+/// more than one module, each sorted.
+fn circles(edges: &std::collections::BTreeMap<Vec<String>, Vec<Vec<String>>>) -> Vec<Vec<String>> {
+    // Two modules share a circle when each reaches the other.
+    let reach = |from: &Vec<String>| {
+        let mut seen = std::collections::BTreeSet::new();
+        let mut stack = vec![from.clone()];
+        while let Some(m) = stack.pop() {
+            for next in edges.get(&m).into_iter().flatten() {
+                if seen.insert(next.clone()) {
+                    stack.push(next.clone());
+                }
+            }
+        }
+        seen
+    };
+    let reached: std::collections::BTreeMap<_, _> = edges.keys().map(|m| (m.clone(), reach(m))).collect();
+    let mut found: Vec<Vec<String>> = vec![];
+    for (m, r) in &reached {
+        let mut circle: Vec<String> =
+            r.iter().filter(|n| reached.get(*n).is_some_and(|back| back.contains(m))).map(|n| n.join("/")).collect();
+        circle.sort();
+        if circle.len() > 1 && !found.contains(&circle) {
+            found.push(circle);
+        }
+    }
+    found
+}
+
+/// No two modules of `src/` reach each other through their imports, at any depth: the layers
+/// order the top-level modules, and this the files inside each.
+#[test]
+fn no_module_imports_a_circle() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let files = module_files(root);
+    let known: std::collections::BTreeSet<Vec<String>> = files.iter().map(|(m, _)| m.clone()).collect();
+    let edges = files
+        .iter()
+        .map(|(m, f)| (m.clone(), modules_named(m, &code_of(&std::fs::read_to_string(f).expect("a file")), &known)))
+        .collect();
+    let found = circles(&edges);
+    assert!(found.is_empty(), "modules that import each other: {found:?}");
+}
+
+#[test]
+fn the_circle_check_resolves_paths_and_finds_circles() {
+    let module = |s: &str| s.split('/').map(String::from).collect::<Vec<_>>();
+    let known = ["exec", "exec/driver", "exec/stopping", "exec/certificate", "exec/certificate/refine", "plan"]
+        .map(module)
+        .into_iter()
+        .collect();
+    let code = "use super::stopping::Status;\nuse crate::plan::Plan;\nuse super::super::plan;\nlet x = super::certificate::refine::run();\nuse super::Exec;";
+    assert_eq!(
+        modules_named(&module("exec/driver"), code, &known),
+        [module("exec/certificate/refine"), module("exec/stopping"), module("plan")]
+    );
+    let edges = [
+        (module("a/x"), vec![module("a/y")]),
+        (module("a/y"), vec![module("a/x"), module("b")]),
+        (module("b"), vec![]),
+    ]
+    .into_iter()
+    .collect();
+    assert_eq!(circles(&edges), [vec!["a/x".to_string(), "a/y".to_string()]]);
+}

@@ -30,7 +30,13 @@ pub(crate) fn foldable<'a>(cert: &Certificate, data: &DataView<'a>) -> Option<&'
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::exec::certificate::tests::cert;
+    use crate::plan::LossConjugate;
+
+    /// The certificate of the squared loss with these terms.
+    fn cert(l1: f64, l2: f64, lo: f64, hi: f64) -> Certificate {
+        let conjugate = LossConjugate::Squared;
+        Certificate { conjugate, l1, l2, lo, hi, vector: None, groups: None, intercept: false, intercept_l2: 0.0 }
+    }
 
     /// Only ℓ1 alone folds: ½‖·‖² splits the weight of equal columns evenly, and a box may not
     /// hold their sum.
