@@ -496,3 +496,18 @@ fn the_circle_check_resolves_paths_and_finds_circles() {
     .collect();
     assert_eq!(circles(&edges), [vec!["a/x".to_string(), "a/y".to_string()]]);
 }
+
+/// A file a newcomer can read in one sitting does one job: past 800 lines, split it by job.
+#[test]
+fn no_source_file_is_over_800_lines() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut long: Vec<String> = module_files(root)
+        .into_iter()
+        .filter_map(|(m, f)| {
+            let lines = std::fs::read_to_string(&f).expect("a file").lines().count();
+            (lines > 800).then(|| format!("src/{}.rs: {lines} lines", m.join("/")))
+        })
+        .collect();
+    long.sort();
+    assert!(long.is_empty(), "split by job: {long:?}");
+}
