@@ -36,6 +36,10 @@ impl<'a> Indices<'a> {
     pub fn as_ptr(&self) -> *const u32 {
         self.raw.as_ptr()
     }
+    /// The indices as one slice, when they are plain u32s (shift 0).
+    pub fn as_slice(&self) -> Option<&'a [u32]> {
+        (self.shift == 0).then_some(self.raw)
+    }
     /// log₂ of the distance between indices, in u32s.
     pub fn shift(&self) -> u32 {
         self.shift

@@ -4,6 +4,7 @@
 use crate::exec::DataView;
 use faer::linalg::matmul::triangular::{matmul, BlockStructure};
 use faer::{Accum, MatMut, MatRef, Par};
+use std::borrow::Cow;
 use std::ops::Range;
 
 /// What placing an entry of X_V by a counting sort costs, in entries of X scanned in order.
@@ -22,17 +23,24 @@ const GEMM_SPEEDUP: f64 = 8.0;
 const DENSE_ROWS: usize = 256;
 
 /// The columns V of X, stored by rows (k-th entry of row i: the position in V and the value).
-pub(super) struct Subspace {
-    pub(super) ptr: Vec<usize>,
-    pub(super) slot: Vec<u32>,
-    pub(super) value: Vec<f64>,
+/// When V is every column of X in order, those are X's own arrays, borrowed.
+pub(super) struct Subspace<'a> {
+    pub(super) ptr: Cow<'a, [usize]>,
+    pub(super) slot: Cow<'a, [u32]>,
+    pub(super) value: Cow<'a, [f64]>,
     pub(super) n: usize,
     /// How many threads sum the Hessian (the data's `--threads`).
     pub(super) threads: usize,
 }
 
-impl Subspace {
-    pub(super) fn new(data: &DataView, features: usize, cols: &[usize]) -> Self {
+impl<'a> Subspace<'a> {
+    pub(super) fn new(data: &DataView<'a>, features: usize, cols: &[usize]) -> Self {
+        // Every column, in order, and X's indices u32s all below `features`: X_V is X.
+        let whole = cols.len() == features && data.columns <= features && cols.iter().enumerate().all(|(k, &j)| k == j);
+        if let Some(slot) = data.indices.as_slice().filter(|_| whole) {
+            let (ptr, value) = (Cow::Borrowed(data.indptr), Cow::Borrowed(data.values));
+            return Subspace { ptr, slot: Cow::Borrowed(slot), value, n: cols.len(), threads: data.threads };
+        }
         // A counting sort of V's columns by row costs O(nnz of X_V), not O(nnz of X), but every
         // entry it places is a cache miss (each column sweeps the whole output): it pays when
         // X_V holds a small part of X (text data: a thousand of a million columns), and a scan
@@ -60,6 +68,7 @@ impl Subspace {
                     next[i] += 1;
                 }
             }
+            let (ptr, slot, value) = (Cow::Owned(ptr), Cow::Owned(slot), Cow::Owned(value));
             return Subspace { ptr, slot, value, n: cols.len(), threads: data.threads };
         }
         // Every entry is written and the cursor advances only for V's: a branch on membership
@@ -83,6 +92,7 @@ impl Subspace {
         }
         slot.truncate(next);
         value.truncate(next);
+        let (ptr, slot, value) = (Cow::Owned(ptr), Cow::Owned(slot), Cow::Owned(value));
         Subspace { ptr, slot, value, n: cols.len(), threads: data.threads }
     }
 
@@ -211,6 +221,26 @@ impl Subspace {
         crate::exec::passes::map(self.ptr.len() - 1, self.threads, |i| {
             (self.ptr[i]..self.ptr[i + 1]).map(|k| self.value[k] * beta[self.slot[k] as usize]).sum()
         })
+    }
+
+    /// X_Vᵀ·u and X_Vᵀ·c from one pass over X_V (each as [`Subspace::transpose_times`] gives it).
+    pub(super) fn transpose_times_both(&self, u: &[f64], c: &[f64]) -> (Vec<f64>, Vec<f64>) {
+        let n = self.n;
+        let parts = crate::exec::passes::blocks(u.len(), self.threads, |rows| {
+            let mut out = vec![0.0; 2 * n];
+            let (xu, xc) = out.split_at_mut(n);
+            for i in rows {
+                for k in self.ptr[i]..self.ptr[i + 1] {
+                    let (j, x) = (self.slot[k] as usize, self.value[k]);
+                    xu[j] += x * u[i];
+                    xc[j] += x * c[i];
+                }
+            }
+            out
+        });
+        let mut both = crate::exec::passes::add_in_order(parts);
+        let second = both.split_off(n);
+        (both, second)
     }
 
     /// X_Vᵀ·u, by blocks of rows added in block order.

@@ -432,3 +432,22 @@ fn the_weighted_balance_zeroes_the_weighted_sum() {
         }
     }
 }
+
+/// The exact Newton point of a quadratic model satisfies its optimality condition
+/// g + H·(x − v) = 0, and an indefinite H gives none.
+#[test]
+fn the_newton_point_zeroes_the_models_gradient() {
+    let n = 5;
+    let b: Vec<f64> = (0..n * n).map(|k| ((k * 29 % 13) as f64 - 6.0) / 4.0).collect();
+    let h: Vec<f64> = (0..n * n)
+        .map(|k| (0..n).map(|p| b[(k / n) * n + p] * b[(k % n) * n + p]).sum::<f64>() + f64::from(k / n == k % n))
+        .collect();
+    let v: Vec<f64> = (0..n).map(|k| k as f64 - 2.0).collect();
+    let g: Vec<f64> = (0..n).map(|k| (k * k) as f64 / 3.0 - 1.0).collect();
+    let x = super::refine::newton_point(&v, h.clone(), &g).expect("B·Bᵀ + I is positive definite");
+    for r in 0..n {
+        let residual = g[r] + (0..n).map(|c| h[r * n + c] * (x[c] - v[c])).sum::<f64>();
+        assert!(residual.abs() <= 1e-10, "row {r}: {residual}");
+    }
+    assert!(super::refine::newton_point(&[0.0, 0.0], vec![1.0, 2.0, 2.0, 1.0], &[1.0, 0.0]).is_none());
+}

@@ -128,7 +128,7 @@ const BORDER_MAX: usize = 512;
 pub(super) struct Newton<'a> {
     pub(super) cert: &'a Certificate,
     pub(super) data: &'a DataView<'a>,
-    pub(super) sub: &'a Subspace,
+    pub(super) sub: &'a Subspace<'a>,
     pub(super) now: &'a Rows,
     pub(super) scale: f64,
     pub(super) g: &'a [f64],

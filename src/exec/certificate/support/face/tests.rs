@@ -77,7 +77,7 @@ fn rows(curvature: Vec<f64>) -> Rows {
 fn system<'a>(
     cert: &'a Certificate,
     data: &'a DataView<'a>,
-    sub: &'a Subspace,
+    sub: &'a Subspace<'a>,
     now: &'a Rows,
     g: &'a [f64],
     free: &'a [bool],
