@@ -11,6 +11,7 @@ pub mod driver;
 pub mod evaluate;
 pub mod interp;
 pub mod jit;
+pub(crate) mod linalg;
 pub mod passes;
 pub mod screening;
 pub mod shards;

@@ -12,9 +12,7 @@
 //! the point at a Newton-refined primal (`refined_dual`; softmax's in `softmax.rs`), and the
 //! best D of the earlier checks of the run (D(u) ≤ F* does not expire when w moves on).
 
-mod cholesky;
 mod groups;
-mod hessian;
 mod intercept;
 mod loss;
 pub(crate) mod reduced;
@@ -22,14 +20,14 @@ pub mod refine;
 pub mod refinement;
 mod settle;
 mod softmax;
-mod subspace;
 mod support;
 
+use crate::exec::linalg::dot;
+pub(crate) use crate::exec::linalg::{conjugate_gradients, transpose_times};
 pub(crate) use intercept::{class_offsets, intercept_only};
 use loss::loss_derivatives;
 pub(crate) use loss::loss_terms;
 use refine::{REFINE_FIRST, REFINE_STALL};
-pub(crate) use support::conjugate_gradients;
 
 use super::interp::{eval_at, Env};
 use super::{DataView, State};
@@ -328,25 +326,6 @@ pub(crate) fn regularizer(cert: &Certificate, x: &[f64]) -> f64 {
     x.iter().map(|v| cert.l1 * v.abs() + 0.5 * cert.l2 * v * v).sum()
 }
 
-/// Xᵀu over the first `features` columns: by columns when the plan keeps the CSC copy (a
-/// gather from u, which fits in cache, instead of a scatter over d entries), else by rows.
-pub(crate) fn transpose_times(data: &DataView, features: usize, u: &[f64]) -> Vec<f64> {
-    if let Some(csc) = data.csc.filter(|c| c.count() == features) {
-        return super::passes::map(features, data.threads, |j| {
-            (csc.ptr()[j]..csc.ptr()[j + 1]).map(|k| csc.values()[k] * u[csc.rows()[k] as usize]).sum()
-        });
-    }
-    let mut xtu = vec![0.0; features];
-    for (i, &ui) in u.iter().enumerate() {
-        for k in data.indptr[i]..data.indptr[i + 1] {
-            if let Some(x) = xtu.get_mut(data.indices[k] as usize) {
-                *x += data.values[k] * ui;
-            }
-        }
-    }
-    xtu
-}
-
 /// The nearest point of the domain of ℓ*(y, ·).
 pub(crate) fn into_loss_domain(kind: LossConjugate, y: f64, u: f64) -> f64 {
     match kind {
@@ -608,19 +587,6 @@ fn feasible_for_intercept(
     };
     intercept::balance(cert.conjugate, labels, weights, &mut u);
     u
-}
-
-/// Σ xᵢ·yᵢ in four independent sums.
-fn dot(x: &[f64], y: &[f64]) -> f64 {
-    let mut acc = [0.0; 4];
-    let (xc, yc) = (x.chunks_exact(4), y.chunks_exact(4));
-    let tail: f64 = xc.remainder().iter().zip(yc.remainder()).map(|(a, b)| a * b).sum();
-    for (a, b) in xc.zip(yc) {
-        for k in 0..4 {
-            acc[k] += a[k] * b[k];
-        }
-    }
-    acc[0] + acc[1] + acc[2] + acc[3] + tail
 }
 
 /// How far coordinate j is from optimal: the distance from −∇ⱼf to the subdifferential of

@@ -1,15 +1,15 @@
 //! The Newton refinement of the certificate's dual point on a support narrow enough for a dense
 //! Hessian, and what every refinement shares (its budget, its rows, its tuning constants):
 //! proximal Newton steps on the columns that matter, whose model is solved by coordinate
-//! descent and conjugate gradients, run until the gap restricted to those columns is small, and
+//! descent and conjugate gradients (a plain quadratic, by one Cholesky solve), run until the gap restricted to those columns is small, and
 //! the dual point is taken at the refined primal. It moves a copy of the iterate, never the
 //! run's (a column solver may continue from it: [`Assessment::polished`]). `refinement.rs`
 //! decides which refinement a check runs; `support.rs` takes a support too wide for a dense
 //! Hessian, `softmax.rs` a softmax W; both build on the pieces here.
 
 use super::loss::{loss_derivatives, loss_terms};
-pub(super) use super::subspace::Subspace;
 use super::*;
+pub(super) use crate::exec::linalg::Subspace;
 
 /// In a run, the refinement is tried when F went down by less than this fraction of the gap
 /// since the last check: while F still falls fast the primal is what the gap waits for (and
@@ -512,7 +512,7 @@ impl Round {
 /// order): None when H is not positive definite, rounding included.
 pub(super) fn newton_point(v: &[f64], h: Vec<f64>, g: &[f64]) -> Option<Vec<f64>> {
     let n = v.len();
-    let factor = super::cholesky::Factor::new(h, n)?;
+    let factor = crate::exec::linalg::cholesky::Factor::new(h, n)?;
     let step = factor.solve(faer::MatRef::from_column_major_slice(g, n, 1));
     let x: Vec<f64> = (0..n).map(|k| v[k] - step[(k, 0)]).collect();
     x.iter().all(|x| x.is_finite()).then_some(x)

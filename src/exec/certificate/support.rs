@@ -21,13 +21,14 @@
 //! columns. CG stops short on near-duplicate columns, and the support's largest
 //! violation, which scales the dual point, stays near 1e-3 of λ; exact steps close it.
 
-use super::cholesky::Factor;
-use super::hessian::{hessian_times, lower_hessian};
 use super::refine::{dual_and_gradient, moves_freely, Budget, Refined, Rows, ARMIJO, REFINE_RESIDUAL};
 use super::settle;
-use super::subspace::Subspace;
 use super::{dot, regularizer, violation, Polished};
 use crate::data::Copies;
+use crate::exec::linalg::cholesky::Factor;
+use crate::exec::linalg::conjugate_gradients;
+use crate::exec::linalg::hessian::{hessian_times, lower_hessian};
+use crate::exec::linalg::Subspace;
 use crate::exec::DataView;
 use crate::plan::Certificate;
 use face::{exact_direction, FaceSystem, Newton};
@@ -409,49 +410,4 @@ fn newton_direction(system: &Newton, cg_steps: usize) -> Option<Vec<f64>> {
     // Stopped short (by the step cap or no curvature), d is still a descent direction.
     conjugate_gradients(&mut d, &mut r, free, (cg_steps, CG_TOL), |p| Some(product(p)), precondition);
     d.iter().any(|&x| x != 0.0).then_some(d)
-}
-
-/// Preconditioned conjugate gradients on H·d = b from `d`, whose residual b − H·d is `r`; both
-/// are updated in place, on the coordinates `moves` only. They run for at most `limit.0`
-/// iterations, until rᵀM⁻¹r falls to `limit.1` of its first value; whether they got there (not
-/// when H has no curvature along a direction, a product or preconditioning is not finite, or
-/// `product` gives none: the ranks' products, whose reduction can fail, stop there).
-pub(crate) fn conjugate_gradients(
-    d: &mut [f64],
-    r: &mut [f64],
-    moves: &[bool],
-    (steps, tol): (usize, f64),
-    mut product: impl FnMut(&[f64]) -> Option<Vec<f64>>,
-    precondition: impl Fn(&[f64]) -> Option<Vec<f64>>,
-) -> bool {
-    let Some(mut z) = precondition(r) else { return false };
-    let mut p = z.clone();
-    let mut rz = dot(r, &z);
-    let stop = tol * rz;
-    for _ in 0..steps {
-        if rz.is_nan() || rz <= stop {
-            return rz <= stop;
-        }
-        let Some(hp) = product(&p) else { return false };
-        let curv = dot(&p, &hp);
-        if curv.is_nan() || curv <= 0.0 {
-            return false;
-        }
-        let alpha = rz / curv;
-        for k in 0..d.len() {
-            if moves[k] {
-                d[k] += alpha * p[k];
-                r[k] -= alpha * hp[k];
-            }
-        }
-        let Some(next_z) = precondition(r) else { return false };
-        z = next_z;
-        let next = dot(r, &z);
-        let beta = next / rz;
-        rz = next;
-        for k in 0..p.len() {
-            p[k] = z[k] + beta * p[k];
-        }
-    }
-    rz <= stop
 }

@@ -24,17 +24,17 @@ const DENSE_ROWS: usize = 256;
 
 /// The columns V of X, stored by rows (k-th entry of row i: the position in V and the value).
 /// When V is every column of X in order, those are X's own arrays, borrowed.
-pub(super) struct Subspace<'a> {
-    pub(super) ptr: Cow<'a, [usize]>,
-    pub(super) slot: Cow<'a, [u32]>,
-    pub(super) value: Cow<'a, [f64]>,
-    pub(super) n: usize,
+pub(crate) struct Subspace<'a> {
+    pub(crate) ptr: Cow<'a, [usize]>,
+    pub(crate) slot: Cow<'a, [u32]>,
+    pub(crate) value: Cow<'a, [f64]>,
+    pub(crate) n: usize,
     /// How many threads sum the Hessian (the data's `--threads`).
-    pub(super) threads: usize,
+    pub(crate) threads: usize,
 }
 
 impl<'a> Subspace<'a> {
-    pub(super) fn new(data: &DataView<'a>, features: usize, cols: &[usize]) -> Self {
+    pub(crate) fn new(data: &DataView<'a>, features: usize, cols: &[usize]) -> Self {
         // Every column, in order, and X's indices u32s all below `features`: X_V is X.
         let whole = cols.len() == features && data.columns <= features && cols.iter().enumerate().all(|(k, &j)| k == j);
         if let Some(slot) = data.indices.as_slice().filter(|_| whole) {
@@ -98,7 +98,7 @@ impl<'a> Subspace<'a> {
 
     /// scale·X_Vᵀ·diag(d)·X_V + (l2 + ν)·I, dense and row-major, ν a relative 1e-12 of the
     /// largest diagonal entry: exactly duplicated columns make the matrix singular.
-    pub(super) fn hessian(&self, d: &[f64], scale: f64, l2: f64) -> Vec<f64> {
+    pub(crate) fn hessian(&self, d: &[f64], scale: f64, l2: f64) -> Vec<f64> {
         let n = self.n;
         // The lower triangle of the rows' outer products, in HESSIAN_PARTS fixed runs of rows
         // added in order: the same sums for any thread count.
@@ -204,7 +204,7 @@ impl<'a> Subspace<'a> {
     }
 
     /// Σᵢ dᵢ·x²ᵢₖ for every k of V: the diagonal of X_Vᵀ·diag(d)·X_V.
-    pub(super) fn weighted_squares(&self, d: &[f64]) -> Vec<f64> {
+    pub(crate) fn weighted_squares(&self, d: &[f64]) -> Vec<f64> {
         crate::exec::passes::add_in_order(crate::exec::passes::blocks(d.len(), self.threads, |rows| {
             let mut out = vec![0.0; self.n];
             for i in rows {
@@ -217,14 +217,14 @@ impl<'a> Subspace<'a> {
     }
 
     /// X_V·β, one entry per row.
-    pub(super) fn times(&self, beta: &[f64]) -> Vec<f64> {
+    pub(crate) fn times(&self, beta: &[f64]) -> Vec<f64> {
         crate::exec::passes::map(self.ptr.len() - 1, self.threads, |i| {
             (self.ptr[i]..self.ptr[i + 1]).map(|k| self.value[k] * beta[self.slot[k] as usize]).sum()
         })
     }
 
     /// X_Vᵀ·u and X_Vᵀ·c from one pass over X_V (each as [`Subspace::transpose_times`] gives it).
-    pub(super) fn transpose_times_both(&self, u: &[f64], c: &[f64]) -> (Vec<f64>, Vec<f64>) {
+    pub(crate) fn transpose_times_both(&self, u: &[f64], c: &[f64]) -> (Vec<f64>, Vec<f64>) {
         let n = self.n;
         let parts = crate::exec::passes::blocks(u.len(), self.threads, |rows| {
             let mut out = vec![0.0; 2 * n];
@@ -244,7 +244,7 @@ impl<'a> Subspace<'a> {
     }
 
     /// X_Vᵀ·u, by blocks of rows added in block order.
-    pub(super) fn transpose_times(&self, u: &[f64]) -> Vec<f64> {
+    pub(crate) fn transpose_times(&self, u: &[f64]) -> Vec<f64> {
         // u has a row at least (the caller has checked m > 0), so there is a block.
         crate::exec::passes::add_in_order(crate::exec::passes::blocks(u.len(), self.threads, |rows| {
             let mut out = vec![0.0; self.n];

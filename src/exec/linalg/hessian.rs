@@ -3,11 +3,11 @@
 //! formed where the Cholesky factor will lie. Both the wide-support steps (`support.rs`) and the
 //! settling steps (`settle.rs`) use them; they sit below both.
 
-use super::subspace::Subspace;
+use super::Subspace;
 
 /// (scale·X_Vᵀ·diag(d)·X_V + diagonal·I)·p, p on all of V, through two passes over X_V: nothing
 /// of size |V|² is read.
-pub(super) fn hessian_times(sub: &Subspace, d: &[f64], scale: f64, diagonal: f64, p: &[f64]) -> Vec<f64> {
+pub(crate) fn hessian_times(sub: &Subspace, d: &[f64], scale: f64, diagonal: f64, p: &[f64]) -> Vec<f64> {
     let xp = sub.times(p);
     let weighted: Vec<f64> = xp.iter().zip(d).map(|(x, d)| x * d).collect();
     let mut hp = sub.transpose_times(&weighted);
@@ -27,7 +27,7 @@ pub(super) fn hessian_times(sub: &Subspace, d: &[f64], scale: f64, diagonal: f64
 /// more over it. A column of the lower triangle is summed from the rows of that column into
 /// one contiguous run, each column by one thread. debian-desc at C = 100, 4,352 columns:
 /// 0.45–0.48 s by rows, 0.20–0.22 s by columns.
-pub(super) fn lower_hessian(sub: &Subspace, d: &[f64], scale: f64, l2: f64, idx: &[usize]) -> Vec<f64> {
+pub(crate) fn lower_hessian(sub: &Subspace, d: &[f64], scale: f64, l2: f64, idx: &[usize]) -> Vec<f64> {
     let f = idx.len();
     if f == 0 {
         return vec![];

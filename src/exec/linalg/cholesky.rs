@@ -11,7 +11,7 @@ use faer::linalg::triangular_solve::{solve_lower_triangular_in_place, solve_uppe
 
 /// L with L·Lᵀ = A, in the lower triangle of a column-major n × n buffer (the upper triangle is
 /// not part of it).
-pub(super) struct Factor {
+pub(crate) struct Factor {
     l: Vec<f64>,
     n: usize,
 }
@@ -19,7 +19,7 @@ pub(super) struct Factor {
 impl Factor {
     /// The factor of the n × n matrix A whose lower triangle `a` holds (column-major), made in
     /// `a`. None when A is not positive definite, rounding included; `a` is then spent.
-    pub(super) fn new(mut a: Vec<f64>, n: usize) -> Option<Self> {
+    pub(crate) fn new(mut a: Vec<f64>, n: usize) -> Option<Self> {
         assert_eq!(a.len(), n * n, "an n × n matrix");
         let par = faer::get_global_parallelism();
         let mut memory = faer::dyn_stack::MemBuffer::new(cholesky_in_place_scratch::<f64>(n, par, Default::default()));
@@ -30,7 +30,7 @@ impl Factor {
     }
 
     /// A⁻¹·rhs: two triangular solves with L.
-    pub(super) fn solve(&self, rhs: faer::MatRef<'_, f64>) -> faer::Mat<f64> {
+    pub(crate) fn solve(&self, rhs: faer::MatRef<'_, f64>) -> faer::Mat<f64> {
         let mut x = rhs.to_owned();
         let l = faer::MatRef::from_column_major_slice(&self.l, self.n, self.n);
         let par = faer::get_global_parallelism();

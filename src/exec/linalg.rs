@@ -1,0 +1,90 @@
+//! The linear algebra under the certificate's refinements and the ranks' Newton steps, with no
+//! knowledge of losses or duals: the columns V of X a refinement moves and their products
+//! (`subspace.rs`), the Hessian over them (`hessian.rs`), a dense Cholesky factor made where its
+//! matrix lies (`cholesky.rs`, through faer), preconditioned conjugate gradients, Xᵀu over the
+//! data, and a dot product.
+
+pub(crate) mod cholesky;
+pub(crate) mod hessian;
+mod subspace;
+
+pub(crate) use subspace::Subspace;
+
+use super::DataView;
+
+/// Σ xᵢ·yᵢ in four independent sums.
+pub(crate) fn dot(x: &[f64], y: &[f64]) -> f64 {
+    let mut acc = [0.0; 4];
+    let (xc, yc) = (x.chunks_exact(4), y.chunks_exact(4));
+    let tail: f64 = xc.remainder().iter().zip(yc.remainder()).map(|(a, b)| a * b).sum();
+    for (a, b) in xc.zip(yc) {
+        for k in 0..4 {
+            acc[k] += a[k] * b[k];
+        }
+    }
+    acc[0] + acc[1] + acc[2] + acc[3] + tail
+}
+
+/// Xᵀu over the first `features` columns: by columns when the plan keeps the CSC copy (a
+/// gather from u, which fits in cache, instead of a scatter over d entries), else by rows.
+pub(crate) fn transpose_times(data: &DataView, features: usize, u: &[f64]) -> Vec<f64> {
+    if let Some(csc) = data.csc.filter(|c| c.count() == features) {
+        return super::passes::map(features, data.threads, |j| {
+            (csc.ptr()[j]..csc.ptr()[j + 1]).map(|k| csc.values()[k] * u[csc.rows()[k] as usize]).sum()
+        });
+    }
+    let mut xtu = vec![0.0; features];
+    for (i, &ui) in u.iter().enumerate() {
+        for k in data.indptr[i]..data.indptr[i + 1] {
+            if let Some(x) = xtu.get_mut(data.indices[k] as usize) {
+                *x += data.values[k] * ui;
+            }
+        }
+    }
+    xtu
+}
+
+/// Preconditioned conjugate gradients on H·d = b from `d`, whose residual b − H·d is `r`; both
+/// are updated in place, on the coordinates `moves` only. They run for at most `limit.0`
+/// iterations, until rᵀM⁻¹r falls to `limit.1` of its first value; whether they got there (not
+/// when H has no curvature along a direction, a product or preconditioning is not finite, or
+/// `product` gives none: the ranks' products, whose reduction can fail, stop there).
+pub(crate) fn conjugate_gradients(
+    d: &mut [f64],
+    r: &mut [f64],
+    moves: &[bool],
+    (steps, tol): (usize, f64),
+    mut product: impl FnMut(&[f64]) -> Option<Vec<f64>>,
+    precondition: impl Fn(&[f64]) -> Option<Vec<f64>>,
+) -> bool {
+    let Some(mut z) = precondition(r) else { return false };
+    let mut p = z.clone();
+    let mut rz = dot(r, &z);
+    let stop = tol * rz;
+    for _ in 0..steps {
+        if rz.is_nan() || rz <= stop {
+            return rz <= stop;
+        }
+        let Some(hp) = product(&p) else { return false };
+        let curv = dot(&p, &hp);
+        if curv.is_nan() || curv <= 0.0 {
+            return false;
+        }
+        let alpha = rz / curv;
+        for k in 0..d.len() {
+            if moves[k] {
+                d[k] += alpha * p[k];
+                r[k] -= alpha * hp[k];
+            }
+        }
+        let Some(next_z) = precondition(r) else { return false };
+        z = next_z;
+        let next = dot(r, &z);
+        let beta = next / rz;
+        rz = next;
+        for k in 0..p.len() {
+            p[k] = z[k] + beta * p[k];
+        }
+    }
+    rz <= stop
+}
