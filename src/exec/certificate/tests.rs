@@ -1,7 +1,9 @@
+use super::conjugates::vector_conjugate;
 use super::loss::{loss_derivatives, loss_terms, loss_value};
 use super::refine::*;
 use super::refinement::refined_dual;
 use super::*;
+use crate::plan::VectorTerm;
 
 /// A squared-loss certificate with these terms (the tests of the working sets take it too).
 pub(crate) fn cert(l1: f64, l2: f64, lo: f64, hi: f64) -> Certificate {

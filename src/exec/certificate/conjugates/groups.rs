@@ -15,7 +15,7 @@ use crate::runtime::picard::Operator;
 
 /// Whether the closed form bounds F* from a scaled dual point: with ½‖·‖², always; without, when
 /// every one of the `features` coordinates is in a group.
-pub(super) fn applies(l2: f64, op: &Operator, features: usize) -> bool {
+pub(in crate::exec::certificate) fn applies(l2: f64, op: &Operator, features: usize) -> bool {
     if l2 > 0.0 {
         return true;
     }
@@ -29,7 +29,7 @@ pub(super) fn applies(l2: f64, op: &Operator, features: usize) -> bool {
 }
 
 /// The scale s ≤ 1 that puts s·z in the domain of R*, and R*(s·z).
-pub(super) fn conjugate(l2: f64, gamma: f64, op: &Operator, z: &[f64]) -> (f64, f64) {
+pub(in crate::exec::certificate) fn conjugate(l2: f64, gamma: f64, op: &Operator, z: &[f64]) -> (f64, f64) {
     let mut in_group = vec![false; z.len()];
     let mut norms = Vec::with_capacity(op.blocks.len());
     let mut members = vec![];
