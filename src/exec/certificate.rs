@@ -15,6 +15,7 @@
 mod conjugates;
 mod intercept;
 mod loss;
+mod point;
 pub(crate) mod reduced;
 pub mod refine;
 pub mod refinement;
@@ -28,8 +29,9 @@ use conjugates::groups;
 pub(crate) use conjugates::{domain_scale, into_loss_domain, reg_part, row_conjugate, scaled_reg_conjugate};
 pub use conjugates::{loss_conjugate, reg_conjugate};
 pub(crate) use intercept::{class_offsets, intercept_only};
-use loss::loss_derivatives;
 pub(crate) use loss::loss_terms;
+use point::free_intercept;
+pub(crate) use point::{dual_point, Entries};
 use refine::{REFINE_FIRST, REFINE_STALL};
 
 use super::interp::{eval_at, Env};
@@ -383,19 +385,20 @@ pub fn assess(
     if let (Some(e), true) = (&obj.dual, obj.dual_only) {
         return Some(dual_iterate(plan, &cert, state, data, objective, e, features, history));
     }
-    let u = derivatives(plan, state, data, margins);
-    let u = match (free_intercept(&cert), obj.softmax) {
-        (true, true) => intercept::balance_classes(data.labels, data.weights, u, width),
-        (true, false) => feasible_for_intercept(&cert, data.labels, data.weights, margins, u),
-        (false, _) => u,
+    // ℓ′ at the iterate; with a free scalar intercept, at the offset optimal for w where the
+    // loss has ℓ″ (the hinge keeps the plan's subgradient, put into the domain).
+    let entries = match (free_intercept(&cert) && !obj.softmax, cert.conjugate.has_curvature()) {
+        (true, true) => Entries::Margins(margins),
+        (true, false) => Entries::Any(derivatives(plan, state, data, margins)),
+        (false, _) => Entries::InDomain(derivatives(plan, state, data, margins)),
     };
+    let u = dual_point(&cert, data.labels, data.weights, width, entries);
     let (mut dual, z) = dual_at(&cert, data, c, features, width, &u);
     let plain_dual = dual;
     // A dual point the plan keeps itself (the Picard SVM's): any point in the domain bounds F*.
     if let (Some(e), false) = (&obj.dual, obj.softmax) {
-        let own: Vec<f64> =
-            (0..m).map(|i| into_loss_domain(cert.conjugate, data.labels[i], eval_at(&env, e, state, i, 0))).collect();
-        let (d, _) = dual_at(&cert, data, c, features, width, &own);
+        let own = Entries::Any((0..m).map(|i| eval_at(&env, e, state, i, 0)).collect());
+        let (d, _) = dual_at(&cert, data, c, features, width, &dual_point(&cert, data.labels, data.weights, 1, own));
         if d.is_finite() {
             dual = dual.max(d);
         }
@@ -404,25 +407,8 @@ pub fn assess(
     let mut history = history;
     if let Some(h) = history.as_deref_mut() {
         h.push(u);
-        if let Some(mut extrapolated) = h.extrapolate() {
-            if obj.softmax {
-                // Into the domain: q = u + e_y projected onto the simplex, row by row.
-                for (row, &y) in extrapolated.chunks_mut(width).zip(data.labels) {
-                    row[y as usize] += 1.0;
-                    crate::runtime::Routine::ProjSimplex.apply(row, 0.0);
-                    row[y as usize] -= 1.0;
-                }
-                if free_intercept(&cert) {
-                    extrapolated = intercept::balance_classes(data.labels, data.weights, extrapolated, width);
-                }
-            } else {
-                for (ui, &y) in extrapolated.iter_mut().zip(data.labels) {
-                    *ui = into_loss_domain(cert.conjugate, y, *ui);
-                }
-                if free_intercept(&cert) {
-                    intercept::balance(cert.conjugate, data.labels, data.weights, &mut extrapolated);
-                }
-            }
+        if let Some(extrapolated) = h.extrapolate() {
+            let extrapolated = dual_point(&cert, data.labels, data.weights, width, Entries::Any(extrapolated));
             let (d, _) = dual_at(&cert, data, c, features, width, &extrapolated);
             if d.is_finite() {
                 dual = dual.max(d);
@@ -463,13 +449,10 @@ fn dual_iterate(
 ) -> Assessment {
     let env = Env::new(plan, data.dims());
     let m = data.rows();
-    let mut own: Vec<f64> =
-        (0..m).map(|i| into_loss_domain(cert.conjugate, data.labels[i], eval_at(&env, dual, state, i, 0))).collect();
     // Dual CD with a free intercept keeps Σ αᵢyᵢ = 0 only in the limit (its augmented
     // Lagrangian): balanced, the point bounds F* at every check.
-    if free_intercept(cert) {
-        intercept::balance(cert.conjugate, data.labels, data.weights, &mut own);
-    }
+    let own = Entries::Any((0..m).map(|i| eval_at(&env, dual, state, i, 0)).collect());
+    let own = dual_point(cert, data.labels, data.weights, 1, own);
     let (d, _) = dual_at(cert, data, plan.objective.loss_weight, features, 1, &own);
     let d = if d.is_nan() { f64::NEG_INFINITY } else { d };
     let earlier = history.map_or(f64::NEG_INFINITY, |h| h.best);
@@ -486,36 +469,6 @@ fn dual_iterate(
     };
     a.settle(objective);
     a
-}
-
-/// An unregularized intercept, whose dual point must satisfy Σᵢ uᵢ = 0.
-fn free_intercept(cert: &Certificate) -> bool {
-    cert.intercept && cert.intercept_l2 == 0.0
-}
-
-/// With an intercept, the dual point of the margins `a`: ℓ′ where b is optimal for this w (for
-/// the losses with ℓ″; hinge keeps the plan's subgradient `u`), balanced to Σᵢ uᵢ = 0 inside the
-/// domain (see [`intercept`]).
-fn feasible_for_intercept(
-    cert: &Certificate,
-    labels: &[f64],
-    weights: Option<&[f64]>,
-    a: &[f64],
-    u: Vec<f64>,
-) -> Vec<f64> {
-    let mut u: Vec<f64> = if cert.conjugate.has_curvature() {
-        let mut shifted = a.to_vec();
-        intercept::shift_to_optimal_offset(cert.conjugate, labels, weights, &mut shifted);
-        shifted
-            .iter()
-            .zip(labels)
-            .map(|(&ai, &y)| into_loss_domain(cert.conjugate, y, loss_derivatives(cert.conjugate, y, ai).0))
-            .collect()
-    } else {
-        u.iter().zip(labels).map(|(&ui, &y)| into_loss_domain(cert.conjugate, y, ui)).collect()
-    };
-    intercept::balance(cert.conjugate, labels, weights, &mut u);
-    u
 }
 
 /// How far coordinate j is from optimal: the distance from −∇ⱼf to the subdifferential of

@@ -335,12 +335,14 @@ mod tests {
         for kind in [LossConjugate::Logistic, LossConjugate::Squared] {
             let mut a = vec![0.3, -2.0, 5.0, 0.1, 0.7, -1.0];
             shift_to_optimal_offset(kind, &labels, None, &mut a);
-            let g: f64 = a.iter().zip(&labels).map(|(&ai, &y)| super::super::loss_derivatives(kind, y, ai).0).sum();
+            let g: f64 =
+                a.iter().zip(&labels).map(|(&ai, &y)| super::super::loss::loss_derivatives(kind, y, ai).0).sum();
             assert!(g.abs() < 1e-12, "{kind:?}: Σℓ′ = {g}");
             let weights = [1.0, 3.0, 0.0, 2.0, 0.5, 1.0];
             let mut a = vec![0.3, -2.0, 5.0, 0.1, 0.7, -1.0];
             shift_to_optimal_offset(kind, &labels, Some(&weights), &mut a);
-            let g: f64 = (0..6).map(|i| weights[i] * super::super::loss_derivatives(kind, labels[i], a[i]).0).sum();
+            let g: f64 =
+                (0..6).map(|i| weights[i] * super::super::loss::loss_derivatives(kind, labels[i], a[i]).0).sum();
             assert!(g.abs() < 1e-12, "{kind:?}: Σωℓ′ = {g}");
         }
     }

@@ -22,6 +22,7 @@
 //! is left out: where b is near optimal, as at the end of a run, the move is small anyway.
 
 use super::intercept::domain;
+use super::point::free_intercept;
 use crate::data::DataView;
 use crate::plan::{Certificate, LossConjugate};
 use crate::runtime::picard::Operator;
@@ -270,10 +271,6 @@ fn class_of(kind: LossConjugate, y: f64) -> usize {
         _ if y > 0.0 => 0,
         _ => 1,
     }
-}
-
-fn free_intercept(cert: &Certificate) -> bool {
-    cert.intercept && cert.intercept_l2 == 0.0
 }
 
 /// Whether the closed-form R* bounds F* for these weights: a group term needs its operator

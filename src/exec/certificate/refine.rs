@@ -7,7 +7,7 @@
 //! decides which refinement a check runs; `support.rs` takes a support too wide for a dense
 //! Hessian, `softmax.rs` a softmax W; both build on the pieces here.
 
-use super::loss::{loss_derivatives, loss_terms};
+use super::loss::loss_terms;
 use super::*;
 pub(super) use crate::exec::linalg::Subspace;
 
@@ -211,19 +211,6 @@ pub(super) fn dense_refined_dual(
     })
 }
 
-/// The dual point at a refinement's margins a: ℓ′ into the domain of ℓ*, balanced to Σᵢ uᵢ = 0
-/// with a free intercept. The refinement's losses have ℓ″: the plan's own point (for hinge) is
-/// not read.
-pub(super) fn refined_point(cert: &Certificate, labels: &[f64], weights: Option<&[f64]>, a: &[f64]) -> Vec<f64> {
-    if free_intercept(cert) {
-        return feasible_for_intercept(cert, labels, weights, a, vec![]);
-    }
-    a.iter()
-        .zip(labels)
-        .map(|(&ai, &y)| into_loss_domain(cert.conjugate, y, loss_derivatives(cert.conjugate, y, ai).0))
-        .collect()
-}
-
 /// The dual value at the refined margins `a` (ℓ′ there, scaled into the domain) and ∇f there,
 /// from the same pass over X: every refinement step reads both.
 pub(super) fn dual_and_gradient(
@@ -233,7 +220,8 @@ pub(super) fn dual_and_gradient(
     features: usize,
     a: &[f64],
 ) -> (f64, Vec<f64>) {
-    let (dual, z) = dual_at(cert, data, c, features, 1, &refined_point(cert, data.labels, data.weights, a));
+    let (dual, z) =
+        dual_at(cert, data, c, features, 1, &dual_point(cert, data.labels, data.weights, 1, Entries::Margins(a)));
     (dual, z.iter().map(|x| -x).collect())
 }
 

@@ -12,7 +12,7 @@
 //! above 0.
 
 use super::refine::{Budget, Refined, Round, ARMIJO, REFINE_MAX, REFINE_STEPS};
-use super::{dual_at, intercept, regularizer, solve, Certificate, Polished};
+use super::{dual_at, regularizer, solve, Certificate, Polished};
 use crate::exec::DataView;
 
 /// The most multiply-adds one Hessian may take, Σᵢ (k·nnzᵢ)²/2: about 2 s on a 2-core machine
@@ -41,17 +41,14 @@ fn probabilities(labels: &[f64], weights: Option<&[f64]>, scores: &[f64], k: usi
 }
 
 /// The scores' gradients pᵢ − e_{yᵢ}, balanced per class with free offsets.
-fn dual_point(cert: &Certificate, labels: &[f64], weights: Option<&[f64]>, p: &[f64], k: usize) -> Vec<f64> {
+fn scores_point(cert: &Certificate, labels: &[f64], weights: Option<&[f64]>, p: &[f64], k: usize) -> Vec<f64> {
     let mut u = p.to_vec();
     for (row, &y) in u.chunks_mut(k).zip(labels) {
         if let Some(v) = row.get_mut(y as usize) {
             *v -= 1.0;
         }
     }
-    if cert.intercept {
-        u = intercept::balance_classes(labels, weights, u, k);
-    }
-    u
+    super::dual_point(cert, labels, weights, k, super::Entries::InDomain(u))
 }
 
 /// Proximal Newton steps from W (`w`, d × k row-major) at the scores `margins` (m × k, the
@@ -91,7 +88,7 @@ pub(super) fn refined_dual(
         if (budget.halt)() {
             break;
         }
-        let u = dual_point(cert, labels, data.weights, &p, k);
+        let u = scores_point(cert, labels, data.weights, &p, k);
         let (dual, z) = dual_at(cert, data, c, d, k, &u);
         at_point = Some(z);
         if dual.is_finite() {
@@ -242,7 +239,7 @@ pub(super) fn refined_dual(
     let z = match at_point {
         Some(z) => z,
         None => {
-            let (dual, z) = dual_at(cert, data, c, d, k, &dual_point(cert, labels, data.weights, &p, k));
+            let (dual, z) = dual_at(cert, data, c, d, k, &scores_point(cert, labels, data.weights, &p, k));
             if dual.is_finite() {
                 best = best.max(dual);
             }
