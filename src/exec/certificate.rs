@@ -11,6 +11,14 @@
 //! domain bounds F* from below): the extrapolation of the last checks' points ([`DualHistory`]),
 //! the point at a Newton-refined primal (`refined_dual`; softmax's in `softmax.rs`), and the
 //! best D of the earlier checks of the run (D(u) ≤ F* does not expire when w moves on).
+//!
+//! A run's check is one call, [`check`]: [`assess`] evaluates the closed-form points (the plain
+//! one, the plan's own, the extrapolation) and decides from the run's history whether the check
+//! refines (`Gate`: F stalled against the gap, or an eager run); `refinement::refine` picks
+//! the refinement that fits the support and runs it when the gap is short of the target; the
+//! check is then recorded in the history. Every dual point is made by `dual_point`
+//! (`point.rs`), every conjugate lives in `conjugates.rs`, and the linear algebra below them in
+//! `exec/linalg`.
 
 mod conjugates;
 mod intercept;
@@ -54,10 +62,6 @@ pub struct DualHistory {
     objective: Option<f64>,
     /// F had stalled against the gap at the last check.
     stalled: bool,
-    /// Refine at every check, not only once F stalls, where that is cheap or the gap is near
-    /// ([`EAGER_GAP`]): a column solver continues from the refined point
-    /// ([`Assessment::polished`]), so the refinement is a step of the solver too.
-    eager: bool,
 }
 
 /// An eager run refines at a check whatever F did once the gap is within this fraction of F,
@@ -70,21 +74,7 @@ const EAGER_GAP: f64 = 0.1;
 
 impl Default for DualHistory {
     fn default() -> Self {
-        DualHistory {
-            points: Default::default(),
-            best: f64::NEG_INFINITY,
-            objective: None,
-            stalled: false,
-            eager: false,
-        }
-    }
-}
-
-impl DualHistory {
-    /// Whether the next checks refine eagerly: a run that polishes its iterate with the
-    /// refinement does at the checks that pick its working set.
-    pub fn set_eager(&mut self, eager: bool) {
-        self.eager = eager;
+        DualHistory { points: Default::default(), best: f64::NEG_INFINITY, objective: None, stalled: false }
     }
 }
 
@@ -313,14 +303,22 @@ pub struct Assessment {
     /// minus the larger.
     dual: f64,
     earlier: f64,
+}
+
+/// When a check refines, decided in one place from the run's history ([`assess_gated`]) and
+/// read only by [`refinement::refine`], within this module: no flag of it leaves [`check`].
+#[derive(Clone, Copy, Default)]
+pub(super) struct Gate {
     /// F stalled against the gap since the last check (or there is no run to compare with):
-    /// the Newton refinement ([`refinement::refine`]) is due if the gap is short of the target.
-    stalled: bool,
+    /// the Newton refinement is due if the gap is short of the target.
+    pub(super) stalled: bool,
     /// F stalled at the check before this one too (or there is no run): a wide support's
     /// conjugate-gradient refinement waits for that ([`refine::Budget`]'s `stalled_again`).
-    stalled_again: bool,
-    /// The run refines at every check ([`DualHistory`]'s `eager`).
-    eager: bool,
+    pub(super) stalled_again: bool,
+    /// The run refines at every check, not only once F stalls, where that is cheap or the gap
+    /// is near ([`EAGER_GAP`]): a column solver continues from the refined point
+    /// ([`Assessment::polished`]), so the refinement is a step of the solver too.
+    pub(super) eager: bool,
 }
 
 impl Assessment {
@@ -332,15 +330,33 @@ impl Assessment {
     }
 }
 
-/// Records a check in the run's history: its best dual value, which bounds F* at every later
-/// check too, and F, which the next check's stall test compares with. Called after the
-/// refinement, whose dual value counts.
-pub fn record(history: Option<&mut DualHistory>, assessment: Option<&Assessment>, objective: f64) {
-    if let (Some(h), Some(a)) = (history, assessment) {
+/// One check of a run: the gap at the closed-form dual points ([`assess`]), the Newton
+/// refinement when the run's history says it is due and the gap is short of `target`
+/// (`refinement::refine`; `halt` ends it early), and the check recorded in `history`: its
+/// best dual value, which bounds F* at every later check too, and F, which the next check's
+/// stall test compares with. `eager`: the run refines at every check where that is cheap or
+/// the gap is near (it polishes its iterate with the refinement). The one call that owns the
+/// history; "when do we refine" is decided here and in `refinement::refine`, nowhere else.
+#[allow(clippy::too_many_arguments)]
+pub fn check(
+    plan: &Plan,
+    state: &State,
+    data: &DataView,
+    objective: f64,
+    margins: &[f64],
+    mut history: Option<&mut DualHistory>,
+    eager: bool,
+    target: f64,
+    halt: &dyn Fn() -> bool,
+) -> Option<Assessment> {
+    let (mut a, gate) = assess_gated(plan, state, data, objective, margins, history.as_deref_mut(), eager)?;
+    refinement::refine(plan, data, state, margins, &mut a, gate, objective, target, halt);
+    if let Some(h) = history {
         h.best = h.best.max(a.dual);
         h.objective = Some(objective);
-        h.stalled = a.stalled;
+        h.stalled = gate.stalled;
     }
+    Some(a)
 }
 
 /// The certified bound on F(w) − F* at flushed weights, given F(w) (None when the plan has no
@@ -349,7 +365,7 @@ pub fn record(history: Option<&mut DualHistory>, assessment: Option<&Assessment>
 /// driver ranks features by.
 /// `margins` are ⟨xᵢ, w⟩ for every row, as [`super::evaluate::evaluate_with_margins`] gives them.
 /// The dual points are the closed-form ones (the plain point, the plan's own, the extrapolation
-/// of `history`'s); a run then calls [`refinement::refine`] and [`record`].
+/// of `history`'s); a run's checks go through [`check`], which refines and records.
 pub fn assess(
     plan: &Plan,
     state: &State,
@@ -358,6 +374,19 @@ pub fn assess(
     margins: &[f64],
     history: Option<&mut DualHistory>,
 ) -> Option<Assessment> {
+    assess_gated(plan, state, data, objective, margins, history, false).map(|(a, _)| a)
+}
+
+/// [`assess`], and whether the check's refinement is due ([`Gate`]).
+fn assess_gated(
+    plan: &Plan,
+    state: &State,
+    data: &DataView,
+    objective: f64,
+    margins: &[f64],
+    history: Option<&mut DualHistory>,
+    eager: bool,
+) -> Option<(Assessment, Gate)> {
     let cert = plan.certificate?;
     let w = state.weights(plan);
     if cert.groups.is_some() && !data.operator.is_some_and(|op| groups::applies(cert.l2, op, w.len())) {
@@ -365,17 +394,15 @@ pub fn assess(
     }
     let m = data.rows();
     if m == 0 {
-        return Some(Assessment {
+        let a = Assessment {
             gap: 0.0,
             gradient: vec![0.0; w.len()],
             polished: None,
             plain_dual: f64::NEG_INFINITY,
             dual: f64::NEG_INFINITY,
             earlier: f64::NEG_INFINITY,
-            stalled: false,
-            stalled_again: false,
-            eager: false,
-        });
+        };
+        return Some((a, Gate::default()));
     }
     let obj = &plan.objective;
     let c = obj.loss_weight;
@@ -383,7 +410,7 @@ pub fn assess(
     let width = margins.len() / m;
     let features = w.len() / width;
     if let (Some(e), true) = (&obj.dual, obj.dual_only) {
-        return Some(dual_iterate(plan, &cert, state, data, objective, e, features, history));
+        return Some((dual_iterate(plan, &cert, state, data, objective, e, features, history), Gate::default()));
     }
     // ℓ′ at the iterate; with a free scalar intercept, at the offset optimal for w where the
     // loss has ℓ″ (the hinge keeps the plan's subgradient, put into the domain).
@@ -419,18 +446,17 @@ pub fn assess(
     let gap = objective - dual.max(earlier);
     // Without a history (a one-off gap), always; in a run, once F has stalled against the gap.
     let stalled = history.as_ref().is_none_or(|h| {
-        (h.eager
-            && (gap <= EAGER_GAP * objective.abs() || w.iter().filter(|v| **v != 0.0).count() <= refine::REFINE_ALL))
+        (eager && (gap <= EAGER_GAP * objective.abs() || w.iter().filter(|v| **v != 0.0).count() <= refine::REFINE_ALL))
             || match h.objective {
                 Some(f) => f - objective < REFINE_STALL * gap,
                 None => gap <= REFINE_FIRST * objective.abs(),
             }
     });
     let stalled_again = stalled && history.as_ref().is_none_or(|h| h.stalled);
-    let eager = history.as_ref().is_some_and(|h| h.eager);
-    let mut a = Assessment { gap, gradient, polished: None, plain_dual, dual, earlier, stalled, stalled_again, eager };
+    let eager = eager && history.is_some();
+    let mut a = Assessment { gap, gradient, polished: None, plain_dual, dual, earlier };
     a.settle(objective);
-    Some(a)
+    Some((a, Gate { stalled, stalled_again, eager }))
 }
 
 /// The gap at the dual iterate of a dual method ([`crate::plan::Objective::dual_only`]): D at
@@ -463,9 +489,6 @@ fn dual_iterate(
         plain_dual: f64::NEG_INFINITY,
         dual: d,
         earlier,
-        stalled: false,
-        stalled_again: false,
-        eager: false,
     };
     a.settle(objective);
     a

@@ -1,7 +1,7 @@
 //! The outer loop: epochs over a seeded permutation of the rows, progress, per-epoch traces,
 //! and the flush at the end. A back end only ever runs one epoch or the finish.
 
-use super::certificate::{self, assess, violation, Assessment, DualHistory};
+use super::certificate::{self, violation, Assessment, DualHistory};
 use super::evaluate::{evaluate, evaluate_with_margins, Evaluation};
 use super::screening::Screening;
 pub use super::stopping::{sci, RunSettings, Status, TracePoint};
@@ -262,7 +262,9 @@ pub fn run_watched(
     backend.init(&mut state, data)?;
     if let Some(cert) = &ws_cert {
         let checking = Instant::now();
-        if let (_, Some(a)) = check_point(plan, &state, data, None, |_| f64::INFINITY, &settings.halt(start, 0.0)) {
+        if let (_, Some(a)) =
+            check_point(plan, &state, data, (None, false), |_| f64::INFINITY, &settings.halt(start, 0.0))
+        {
             let w = state.weights(plan);
             working = Some(repick(&mut order, cert, w, &a.gradient, None, copies, SetSize::Violators));
         }
@@ -270,6 +272,9 @@ pub fn run_watched(
     }
     let check_every = if working.is_some() { WS_INNER } else { settings.check_every.max(1) };
     let mut history = DualHistory::default();
+    // Whether the checks refine eagerly (see `certificate::check`): a run that polishes its
+    // iterate with the refinement does at the checks that pick its working set.
+    let mut eager = false;
     if settings.shards > 1 {
         super::shards::applies(plan).map_err(Stopped::Refused)?;
     }
@@ -316,7 +321,7 @@ pub fn run_watched(
             let checking = Instant::now();
             let mut flushed = state.clone();
             backend.finish(&mut flushed, data)?;
-            history.set_eager(polishing && due);
+            eager = polishing && due;
             // A check the trace alone asks for reads the run's dual history but leaves it as it
             // was: its dual points and F would move the extrapolation and the stall test of the
             // checks the rules make, and with them the run (debian-files at C = 10 took 55 epochs
@@ -341,7 +346,7 @@ pub fn run_watched(
             let refines = for_rules || settings.tol.is_none();
             let rules_target = settings.target();
             let target = move |f: f64| if refines { rules_target(f) } else { f64::INFINITY };
-            let (mut eval, mut assessment) = check_point(plan, &flushed, data, Some(kept), target, &halt);
+            let (mut eval, mut assessment) = check_point(plan, &flushed, data, (Some(kept), eager), target, &halt);
             if let (Some(cert), Some(s), Some(a), true) = (&ws_cert, screening.as_mut(), &assessment, due) {
                 let (c, rows) = (plan.objective.loss_weight, data.rows());
                 s.update(cert, c, rows, flushed.weights(plan), &a.gradient, eval.objective, a.plain_dual);
@@ -419,7 +424,8 @@ pub fn run_watched(
         Some(checked) => checked,
         None => {
             let halt = settings.halt(start, test_seconds + traced_seconds);
-            let (eval, assessment) = check_point(plan, &state, data, Some(&mut history), settings.target(), &halt);
+            let (eval, assessment) =
+                check_point(plan, &state, data, (Some(&mut history), eager), settings.target(), &halt);
             (eval, assessment.map(|a| a.gap))
         }
     };
@@ -469,17 +475,13 @@ fn check_point(
     plan: &Plan,
     state: &State,
     data: &DataView,
-    history: Option<&mut DualHistory>,
+    (history, eager): (Option<&mut DualHistory>, bool),
     target: impl Fn(f64) -> f64,
     halt: &dyn Fn() -> bool,
 ) -> (Evaluation, Option<Assessment>) {
     let (eval, margins) = evaluate_with_margins(plan, state, data);
-    let mut history = history;
-    let mut assessment = assess(plan, state, data, eval.objective, &margins, history.as_deref_mut());
-    if let Some(a) = assessment.as_mut() {
-        certificate::refinement::refine(plan, data, state, &margins, a, eval.objective, target(eval.objective), halt);
-    }
-    certificate::record(history, assessment.as_ref(), eval.objective);
+    let target = target(eval.objective);
+    let assessment = certificate::check(plan, state, data, eval.objective, &margins, history, eager, target, halt);
     (eval, assessment)
 }
 

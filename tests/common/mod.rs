@@ -156,7 +156,7 @@ pub const L1_LOGISTIC: &str =
 /// with every dual point the certificate knows, the Newton-refined one included), reading the
 /// data by columns or, with `by_rows`, through the rows only.
 pub fn gaps(plan: &Plan, d: &Dataset, state: &optc::exec::State, by_rows: bool) -> (f64, f64, f64) {
-    use optc::exec::certificate::{assess, refinement::refine, DualHistory};
+    use optc::exec::certificate::{assess, check, DualHistory};
     let kind = if plan.info.classification { optc::stdlib::LabelKind::Labels } else { optc::stdlib::LabelKind::Real };
     let map = LabelMap::fit(kind, d).expect("labels");
     let y = map.apply(d).expect("labels map");
@@ -167,8 +167,7 @@ pub fn gaps(plan: &Plan, d: &Dataset, state: &optc::exec::State, by_rows: bool) 
     // A fresh history and no refinement: the plain point alone.
     let plain = assess(plan, state, &view, f, &margins, Some(&mut DualHistory::default())).expect("certificate");
     // No history (a one-off gap) and a target of 0: every dual point, the refined one included.
-    let mut all = assess(plan, state, &view, f, &margins, None).expect("certificate");
-    refine(plan, &view, state, &margins, &mut all, f, 0.0, &|| false);
+    let all = check(plan, state, &view, f, &margins, None, false, 0.0, &|| false).expect("certificate");
     (f, plain.gap, all.gap)
 }
 

@@ -1,6 +1,6 @@
 //! The refinement a check runs when its gap is short of the target, the one part of the
-//! certificate that solves rather than evaluates: the driver calls [`refine()`] between
-//! [`super::assess`] and [`super::record`], and `optc plan` says which plans take it
+//! certificate that solves rather than evaluates: [`super::check`] calls `refine` between
+//! assessing and recording the check, and `optc plan` says which plans take it
 //! ([`Plan::refines_certificate`]). It picks the refinement that fits the support: the dense
 //! Newton steps of `refine.rs` on a narrow one, the conjugate-gradient and exact steps of
 //! `support.rs` on a wide one, the steps of `softmax.rs` on every entry of a softmax W.
@@ -9,35 +9,36 @@ use super::refine::{
     dense_refined_dual, moves_freely, Budget, Refined, EXACT_GAP, REFINE_MAX, REFINE_ROUNDS, REFINE_ROUNDS_EAGER,
     SETTLE_GAP,
 };
-use super::{softmax, support, Assessment};
+use super::{softmax, support, Assessment, Gate};
 use crate::exec::{DataView, State};
 use crate::plan::{Certificate, LossConjugate, Plan};
 
 /// Tightens `a`, the assessment of `state` (F = `objective`, margins `margins`), by the dual
 /// point at a Newton-refined primal, when the plan takes it, F has stalled against the gap and
 /// the closed-form dual points left the gap above `target`, the gap the run stops at. The
-/// refined dual value counts once [`super::record`] records the check. `halt` ends it early
+/// refined dual value counts once [`super::check`] records the check. `halt` ends it early
 /// (the run was asked to stop).
 #[allow(clippy::too_many_arguments)]
-pub fn refine(
+pub(super) fn refine(
     plan: &Plan,
     data: &DataView,
     state: &State,
     margins: &[f64],
     a: &mut Assessment,
+    gate: Gate,
     objective: f64,
     target: f64,
     halt: &dyn Fn() -> bool,
 ) {
     let gap = objective - a.dual.max(a.earlier);
-    let due = gap > target && a.stalled && plan.refines_certificate();
+    let due = gap > target && gate.stalled && plan.refines_certificate();
     let Some(cert) = plan.certificate.filter(|_| due) else { return };
-    let rounds = if a.eager { REFINE_ROUNDS_EAGER } else { REFINE_ROUNDS };
+    let rounds = if gate.eager { REFINE_ROUNDS_EAGER } else { REFINE_ROUNDS };
     // Exact Newton steps on a wide support only near the optimum, where they finish the job
     // (see `support.rs`).
     let exact = gap <= EXACT_GAP * objective.abs();
     let settle = gap <= SETTLE_GAP * objective.abs();
-    let stalled_again = a.stalled_again;
+    let stalled_again = gate.stalled_again;
     let budget = Budget { enough: objective - target, slack: target, rounds, exact, settle, stalled_again, halt };
     let w = state.weights(plan);
     let c = plan.objective.loss_weight;
