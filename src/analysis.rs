@@ -204,10 +204,10 @@ pub struct Structure {
 }
 
 /// Features at most which a model counts as having few: the certificate's Newton refinement
-/// holds a dense Hessian over up to this many coordinates (`certificate::REFINE_MAX`), so at
-/// its first check SCD solves the whole ℓ2-logistic problem; and a primal Newton system of this
-/// size is cheaper to work on than a dual of one variable per row when the rows outnumber it.
-pub const FEW_FEATURES: usize = 1500;
+/// holds a dense Hessian over up to this many coordinates ([`crate::solvers::DENSE_NEWTON_MAX`]),
+/// so at its first check SCD solves the whole ℓ2-logistic problem; and a primal Newton system of
+/// this size is cheaper to work on than a dual of one variable per row when the rows outnumber it.
+pub const FEW_FEATURES: usize = crate::solvers::DENSE_NEWTON_MAX;
 
 /// The defaults for few features (d ≤ [`FEW_FEATURES`]) and for wide data (more features than
 /// rows, text), where they differ from the one the analysis chose.

@@ -370,6 +370,12 @@ pub const REGISTRY: [SolverSpec; 11] = [
 ];
 
 /// `auto` lets the compiler choose (docs/algorithms.md §9).
+/// Most coordinates a dense Newton system is formed over: the certificate's refinement holds
+/// its Hessian (n² entries, and up to n² work a sweep of its model) over at most this many, and
+/// the analysis counts a model with at most this many features as having few (its first check
+/// then solves the whole problem). Here, below both, so that the two read one number.
+pub const DENSE_NEWTON_MAX: usize = 1500;
+
 pub const AUTO: &str = "auto";
 
 impl SolverKind {

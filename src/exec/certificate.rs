@@ -30,6 +30,7 @@ pub mod refinement;
 mod settle;
 mod softmax;
 mod support;
+mod tuning;
 
 use crate::exec::linalg::dot;
 pub(crate) use crate::exec::linalg::{conjugate_gradients, transpose_times};
@@ -40,11 +41,11 @@ pub(crate) use intercept::{class_offsets, intercept_only};
 pub(crate) use loss::loss_terms;
 use point::free_intercept;
 pub(crate) use point::{dual_point, Entries};
-use refine::{REFINE_FIRST, REFINE_STALL};
 
 use super::interp::{eval_at, Env};
 use super::{DataView, State};
 use crate::plan::{Certificate, LossConjugate, Plan};
+use tuning::TUNING;
 
 /// The dual points of the last checks, for dual extrapolation (Massias, Gramfort & Salmon,
 /// "Celer", 2018): near the optimum the iterates of a coordinate or gradient method follow a
@@ -64,26 +65,15 @@ pub struct DualHistory {
     stalled: bool,
 }
 
-/// An eager run refines at a check whatever F did once the gap is within this fraction of F,
-/// or while the support is small enough (at most `REFINE_ALL` non-zeros) for the dense
-/// refinement to cost little. Before that the Newton epochs gain more for their time: on
-/// debian-desc at C = 10 the first checks (gaps of 0.6–0.9·F, 1,000–3,000 non-zeros) spent
-/// 1.5–4.7 s each refining a point the next epochs left far behind; refining only where F
-/// stalls there took a `--tol 0.1` run from 8.2 s to 5.8 s and `--tol 1e-4` from 12.1 s to 9.7 s.
-const EAGER_GAP: f64 = 0.1;
-
 impl Default for DualHistory {
     fn default() -> Self {
         DualHistory { points: Default::default(), best: f64::NEG_INFINITY, objective: None, stalled: false }
     }
 }
 
-/// How many differences the extrapolation combines.
-const EXTRAPOLATION_K: usize = 5;
-
 impl DualHistory {
     fn push(&mut self, u: Vec<f64>) {
-        if self.points.len() == EXTRAPOLATION_K + 1 {
+        if self.points.len() == TUNING.extrapolation_k + 1 {
             self.points.pop_front();
         }
         self.points.push_back(u);
@@ -91,7 +81,7 @@ impl DualHistory {
 
     /// Σ cₖ·uₖ over the last K points, c minimising ‖Σ cₖ(uₖ − uₖ₋₁)‖ with Σ cₖ = 1.
     fn extrapolate(&self) -> Option<Vec<f64>> {
-        if self.points.len() < EXTRAPOLATION_K + 1 {
+        if self.points.len() < TUNING.extrapolation_k + 1 {
             return None;
         }
         let p: Vec<&Vec<f64>> = self.points.iter().collect();
@@ -316,7 +306,7 @@ pub(super) struct Gate {
     /// conjugate-gradient refinement waits for that ([`refine::Budget`]'s `stalled_again`).
     pub(super) stalled_again: bool,
     /// The run refines at every check, not only once F stalls, where that is cheap or the gap
-    /// is near ([`EAGER_GAP`]): a column solver continues from the refined point
+    /// is near (`TUNING.eager_gap`): a column solver continues from the refined point
     /// ([`Assessment::polished`]), so the refinement is a step of the solver too.
     pub(super) eager: bool,
 }
@@ -446,10 +436,12 @@ fn assess_gated(
     let gap = objective - dual.max(earlier);
     // Without a history (a one-off gap), always; in a run, once F has stalled against the gap.
     let stalled = history.as_ref().is_none_or(|h| {
-        (eager && (gap <= EAGER_GAP * objective.abs() || w.iter().filter(|v| **v != 0.0).count() <= refine::REFINE_ALL))
+        (eager
+            && (gap <= TUNING.eager_gap * objective.abs()
+                || w.iter().filter(|v| **v != 0.0).count() <= TUNING.refine_all))
             || match h.objective {
-                Some(f) => f - objective < REFINE_STALL * gap,
-                None => gap <= REFINE_FIRST * objective.abs(),
+                Some(f) => f - objective < TUNING.refine_stall * gap,
+                None => gap <= TUNING.refine_first * objective.abs(),
             }
     });
     let stalled_again = stalled && history.as_ref().is_none_or(|h| h.stalled);

@@ -13,10 +13,8 @@
 //!    moving each uᵢ toward the end of dom ℓ*(yᵢ, ·) in proportion to its room there, so
 //!    Σᵢ uᵢ = 0 up to rounding and u stays in the domain. Scaling by s afterwards keeps the sum 0.
 
+use super::tuning::TUNING;
 use crate::plan::LossConjugate;
-
-/// Newton iterations on the offset, at most.
-const OFFSET_STEPS: usize = 100;
 
 /// Moves every margin by the minimiser t of Σᵢ ωᵢ·ℓ(yᵢ, aᵢ + t) (or as close as the iterations
 /// get: a logistic loss on one class has none, t → ±∞, and [`balance`] makes up the rest);
@@ -26,7 +24,7 @@ pub(super) fn shift_to_optimal_offset(kind: LossConjugate, labels: &[f64], weigh
         return;
     }
     let (mut t, mut lo, mut hi) = (0.0_f64, f64::NEG_INFINITY, f64::INFINITY);
-    for _ in 0..OFFSET_STEPS {
+    for _ in 0..TUNING.offset_steps {
         let (mut g, mut h) = (0.0, 0.0);
         for (i, (&ai, &y)) in a.iter().zip(labels).enumerate() {
             let (d1, d2) = super::loss::loss_derivatives(kind, y, ai + t);

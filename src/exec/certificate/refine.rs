@@ -8,96 +8,9 @@
 //! Hessian, `softmax.rs` a softmax W; both build on the pieces here.
 
 use super::loss::loss_terms;
+use super::tuning::TUNING;
 use super::*;
 pub(super) use crate::exec::linalg::Subspace;
-
-/// In a run, the refinement is tried when F went down by less than this fraction of the gap
-/// since the last check: while F still falls fast the primal is what the gap waits for (and
-/// the signs of w, which the Newton steps keep, are not yet those of the optimum); once F
-/// stalls against the gap, the dual point is.
-pub(super) const REFINE_STALL: f64 = 0.1;
-/// At the first check of a run (nothing to compare F with), the refinement is tried when the
-/// gap is within this fraction of F already: after a warm start near the optimum, not after a
-/// cold one.
-pub(super) const REFINE_FIRST: f64 = 1e-2;
-/// A wide support's refinement takes exact Newton steps once the gap is within this fraction of
-/// F. Each costs a dense Hessian and its Cholesky factor (about 1 s at 4,200 columns on
-/// debian-files; a round's later steps reuse the factor), which pays once the support is close
-/// to the optimum's. Epochs to a certified 1e-4 by this fraction, with the bounds of
-/// `support.rs` (ten exact steps a check, 256 crossings a step):
-///
-/// | fraction | debian-desc, C = 10 | debian-files, C = 10 | debian-desc, C = 100 |
-/// |---|---:|---:|---:|
-/// | 1e-2 | 20 | 38 | 30 |
-/// | 0.3 | 18 | 20 | 24 |
-/// | 0.5 | 16 | 20 | 24 |
-/// | 0.7 | 18 | 22 | 24 |
-/// | 1 | 18 | 22 | 24 (and 20% slower) |
-pub(super) const EXACT_GAP: f64 = 0.5;
-/// A support just past `support.rs`'s exact bound is settled ([`super::settle`]) once the gap is
-/// within this fraction of F. The settling's steps move signs, so they need no point near the
-/// optimum's support, and each of the checks before it costs a conjugate-gradient Newton step
-/// that moves F slowly. debian-files at C = 100 reaches 0.9 of F at the check after epoch 12,
-/// and 0.5 after epoch 24. Settled after epoch 12 (its ADMM steps and the exact rounds), the run
-/// certifies 1e-4 at epoch 14 instead of 28: 0.93× (three pairs, 0.91–0.96).
-pub(super) const SETTLE_GAP: f64 = 0.9;
-/// Most coordinates a Newton refinement solves for: its dense Hessian holds n² entries, and every
-/// step of its model's minimisation costs up to n² a sweep or a conjugate-gradient iteration.
-pub(super) const REFINE_MAX: usize = 1500;
-/// Rounds of a refinement, at most: each picks V again (the non-zero coordinates of its point
-/// and the zero ones that violate optimality there) and solves F restricted to V.
-pub(super) const REFINE_ROUNDS: usize = 5;
-/// Rounds of a refinement at a check whose point the solver continues from: the epochs that
-/// follow bring in the remaining violators more cheaply than a wider V would. But not the last
-/// few: on debian-files at C = 1 two rounds left one zero column 3.6% above l1 (the gap 7.7e-3
-/// of F at a point 2.5e-7 from F*), and two more epochs followed to certify it. A third round
-/// certifies it at that check: the run 0.88× (seven pairs), debian-files at λ 1.03e-5 0.97×, the
-/// other rows the same. The rounds end once the point they reached is certified, so a check
-/// that needs two rounds pays for two.
-pub(super) const REFINE_ROUNDS_EAGER: usize = 3;
-/// A round ends once the duality gap of F restricted to V is this fraction of the gap asked
-/// for: the rest of the gap is left to the coordinates outside V.
-pub(super) const REFINE_SLACK: f64 = 0.1;
-/// Proximal Newton steps per round, at most (each a Hessian on V, a pass over the rows of X_V
-/// and a line search over the rows).
-pub(super) const REFINE_STEPS: usize = 20;
-/// A round takes every violating coordinate when V then holds at most this many.
-pub(super) const REFINE_ALL: usize = 512;
-/// Violating coordinates a round brings into V, at least (at most as many as V holds already,
-/// so V at most doubles a round: the Hessian costs Σᵢ nnz(xᵢ restricted to V)²).
-pub(super) const REFINE_ENTER: usize = 32;
-/// A round has converged when no coordinate of V is further than this fraction of l1 (or of
-/// the largest gradient, without l1) from its optimality condition: the scaling s of the dual
-/// point then costs at most this fraction of l1‖w‖₁.
-pub(super) const REFINE_RESIDUAL: f64 = 1e-9;
-/// Rounds of a model's minimisation, at most: coordinate-descent sweeps, then conjugate
-/// gradients on the non-zero coordinates until they stop at no wall. On near-duplicate columns
-/// (debian-files at λ 1.03e-5, V of 700–1,100) the first models of a new V zig-zag: every run
-/// of conjugate gradients hits a wall at its first step and the next sweep undoes it, so 100
-/// rounds of n² sweeps ended unconverged all the same, at 130–480 ms a model. A step from 20
-/// rounds is as good to the line search, and the run takes 2.9 s instead of 3.5 s. Of the
-/// peer benchmark's other models only a9a at λ 1.13e-5 (n = 122: cheap rounds) and
-/// debian-files at λ 1.28e-4 pass 20 rounds, and their times do not move.
-pub(super) const MODEL_ROUNDS: usize = 20;
-/// The model is minimised once no coordinate violates its optimality condition by more than
-/// this fraction of the worst violation at v: an inexact Newton step whose forcing term is
-/// relative to the optimality of v keeps Newton's fast rate. A rule relative to the model's
-/// first gain does not: on a9a at λ ≈ 1e-5 it stopped at violations of several l1, and each
-/// step then moved F by 1e-6 while the gap stayed at half of F.
-pub(super) const MODEL_FORCING: f64 = 0.1;
-/// Coordinate-descent sweeps of a round.
-pub(super) const MODEL_SWEEPS: usize = 2;
-/// Conjugate-gradient iterations of a round, at most (and at most twice the coordinates).
-pub(super) const MODEL_CG_STEPS: usize = 200;
-/// Conjugate gradients stop once the residual is this fraction of the first.
-pub(super) const MODEL_CG_TOL: f64 = 1e-6;
-/// A step of conjugate gradients that lowers the model by less than this fraction of what its
-/// first round did ends them: on nearly singular H they go on for hundreds of steps gaining
-/// nothing.
-pub(super) const MODEL_TOL: f64 = 1e-3;
-/// Armijo's constant: a step is taken when F falls by this fraction of Δ = ∇ᵀd + l1·(‖x‖₁ − ‖v‖₁)
-/// (this refinement's, `support.rs`'s and `settle.rs`'s line searches).
-pub(super) const ARMIJO: f64 = 1e-2;
 
 /// The dual point at a primal point refined by Newton steps on F restricted to a small set V of
 /// coordinates (the rest of w fixed): the best D over the refinement's rounds, or None. Each
@@ -151,7 +64,7 @@ pub(super) fn dense_refined_dual(
         // A support wider than a dense Hessian can hold is not near an optimum's (a stochastic
         // iterate's: FOBOS on debian-files after two epochs has 16,665 non-zeros, a 2.2 GB
         // Hessian and a minute of steps); the plain dual point is all such a check gets.
-        if inside.len() > REFINE_MAX {
+        if inside.len() > TUNING.refine_max {
             break;
         }
         // The coordinates that violate optimality most: the next round looks at the violations
@@ -160,10 +73,10 @@ pub(super) fn dense_refined_dual(
         // point below 1 and the gap far from the truth (w8a at λ 7.08e-6: two rounds on 200
         // and 286 of its 300 columns, each solved to 1e-5 on V, left gaps of 94% and 76% of
         // F, and the run needed a second check; with every violator it needs one).
-        let room = if inside.len() + entering.len() <= REFINE_ALL {
+        let room = if inside.len() + entering.len() <= TUNING.refine_all {
             entering.len()
         } else {
-            REFINE_MAX.saturating_sub(inside.len()).min(REFINE_ENTER.max(inside.len()))
+            TUNING.refine_max.saturating_sub(inside.len()).min(TUNING.refine_enter.max(inside.len()))
         };
         if entering.len() > room {
             if room > 0 {
@@ -181,7 +94,7 @@ pub(super) fn dense_refined_dual(
         }
         let sub = Subspace::new(data, v.len(), &round.cols);
         let rows = (data.labels, data.weights);
-        let (moved, loss) = round.newton(cert, scale, &sub, rows, &mut a, offset.as_mut(), REFINE_SLACK * slack);
+        let (moved, loss) = round.newton(cert, scale, &sub, rows, &mut a, offset.as_mut(), TUNING.refine_slack * slack);
         for (&j, &x) in round.cols.iter().zip(&round.v) {
             v[j] = x;
         }
@@ -239,7 +152,7 @@ pub(super) struct Budget<'a> {
     /// A support too wide for the dense refinement takes exact Newton steps (else conjugate
     /// gradients).
     pub(super) exact: bool,
-    /// A support just past the exact steps' bound is settled first ([`SETTLE_GAP`]).
+    /// A support just past the exact steps' bound is settled first (`TUNING.settle_gap`).
     pub(super) settle: bool,
     /// F has stalled at this check and the one before (or there is no run): only then does a
     /// wide support that gets neither exact steps nor a settling take conjugate-gradient steps.
@@ -303,7 +216,7 @@ impl Round {
         // Hessian on V is formed once a round, m·|V|²/2 products that a dense 15,000 × 200
         // set spent 15 ms on each step.
         let mut constant_hessian: Option<Vec<f64>> = None;
-        for _ in 0..REFINE_STEPS {
+        for _ in 0..TUNING.refine_steps {
             // ∂f/∂b = (c/m)·Σᵢ ℓ′ᵢ, and the decrease a step on b alone could still make.
             let free = offset.is_some();
             let b_curvature = scale * now.curvature.iter().sum::<f64>();
@@ -319,8 +232,8 @@ impl Round {
                 if cert.l1 > 0.0 { cert.l1 } else { loss_gradient.iter().fold(0.0_f64, |x, g| x.max(g.abs())) };
             let g_b = if free { scale * now.u.iter().sum::<f64>() } else { 0.0 };
             let b_decrease = if free && b_curvature > 0.0 { 0.5 * g_b * g_b / b_curvature } else { 0.0 };
-            if (0..n).all(|k| violation(cert, self.v[k], loss_gradient[k]) <= REFINE_RESIDUAL * unit_of_residual)
-                && g_b.abs() <= REFINE_RESIDUAL * unit_of_residual
+            if (0..n).all(|k| violation(cert, self.v[k], loss_gradient[k]) <= TUNING.refine_residual * unit_of_residual)
+                && g_b.abs() <= TUNING.refine_residual * unit_of_residual
             {
                 break;
             }
@@ -354,10 +267,10 @@ impl Round {
             }
             // Without l1 or a box the model is a quadratic, minimised exactly by one Cholesky
             // solve (its n³/3 flops are a few passes' worth at the sizes a dense refinement
-            // takes); coordinate descent and conjugate gradients would stop at MODEL_FORCING.
+            // takes); coordinate descent and conjugate gradients would stop at TUNING.model_forcing.
             let quadratic = cert.l1 == 0.0 && cert.lo == f64::NEG_INFINITY && cert.hi == f64::INFINITY;
             let exact = quadratic.then(|| newton_point(&self.v, h.clone(), &centred)).flatten();
-            let x = exact.unwrap_or_else(|| self.model_minimiser(cert, &h, &centred, MODEL_FORCING));
+            let x = exact.unwrap_or_else(|| self.model_minimiser(cert, &h, &centred, TUNING.model_forcing));
             let d: Vec<f64> = x.iter().zip(&self.v).map(|(x, v)| x - v).collect();
             let step_b = h_b.as_ref().map_or(0.0, |h_b| -(g_b + dot(h_b, &d)) / b_curvature);
             let l1_norm = |z: &[f64]| z.iter().map(|v| v.abs()).sum::<f64>();
@@ -382,7 +295,7 @@ impl Round {
                 let change =
                     scale * (trial.loss - now.loss) + cert.l1 * l1_norm(&point) + 0.5 * cert.l2 * squared(&point)
                         - reg_now;
-                if change <= ARMIJO * t * predicted {
+                if change <= TUNING.armijo * t * predicted {
                     break Some((point, trial, t));
                 }
                 // The slope from the left at the end: a coordinate the step took to zero counts
@@ -472,12 +385,12 @@ impl Round {
         let mut model = Model { h, n, gradient, x: self.v.clone(), hd: vec![0.0; n], cert };
         let enough = forcing * model.violation();
         let mut first = None;
-        for _ in 0..MODEL_ROUNDS {
+        for _ in 0..TUNING.model_rounds {
             let mut gain = 0.0;
-            for _ in 0..MODEL_SWEEPS {
+            for _ in 0..TUNING.model_sweeps {
                 gain += model.sweep();
             }
-            let negligible = MODEL_TOL * first.unwrap_or(gain);
+            let negligible = TUNING.model_tol * first.unwrap_or(gain);
             // Every wall a run of conjugate gradients stops at takes a coordinate out of their
             // set, and they go on without it: on one-hot groups many reach zero together.
             for _ in 0..n {
@@ -585,10 +498,10 @@ impl Model<'_> {
         let mut direction = residual.clone();
         let mut delta = vec![0.0; s];
         let mut rr = dot(&residual, &residual);
-        let stop = rr * MODEL_CG_TOL * MODEL_CG_TOL;
+        let stop = rr * TUNING.model_cg_tol * TUNING.model_cg_tol;
         let mut gain = 0.0;
         let mut stopped_at = None;
-        for _ in 0..MODEL_CG_STEPS.min(2 * s) {
+        for _ in 0..TUNING.model_cg_steps.min(2 * s) {
             let hp: Vec<f64> = if compact {
                 hs.chunks_exact(s).map(|row| dot(row, &direction)).collect()
             } else {

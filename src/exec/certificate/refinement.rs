@@ -5,10 +5,8 @@
 //! Newton steps of `refine.rs` on a narrow one, the conjugate-gradient and exact steps of
 //! `support.rs` on a wide one, the steps of `softmax.rs` on every entry of a softmax W.
 
-use super::refine::{
-    dense_refined_dual, moves_freely, Budget, Refined, EXACT_GAP, REFINE_MAX, REFINE_ROUNDS, REFINE_ROUNDS_EAGER,
-    SETTLE_GAP,
-};
+use super::refine::{dense_refined_dual, moves_freely, Budget, Refined};
+use super::tuning::TUNING;
 use super::{softmax, support, Assessment, Gate};
 use crate::exec::{DataView, State};
 use crate::plan::{Certificate, LossConjugate, Plan};
@@ -33,11 +31,11 @@ pub(super) fn refine(
     let gap = objective - a.dual.max(a.earlier);
     let due = gap > target && gate.stalled && plan.refines_certificate();
     let Some(cert) = plan.certificate.filter(|_| due) else { return };
-    let rounds = if gate.eager { REFINE_ROUNDS_EAGER } else { REFINE_ROUNDS };
+    let rounds = if gate.eager { TUNING.refine_rounds_eager } else { TUNING.refine_rounds };
     // Exact Newton steps on a wide support only near the optimum, where they finish the job
     // (see `support.rs`).
-    let exact = gap <= EXACT_GAP * objective.abs();
-    let settle = gap <= SETTLE_GAP * objective.abs();
+    let exact = gap <= TUNING.exact_gap * objective.abs();
+    let settle = gap <= TUNING.settle_gap * objective.abs();
     let stalled_again = gate.stalled_again;
     let budget = Budget { enough: objective - target, slack: target, rounds, exact, settle, stalled_again, halt };
     let w = state.weights(plan);
@@ -56,7 +54,7 @@ pub(super) fn refine(
 
 /// The refined dual point of a loss with ℓ″ and per-coordinate terms: copies of earlier columns
 /// folded onto the first of their kind, then the dense steps on a support of at most
-/// [`REFINE_MAX`] coordinates, or `support.rs`'s on a wider one. None for other models.
+/// `TUNING.refine_max` coordinates, or `support.rs`'s on a wider one. None for other models.
 pub(super) fn refined_dual(
     cert: &Certificate,
     data: &DataView,
@@ -76,7 +74,7 @@ pub(super) fn refined_dual(
     if let Some(copies) = copies {
         copies.fold(&mut v);
     }
-    if v.iter().filter(|&&x| moves_freely(cert, x)).count() > REFINE_MAX {
+    if v.iter().filter(|&&x| moves_freely(cert, x)).count() > TUNING.refine_max {
         support::refine(cert, data, c, v, margins, gradient, budget)
     } else {
         dense_refined_dual(cert, data, c, v, copies, margins, gradient, budget)

@@ -13,7 +13,8 @@
 //! 1e-4 in the same check (24 s of solving; before the settling it did not certify in 120 s).
 
 use super::loss::loss_terms;
-use super::refine::{dual_and_gradient, moves_freely, Rows, ARMIJO};
+use super::refine::{dual_and_gradient, moves_freely, Rows};
+use super::tuning::TUNING;
 use super::{dot, regularizer, violation};
 use crate::data::Copies;
 use crate::exec::linalg::cholesky::Factor;
@@ -21,63 +22,6 @@ use crate::exec::linalg::hessian::{hessian_times, lower_hessian};
 use crate::exec::linalg::Subspace;
 use crate::exec::DataView;
 use crate::plan::Certificate;
-
-/// Proximal Newton steps of a settling, at most.
-const STEPS: usize = 8;
-/// The settling ends once the gap is within this fraction of F: the face steps finish from
-/// there. In numpy they converged from 6e-4 of F and failed from 2e-2. On debian-files at
-/// C = 100 the third step ends at 3.2–3.7e-3 (seeds 1–3), and the face steps certify 1e-4 from
-/// there in the same check (seeds 1 and 2) or stall at 1.9e-3 and the next check certifies
-/// (seed 3). A fourth step (at 3e-3) took the gap to 3–6e-4, where the face steps stalled at
-/// once and two more epochs followed: 5e-3 makes the run 0.87× (seed 1) and 0.92× (seed 2),
-/// three pairs each.
-const SETTLED_GAP: f64 = 5e-3;
-/// ADMM iterations of one subproblem, and ρ as a multiple of the median of H's diagonal. On
-/// debian-files at C = 100 (6,730 columns, diag H from 7e-9 to 6e-4, median 8e-8, F = 4.26e-2)
-/// the subproblem's value after k iterations (numpy), above the lowest any run reached:
-///
-/// | ρ / median | k = 50 | 100 | 200 | 400 |
-/// |---|---:|---:|---:|---:|
-/// | 1 | 1.2e-6 | 5.2e-7 | 2.1e-7 | 6.2e-8 |
-/// | 0.3 | 3.7e-7 | 1.1e-7 | 9.8e-9 | 5.7e-9 |
-/// | 0.1 | 7.7e-5 | 7.4e-9 | 9.1e-9 | 1.4e-9 |
-/// | 0.03 | 1.7e-6 | 1.5e-6 | 9.5e-8 | 0 |
-///
-/// A smaller ρ converges faster once its first iterations' swings have died down (0.1 at 50
-/// is still 1.6e3·λ from the subproblem's optimality conditions, at 100 within 0.6·λ); per
-/// coordinate (ρₖ = Hₖₖ) it stalls at 2.5·λ. Whole runs there (seconds of solving): ρ = 1 and 200
-/// iterations 33.1–35.7; 0.1 and 100, 27.8–28.1; 0.1 and 80, 28.6 (a fourth step, at the next
-/// check); 0.1 and 60, 45.7 (eight steps that did not settle); 0.05 and 100, 30.5; 0.3 and 100,
-/// 32.4. A single-precision factor (0.8 s instead of 1.3 s, and 11 ms a solve instead of 19.5)
-/// left the steps unsettled at ρ = 0.1: 76 s.
-const ITERATIONS: usize = 100;
-const RHO: f64 = 0.1;
-/// ADMM iterations of a later step's subproblem, started from the multipliers the step before
-/// ended with: near the optimum they change little between steps, and the first iterations'
-/// swings come from a cold start. On debian-files at C = 100, settled after epoch 12, the four
-/// steps left the same gaps (0.68, 6.6e-2, 5.0e-3 and 6.8e-4 of F, against 0.68, 6.8e-2, 5.1e-3
-/// and 2.5e-4 from cold starts), and each later step took 3.4–3.8 s instead of 4.6–5.3 s: the run
-/// 0.87× (three pairs). At 30 the settling took five steps.
-const WARM_ITERATIONS: usize = 50;
-/// ADMM's over-relaxation.
-const RELAX: f64 = 1.6;
-/// A zero column with |∇ⱼf| above this fraction of λ joins V.
-const NEAR_VIOLATION: f64 = 0.999;
-/// The line search halves the step down to this, at most.
-const MIN_STEP: f64 = 1e-6;
-/// Halvings of a one-coordinate step, at most (to 1e-6 of its length).
-const HALVINGS: usize = 20;
-/// Coordinates that take one-coordinate Newton steps after each settling step, the worst
-/// violators of optimality, and the steps each takes. ADMM leaves the heaviest columns off their
-/// optimality conditions: with ρ at a tenth of the median of diag H, a column whose Hₖₖ is
-/// thousands of times ρ converges slowly, and a hundred iterations leave its |∇f| several λ
-/// above λ. F barely notices (at Hₖₖ ≈ 3e-4, a |∇f| of 8·λ costs 1e-7 of F), but the dual
-/// point's scale does. On debian-files at C = 100, settled after epoch 16, the steps stalled at a
-/// gap of 0.75 of F for six steps, the worst |∇f| at 8.6·λ on a zero column of V. After each
-/// step, 3 such steps on the 1,024 worst coordinates (0.3–0.4 s, a pass over their columns)
-/// took the gap to 0.60, 1.2e-2 and 2.5e-4 of F in three.
-const COORDINATES: usize = 1024;
-const COORDINATE_STEPS: usize = 3;
 
 /// Where a settling left w (moved in place): F there, the best dual value of its steps, and ∇f
 /// at the point (from the pass that gave the dual value).
@@ -94,9 +38,9 @@ pub(super) fn applies(cert: &Certificate) -> bool {
 }
 
 /// Proximal Newton steps from `x` (the rows at it `now`, ∇f there `gradient`), each moving `x`
-/// and `now`, until the gap is within [`SETTLED_GAP`] of F, V would exceed `most` columns, the
+/// and `now`, until the gap is within `TUNING.settled_gap` of F, V would exceed `most` columns, the
 /// run is asked to stop (`halt`, read between ADMM iterations too: a step takes seconds), or
-/// after [`STEPS`]. None when no step was taken.
+/// after `TUNING.settle_steps`. None when no step was taken.
 #[allow(clippy::too_many_arguments)]
 pub(super) fn settle(
     cert: &Certificate,
@@ -116,7 +60,7 @@ pub(super) fn settle(
     let mut stepped = false;
     // The last subproblem's multipliers by column, where the next one starts.
     let mut multipliers: std::collections::HashMap<usize, f64> = Default::default();
-    for _ in 0..STEPS {
+    for _ in 0..TUNING.settle_steps {
         if halt() {
             break;
         }
@@ -124,7 +68,7 @@ pub(super) fn settle(
             .filter(|&j| {
                 moves_freely(cert, x[j])
                     || (x[j] == 0.0
-                        && gradient[j].abs() > NEAR_VIOLATION * cert.l1
+                        && gradient[j].abs() > TUNING.settle_near_violation * cert.l1
                         && !copies.is_some_and(|c| c.is_copy(j)))
             })
             .collect();
@@ -159,14 +103,14 @@ pub(super) fn settle(
             best = best.max(dual);
         }
         gradient = moved_gradient;
-        if f - best <= SETTLED_GAP * f.abs() {
+        if f - best <= TUNING.settled_gap * f.abs() {
             break;
         }
     }
     stepped.then_some(Settled { f, dual: best, gradient })
 }
 
-/// One-coordinate Newton steps on F itself at the [`COORDINATES`] coordinates that violate
+/// One-coordinate Newton steps on F itself at the `TUNING.settle_coordinates` coordinates that violate
 /// optimality most (by ∇f in `gradient`), each halved until F falls and followed by its rows;
 /// the change of F. Without the columns of X at hand (`data.csc`), none.
 fn coordinate_steps(
@@ -184,9 +128,9 @@ fn coordinate_steps(
         .map(|j| (violation(cert, x[j], gradient[j]), j))
         .filter(|&(v, _)| v > 0.0)
         .collect();
-    if worst.len() > COORDINATES {
-        worst.select_nth_unstable_by(COORDINATES - 1, |a, b| b.0.total_cmp(&a.0));
-        worst.truncate(COORDINATES);
+    if worst.len() > TUNING.settle_coordinates {
+        worst.select_nth_unstable_by(TUNING.settle_coordinates - 1, |a, b| b.0.total_cmp(&a.0));
+        worst.truncate(TUNING.settle_coordinates);
     }
     let kind = cert.conjugate;
     let labels = data.labels;
@@ -195,7 +139,7 @@ fn coordinate_steps(
         let range = csc.ptr()[j]..csc.ptr()[j + 1];
         let column: Vec<(usize, f64)> =
             csc.rows()[range.clone()].iter().zip(&csc.values()[range]).map(|(&i, &v)| (i as usize, v)).collect();
-        for _ in 0..COORDINATE_STEPS {
+        for _ in 0..TUNING.settle_coordinate_steps {
             let (g, h) =
                 column.iter().fold((0.0, 0.0), |(g, h), &(i, v)| (g + v * now.u[i], h + v * v * now.curvature[i]));
             let (g, h) = (scale * g + cert.l2 * x[j], scale * h + cert.l2);
@@ -223,7 +167,7 @@ fn coordinate_steps(
                 scale * loss + cert.l1 * (next.abs() - x[j].abs()) + 0.5 * cert.l2 * (next * next - x[j] * x[j])
             };
             let mut fell = None;
-            for _ in 0..HALVINGS {
+            for _ in 0..TUNING.settle_halvings {
                 let c = change(delta);
                 if c < 0.0 {
                     fell = Some(c);
@@ -248,7 +192,7 @@ fn coordinate_steps(
 
 /// The minimiser over V of gᵀ(z − v) + ½(z − v)ᵀH(z − v) + λ‖z‖₁, g and H those of the loss and
 /// the ridge, by over-relaxed ADMM on the split z = y: one Cholesky factor of H + ρI, then
-/// [`ITERATIONS`] solves with it, or [`WARM_ITERATIONS`] from the multipliers `start` of an
+/// `TUNING.settle_iterations` solves with it, or `TUNING.settle_warm_iterations` from the multipliers `start` of an
 /// earlier step (by position in V; NaN where a coordinate is new). The minimiser and its
 /// multipliers (ρ times ADMM's scaled dual). None when H + ρI cannot be factored, or when `halt`
 /// says the run is to stop.
@@ -268,7 +212,7 @@ fn subproblem(
     let mut h = lower_hessian(sub, &now.curvature, scale, cert.l2, &idx);
     let mut diagonal: Vec<f64> = (0..n).map(|p| h[p * n + p]).collect();
     let (_, median, _) = diagonal.select_nth_unstable_by(n / 2, f64::total_cmp);
-    let rho = RHO * median.max(f64::MIN_POSITIVE);
+    let rho = TUNING.settle_rho * median.max(f64::MIN_POSITIVE);
     for p in 0..n {
         h[p * n + p] += rho;
     }
@@ -288,7 +232,7 @@ fn subproblem(
         })
         .collect();
     let mut rhs = faer::Mat::<f64>::zeros(n, 1);
-    for _ in 0..if start.is_some() { WARM_ITERATIONS } else { ITERATIONS } {
+    for _ in 0..if start.is_some() { TUNING.settle_warm_iterations } else { TUNING.settle_iterations } {
         if halt() {
             return None;
         }
@@ -297,7 +241,7 @@ fn subproblem(
         }
         let y = factor.solve(rhs.as_ref());
         for k in 0..n {
-            let relaxed = RELAX * y[(k, 0)] + (1.0 - RELAX) * z[k];
+            let relaxed = TUNING.settle_relax * y[(k, 0)] + (1.0 - TUNING.settle_relax) * z[k];
             let shifted = relaxed + u[k];
             let next = shifted.signum() * (shifted.abs() - threshold).max(0.0);
             u[k] = shifted - next;
@@ -310,7 +254,7 @@ fn subproblem(
 
 /// The point v + t·d (and the rows there) for the largest t = 1, ½, … whose decrease of F is
 /// Armijo's share of t·Δ, Δ = gᵀd + r(v + d) − r(v) for the loss's gradient g and the
-/// regularizer r; None when no t down to [`MIN_STEP`] passes or Δ is not negative.
+/// regularizer r; None when no t down to `TUNING.settle_min_step` passes or Δ is not negative.
 #[allow(clippy::too_many_arguments)]
 fn line_search(
     cert: &Certificate,
@@ -330,11 +274,11 @@ fn line_search(
     }
     let dm = sub.times(d);
     let mut t = 1.0_f64;
-    while t >= MIN_STEP {
+    while t >= TUNING.settle_min_step {
         let point: Vec<f64> = v.iter().zip(d).map(|(v, d)| v + t * d).collect();
         let trial = Rows::at(cert.conjugate, data.labels, data.weights, &now.a, Some((&dm, t)), sub.threads);
         let change = scale * (trial.loss - now.loss) + regularizer(cert, &point) - reg_now;
-        if change <= ARMIJO * t * predicted {
+        if change <= TUNING.armijo * t * predicted {
             return Some((point, trial));
         }
         t *= 0.5;

@@ -11,15 +11,10 @@
 //! held: the others' block of the Hessian is then definite wherever some row's p has two classes
 //! above 0.
 
-use super::refine::{Budget, Refined, Round, ARMIJO, REFINE_MAX, REFINE_STEPS};
+use super::refine::{Budget, Refined, Round};
+use super::tuning::TUNING;
 use super::{dual_at, regularizer, solve, Certificate, Polished};
 use crate::exec::DataView;
-
-/// The most multiply-adds one Hessian may take, Σᵢ (k·nnzᵢ)²/2: about 2 s on a 2-core machine
-/// (satimage's, 4,435 dense rows of 36 features and 6 classes, is 1.0e8 and a step about 0.07 s). A
-/// refinement takes a handful of steps, where proximal gradient takes thousands of O(k·nnz)
-/// epochs (satimage: 4,650, 10 s); past this bound the run keeps its epochs.
-const HESSIAN_WORK_MAX: f64 = 4e9;
 
 /// softmax(aᵢ) per row (k entries each) and Σᵢ ωᵢ·[log Σ_c exp(aᵢ_c) − aᵢ_{yᵢ}] (ωᵢ the
 /// row's weight, 1 without weights).
@@ -64,13 +59,13 @@ pub(super) fn refined_dual(
 ) -> Option<Refined> {
     let m = data.rows();
     let n = w.len();
-    if m == 0 || n == 0 || n > REFINE_MAX || !margins.len().is_multiple_of(m) {
+    if m == 0 || n == 0 || n > TUNING.refine_max || !margins.len().is_multiple_of(m) {
         return None;
     }
     let k = margins.len() / m;
     let d = n / k;
     let work: f64 = (0..m).map(|i| ((data.indptr[i + 1] - data.indptr[i]) * k).pow(2) as f64 / 2.0).sum();
-    if work > HESSIAN_WORK_MAX {
+    if work > TUNING.softmax_hessian_work_max {
         return None;
     }
     let scale = c / m as f64;
@@ -84,7 +79,7 @@ pub(super) fn refined_dual(
     // −(c/m)·Xᵀu at the current point's dual point, once it is taken.
     let mut at_point: Option<Vec<f64>> = None;
     let round = |v: &[f64]| Round { cols: (0..n).collect(), v: v.to_vec() };
-    for _ in 0..REFINE_STEPS {
+    for _ in 0..TUNING.refine_steps {
         if (budget.halt)() {
             break;
         }
@@ -191,7 +186,7 @@ pub(super) fn refined_dual(
                 }
             }
         }
-        let x = round(&v).model_minimiser(cert, &h, &centred, super::refine::MODEL_FORCING);
+        let x = round(&v).model_minimiser(cert, &h, &centred, TUNING.model_forcing);
         let step: Vec<f64> = x.iter().zip(&v).map(|(x, v)| x - v).collect();
         let step_b = b_step_of(&step);
         let l1_norm = |z: &[f64]| z.iter().map(|v| v.abs()).sum::<f64>();
@@ -220,7 +215,7 @@ pub(super) fn refined_dual(
             let (tp, tloss) = probabilities(labels, data.weights, &trial, k);
             let point: Vec<f64> = v.iter().zip(&step).map(|(v, s)| v + t * s).collect();
             let change = scale * (tloss - loss) + regularizer(cert, &point) - r_now;
-            if change <= ARMIJO * t * predicted {
+            if change <= TUNING.armijo * t * predicted {
                 break Some((point, trial, tp, tloss, t));
             }
             t *= 0.5;

@@ -12,8 +12,8 @@
 //! A Newton step through CG costs two passes over X_V per iteration and takes the
 //! near-duplicate directions as they come.
 //!
-//! Near the optimum (the gap within [`super::refine::EXACT_GAP`] of F) a support of up to
-//! `EXACT_MAX` coordinates gets exact steps instead: the dense Hessian factored by Cholesky at a
+//! Near the optimum (the gap within `TUNING.exact_gap` of F) a support of up to
+//! `TUNING.support_exact_max` coordinates gets exact steps instead: the dense Hessian factored by Cholesky at a
 //! round's first step, and the round's later steps solved by conjugate gradients preconditioned
 //! with that factor, each in the face where the coordinates that leave the support sit at zero.
 //! Once the support is solved, the zero coordinates that still violate optimality enter and the
@@ -21,8 +21,9 @@
 //! columns. CG stops short on near-duplicate columns, and the support's largest
 //! violation, which scales the dual point, stays near 1e-3 of λ; exact steps close it.
 
-use super::refine::{dual_and_gradient, moves_freely, Budget, Refined, Rows, ARMIJO, REFINE_RESIDUAL};
+use super::refine::{dual_and_gradient, moves_freely, Budget, Refined, Rows};
 use super::settle;
+use super::tuning::TUNING;
 use super::{dot, regularizer, violation, Polished};
 use crate::data::Copies;
 use crate::exec::linalg::cholesky::Factor;
@@ -35,79 +36,6 @@ use face::{exact_direction, FaceSystem, Newton};
 
 mod face;
 
-/// Newton steps of a refinement, at most.
-const STEPS: usize = 4;
-/// Conjugate-gradient iterations of one Newton step, at most. On debian-desc at C = 10, a cap
-/// of 50 certified 1e-4 in 4.4–4.8 s, 100 in 6.2 s, 250 in 8.6 s, and 15 or 30 in 5.6–15 s:
-/// an inexact step the next epochs continue from is worth more than an exact one.
-const CG_STEPS: usize = 50;
-/// What a refinement may cost, in passes over X: its Hessian-vector products cost two passes
-/// over X_V each, and a wide support of a stochastic iterate (FOBOS on debian-files after two
-/// epochs: 16,665 non-zeros, most of X) would otherwise cost a thousand passes a check. On
-/// debian-desc at C = 10 (X_V a fifth of X or less), 60 cut the steps short and the run took
-/// 9.2 s; 150 leaves them whole, 4.3 s.
-const BUDGET_PASSES: usize = 150;
-/// Supports up to this many coordinates get exact Newton steps: the dense Hessian on them
-/// (8·n² bytes: 288 MB at the bound) factored by Cholesky. On near-duplicate columns conjugate
-/// gradients stop far from the Newton step, and the support's largest violation, which sets the
-/// scale of the dual point, stays at 1e-3 of λ; exact steps take it below 1e-7 of λ in two or
-/// three. faer factors a 3,344-column matrix in 0.27 s here (nalgebra's unblocked Cholesky took
-/// 5.4 s).
-const EXACT_MAX: usize = 6000;
-/// A support wider than `EXACT_MAX`, up to this, is settled by [`settle`]'s ADMM steps near the
-/// optimum, and then gets exact steps: debian-files at C = 100 holds 6,500–6,650 columns there.
-/// The dense H on it takes 8·n² bytes (648 MB at the bound), and its factor as much again.
-const SETTLE_MAX: usize = 9000;
-/// Exact Newton steps of a round, at most.
-const EXACT_STEPS: usize = 6;
-/// Exact Newton steps of a refinement, at most, over all its rounds. Far from the optimum's
-/// support a step costs up to 8 s at 5,000 columns (hundreds of coordinates crossing zero, and a
-/// line search that halves): on debian-files at C = 10 unbounded rounds made one check 35 s.
-const EXACT_BUDGET: usize = 10;
-/// Rounds of exact steps: the support, then the support with the zero coordinates that violate
-/// optimality at the point it reached. On debian-files at C = 10 each Newton step on the support
-/// brings out 30–200 new violators, and four or five rounds end the run.
-const EXACT_ROUNDS: usize = 5;
-/// A round of exact steps that leaves more than this fraction of the gap the round before left
-/// ends the check's rounds. Near the optimum's support each round takes 4–10 times off the gap
-/// (debian-desc at C = 100: 6.3e-3, 1.6e-3, 2.9e-4, 3.5e-5, then below 1e-7). At debian-files'
-/// first exact check at C = 10 the rounds took 4.9e-2 to 4.1e-2, 2.7e-2, 2.7e-2 and 1.9e-2, each
-/// bringing in and dropping 200 columns, for 0.5 s a round; the next check certified in three.
-/// Ending such a check after its second round, paired whole runs: debian-files at C = 10
-/// 0.89×, debian-desc at C = 100 and 10 1.00×.
-///
-/// A round whose exact step the line search shortened ends the rounds too: Newton's model does
-/// not yet hold there, and the violators a next round would bring in move the point further
-/// from it. On debian-desc at C = 100 the first exact check (gap 0.29 of F, epoch 12) took a
-/// half step; its second round brought in 215 columns, whose step carried 310 coordinates
-/// across zero, and lost 1.2 s gaining nothing. The check two epochs on certified. Ending at
-/// the half step: that run 0.86× (three pairs); the other debian rows at C = 1–100 take the same
-/// epochs.
-const SLOW_ROUND: f64 = 0.5;
-/// Violating zero coordinates a round brings in, at most (the worst first).
-const EXACT_ENTER: usize = 1024;
-/// A round has solved its support once a step lowers F by less than this fraction of the gap
-/// left at its point: the rest of the gap is the zero coordinates', and the next round brings
-/// them in. Steps past that point lowered F by 1e-10 to 1e-16 on debian-files while the gap
-/// stayed at 2e-3, and cost a second each. When no zero coordinate violates, the rest is the
-/// support's residual after the step (F is flat there to second order), and the next round takes
-/// one more step on the same support: on debian-desc at C = 100 the check after epoch 14 then
-/// ends at 1.3e-6 of F instead of 2.7e-4, and certifies two epochs sooner.
-///
-/// Only a full step says so: a step the line search shortened has not solved the support, and
-/// the round's next steps (damped Newton, preconditioned by the factor) continue from it. Ended
-/// there instead, debian-files at C = 10 (seed 3, with the Newton plan's one-pass epochs left on
-/// past polishing) met a check every two epochs whose one step passed at t = 1/2 to 1/16 and
-/// left the gap at 0.07–0.8 of F, and took 170 epochs (82 s); continuing, that first check's
-/// third step was full, and the run certified after 18 epochs (8.1 s).
-const SETTLED: f64 = 1e-2;
-/// Fewer CG iterations a step than this, within the budget, and the refinement is not tried.
-const CG_LEAST: usize = 10;
-/// CG stops once the preconditioned residual rᵀM⁻¹r is this fraction of the first.
-const CG_TOL: f64 = 1e-6;
-/// The line search halves the step down to this, at most twenty trials.
-const MIN_STEP: f64 = 1e-6;
-
 /// Newton steps on F restricted to the support of w (the non-zero coordinates inside the box),
 /// each coordinate keeping its sign; the best dual value of the points they reach, and the
 /// point with ∇f there when a step moved. Stops once F at the point reached is within `slack`
@@ -115,7 +43,7 @@ const MIN_STEP: f64 = 1e-6;
 /// the best D. Measured from F at w instead (`enough`), the gap counted the refinement's own
 /// drop of F: on debian-desc at C = 10 a last round took the gap from 4.5e-7 to 3.7e-9 for a
 /// slack of 5.7e-6, because the steps had lowered F by 9.5e-5. `gradient` is ∇f at w,
-/// from which a support past `EXACT_MAX` is settled. None when the support is empty or no dual
+/// from which a support past `TUNING.support_exact_max` is settled. None when the support is empty or no dual
 /// value is finite.
 pub(super) fn refine(
     cert: &Certificate,
@@ -141,21 +69,26 @@ pub(super) fn refine(
     let (mut f, mut x) = (scale * now.loss + regularizer(cert, &w), w);
     let mut best = f64::NEG_INFINITY;
     let mut last_gradient: Option<Vec<f64>> = None;
-    let mut exact = Exact { near: exact, left: EXACT_BUDGET };
+    let mut exact = Exact { near: exact, left: TUNING.support_exact_budget };
     let mut held: Option<FaceSystem> = None;
     let mut round_gap = f64::INFINITY;
     let done = |f: f64, best: f64| f - best <= slack;
-    // A support just past EXACT_MAX is settled by ADMM steps first; the rounds then take exact
-    // steps on up to SETTLE_MAX columns.
-    let mut exact_max = EXACT_MAX;
-    let settles = || (EXACT_MAX + 1..=SETTLE_MAX).contains(&x.iter().filter(|&&v| moves_freely(cert, v)).count());
+    // A support just past TUNING.support_exact_max is settled by ADMM steps first; the rounds then take exact
+    // steps on up to TUNING.support_settle_max columns.
+    let mut exact_max = TUNING.support_exact_max;
+    let settles = || {
+        (TUNING.support_exact_max + 1..=TUNING.support_settle_max)
+            .contains(&x.iter().filter(|&&v| moves_freely(cert, v)).count())
+    };
     if settle && settle::applies(cert) && settles() {
-        if let Some(settled) = settle::settle(cert, data, c, &mut x, &mut now, gradient, copies, SETTLE_MAX, halt) {
+        if let Some(settled) =
+            settle::settle(cert, data, c, &mut x, &mut now, gradient, copies, TUNING.support_settle_max, halt)
+        {
             f = settled.f;
             best = best.max(settled.dual);
-            exact_max = SETTLE_MAX;
+            exact_max = TUNING.support_settle_max;
             exact.near = true;
-            entering = violators(cert, &x, &settled.gradient, copies, EXACT_ENTER);
+            entering = violators(cert, &x, &settled.gradient, copies, TUNING.support_exact_enter);
             last_gradient = Some(settled.gradient);
             if done(f, best) {
                 return Some(Refined {
@@ -180,7 +113,7 @@ pub(super) fn refine(
     if !exact.near && !stalled_again {
         return None;
     }
-    for _ in 0..EXACT_ROUNDS {
+    for _ in 0..TUNING.support_exact_rounds {
         if halt() {
             break;
         }
@@ -195,8 +128,10 @@ pub(super) fn refine(
             break;
         }
         let sub = Subspace::new(data, x.len(), &cols);
-        let cg_steps = CG_STEPS.min(BUDGET_PASSES * data.values.len() / (2 * STEPS * sub.value.len()).max(1));
-        if cg_steps < CG_LEAST {
+        let cg_steps = TUNING.support_cg_steps.min(
+            TUNING.support_budget_passes * data.values.len() / (2 * TUNING.support_steps * sub.value.len()).max(1),
+        );
+        if cg_steps < TUNING.support_cg_least {
             break;
         }
         let n = cols.len();
@@ -211,7 +146,7 @@ pub(super) fn refine(
         if let Some(old) = held.take() {
             held = old.carried(&cols);
         }
-        for _ in 0..if round_exact { EXACT_STEPS } else { STEPS } {
+        for _ in 0..if round_exact { TUNING.support_exact_steps } else { TUNING.support_steps } {
             if halt() {
                 break;
             }
@@ -221,7 +156,7 @@ pub(super) fn refine(
                 .map(|k| if free[k] { loss_gradient[k] + cert.l1 * sign[k] + cert.l2 * v[k] } else { 0.0 })
                 .collect();
             let unit = if cert.l1 > 0.0 { cert.l1 } else { loss_gradient.iter().fold(0.0_f64, |x, g| x.max(g.abs())) };
-            if g.iter().all(|x| x.abs() <= REFINE_RESIDUAL * unit) {
+            if g.iter().all(|x| x.abs() <= TUNING.refine_residual * unit) {
                 break;
             }
             let system = Newton { cert, data, sub: &sub, now: &now, scale, g: &g, free: &free };
@@ -254,7 +189,7 @@ pub(super) fn refine(
                 best = best.max(dual);
             }
             last_gradient = Some(gradient);
-            if done(f, best) || (round_exact && full && -change < SETTLED * (f - best)) {
+            if done(f, best) || (round_exact && full && -change < TUNING.support_settled * (f - best)) {
                 break;
             }
         }
@@ -263,10 +198,10 @@ pub(super) fn refine(
         }
         // Once the support is solved, the zero coordinates that still violate optimality come in
         // (exact steps only: a conjugate-gradient round has not solved its support).
-        // A round that leaves more than SLOW_ROUND of the gap the round before left, or whose
+        // A round that leaves more than TUNING.support_slow_round of the gap the round before left, or whose
         // exact step had to be shortened, says the support is still moving: the epochs bring its
         // columns in more cheaply.
-        let slow = f - best > SLOW_ROUND * round_gap || damped;
+        let slow = f - best > TUNING.support_slow_round * round_gap || damped;
         round_gap = f - best;
         let Some(gradient) = last_gradient.as_ref().filter(|_| round_exact && exact.near && !done(f, best) && !slow)
         else {
@@ -274,7 +209,7 @@ pub(super) fn refine(
         };
         // With no zero coordinate left violating, what keeps the gap is the support's own
         // residual, and the next round takes another step on the same columns.
-        entering = violators(cert, &x, gradient, copies, EXACT_ENTER);
+        entering = violators(cert, &x, gradient, copies, TUNING.support_exact_enter);
     }
     let moved =
         last_gradient.map(|gradient| Polished { weights: x, intercept_shift: 0.0, class_shift: vec![], gradient });
@@ -300,7 +235,7 @@ impl Exact {
 
 /// The point along d from v that the line search accepts, projected back into the orthant of v
 /// (and the box), with the rows there and whether the step passed at its full length; None when
-/// no step down to [`MIN_STEP`] passes.
+/// no step down to `TUNING.support_min_step` passes.
 ///
 /// A coordinate whose sign the step would flip stops at zero and stays there for the rest of
 /// the refinement. An exact step (`stop_at_crossing`) whose full length fails tries next where
@@ -343,7 +278,7 @@ fn line_search(
     };
     let reg_now = regularizer(cert, v);
     let mut t = 1.0_f64;
-    while t >= MIN_STEP {
+    while t >= TUNING.support_min_step {
         let point = project(t);
         let moved: Vec<f64> = point.iter().zip(v).map(|(x, v)| x - v).collect();
         let predicted = dot(g, &moved);
@@ -355,10 +290,10 @@ fn line_search(
         // path, so it decreased all the way.
         let slope_at_end = scale * dot(&trial.u, &dm)
             + (0..n).map(|k| (cert.l1 * sign[k] + cert.l2 * point[k]) * moved[k]).sum::<f64>();
-        if predicted < 0.0 && (change <= ARMIJO * predicted || slope_at_end <= 0.0) {
+        if predicted < 0.0 && (change <= TUNING.armijo * predicted || slope_at_end <= 0.0) {
             return Some((point, trial, t == 1.0));
         }
-        t = if t == 1.0 && crossing < 1.0 { crossing.max(MIN_STEP) } else { t * 0.5 };
+        t = if t == 1.0 && crossing < 1.0 { crossing.max(TUNING.support_min_step) } else { t * 0.5 };
     }
     None
 }
@@ -408,6 +343,6 @@ fn newton_direction(system: &Newton, cg_steps: usize) -> Option<Vec<f64>> {
     let mut r: Vec<f64> = g.iter().map(|x| -x).collect();
     let precondition = |r: &[f64]| Some(r.iter().zip(&m).map(|(r, m)| r / m).collect());
     // Stopped short (by the step cap or no curvature), d is still a descent direction.
-    conjugate_gradients(&mut d, &mut r, free, (cg_steps, CG_TOL), |p| Some(product(p)), precondition);
+    conjugate_gradients(&mut d, &mut r, free, (cg_steps, TUNING.support_cg_tol), |p| Some(product(p)), precondition);
     d.iter().any(|&x| x != 0.0).then_some(d)
 }

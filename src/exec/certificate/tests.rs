@@ -2,6 +2,7 @@ use super::conjugates::vector_conjugate;
 use super::loss::{loss_derivatives, loss_terms, loss_value};
 use super::refine::*;
 use super::refinement::refined_dual;
+use super::tuning::TUNING;
 use super::*;
 use crate::plan::VectorTerm;
 
@@ -193,7 +194,7 @@ fn the_gap_on_v_is_the_certificates_gap_when_v_holds_every_column() {
     }
 }
 
-/// A support wider than REFINE_MAX would need a dense Hessian of its square (FOBOS on
+/// A support wider than TUNING.refine_max would need a dense Hessian of its square (FOBOS on
 /// debian-files after two epochs: 16,665 non-zeros, 2.2 GB and 80 s): it is refined by
 /// Newton steps through Hessian-vector products instead. Here the rows share no column, so
 /// F separates by rows and F* has a closed form: row i's columns add up to one margin sᵢ,
@@ -208,7 +209,7 @@ fn a_support_wider_than_a_dense_hessian_is_refined_without_one() {
     // Conjugate gradients, then exact steps (Cholesky, with a ridge for the exactly duplicated
     // columns).
     for exact in [false, true] {
-        let d = REFINE_MAX + 1;
+        let d = TUNING.refine_max + 1;
         let m = 4;
         let (mut indptr, mut indices, mut values) = (vec![0], vec![], vec![]);
         for i in 0..m {

@@ -3,6 +3,7 @@
 //! at zero (see the module above).
 
 use super::*;
+use crate::exec::certificate::tuning::TUNING;
 
 #[cfg(test)]
 mod tests;
@@ -54,7 +55,7 @@ pub(super) fn held_step(old: &mut FaceSystem, system: &Newton, v: &[f64], sign: 
 
 /// The step in its face: `solve` gives d on the factor's coordinates for a set of positions
 /// sent to zero, and every coordinate it carries across zero joins that set, up to
-/// [`FACE_SOLVES`] times. Coordinates of the factor that are no longer free are in that set
+/// `TUNING.face_solves` times. Coordinates of the factor that are no longer free are in that set
 /// from the start, and stay put.
 fn face_step(
     idx: &[usize],
@@ -68,7 +69,7 @@ fn face_step(
     let held = zeroed.len();
     zeroed.extend(start.iter().filter(|&&p| free[idx[p]]));
     let mut d = vec![0.0_f64; v.len()];
-    for _ in 0..FACE_SOLVES {
+    for _ in 0..TUNING.face_solves {
         let solved = solve(&zeroed)?;
         d.iter_mut().for_each(|x| *x = 0.0);
         for (&k, &x) in idx.iter().zip(&solved) {
@@ -82,7 +83,7 @@ fn face_step(
         if crossing.is_empty() {
             break;
         }
-        if zeroed.len() + crossing.len() - held > FACE_CROSSINGS {
+        if zeroed.len() + crossing.len() - held > TUNING.face_crossings {
             return None;
         }
         zeroed.extend(crossing);
@@ -99,28 +100,6 @@ fn target(free: &[bool], v: &[f64], k: usize) -> f64 {
         0.0
     }
 }
-
-/// Solves of a step's face, at most: each adds the coordinates the last one carried across zero.
-const FACE_SOLVES: usize = 4;
-/// A step that carries more coordinates than this across zero is not taken exactly: its point
-/// is far from the optimum's support, and each face solve costs a triangular solve per such
-/// coordinate. On debian-files at C = 10 steps near the end cross 0–100; far from it, 500 and more.
-const FACE_CROSSINGS: usize = 256;
-/// Conjugate-gradient iterations of a step preconditioned by an earlier factor, at most, and
-/// where they stop: once rᵀP⁻¹r is this fraction of the first, an inexact Newton step with a
-/// forcing term of 1e-2. The rounds of debian-desc at C = 100 reach the same points and gaps
-/// (6.3e-3, 1.6e-3, 2.9e-4, 3.5e-5, then below 1e-7) at 1e-4 as at 1e-10, in 5–7 iterations a
-/// solve instead of 11–16; the check took 3.7 s instead of 4.5 s. At 1e-2 the rounds gained
-/// less each and the last left a gap 6 times the one asked for.
-const HELD_STEPS: usize = 25;
-const HELD_TOL: f64 = 1e-4;
-/// Rows of a held factor a face holds at zero, at most (the coordinates that left V or do not
-/// move): each costs a solve with the factor once a step, 10–20 ms at 4,400 columns.
-const FACE_HELD: usize = 512;
-/// Coordinates new to V a held factor is bordered with, at most: the border costs a solve with
-/// the factor per coordinate. A round brings in 5–170 on debian-desc and debian-files at
-/// C = 10–100.
-const BORDER_MAX: usize = 512;
 
 /// The Newton system of one step on V at the rows `now`: H = scale·X_Vᵀ·diag(ℓ″)·X_V + l2·I and
 /// the gradient g, on the coordinates still free.
@@ -219,7 +198,7 @@ impl FaceSystem {
 
     /// This system on another V (`cols`, in column order): its coordinates still in V keep
     /// their rows, and the coordinates new to V get the next border's rows after them. None
-    /// when V keeps none of them or brings in more than [`BORDER_MAX`].
+    /// when V keeps none of them or brings in more than `TUNING.face_border_max`.
     pub(super) fn carried(self, cols: &[usize]) -> Option<Self> {
         let f = self.columns.len();
         let rows: std::collections::HashMap<usize, usize> =
@@ -237,7 +216,13 @@ impl FaceSystem {
         }
         let idx = (0..cols.len()).collect();
         let cols = cols.to_vec();
-        (new.len() < cols.len() && new.len() <= BORDER_MAX).then_some(FaceSystem { idx, row, new, cols, ..self })
+        (new.len() < cols.len() && new.len() <= TUNING.face_border_max).then_some(FaceSystem {
+            idx,
+            row,
+            new,
+            cols,
+            ..self
+        })
     }
 
     /// The step on I by this factor's H: d_Z = −v_Z, H_FF·d_F = −g_F − H_FZ·d_Z (a factor
@@ -413,7 +398,7 @@ impl Bordered<'_> {
     }
 
     /// Which positions of `idx` move, and the face of P that holds the rest at zero with the
-    /// rows no position is (the factor's coordinates that left V). None past [`FACE_HELD`].
+    /// rows no position is (the factor's coordinates that left V). None past `TUNING.face_held`.
     fn layout(&self, zeroed: &[usize]) -> Option<(Vec<bool>, Face)> {
         let mut moves = vec![true; self.base.idx.len()];
         for &p in zeroed {
@@ -424,12 +409,12 @@ impl Bordered<'_> {
             held[q] = !moves[p];
         }
         let held: Vec<usize> = (0..held.len()).filter(|&q| held[q]).collect();
-        (held.len() <= FACE_HELD).then(|| (moves, self.face(held)))
+        (held.len() <= TUNING.face_held).then(|| (moves, self.face(held)))
     }
 
     /// The step for today's H (`system`'s), by conjugate gradients in the face `zeroed`
     /// preconditioned by P's solve in the same face. None when they do not converge within
-    /// [`HELD_STEPS`]. The coordinates no longer free are among `zeroed`.
+    /// `TUNING.face_held_steps`. The coordinates no longer free are among `zeroed`.
     fn refined(&self, system: &Newton, v: &[f64], zeroed: &[usize]) -> Option<Vec<f64>> {
         let (f, n) = (self.base.idx.len(), system.g.len());
         let (moves, face) = self.layout(zeroed)?;
@@ -459,8 +444,14 @@ impl Bordered<'_> {
             let x = self.solve_in(&face, &rhs, |_| 0.0)?;
             Some((0..f).map(|p| if moves[p] { x[self.base.row[p]] } else { 0.0 }).collect())
         };
-        let ok =
-            conjugate_gradients(&mut d, &mut r, &moves, (HELD_STEPS, HELD_TOL), |p| Some(product(p)), precondition);
+        let ok = conjugate_gradients(
+            &mut d,
+            &mut r,
+            &moves,
+            (TUNING.face_held_steps, TUNING.face_held_tol),
+            |p| Some(product(p)),
+            precondition,
+        );
         ok.then_some(d)
     }
 
