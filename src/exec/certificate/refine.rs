@@ -314,7 +314,7 @@ impl Round {
                     break Some((point, trial, t));
                 }
                 t *= 0.5;
-                if t < 1e-12 {
+                if t < TUNING.refine_min_step {
                     break None;
                 }
             };

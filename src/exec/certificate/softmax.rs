@@ -219,7 +219,7 @@ pub(super) fn refined_dual(
                 break Some((point, trial, tp, tloss, t));
             }
             t *= 0.5;
-            if t < 1e-12 {
+            if t < TUNING.refine_min_step {
                 break None;
             }
         };

@@ -27,6 +27,7 @@
 /// | `model_cg_tol` | 1e-6 | Conjugate gradients stop once the residual is this fraction of the first. |
 /// | `model_tol` | 1e-3 | A step of conjugate gradients that lowers the model by less than this fraction of what its first round did ends them: on nearly singular H they go on for hundreds of steps gaining nothing. |
 /// | `armijo` | 1e-2 | Armijo's constant: a step is taken when F falls by this fraction of Δ = ∇ᵀd + l1·(‖x‖₁ − ‖v‖₁) (this refinement's, `support.rs`'s and `settle.rs`'s line searches). |
+/// | `refine_min_step` | 1e-12 | The dense refinement's (and softmax's) line search halves the step down to this before it gives up. |
 /// | `support_steps` | 4 | Newton steps of a refinement, at most. |
 /// | `support_cg_steps` | 50 | Conjugate-gradient iterations of one Newton step, at most. |
 /// | `support_budget_passes` | 150 | What a refinement may cost, in passes over X: its Hessian-vector products cost two passes over X_V each, and a wide support of a stochastic iterate (FOBOS on debian-files after two epochs: 16,665 non-zeros, most of X) would otherwise cost a thousand passes a check. |
@@ -47,6 +48,7 @@
 /// | `face_held_tol` | 1e-4 | with `face_held_steps` above: Conjugate-gradient iterations of a step preconditioned by an earlier factor, at most, and where they stop: once rᵀP⁻¹r is this fraction of the first, an inexact Newton step with a forcing term of 1e-2. |
 /// | `face_held` | 512 | Rows of a held factor a face holds at zero, at most (the coordinates that left V or do not move): each costs a solve with the factor once a step, 10–20 ms at 4,400 columns. |
 /// | `face_border_max` | 512 | Coordinates new to V a held factor is bordered with, at most: the border costs a solve with the factor per coordinate. |
+/// | `face_ridges` | 0, 1e-10, 1e-8, 1e-6 | The ridges a face step's Cholesky factor (and its bordered Schur complement) tries in turn, as fractions of the largest diagonal entry: near-duplicate columns leave the matrix singular to rounding. |
 /// | `settle_steps` | 8 | Proximal Newton steps of a settling, at most. |
 /// | `settled_gap` | 5e-3 | The settling ends once the gap is within this fraction of F: the face steps finish from there. |
 /// | `settle_iterations` | 100 | ADMM iterations of one subproblem, and ρ as a multiple of the median of H's diagonal. |
@@ -103,6 +105,8 @@ pub(crate) struct RefineTuning {
     pub(crate) model_tol: f64,
     /// Armijo's constant: a step is taken when F falls by this fraction of Δ = ∇ᵀd + l1·(‖x‖₁ − ‖v‖₁) (this refinement's, `support.rs`'s and `settle.rs`'s line searches).
     pub(crate) armijo: f64,
+    /// The dense refinement's (and softmax's) line search halves the step down to this.
+    pub(crate) refine_min_step: f64,
     /// Newton steps of a refinement, at most.
     pub(crate) support_steps: usize,
     /// Conjugate-gradient iterations of one Newton step, at most.
@@ -143,6 +147,9 @@ pub(crate) struct RefineTuning {
     pub(crate) face_held: usize,
     /// Coordinates new to V a held factor is bordered with, at most: the border costs a solve with the factor per coordinate.
     pub(crate) face_border_max: usize,
+    /// The ridges a face step's Cholesky factor tries in turn, as fractions of the largest
+    /// diagonal entry.
+    pub(crate) face_ridges: [f64; 4],
     /// Proximal Newton steps of a settling, at most.
     pub(crate) settle_steps: usize,
     /// The settling ends once the gap is within this fraction of F: the face steps finish from there.
@@ -194,6 +201,7 @@ pub(crate) const TUNING: RefineTuning = RefineTuning {
     model_cg_tol: 1e-6,
     model_tol: 1e-3,
     armijo: 1e-2,
+    refine_min_step: 1e-12,
     support_steps: 4,
     support_cg_steps: 50,
     support_budget_passes: 150,
@@ -214,6 +222,7 @@ pub(crate) const TUNING: RefineTuning = RefineTuning {
     face_held_tol: 1e-4,
     face_held: 512,
     face_border_max: 512,
+    face_ridges: [0.0, 1e-10, 1e-8, 1e-6],
     settle_steps: 8,
     settled_gap: 5e-3,
     settle_iterations: 100,

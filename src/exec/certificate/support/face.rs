@@ -181,7 +181,7 @@ impl FaceSystem {
         let largest = (0..f).map(|p| h[p * f + p]).fold(0.0_f64, f64::max);
         let ridge = 1e-12 / (1.0 + 1e-12) * largest;
         let mut first = Some(h);
-        let factor = [0.0, 1e-10, 1e-8, 1e-6].into_iter().find_map(|extra| {
+        let factor = TUNING.face_ridges.into_iter().find_map(|extra| {
             let mut a = first.take().unwrap_or_else(|| form(&idx));
             for p in 0..f {
                 a[p * f + p] += extra * largest;
@@ -290,7 +290,7 @@ impl FaceSystem {
         // S is H's Schur complement, positive semi-definite; near-duplicate columns leave it
         // near zero, and rounding then a ridge of up to 1e-6 of C's largest diagonal entry.
         let largest = (0..k).map(|r| cross[r * (f + k) + f + r]).fold(0.0_f64, f64::max);
-        let s = [0.0, 1e-10, 1e-8, 1e-6].into_iter().find_map(|extra| {
+        let s = TUNING.face_ridges.into_iter().find_map(|extra| {
             let s = faer::Mat::<f64>::from_fn(k, k, |r, c| {
                 cross[c * (f + k) + f + r] - bz[(r, c)] + if r == c { diagonal + extra * largest } else { 0.0 }
             });
