@@ -11,7 +11,7 @@
 /// | `refine_stall` | 0.1 | In a run, the refinement is tried when F went down by less than this fraction of the gap since the last check: while F still falls fast the primal is what the gap waits for (and the signs of w, which the Newton steps keep, are not yet those of the optimum); once F stalls against the gap, the dual point is. |
 /// | `refine_first` | 1e-2 | At the first check of a run (nothing to compare F with), the refinement is tried when the gap is within this fraction of F already: after a warm start near the optimum, not after a cold one. |
 /// | `exact_gap` | 0.5 | A wide support's refinement takes exact Newton steps once the gap is within this fraction of F. |
-/// | `settle_gap` | 0.9 | A support just past `support.rs`'s exact bound is settled ([`super::settle`]) once the gap is within this fraction of F. |
+/// | `settle_gap` | 0.9 | A support just past `support.rs`'s exact bound is settled (`settle.rs`) once the gap is within this fraction of F. |
 /// | `refine_max` | 1500 | Most coordinates a Newton refinement solves for: its dense Hessian holds n² entries, and every step of its model's minimisation costs up to n² a sweep or a conjugate-gradient iteration (`solvers::DENSE_NEWTON_MAX`, which the analysis's few-features rule reads too). |
 /// | `refine_rounds` | 5 | Rounds of a refinement, at most: each picks V again (the non-zero coordinates of its point and the zero ones that violate optimality there) and solves F restricted to V. |
 /// | `refine_rounds_eager` | 3 | Rounds of a refinement at a check whose point the solver continues from: the epochs that follow bring in the remaining violators more cheaply than a wider V would. |
@@ -32,7 +32,7 @@
 /// | `support_cg_steps` | 50 | Conjugate-gradient iterations of one Newton step, at most. |
 /// | `support_budget_passes` | 150 | What a refinement may cost, in passes over X: its Hessian-vector products cost two passes over X_V each, and a wide support of a stochastic iterate (FOBOS on debian-files after two epochs: 16,665 non-zeros, most of X) would otherwise cost a thousand passes a check. |
 /// | `support_exact_max` | 6000 | Supports up to this many coordinates get exact Newton steps: the dense Hessian on them (8·n² bytes: 288 MB at the bound) factored by Cholesky. |
-/// | `support_settle_max` | 9000 | A support wider than `support_exact_max`, up to this, is settled by [`settle`]'s ADMM steps near the optimum, and then gets exact steps: debian-files at C = 100 holds 6,500–6,650 columns there. |
+/// | `support_settle_max` | 9000 | A support wider than `support_exact_max`, up to this, is settled by `settle.rs`'s ADMM steps near the optimum, and then gets exact steps: debian-files at C = 100 holds 6,500–6,650 columns there. |
 /// | `support_exact_steps` | 6 | Exact Newton steps of a round, at most. |
 /// | `support_exact_budget` | 10 | Exact Newton steps of a refinement, at most, over all its rounds. |
 /// | `support_exact_rounds` | 5 | Rounds of exact steps: the support, then the support with the zero coordinates that violate optimality at the point it reached. |
@@ -73,7 +73,7 @@ pub(crate) struct RefineTuning {
     pub(crate) refine_first: f64,
     /// A wide support's refinement takes exact Newton steps once the gap is within this fraction of F.
     pub(crate) exact_gap: f64,
-    /// A support just past `support.rs`'s exact bound is settled ([`super::settle`]) once the gap is within this fraction of F.
+    /// A support just past `support.rs`'s exact bound is settled (`settle.rs`) once the gap is within this fraction of F.
     pub(crate) settle_gap: f64,
     /// Most coordinates a Newton refinement solves for: its dense Hessian holds n² entries, and every step of its model's minimisation costs up to n² a sweep or a conjugate-gradient iteration.
     pub(crate) refine_max: usize,
@@ -115,7 +115,7 @@ pub(crate) struct RefineTuning {
     pub(crate) support_budget_passes: usize,
     /// Supports up to this many coordinates get exact Newton steps: the dense Hessian on them (8·n² bytes: 288 MB at the bound) factored by Cholesky.
     pub(crate) support_exact_max: usize,
-    /// A support wider than `support_exact_max`, up to this, is settled by [`settle`]'s ADMM steps near the optimum, and then gets exact steps: debian-files at C = 100 holds 6,500–6,650 columns there.
+    /// A support wider than `support_exact_max`, up to this, is settled by `settle.rs`'s ADMM steps near the optimum, and then gets exact steps: debian-files at C = 100 holds 6,500–6,650 columns there.
     pub(crate) support_settle_max: usize,
     /// Exact Newton steps of a round, at most.
     pub(crate) support_exact_steps: usize,
