@@ -78,3 +78,47 @@ fn lowered_plans_verify_and_broken_ones_do_not() {
     p.finish.push(Stmt::For(Range::Upto(Len::Classes), vec![Stmt::Store(w, Index::Feature, Expr::Const(0.0))]));
     assert_eq!(verify(&p), Err("`w[j]` outside a loop over d".into()));
 }
+
+/// Analysing the checked model again with a solver forced gives what compiling the text with
+/// that solver gives: the streamed and ranked runs' fallbacks rely on it, and no longer parse
+/// the text or read its files again.
+#[test]
+fn a_forced_solver_on_the_checked_model_matches_a_fresh_compile() {
+    let lib = crate::stdlib::Library::standard();
+    let models = [
+        "data x: sparse, y: labels\nvar w: vec[dim(x)]\nparam λ = 0.01\nminimize E[logistic(y, <x, w>)] + λ·l1(w)\n",
+        "data x: sparse, y: labels\nvar w: vec[dim(x)]\nvar b: scalar\nminimize E[logistic(y, <x, w> + b)] + 0.1·l2sq(w)\n",
+        "data x: sparse, y: labels\nvar w: vec[dim(x)]\nminimize E[hinge(y, <x, w>)] + 0.01·l1(w) st w ≥ 0\n",
+    ];
+    let forced: [(&str, Vec<(String, f64)>); 5] = [
+        ("adagrad", vec![("rda".into(), 1.0)]),
+        ("smm", vec![]),
+        ("fobos", vec![]),
+        ("tron", vec![]),
+        ("proxgrad", vec![]),
+    ];
+    let mut compared = 0;
+    for text in models {
+        let file = SourceFile::new("t.opt", text);
+        let checked = front_end(&file, &lib, &CompileOptions::default()).expect("compiles");
+        for (solver, options) in &forced {
+            let opts = CompileOptions {
+                solver: Some(solver.to_string()),
+                solver_options: options.clone(),
+                ..Default::default()
+            };
+            let again =
+                super::with_solver(&checked, &opts).map(|c| (format!("{:?}", c.structure), format!("{:?}", c.model)));
+            let fresh = front_end(&file, &lib, &opts).map(|c| (format!("{:?}", c.structure), format!("{:?}", c.model)));
+            match (again, fresh) {
+                (Ok(a), Ok(f)) => {
+                    assert_eq!(a, f, "{solver} on {text}");
+                    compared += 1;
+                }
+                (Err(a), Err(f)) => assert_eq!(format!("{a:?}"), format!("{f:?}"), "{solver} on {text}"),
+                (a, f) => panic!("{solver} on {text}: {:?} against {:?}", a.is_ok(), f.is_ok()),
+            }
+        }
+    }
+    assert!(compared >= 5, "only {compared} pairs compiled");
+}
