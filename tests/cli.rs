@@ -1062,7 +1062,7 @@ fn a_stochastic_warm_start_at_the_optimum_is_not_divergence() {
 
 /// The default that depends on the data's shape is settled once the data is read, and the run
 /// says which solver it chose and why: ℓ2-logistic on 30 features runs SCD, on 2,000 (a column
-/// far out, more features than the 200 rows) dual CD; the squared hinge runs tron on 30
+/// far out, more features than the 200 rows) dual CD; the squared hinge runs SCD on 30
 /// features and dcd on 2,000; both run dcd under a strong ridge (C·mean ‖xᵢ‖² ≤ 0.5). `optc
 /// check` says what it would choose for which shapes. A forced solver is kept whatever the shape.
 #[test]
@@ -1074,7 +1074,7 @@ fn the_default_for_l2_models_follows_the_datas_shape() {
     let wide_text = rows.replacen('\n', " 2000:0.5\n", 1);
     let wide = write(dir.path(), "wide.svm", &wide_text);
     for (loss, few, many, wide_reason) in
-        [("logistic", "scd", "dcd", "d = 2000 > m = 200"), ("squared_hinge", "tron", "dcd", "d = 2000 > 1500, m = 200")]
+        [("logistic", "scd", "dcd", "d = 2000 > m = 200"), ("squared_hinge", "scd", "dcd", "d = 2000 > 1500, m = 200")]
     {
         // C = 1/(λm) = 5 here, and the fixture's mean ‖xᵢ‖² is about 1: a weak ridge.
         let at = |lambda: f64| {
