@@ -77,17 +77,7 @@ pub struct CompiledDictionary {
     pub files: FileFacts,
 }
 
-/// The dictionary-learning model in `file` (Mairal 2013 §4.3), checked and analysed; None when
-/// the file holds another kind of model, which [`front_end`] takes.
-pub fn dictionary(file: &SourceFile, opts: &CompileOptions) -> Result<Option<CompiledDictionary>, CompileError> {
-    let program = syntax::parse(file).map_err(|p| CompileError::Model(vec![p]))?;
-    if !check::is_dictionary(&program) {
-        return Ok(None);
-    }
-    dictionary_of(&program, opts).map(Some)
-}
-
-/// The dictionary-learning model `program`, checked and analysed.
+/// The dictionary-learning model `program` (Mairal 2013 §4.3), checked and analysed.
 fn dictionary_of(program: &syntax::ast::Program, opts: &CompileOptions) -> Result<CompiledDictionary, CompileError> {
     let lib = Library::standard();
     let overrides = resolve_overrides(program, opts)?;

@@ -151,13 +151,12 @@ impl Problem {
         if let (None, Some(front)) = (solver, &self.front) {
             return Ok((Compiled::clone(front), opts));
         }
-        if pipeline::dictionary(&self.file, &opts).map_err(|e| self.error(e))?.is_some() {
-            return Err(Error::Usage(
+        match pipeline::compile(&self.file, &Library::standard(), &opts).map_err(|e| self.error(e))? {
+            pipeline::AnyModel::Loss(compiled) => Ok((*compiled, opts)),
+            pipeline::AnyModel::Dictionary(_) => Err(Error::Usage(
                 "dictionary-learning models are not in the library yet: run them with `optc run`".into(),
-            ));
+            )),
         }
-        let compiled = pipeline::front_end(&self.file, &Library::standard(), &opts).map_err(|e| self.error(e))?;
-        Ok((compiled, opts))
     }
 
     fn error(&self, e: CompileError) -> Error {

@@ -326,7 +326,11 @@ fn plans_of_dictionary_learning() {
                 minimize E[sparse_code(x, D, λ, 0.01)] + γ·group_linf(groups(load(\"squares.txt\")), D) + 0.01·l2sq(D)\n\
                 st columns(D) ∈ L2Ball(1)\nsolve with smm(batch = 50)\n";
     let file = SourceFile::new("dictionary.opt", text);
-    let d = pipeline::dictionary(&file, &CompileOptions::default()).expect("checks").expect("a dictionary model");
+    let lib = optc::stdlib::Library::standard();
+    let pipeline::AnyModel::Dictionary(d) = pipeline::compile(&file, &lib, &CompileOptions::default()).expect("checks")
+    else {
+        panic!("a dictionary model")
+    };
     let plan = optc::plan::lower::dictionary::lower(&d.model, &d.choice);
     optc::plan::verify::verify(&plan).expect("verifies");
     insta::with_settings!({ description => text, omit_expression => true }, {
