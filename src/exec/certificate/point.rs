@@ -10,6 +10,7 @@ use super::conjugates::into_loss_domain;
 use super::intercept;
 use super::loss::loss_derivatives;
 use crate::plan::{Certificate, LossConjugate};
+use std::borrow::Cow;
 
 /// What a dual point is made from.
 pub(crate) enum Entries<'a> {
@@ -43,15 +44,10 @@ pub(crate) fn dual_point(
     let free = free_intercept(cert);
     let mut u = match entries {
         Entries::Margins(a) => {
-            let shifted;
-            let a = if free {
-                let mut moved = a.to_vec();
-                intercept::shift_to_optimal_offset(kind, labels, weights, &mut moved);
-                shifted = moved;
-                &shifted
-            } else {
-                a
-            };
+            let mut a = Cow::Borrowed(a);
+            if free {
+                intercept::shift_to_optimal_offset(kind, labels, weights, a.to_mut());
+            }
             a.iter().zip(labels).map(|(&ai, &y)| into_loss_domain(kind, y, loss_derivatives(kind, y, ai).0)).collect()
         }
         Entries::InDomain(u) => u,
