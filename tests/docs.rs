@@ -286,68 +286,23 @@ fn code_of(text: &str) -> String {
     out
 }
 
-/// The top-level modules the code names through `crate::`: paths (`crate::data::DataView`),
-/// and groups (`use crate::{data, plan::Plan}`), as a drawing of the crate's `use` graph sees
-/// them, tests included.
-fn crate_modules_named(code: &str) -> Vec<String> {
-    let mut named = vec![];
-    for (at, _) in code.match_indices("crate::") {
-        let rest = &code[at + "crate::".len()..];
-        if let Some(group) = rest.strip_prefix('{') {
-            // The first name of each top-level item of the group, up to its closing brace
-            // (`plan::{A, B}` counts `plan`).
-            let (mut depth, mut item) = (0, String::new());
-            for c in group.chars() {
-                match c {
-                    '{' => depth += 1,
-                    '}' | ',' if depth == 0 => {
-                        let first: String =
-                            item.trim().chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
-                        if !first.is_empty() {
-                            named.push(first);
-                        }
-                        item.clear();
-                        if c == '}' {
-                            break;
-                        }
-                        continue;
-                    }
-                    '}' => depth -= 1,
-                    _ => {}
-                }
-                item.push(c);
-            }
-        } else {
-            let name: String = rest.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
-            if !name.is_empty() {
-                named.push(name);
-            }
-        }
-    }
-    named
-}
-
 /// The imports that run sideways or up the layers: "file: module → module".
 fn imports_against_the_layers(root: &Path) -> Vec<String> {
-    let mut files = vec![];
-    rust_files(&root.join("src"), &mut files);
+    let files = module_files(root);
+    let known: std::collections::BTreeSet<Vec<String>> = files.iter().map(|(m, _)| m.clone()).collect();
     let mut wrong = vec![];
-    for file in files {
-        let relative = file.strip_prefix(root.join("src")).expect("under src").to_string_lossy().replace('\\', "/");
-        let module = relative.split('/').next().expect("a first component").trim_end_matches(".rs").to_string();
-        let Some(own) = layer(&module) else {
-            wrong.push(format!("src/{relative}: `{module}` is in no layer"));
+    for (path, file) in &files {
+        let (module, relative) = (&path[0], format!("src/{}.rs", path.join("/")));
+        let Some(own) = layer(module) else {
+            wrong.push(format!("{relative}: `{module}` is in no layer"));
             continue;
         };
-        let code = code_of(&std::fs::read_to_string(&file).expect("a source file"));
-        for named in crate_modules_named(&code) {
-            if named == module {
-                continue;
-            }
-            match layer(&named) {
+        let code = code_of(&std::fs::read_to_string(file).expect("a source file"));
+        for named in modules_named(path, &code, &known).iter().map(|n| &n[0]).filter(|n| *n != module) {
+            match layer(named) {
                 Some(l) if l < own => {}
-                Some(_) => wrong.push(format!("src/{relative}: {module} → {named}")),
-                None => wrong.push(format!("src/{relative}: names `crate::{named}`, in no layer")),
+                Some(_) => wrong.push(format!("{relative}: {module} → {named}")),
+                None => wrong.push(format!("{relative}: names `crate::{named}`, in no layer")),
             }
         }
     }
@@ -370,7 +325,11 @@ fn the_layer_check_reads_paths_groups_and_skips_comments() {
     let code = code_of(
         "use crate::{data::{A, B}, plan};\n// crate::cli in a comment\n/* crate::session */ let x = crate::exec::run();\n",
     );
-    assert_eq!(crate_modules_named(&code), ["data", "plan", "exec"]);
+    let known =
+        ["data", "plan", "exec", "cli", "session", "fuzz_harness"].map(|m| vec![m.to_string()]).into_iter().collect();
+    let tops: Vec<String> =
+        modules_named(&["fuzz_harness".to_string()], &code, &known).into_iter().map(|m| m[0].clone()).collect();
+    assert_eq!(tops, ["data", "exec", "plan"]);
     assert!(layer("plan") < layer("data") && layer("data") < layer("exec"));
     assert_eq!(layer("nowhere"), None);
 }
@@ -407,28 +366,69 @@ fn modules_named(own: &[String], code: &str, known: &std::collections::BTreeSet<
             path.pop();
             rest = more;
         }
+        let mut group = None;
         for segment in rest.split("::") {
             let name: String = segment.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
             let last = name.len() != segment.len();
             if !name.is_empty() {
                 path.push(name);
+            } else if segment.starts_with('{') {
+                group = Some(&rest[rest.find(segment).expect("a segment of rest") + 1..]);
             }
             if last {
                 break;
             }
         }
-        let Some(module) = (1..=path.len()).rev().map(|k| path[..k].to_vec()).find(|p| known.contains(p)) else {
-            continue;
+        // A use group names each of its items below the path: `super::{a, b::C}`.
+        let paths = match group {
+            Some(inside) => group_heads(inside).into_iter().map(|head| [path.clone(), head].concat()).collect(),
+            None => vec![path],
         };
-        let related = module.len() <= own.len() && own[..module.len()] == module[..]
-            || own.len() <= module.len() && module[..own.len()] == own[..];
-        if !related {
-            named.push(module);
+        for path in paths {
+            let Some(module) = (1..=path.len()).rev().map(|k| path[..k].to_vec()).find(|p| known.contains(p)) else {
+                continue;
+            };
+            let related = module.len() <= own.len() && own[..module.len()] == module[..]
+                || own.len() <= module.len() && module[..own.len()] == own[..];
+            if !related {
+                named.push(module);
+            }
         }
     }
     named.sort();
     named.dedup();
     named
+}
+
+/// The leading path of each top-level item of a use group, from just after its `{` to its
+/// closing brace (`a, b::{C, D}, e::F` gives `a`, `b`, `e::F`).
+fn group_heads(inside: &str) -> Vec<Vec<String>> {
+    let (mut depth, mut item, mut heads) = (0, String::new(), vec![]);
+    for c in inside.chars() {
+        match c {
+            '{' => depth += 1,
+            '}' | ',' if depth == 0 => {
+                let head: Vec<String> = item
+                    .trim()
+                    .split("::")
+                    .map(|s| s.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect::<String>())
+                    .take_while(|s| !s.is_empty())
+                    .collect();
+                if !head.is_empty() {
+                    heads.push(head);
+                }
+                item.clear();
+                if c == '}' {
+                    break;
+                }
+                continue;
+            }
+            '}' => depth -= 1,
+            _ => {}
+        }
+        item.push(c);
+    }
+    heads
 }
 
 /// The circles of `edges` (module → modules it names): the strongly connected components of
@@ -486,6 +486,11 @@ fn the_circle_check_resolves_paths_and_finds_circles() {
     assert_eq!(
         modules_named(&module("exec/driver"), code, &known),
         [module("exec/certificate/refine"), module("exec/stopping"), module("plan")]
+    );
+    let grouped = "use super::{certificate::refine, stopping::{Status, Settings}};";
+    assert_eq!(
+        modules_named(&module("exec/driver"), grouped, &known),
+        [module("exec/certificate/refine"), module("exec/stopping")]
     );
     let edges = [
         (module("a/x"), vec![module("a/y")]),
