@@ -17,8 +17,8 @@
 //! refines (`Gate`: F stalled against the gap, or an eager run); `refinement::refine` picks
 //! the refinement that fits the support and runs it when the gap is short of the target; the
 //! check is then recorded in the history. Every dual point is made by `dual_point`
-//! (`point.rs`), every conjugate lives in `conjugates.rs`, and the linear algebra below them in
-//! `exec/linalg`.
+//! (`point.rs`), every conjugate lives in `conjugates.rs`, every refinement's step is taken by
+//! the one line search of `search.rs`, and the linear algebra below them lives in `exec/linalg`.
 
 mod conjugates;
 mod intercept;
@@ -27,6 +27,7 @@ mod point;
 pub(crate) mod reduced;
 pub mod refine;
 pub mod refinement;
+mod search;
 mod settle;
 mod softmax;
 mod support;

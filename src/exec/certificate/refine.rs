@@ -8,6 +8,7 @@
 //! Hessian, `softmax.rs` a softmax W; both build on the pieces here.
 
 use super::loss::loss_terms;
+use super::search::{Search, Trial};
 use super::tuning::TUNING;
 use super::*;
 pub(super) use crate::exec::linalg::Subspace;
@@ -274,7 +275,6 @@ impl Round {
             let d: Vec<f64> = x.iter().zip(&self.v).map(|(x, v)| x - v).collect();
             let step_b = h_b.as_ref().map_or(0.0, |h_b| -(g_b + dot(h_b, &d)) / b_curvature);
             let l1_norm = |z: &[f64]| z.iter().map(|v| v.abs()).sum::<f64>();
-            let squared = |z: &[f64]| z.iter().map(|v| v * v).sum::<f64>();
             let predicted = dot(&gradient, &d) + g_b * step_b + cert.l1 * (l1_norm(&x) - l1_norm(&self.v));
             if predicted.is_nan() || predicted >= 0.0 {
                 break;
@@ -283,41 +283,32 @@ impl Round {
             if step_b != 0.0 {
                 dm.iter_mut().for_each(|x| *x += step_b);
             }
-            let reg_now = cert.l1 * l1_norm(&self.v) + 0.5 * cert.l2 * squared(&self.v);
-            // Armijo's sufficient decrease (Δ = ∇ᵀd + l1·(‖x‖₁ − ‖v‖₁), as LIBLINEAR), or where
-            // differences of F near its minimum are lost to rounding, a non-positive slope of F
-            // at the end of the step: F is convex along it, so it decreased all the way.
-            let mut t = 1.0;
-            let step = loop {
+            // Armijo's sufficient decrease (Δ = ∇ᵀd + l1·(‖x‖₁ − ‖v‖₁), as LIBLINEAR), or a
+            // non-positive slope of F at the end of the step.
+            let search =
+                Search { cert, scale, v: &self.v, loss: now.loss, least: TUNING.refine_min_step, after_full: 1.0 };
+            let trial = |t: f64| {
                 let point: Vec<f64> =
                     if t == 1.0 { x.clone() } else { self.v.iter().zip(&d).map(|(v, d)| v + t * d).collect() };
-                let trial = Rows::at(kind, labels, weights, &now.a, Some((&dm, t)), sub.threads);
-                let change =
-                    scale * (trial.loss - now.loss) + cert.l1 * l1_norm(&point) + 0.5 * cert.l2 * squared(&point)
-                        - reg_now;
-                if change <= TUNING.armijo * t * predicted {
-                    break Some((point, trial, t));
-                }
-                // The slope from the left at the end: a coordinate the step took to zero counts
-                // with the sign it had before.
+                let rows = Rows::at(kind, labels, weights, &now.a, Some((&dm, t)), sub.threads);
+                Trial { point, loss: rows.loss, rows, predicted: t * predicted }
+            };
+            // The slope from the left at the end: a coordinate the step took to zero counts with
+            // the sign it had before.
+            let flat_end = |at: &Trial<Rows>| {
                 let reg_slope: f64 = (0..n)
                     .map(|k| {
-                        let side = match (point[k] != 0.0, self.v[k] != 0.0) {
-                            (true, _) => point[k].signum(),
+                        let side = match (at.point[k] != 0.0, self.v[k] != 0.0) {
+                            (true, _) => at.point[k].signum(),
                             (false, true) => self.v[k].signum(),
                             (false, false) => 0.0,
                         };
-                        (cert.l1 * side + cert.l2 * point[k]) * d[k]
+                        (cert.l1 * side + cert.l2 * at.point[k]) * d[k]
                     })
                     .sum();
-                if scale * dot(&trial.u, &dm) + reg_slope <= 0.0 {
-                    break Some((point, trial, t));
-                }
-                t *= 0.5;
-                if t < TUNING.refine_min_step {
-                    break None;
-                }
+                scale * dot(&at.rows.u, &dm) + reg_slope <= 0.0
             };
+            let step = search.run(trial, flat_end).map(|(at, t)| (at.point, at.rows, t));
             let Some((point, trial, t)) = step else { break };
             if let Some(b) = offset.as_deref_mut() {
                 *b += t * step_b;

@@ -14,6 +14,7 @@
 
 use super::loss::loss_terms;
 use super::refine::{dual_and_gradient, moves_freely, Rows};
+use super::search::{Search, Trial};
 use super::tuning::TUNING;
 use super::{dot, regularizer, violation};
 use crate::data::Copies;
@@ -267,23 +268,18 @@ fn line_search(
     d: &[f64],
 ) -> Option<(Vec<f64>, Rows)> {
     let full: Vec<f64> = v.iter().zip(d).map(|(v, d)| v + d).collect();
-    let reg_now = regularizer(cert, v);
-    let predicted = dot(g, d) + regularizer(cert, &full) - reg_now;
+    let predicted = dot(g, d) + regularizer(cert, &full) - regularizer(cert, v);
     if predicted.is_nan() || predicted >= 0.0 {
         return None;
     }
     let dm = sub.times(d);
-    let mut t = 1.0_f64;
-    while t >= TUNING.settle_min_step {
-        let point: Vec<f64> = v.iter().zip(d).map(|(v, d)| v + t * d).collect();
-        let trial = Rows::at(cert.conjugate, data.labels, data.weights, &now.a, Some((&dm, t)), sub.threads);
-        let change = scale * (trial.loss - now.loss) + regularizer(cert, &point) - reg_now;
-        if change <= TUNING.armijo * t * predicted {
-            return Some((point, trial));
-        }
-        t *= 0.5;
-    }
-    None
+    let search = Search { cert, scale, v, loss: now.loss, least: TUNING.settle_min_step, after_full: 1.0 };
+    let trial = |t: f64| {
+        let rows = Rows::at(cert.conjugate, data.labels, data.weights, &now.a, Some((&dm, t)), sub.threads);
+        let point = v.iter().zip(d).map(|(v, d)| v + t * d).collect();
+        Trial { point, loss: rows.loss, rows, predicted: t * predicted }
+    };
+    search.run(trial, |_| false).map(|(at, _)| (at.point, at.rows))
 }
 
 #[cfg(test)]

@@ -12,6 +12,7 @@
 //! above 0.
 
 use super::refine::{Budget, Refined, Round};
+use super::search::{Search, Trial};
 use super::tuning::TUNING;
 use super::{dual_at, regularizer, solve, Certificate, Polished};
 use crate::exec::DataView;
@@ -208,21 +209,14 @@ pub(super) fn refined_dual(
                 }
             }
         }
-        let r_now = regularizer(cert, &v);
-        let mut t = 1.0;
-        let accepted = loop {
-            let trial: Vec<f64> = a.iter().zip(&da).map(|(a, s)| a + t * s).collect();
-            let (tp, tloss) = probabilities(labels, data.weights, &trial, k);
-            let point: Vec<f64> = v.iter().zip(&step).map(|(v, s)| v + t * s).collect();
-            let change = scale * (tloss - loss) + regularizer(cert, &point) - r_now;
-            if change <= TUNING.armijo * t * predicted {
-                break Some((point, trial, tp, tloss, t));
-            }
-            t *= 0.5;
-            if t < TUNING.refine_min_step {
-                break None;
-            }
+        let search = Search { cert, scale, v: &v, loss, least: TUNING.refine_min_step, after_full: 1.0 };
+        let trial = |t: f64| {
+            let scores: Vec<f64> = a.iter().zip(&da).map(|(a, s)| a + t * s).collect();
+            let (probabilities, loss) = probabilities(labels, data.weights, &scores, k);
+            let point = v.iter().zip(&step).map(|(v, s)| v + t * s).collect();
+            Trial { point, rows: (scores, probabilities), loss, predicted: t * predicted }
         };
+        let accepted = search.run(trial, |_| false).map(|(at, t)| (at.point, at.rows.0, at.rows.1, at.loss, t));
         let Some((point, trial, tp, tloss, t)) = accepted else { break };
         shift.iter_mut().zip(&step_b).for_each(|(s, b)| *s += t * b);
         (v, a, p, loss) = (point, trial, tp, tloss);

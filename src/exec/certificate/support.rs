@@ -22,6 +22,7 @@
 //! violation, which scales the dual point, stays near 1e-3 of λ; exact steps close it.
 
 use super::refine::{dual_and_gradient, moves_freely, Budget, Refined, Rows};
+use super::search::{Search, Trial};
 use super::settle;
 use super::tuning::TUNING;
 use super::{dot, regularizer, violation, Polished};
@@ -276,26 +277,22 @@ fn line_search(
             })
             .collect()
     };
-    let reg_now = regularizer(cert, v);
-    let mut t = 1.0_f64;
-    while t >= TUNING.support_min_step {
+    let search = Search { cert, scale, v, loss: now.loss, least: TUNING.support_min_step, after_full: crossing };
+    // The path bends where coordinates stop at zero: each trial takes its own product X_V·(x − v).
+    let trial = |t: f64| {
         let point = project(t);
         let moved: Vec<f64> = point.iter().zip(v).map(|(x, v)| x - v).collect();
-        let predicted = dot(g, &moved);
         let dm = sub.times(&moved);
-        let trial = Rows::at(cert.conjugate, labels, data.weights, &now.a, Some((&dm, 1.0)), sub.threads);
-        let change = scale * (trial.loss - now.loss) + regularizer(cert, &point) - reg_now;
-        // Armijo, or where differences of F near its minimum are lost to rounding, a
-        // non-positive slope of F at the end of the step, from the left: F is convex along the
-        // path, so it decreased all the way.
-        let slope_at_end = scale * dot(&trial.u, &dm)
-            + (0..n).map(|k| (cert.l1 * sign[k] + cert.l2 * point[k]) * moved[k]).sum::<f64>();
-        if predicted < 0.0 && (change <= TUNING.armijo * predicted || slope_at_end <= 0.0) {
-            return Some((point, trial, t == 1.0));
-        }
-        t = if t == 1.0 && crossing < 1.0 { crossing.max(TUNING.support_min_step) } else { t * 0.5 };
-    }
-    None
+        let rows = Rows::at(cert.conjugate, labels, data.weights, &now.a, Some((&dm, 1.0)), sub.threads);
+        Trial { predicted: dot(g, &moved), point, loss: rows.loss, rows: (rows, dm, moved) }
+    };
+    // Or a non-positive slope of F at the end of the step, from the left.
+    let flat_end = |at: &Trial<(Rows, Vec<f64>, Vec<f64>)>| {
+        let (rows, dm, moved) = &at.rows;
+        let reg_slope = (0..n).map(|k| (cert.l1 * sign[k] + cert.l2 * at.point[k]) * moved[k]).sum::<f64>();
+        scale * dot(&rows.u, dm) + reg_slope <= 0.0
+    };
+    search.run(trial, flat_end).map(|(at, t)| (at.point, at.rows.0, t == 1.0))
 }
 
 /// The zero coordinates of `x` that violate their optimality condition at ∇f = `gradient`, at

@@ -26,8 +26,8 @@
 /// | `model_cg_steps` | 200 | Conjugate-gradient iterations of a round, at most (and at most twice the coordinates). |
 /// | `model_cg_tol` | 1e-6 | Conjugate gradients stop once the residual is this fraction of the first. |
 /// | `model_tol` | 1e-3 | A step of conjugate gradients that lowers the model by less than this fraction of what its first round did ends them: on nearly singular H they go on for hundreds of steps gaining nothing. |
-/// | `armijo` | 1e-2 | Armijo's constant: a step is taken when F falls by this fraction of Δ = ∇ᵀd + l1·(‖x‖₁ − ‖v‖₁) (this refinement's, `support.rs`'s and `settle.rs`'s line searches). |
-/// | `refine_min_step` | 1e-12 | The dense refinement's (and softmax's) line search halves the step down to this before it gives up. |
+/// | `armijo` | 1e-2 | Armijo's constant: a step is taken when F falls by this fraction of Δ = ∇ᵀd + l1·(‖x‖₁ − ‖v‖₁) (every refinement's line search, `search.rs`). |
+/// | `refine_min_step` | 1e-12 | The dense refinement's (and softmax's) line search shortens the step down to this before it gives up. |
 /// | `support_steps` | 4 | Newton steps of a refinement, at most. |
 /// | `support_cg_steps` | 50 | Conjugate-gradient iterations of one Newton step, at most. |
 /// | `support_budget_passes` | 150 | What a refinement may cost, in passes over X: its Hessian-vector products cost two passes over X_V each, and a wide support of a stochastic iterate (FOBOS on debian-files after two epochs: 16,665 non-zeros, most of X) would otherwise cost a thousand passes a check. |
@@ -103,7 +103,7 @@ pub(crate) struct RefineTuning {
     pub(crate) model_cg_tol: f64,
     /// A step of conjugate gradients that lowers the model by less than this fraction of what its first round did ends them: on nearly singular H they go on for hundreds of steps gaining nothing.
     pub(crate) model_tol: f64,
-    /// Armijo's constant: a step is taken when F falls by this fraction of Δ = ∇ᵀd + l1·(‖x‖₁ − ‖v‖₁) (this refinement's, `support.rs`'s and `settle.rs`'s line searches).
+    /// Armijo's constant: a step is taken when F falls by this fraction of Δ = ∇ᵀd + l1·(‖x‖₁ − ‖v‖₁) (every refinement's line search, `search.rs`).
     pub(crate) armijo: f64,
     /// The dense refinement's (and softmax's) line search halves the step down to this.
     pub(crate) refine_min_step: f64,
