@@ -116,6 +116,8 @@ pub struct Settings {
     pub batch: bool,
     /// `dcd(shrinking = 0)`: every row every epoch.
     pub shrinking: Option<bool>,
+    /// `pdhg(weight = ω)`: the primal weight (None: 1).
+    pub weight: Option<f64>,
 }
 
 impl Default for Settings {
@@ -136,6 +138,7 @@ impl Default for Settings {
             theta: None,
             batch: false,
             shrinking: None,
+            weight: None,
         }
     }
 }
@@ -232,7 +235,7 @@ pub const STRONG_RIDGE: f64 = 0.5;
 
 /// The solvers that fit each kind of intercept ([`crate::solvers::Intercepts`]), as the
 /// diagnostics list them; a test holds each list to the registry.
-const FREE_INTERCEPT: &str = "scd, proxgrad, tron, dcd, fobos, adagrad, smm, smidas and truncated";
+const FREE_INTERCEPT: &str = "scd, proxgrad, tron, dcd, pdhg, fobos, adagrad, smm, smidas and truncated";
 const PENALISED_INTERCEPT: &str = "dcd and tron";
 const PER_CLASS_INTERCEPT: &str = "tron and proxgrad";
 
@@ -380,6 +383,18 @@ pub fn analyse(model: &Model, files: &FileFacts, budget: Option<usize>) -> Resul
         Choice {
             solver: SolverKind::Dc,
             reason: "a non-convex concave-in-|w| penalty: online DC is the method here with guarantees for it".into(),
+        }
+    } else if smooth.is_none()
+        && primal_dual_fits(model)
+        && !dual_cd_fits(model)
+        && (group_shrink || (!composite && composite_prox.is_none() && !nuclear && split.is_ok()))
+    {
+        Choice {
+            solver: SolverKind::Pdhg,
+            reason: format!(
+                "`{}` is not smooth, nor is the penalty ½‖w‖² alone: the primal-dual hybrid gradient method takes the loss through its conjugate's prox (closed form, row by row) and the penalty through its own, O(nnz) an iteration, certified by its dual iterate",
+                loss.name
+            ),
         }
     } else if group_shrink {
         Choice {
@@ -543,10 +558,11 @@ pub fn analyse(model: &Model, files: &FileFacts, budget: Option<usize>) -> Resul
     // A composite prox (Picard, or the group shrink) runs once per iteration: only the batch
     // solver has it.
     if let (Some(c), Some(_)) = (&chosen, &composite_prox) {
-        if c.solver != SolverKind::Proxgrad {
+        if c.solver != SolverKind::Proxgrad && !(c.solver == SolverKind::Pdhg && group_shrink) {
             let what = if group_shrink { "the ℓ2 shrink of each group" } else { "the Picard prox of ω∘B" };
             unavailable = Some(format!(
-                "{what} runs in proxgrad (a smooth loss) in this build; `{}` does not run it",
+                "{what} runs in proxgrad (a smooth loss){} in this build; `{}` does not run it",
+                if group_shrink { " and pdhg" } else { "" },
                 c.solver.name()
             ));
             chosen = None;
@@ -616,9 +632,9 @@ pub fn analyse(model: &Model, files: &FileFacts, budget: Option<usize>) -> Resul
     }
     // A vector prox is applied to the whole vector each step: only the batch solver has it.
     if let (Some(c), Some((_, term))) = (&chosen, &vector) {
-        if c.solver != SolverKind::Proxgrad {
+        if !matches!(c.solver, SolverKind::Proxgrad | SolverKind::Pdhg) {
             unavailable = Some(format!(
-                "the prox of {} acts on the whole vector, and only proxgrad (a smooth loss) applies it in this build; `{}` does not",
+                "the prox of {} acts on the whole vector, and only proxgrad (a smooth loss) and pdhg apply it in this build; `{}` does not",
                 term.describe(),
                 c.solver.name()
             ));
@@ -721,6 +737,17 @@ fn is_svm(model: &Model) -> bool {
         && model.constraints.is_empty()
         && !model.regs.is_empty()
         && model.regs.iter().all(|r| r.def.prox == ProxKind::Scale && r.operator.is_none())
+}
+
+/// A loss whose conjugate's prox the primal-dual method has in closed form (hinge, squared hinge,
+/// squared; `plan::lower::pdhg::conjugate_prox`), by name or by formula, on a vector w, with
+/// every row of the same weight (the rows' weights are not compiled for it yet).
+pub(crate) fn primal_dual_fits(model: &Model) -> bool {
+    use crate::stdlib::KnownLoss;
+    matches!(model.loss.def.known(), Some(KnownLoss::Hinge | KnownLoss::SquaredHinge | KnownLoss::Squared))
+        && matches!(model.shape, Shape::Vec(_))
+        && !model.loss.weighted
+        && model.loss.coef.value > 0.0
 }
 
 /// A loss whose dual coordinate step optc has (hinge, squared hinge in closed form; logistic by

@@ -26,6 +26,10 @@ pub enum SolverKind {
     /// (LIBLINEAR's primal solver for `-s 0`/`-s 2`), for a twice-differentiable loss with
     /// ½‖·‖² only.
     Tron,
+    /// The primal-dual hybrid gradient method (Chambolle & Pock 2011) for a loss whose
+    /// conjugate has a closed-form prox beside any penalty with a prox, neither smooth: the
+    /// 1-norm SVM.
+    Pdhg,
 }
 
 /// What an option's value must be; the analyser checks it and says so when it is not.
@@ -70,6 +74,9 @@ pub struct Requirements {
     /// λ·l2sq terms only, λ > 0, no constraint (Newton steps need F twice differentiable
     /// and strongly convex).
     pub l2sq_only: bool,
+    /// A loss whose conjugate's prox is closed-form (hinge, squared hinge, squared): the
+    /// primal-dual method's dual step.
+    pub conjugate_prox: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -156,10 +163,11 @@ const fn needs(smooth_loss: bool, coordinate_separable: bool) -> Requirements {
         svm_only: false,
         dual_cd: false,
         l2sq_only: false,
+        conjugate_prox: false,
     }
 }
 
-pub const REGISTRY: [SolverSpec; 11] = [
+pub const REGISTRY: [SolverSpec; 12] = [
     SolverSpec {
         kind: SolverKind::Fobos,
         name: "fobos",
@@ -366,6 +374,26 @@ pub const REGISTRY: [SolverSpec; 11] = [
             row_weights: true,
             ..BATCH
         },
+    },
+    SolverSpec {
+        kind: SolverKind::Pdhg,
+        name: "pdhg",
+        options: &[
+            OptionSpec { name: "iterations", kind: OptionKind::Count, help: "the same as epochs" },
+            EPOCHS,
+            TOL,
+            OptionSpec {
+                name: "weight",
+                kind: OptionKind::Positive,
+                help: "ω, the primal weight: the primal step over the dual step is 1/ω² (default 1)",
+            },
+        ],
+        requires: Requirements { conjugate_prox: true, ..needs(false, false) },
+        compiled: true,
+        default_max_epochs: 100000,
+        // An iteration costs one pass over the rows, a check one or two.
+        check_every: 10,
+        can: BATCH,
     },
 ];
 

@@ -130,10 +130,11 @@ fn every_example_runs_the_same_under_both_back_ends() {
 
 /// Every compiled solver on every example it accepts: FOBOS and AdaGrad (lazy), SCD (columns,
 /// init phase, perm(d)), proxgrad (0..m, 0..d, momentum), SMM, SMIDAS (the O(d) truncation of
-/// θ), truncated gradient and tron (nested repeats), through both back ends.
+/// θ), truncated gradient, tron (nested repeats) and pdhg (its restarts and Halpern steps),
+/// through both back ends.
 #[test]
 fn every_solver_runs_the_same_under_both_back_ends() {
-    let solvers = ["fobos", "adagrad", "scd", "proxgrad", "smm", "smidas", "truncated", "dc", "dcd", "tron"];
+    let solvers = ["fobos", "adagrad", "scd", "proxgrad", "smm", "smidas", "truncated", "dc", "dcd", "tron", "pdhg"];
     let mut ran = std::collections::BTreeSet::new();
     for (name, text) in examples() {
         for solver in solvers {

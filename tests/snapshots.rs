@@ -175,6 +175,16 @@ fn plans_of_forced_solvers() {
     for (name, solve) in [("picard", "solve with picard"), ("dcd_plain", "solve with dcd(shrinking = 0)")] {
         snapshot_plan("plans_of_forced_solvers", name, format!("{svm}{solve}\n"), &CompileOptions::default());
     }
+    // The primal-dual method with the whole vector's prox: ℓ∞ (a runtime call) and disjoint
+    // groups (the shrink of each group), and the squared hinge's conjugate prox.
+    let hinge = "data x: sparse, y: labels\nvar w: vec[dim(x)]\nparam λ = 1e-3\nminimize E[hinge(y, <x, w>)] + ";
+    for (name, rest) in
+        [("pdhg_linf", "0.02·linf(w)\n"), ("pdhg_groups", "λ·group_l2(groups(load(\"disjoint_groups.txt\")), w)\n")]
+    {
+        snapshot_plan("plans_of_forced_solvers", name, format!("{hinge}{rest}"), &reading("tests/fixtures"));
+    }
+    let squared_hinge = "data x: sparse, y: labels\nvar w: vec[dim(x)]\nvar b: scalar\nparam λ = 1e-3\nminimize E[squared_hinge(y, <x, w> + b)] + λ·l1(w)\nsolve with pdhg(weight = 0.1)\n";
+    snapshot_plan("plans_of_forced_solvers", "pdhg_squared_hinge", squared_hinge.into(), &CompileOptions::default());
     // Logistic's dual CD (its 1-D Newton steps and the gap estimate), with a regularized bias.
     let logistic = "data x: sparse, y: labels\nvar w: vec[dim(x)]\nvar b: scalar\nparam λ = 1e-4\nminimize E[logistic(y, <x, w> + b)] + λ·l2sq(w) + λ·l2sq(b)\n";
     snapshot_plan(

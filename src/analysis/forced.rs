@@ -62,6 +62,16 @@ pub(super) fn forced_invalid(
         let why = "dual coordinate descent takes hinge, squared_hinge or logistic with λ·l2sq(w) and no other term or constraint";
         return Some((why.to_string(), model.objective_span, "not an ℓ2-regularized SVM".into()));
     }
+    if needs.conjugate_prox && !primal_dual_fits(model) {
+        return Some((
+            format!(
+                "pdhg takes a loss whose conjugate has a closed-form prox (hinge, squared_hinge or squared), on a vector w with unweighted rows; `{}` is not one here",
+                loss.name
+            ),
+            model.loss.span,
+            "no closed-form prox of ℓ*".into(),
+        ));
+    }
     if needs.svm_only && !is_svm(model) {
         return Some((
             "picard solves the linear SVM, `E[hinge(y, <x, w>)] + λ·l2sq(w)` with no other term".into(),
@@ -175,6 +185,7 @@ pub(super) fn parse_settings(
             "delta" => s.delta = Some(v),
             "rda" => s.rda = v == 1.0,
             "shrinking" => s.shrinking = Some(v == 1.0),
+            "weight" => s.weight = Some(v),
             // The options of solvers this build does not compile: the run stops before them.
             _ => {}
         }

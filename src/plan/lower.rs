@@ -11,6 +11,7 @@ pub mod dictionary;
 mod fobos;
 mod multiclass;
 mod newton;
+mod pdhg;
 mod proxgrad;
 mod scd;
 mod smidas;
@@ -67,6 +68,14 @@ pub fn lower(model: &Model, st: &Structure, opts: LowerOptions) -> Result<Plan, 
         (SolverKind::Proxgrad, Some(ProxShape::Vector(prox, term))) => {
             Ok(proxgrad::lower(model, st, *prox, Some(*term)))
         }
+        (SolverKind::Pdhg, Some(ProxShape::Vector(prox, term))) => {
+            Ok(pdhg::lower(model, st, *prox, pdhg::Whole::Vector(*term)))
+        }
+        (SolverKind::Pdhg, Some(ProxShape::Composite(prox, term)))
+            if term.prox == super::CompositeProx::GroupShrink =>
+        {
+            Ok(pdhg::lower(model, st, *prox, pdhg::Whole::Groups(term.clone())))
+        }
         (s, Some(ProxShape::Coordinate(prox))) => coordinate(s, model, st, *prox, opts),
         (s, _) => Err(not_compiled(s, model)),
     }
@@ -93,6 +102,7 @@ fn coordinate(
         SolverKind::Proxgrad => Ok(proxgrad::lower(model, st, prox, None)),
         SolverKind::Picard => Ok(svm::lower(model, st, prox)),
         SolverKind::Dcd => Ok(dcd::lower(model, st, prox)),
+        SolverKind::Pdhg => Ok(pdhg::lower(model, st, prox, pdhg::Whole::None)),
         s => Err(not_compiled(s, model)),
     }
 }
