@@ -55,7 +55,7 @@ pub(super) fn best_dual(cert: &Certificate, data: &DataView, c: f64, w: &[f64], 
     if n == 0 {
         return None;
     }
-    let (m, scale) = (data.rows(), c / data.rows() as f64);
+    let m = data.rows();
     // Inside the domain, not balanced: balancing would move the rows held at 0 off their bound,
     // and the correction would take them for free rows.
     let mut u: Vec<f64> = (0..m)
@@ -64,65 +64,11 @@ pub(super) fn best_dual(cert: &Certificate, data: &DataView, c: f64, w: &[f64], 
             u[i].clamp(lo, hi)
         })
         .collect();
+    let support = Support { cols: support, position, free_b };
     let mut best: Option<f64> = None;
     for _ in 0..ROUNDS {
-        let free: Vec<bool> = (0..m)
-            .map(|i| {
-                let (lo, hi) = domain(cert.conjugate, data.labels[i]);
-                u[i] > lo && u[i] < hi
-            })
-            .collect();
-        // What the equalities ask of the free rows: r = target − (c/m)·X_Sᵀu, and −Σᵢ uᵢ.
-        let mut residual: Vec<f64> = support.iter().map(|&j| -(cert.l1 * w[j].signum() + cert.l2 * w[j])).collect();
-        let mut gram = vec![0.0; n * n];
-        let mut entries: Vec<(usize, f64)> = vec![];
-        for i in 0..m {
-            entries.clear();
-            for k in data.indptr[i]..data.indptr[i + 1] {
-                let p = position[data.indices[k] as usize];
-                if p != usize::MAX {
-                    residual[p] -= scale * data.values[k] * u[i];
-                    entries.push((p, scale * data.values[k]));
-                }
-            }
-            if !free[i] {
-                continue;
-            }
-            if free_b {
-                entries.push((n - 1, 1.0));
-            }
-            // The lower triangle, column-major, as the factor reads it.
-            for &(p, a) in &entries {
-                for &(q, b) in &entries {
-                    if p >= q {
-                        gram[q * n + p] += a * b;
-                    }
-                }
-            }
-        }
-        if free_b {
-            residual.push(-u.iter().sum::<f64>());
-        }
-        let trace: f64 = (0..n).map(|p| gram[p * n + p]).sum();
-        if trace.is_nan() || trace <= 0.0 {
+        if !correct(cert, data, c, w, &support, &mut u) {
             break;
-        }
-        for p in 0..n {
-            gram[p * n + p] += RIDGE * trace / n as f64;
-        }
-        let Some(factor) = Factor::new(gram, n) else { break };
-        let x = factor.solve(faer::MatRef::from_column_major_slice(&residual, n, 1));
-        // δᵢ = Aᵢᵀx on the free rows, then back into the domain.
-        for i in (0..m).filter(|&i| free[i]) {
-            let mut delta = if free_b { x[(n - 1, 0)] } else { 0.0 };
-            for k in data.indptr[i]..data.indptr[i + 1] {
-                let p = position[data.indices[k] as usize];
-                if p != usize::MAX {
-                    delta += scale * data.values[k] * x[(p, 0)];
-                }
-            }
-            let (lo, hi) = domain(cert.conjugate, data.labels[i]);
-            u[i] = (u[i] + delta).clamp(lo, hi);
         }
         let point = dual_point(cert, data.labels, None, 1, Entries::Any(u.clone()));
         let (d, _) = dual_at(cert, data, c, w.len(), 1, &point);
@@ -131,4 +77,123 @@ pub(super) fn best_dual(cert: &Certificate, data: &DataView, c: f64, w: &[f64], 
         }
     }
     best
+}
+
+/// The support S of w (its columns, each column's place in S or `usize::MAX`), and whether b
+/// is free: the equalities number |S| + 1 then.
+struct Support {
+    cols: Vec<usize>,
+    position: Vec<usize>,
+    free_b: bool,
+}
+
+/// One correction of `u` (inside dom ℓ*): its free rows moved by the least change δ = Aᵀx with
+/// A·Aᵀx = r, A the free rows' columns of (c/m)·X_S (and a row of ones with b), r what the
+/// equalities ask, then clipped into the domain. False when no row is free or the system has
+/// no factor.
+fn correct(cert: &Certificate, data: &DataView, c: f64, w: &[f64], support: &Support, u: &mut [f64]) -> bool {
+    let Support { cols, position, free_b } = support;
+    let (m, scale) = (data.rows(), c / data.rows() as f64);
+    let n = cols.len() + usize::from(*free_b);
+    let free: Vec<bool> = (0..m)
+        .map(|i| {
+            let (lo, hi) = domain(cert.conjugate, data.labels[i]);
+            u[i] > lo && u[i] < hi
+        })
+        .collect();
+    // What the equalities ask of the free rows: r = target − (c/m)·X_Sᵀu, and −Σᵢ uᵢ.
+    let mut residual: Vec<f64> = cols.iter().map(|&j| -(cert.l1 * w[j].signum() + cert.l2 * w[j])).collect();
+    let mut gram = vec![0.0; n * n];
+    let mut entries: Vec<(usize, f64)> = vec![];
+    for i in 0..m {
+        entries.clear();
+        for k in data.indptr[i]..data.indptr[i + 1] {
+            let p = position[data.indices[k] as usize];
+            if p != usize::MAX {
+                residual[p] -= scale * data.values[k] * u[i];
+                entries.push((p, scale * data.values[k]));
+            }
+        }
+        if !free[i] {
+            continue;
+        }
+        if *free_b {
+            entries.push((n - 1, 1.0));
+        }
+        // The lower triangle, column-major, as the factor reads it.
+        for &(p, a) in &entries {
+            for &(q, b) in &entries {
+                if p >= q {
+                    gram[q * n + p] += a * b;
+                }
+            }
+        }
+    }
+    if *free_b {
+        residual.push(-u.iter().sum::<f64>());
+    }
+    let trace: f64 = (0..n).map(|p| gram[p * n + p]).sum();
+    if trace.is_nan() || trace <= 0.0 {
+        return false;
+    }
+    for p in 0..n {
+        gram[p * n + p] += RIDGE * trace / n as f64;
+    }
+    let Some(factor) = Factor::new(gram, n) else { return false };
+    let x = factor.solve(faer::MatRef::from_column_major_slice(&residual, n, 1));
+    for i in (0..m).filter(|&i| free[i]) {
+        let mut delta = if *free_b { x[(n - 1, 0)] } else { 0.0 };
+        for k in data.indptr[i]..data.indptr[i + 1] {
+            let p = position[data.indices[k] as usize];
+            if p != usize::MAX {
+                delta += scale * data.values[k] * x[(p, 0)];
+            }
+        }
+        let (lo, hi) = domain(cert.conjugate, data.labels[i]);
+        u[i] = (u[i] + delta).clamp(lo, hi);
+    }
+    true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plan::LossConjugate;
+
+    /// From a point near one that meets the equalities, one correction meets them: (c/m)·X_Sᵀu =
+    /// −(l1·sign w_S + l2·w_S) and Σᵢ uᵢ = 0, every row staying inside dom ℓ* (the step needs no
+    /// clipping). w is made so that u = −y/2 meets them exactly; u starts off it by 2%.
+    #[test]
+    fn a_correction_meets_the_support_equalities() {
+        let m = 8;
+        let x: Vec<Vec<f64>> =
+            (0..m).map(|i| vec![1.0 + (i % 3) as f64, if i % 4 < 2 { 0.5 } else { -1.0 }, (i as f64) / 4.0]).collect();
+        let labels: Vec<f64> = (0..m).map(|i| if i % 2 == 0 { -1.0 } else { 1.0 }).collect();
+        let (indptr, indices, values) = super::super::tests::rows_of(&x);
+        let data = DataView::new(&indptr, &indices, &values, &labels, 3);
+        let cert = Certificate {
+            conjugate: LossConjugate::Hinge,
+            intercept: true,
+            ..super::super::tests::cert(0.01, 1.0, f64::NEG_INFINITY, f64::INFINITY)
+        };
+        let c = 1.0;
+        let xtu = |u: &[f64], j: usize| (0..m).map(|i| x[i][j] * u[i]).sum::<f64>() * c / m as f64;
+        let meets: Vec<f64> = labels.iter().map(|y| -0.5 * y).collect();
+        // −(l1·sign wⱼ + l2·wⱼ) = zⱼ: wⱼ = −zⱼ − l1·sign(−zⱼ) when |zⱼ| > l1.
+        let w: Vec<f64> =
+            (0..3).map(|j| if j < 2 { -xtu(&meets, j) + cert.l1 * xtu(&meets, j).signum() } else { 0.0 }).collect();
+        assert!(w[0] != 0.0 && w[1] != 0.0 && (w[0] < 0.0) == (xtu(&meets, 0) > 0.0), "w = {w:?}");
+        let mut u: Vec<f64> =
+            meets.iter().enumerate().map(|(i, u)| u * (1.0 + 0.02 * ((i * 5 % 7) as f64 - 3.0) / 3.0)).collect();
+        let support = Support { cols: vec![0, 1], position: vec![0, 1, usize::MAX], free_b: true };
+        assert!(correct(&cert, &data, c, &w, &support, &mut u));
+        for (i, (&ui, &y)) in u.iter().zip(&labels).enumerate() {
+            assert!(y * ui > -1.0 && y * ui < 0.0, "row {i} stayed inside the domain: y·u = {}", y * ui);
+        }
+        for &j in &support.cols {
+            let target = -(cert.l1 * w[j].signum() + cert.l2 * w[j]);
+            assert!((xtu(&u, j) - target).abs() <= 1e-9, "column {j}: (c/m)·Xⱼᵀu = {}, not {target}", xtu(&u, j));
+        }
+        assert!(u.iter().sum::<f64>().abs() <= 1e-9, "Σu = {}", u.iter().sum::<f64>());
+    }
 }
