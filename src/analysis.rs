@@ -4,6 +4,7 @@
 
 pub mod dictionary;
 mod file_facts;
+mod fits;
 mod forced;
 mod prox;
 mod report;
@@ -11,6 +12,7 @@ mod ridge;
 mod weights;
 
 pub use file_facts::{FileFacts, GroupLayout};
+use fits::{dual_cd_fits, is_svm, primal_dual_fits};
 use forced::*;
 use prox::*;
 pub use prox::{Composite, CompositeProx, OperatorSpec};
@@ -387,6 +389,7 @@ pub fn analyse(model: &Model, files: &FileFacts, budget: Option<usize>) -> Resul
     } else if smooth.is_none()
         && primal_dual_fits(model)
         && !dual_cd_fits(model)
+        && (coordinate.is_some() || !model.loss.weighted)
         && (group_shrink || (!composite && composite_prox.is_none() && !nuclear && split.is_ok()))
     {
         Choice {
@@ -630,6 +633,16 @@ pub fn analyse(model: &Model, files: &FileFacts, budget: Option<usize>) -> Resul
             chosen = None;
         }
     }
+    // The primal-dual method weighs its rows in its diagonal steps; a prox of the whole vector
+    // takes one step for all, which the weights' coupling would need bounded anew.
+    if let (Some(c), true) = (&chosen, model.loss.weighted && (vector.is_some() || composite_prox.is_some())) {
+        if c.solver == SolverKind::Pdhg {
+            unavailable = Some(
+                "pdhg takes the rows' weights beside a per-coordinate penalty only in this build (ℓ1, the elastic net, a box), not beside a prox of the whole vector".into(),
+            );
+            chosen = None;
+        }
+    }
     // A vector prox is applied to the whole vector each step: only the batch solver has it.
     if let (Some(c), Some((_, term))) = (&chosen, &vector) {
         if !matches!(c.solver, SolverKind::Proxgrad | SolverKind::Pdhg) {
@@ -728,39 +741,6 @@ fn auto_epochs(model: &Model) -> Option<usize> {
     let o = req.options.iter().find(|o| o.name == "epochs")?;
     let v = symbolic::simplify(&o.value).as_const()?;
     (v >= 1.0 && v.fract() == 0.0 && v < 1e15).then_some(v as usize)
-}
-
-/// hinge + λ·½‖w‖² and nothing else: the SVM the Picard solver takes as a prox of hinge∘B.
-fn is_svm(model: &Model) -> bool {
-    model.loss.def.name == "hinge"
-        && matches!(model.shape, Shape::Vec(_))
-        && model.constraints.is_empty()
-        && !model.regs.is_empty()
-        && model.regs.iter().all(|r| r.def.prox == ProxKind::Scale && r.operator.is_none())
-}
-
-/// A loss whose conjugate's prox the primal-dual method has in closed form (hinge, squared hinge,
-/// squared; `plan::lower::pdhg::conjugate_prox`), by name or by formula, on a vector w, with
-/// every row of the same weight (the rows' weights are not compiled for it yet).
-pub(crate) fn primal_dual_fits(model: &Model) -> bool {
-    use crate::stdlib::KnownLoss;
-    matches!(model.loss.def.known(), Some(KnownLoss::Hinge | KnownLoss::SquaredHinge | KnownLoss::Squared))
-        && matches!(model.shape, Shape::Vec(_))
-        && !model.loss.weighted
-        && model.loss.coef.value > 0.0
-}
-
-/// A loss whose dual coordinate step optc has (hinge, squared hinge in closed form; logistic by
-/// a 1-D Newton method), by name or by formula, with λ·l2sq terms only: no constraint, no other term, no unregularized intercept
-/// (whose Σ αᵢyᵢ = 0 in the dual needs pairwise steps, docs/algorithms.md §11).
-fn dual_cd_fits(model: &Model) -> bool {
-    use crate::stdlib::KnownLoss;
-    matches!(model.loss.def.known(), Some(KnownLoss::Hinge | KnownLoss::SquaredHinge | KnownLoss::Logistic))
-        && matches!(model.shape, Shape::Vec(_))
-        && model.constraints.is_empty()
-        && model.loss.coef.value > 0.0
-        && !model.regs.is_empty()
-        && model.regs.iter().all(|r| r.def.prox == ProxKind::Scale && r.operator.is_none() && r.coef.value > 0.0)
 }
 
 #[cfg(test)]

@@ -394,7 +394,9 @@ pub const REGISTRY: [SolverSpec; 12] = [
         // An iteration costs one pass over the rows, a check three or four (the dual point
         // corrected on the support takes its own passes), and a certificate takes thousands.
         check_every: 50,
-        can: BATCH,
+        // The rows' weights scale the coupling's rows: with the diagonal steps of a per-coordinate
+        // prox only (the analysis refuses them beside a prox of the whole vector).
+        can: Capabilities { row_weights: true, ..BATCH },
     },
 ];
 

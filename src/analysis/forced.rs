@@ -65,7 +65,7 @@ pub(super) fn forced_invalid(
     if needs.conjugate_prox && !primal_dual_fits(model) {
         return Some((
             format!(
-                "pdhg takes a loss whose conjugate has a closed-form prox (hinge, squared_hinge or squared), on a vector w with unweighted rows; `{}` is not one here",
+                "pdhg takes a loss whose conjugate has a closed-form prox (hinge, squared_hinge or squared), on a vector w; `{}` is not one here",
                 loss.name
             ),
             model.loss.span,

@@ -8,7 +8,7 @@ use crate::solvers::SolverKind;
 
 /// The solvers that take the rows' weights, as the diagnostics list them; a test holds the list
 /// to the registry.
-pub(super) const ROW_WEIGHTS: &str = "fobos, truncated, adagrad, smm, scd, smidas, proxgrad, tron and dcd";
+pub(super) const ROW_WEIGHTS: &str = "fobos, truncated, adagrad, smm, scd, smidas, proxgrad, tron, dcd and pdhg";
 
 /// The choice for a weighted model: `chosen` when its solver takes weights, else (a default, not
 /// forced) the one that does for this model: tron for ½‖·‖² alone, proxgrad for another smooth

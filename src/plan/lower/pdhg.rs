@@ -98,6 +98,13 @@ pub(super) fn lower(model: &Model, st: &Structure, prox: CoordinateProx, whole: 
     let known = model.loss.def.known().expect("the analysis chose pdhg for a stdlib loss");
     let (y, w) = b.labels_and_weights();
     let (i, j) = (Index::Row, Index::Feature);
+    // ωᵢ·e with the rows' weights (`E[s·loss]`): the coupling is (c/m)·diag(ω)·[X 1], so Xᵀ
+    // takes ω∘u and the column sums weigh each row; the dual step ŝᵢ is the same (ωᵢ cancels).
+    let row_weights = b.row_weights();
+    let weighted = |e: Expr| match row_weights {
+        Some(s) => mul(at(s, Index::Row), e),
+        None => e,
+    };
     let c = model.loss.coef.value;
     let cm = b.per_example_weight(model);
     let omega0 = b.param("ω₀", st.settings.weight.unwrap_or(1.0), "the primal weight the run starts from");
@@ -198,7 +205,7 @@ pub(super) fn lower(model: &Model, st: &Structure, prox: CoordinateProx, whole: 
                     each(
                         Range::RowNonZeros,
                         vec![
-                            Stmt::Store(tau_hat, j, add(at(tau_hat, j), call(Func::Abs, vec![Expr::Value]))),
+                            Stmt::Store(tau_hat, j, add(at(tau_hat, j), weighted(call(Func::Abs, vec![Expr::Value])))),
                             Stmt::Set(sum, add(s(sum), call(Func::Abs, vec![Expr::Value]))),
                         ],
                     ),
@@ -214,7 +221,21 @@ pub(super) fn lower(model: &Model, st: &Structure, prox: CoordinateProx, whole: 
                 )],
             ));
             if let Some(m) = &intercept {
-                init.push(Stmt::Set(m.tau_hat, k(GAMMA / c)));
+                // τ̂b = γ/((c/m)·Σᵢ ωᵢ), γ/c without weights.
+                if row_weights.is_some() {
+                    let total_weight = b.local("Σω");
+                    init.push(Stmt::Set(total_weight, k(0.0)));
+                    init.push(each(
+                        Range::Upto(Len::Rows),
+                        vec![Stmt::Set(total_weight, add(s(total_weight), weighted(k(1.0))))],
+                    ));
+                    init.push(Stmt::Set(
+                        m.tau_hat,
+                        div(k(GAMMA), call(Func::Max, vec![mul(s(cm), s(total_weight)), tiny.clone()])),
+                    ));
+                } else {
+                    init.push(Stmt::Set(m.tau_hat, k(GAMMA / c)));
+                }
             }
         }
     }
@@ -238,9 +259,9 @@ pub(super) fn lower(model: &Model, st: &Structure, prox: CoordinateProx, whole: 
             vec![
                 Stmt::Store(zu, i, at(u, i)),
                 Stmt::Store(u0, i, at(u, i)),
-                each(Range::RowNonZeros, vec![Stmt::Store(g, j, add(at(g, j), mul(at(u, i), Expr::Value)))]),
+                each(Range::RowNonZeros, vec![Stmt::Store(g, j, add(at(g, j), mul(weighted(at(u, i)), Expr::Value)))]),
             ],
-            intercept.as_ref().map_or(vec![], |m| vec![Stmt::Set(m.grad, add(s(m.grad), at(u, i)))]),
+            intercept.as_ref().map_or(vec![], |m| vec![Stmt::Set(m.grad, add(s(m.grad), weighted(at(u, i))))]),
         ]
         .concat(),
     ));
@@ -296,11 +317,11 @@ pub(super) fn lower(model: &Model, st: &Structure, prox: CoordinateProx, whole: 
                 each(Range::RowNonZeros, vec![Stmt::Set(a, add(s(a), mul(Expr::Value, at(wbar, j))))]),
                 Stmt::Set(ui, dual_prox),
                 Stmt::Guard(s(ui), "the dual variable uᵢ".into()),
-                Stmt::Set(ru, add(s(ru), div(moved(s(ui), at(zu, i)), step_at))),
+                Stmt::Set(ru, add(s(ru), weighted(div(moved(s(ui), at(zu, i)), step_at)))),
                 Stmt::Store(u, i, s(ui)),
-                each(Range::RowNonZeros, vec![Stmt::Store(gn, j, add(at(gn, j), mul(s(ui), Expr::Value)))]),
+                each(Range::RowNonZeros, vec![Stmt::Store(gn, j, add(at(gn, j), mul(weighted(s(ui)), Expr::Value)))]),
             ],
-            intercept.as_ref().map_or(vec![], |m| vec![Stmt::Set(m.next, add(s(m.next), s(ui)))]),
+            intercept.as_ref().map_or(vec![], |m| vec![Stmt::Set(m.next, add(s(m.next), weighted(s(ui))))]),
         ]
         .concat(),
     ));
@@ -327,7 +348,7 @@ pub(super) fn lower(model: &Model, st: &Structure, prox: CoordinateProx, whole: 
         Stmt::Set(dw, k(0.0)),
         each(Range::Upto(Len::Features), vec![Stmt::Set(dw, add(s(dw), moved(at(w, j), at(w0, j))))]),
         Stmt::Set(du, k(0.0)),
-        each(Range::Upto(Len::Rows), vec![Stmt::Set(du, add(s(du), moved(at(u, i), at(u0, i))))]),
+        each(Range::Upto(Len::Rows), vec![Stmt::Set(du, add(s(du), weighted(moved(at(u, i), at(u0, i)))))]),
     ];
     if let Some(m) = &intercept {
         restart_body.push(Stmt::Set(dw, add(s(dw), moved(s(m.slot), s(m.anchor)))));
