@@ -75,6 +75,12 @@ fn nonsmooth_pairs_are_certified_by_the_primal_dual_method() {
         assert_eq!(solver, "pdhg", "{name}");
         solve_to(name, None, 1e-6, 200_000);
     }
+    // Forced, through the squared hinge's and the squared loss's conjugate proxes: a prox off
+    // its optimality condition would move the fixed point away from CVXPY's optimum.
+    for name in ["one_hot_sqhinge_l1_intercept", "lasso", "lasso_intercept"] {
+        let (solver, _) = solve_to(name, Some("pdhg"), 1e-6, 200_000);
+        assert_eq!(solver, "pdhg", "{name}");
+    }
 }
 
 /// With no solver options, a vector term (ℓ2 or ℓ∞ norm, ℓ1/ℓ2 ball, simplex, alone or with

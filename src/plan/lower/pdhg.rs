@@ -1,4 +1,4 @@
-//! The primal-dual hybrid gradient method of Chambolle and Pock (2011; docs/algorithms.md §13)
+//! The primal-dual hybrid gradient method of Chambolle and Pock (2011; docs/algorithms.md §12)
 //! for a loss whose conjugate has a closed-form prox beside a penalty with a prox, neither
 //! needing to be smooth (the 1-norm SVM: hinge + ℓ1). With F = (c/m)·Σᵢ ℓ(yᵢ, aᵢ) + R(w),
 //! aᵢ = ⟨xᵢ, w⟩ + b, written through ℓ*:
@@ -37,8 +37,9 @@ use crate::solvers::SolverKind;
 use crate::stdlib::KnownLoss;
 use crate::symbolic::{Cmp, Func};
 
-/// γ of τ·s·L = γ² < 1: the steps' share of the bound they must stay under. The power
-/// iteration already overestimates L by 1%.
+/// γ < 1, the steps' share of the bound they must stay under: τ·s·L = γ² for the uniform
+/// steps (whose power iteration already overestimates L by 1%), and a factor γ on each
+/// diagonal step, whose sums bound ‖K̃‖₂ by 1.
 const GAMMA: f64 = 0.99;
 
 /// The least column or row sum a diagonal step divides by: an empty column's step is then
@@ -56,7 +57,7 @@ const RESTART_SHARE: f64 = 0.36;
 const REFLECTION: f64 = 1.0;
 
 /// The prox of s·ℓ*(y, ·) at v, in closed form, for the losses whose conjugate has one
-/// (docs/algorithms.md §13); None for the others (logistic's needs a Newton solve).
+/// (docs/algorithms.md §12); None for the others (logistic's needs a Newton solve).
 ///
 /// - hinge: ℓ*(y, u) = y·u on y·u ∈ [−1, 0], so u = y·clamp(y·v − s, −1, 0);
 /// - squared hinge: ℓ*(y, u) = y·u + u²/4 on y·u ≤ 0, so u = y·min((y·v − s)/(1 + s/2), 0);
