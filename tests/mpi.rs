@@ -277,7 +277,7 @@ fn ranks_holding_their_rows_certify_what_one_process_certifies() {
 /// a closed-form dual), their F is within it of CVXPY's F*. (One-vs-rest has its own test.)
 /// The hinge with a free intercept is the exception: dual CD's rounds on split rows do not take
 /// a free b, so the ranks run FOBOS, which stops at its epoch cap; they must say so, with a gap
-/// that still bounds F − F*.
+/// that still bounds F − F*. So is the hinge beside a nonsmooth penalty (`pdhg` in one process).
 #[test]
 fn every_fixture_on_ranks_reaches_what_one_process_reaches() {
     let dir = tempfile::tempdir().expect("tmp");
@@ -317,6 +317,24 @@ fn every_fixture_on_ranks_reaches_what_one_process_reaches() {
         let f_one = one["objective"].as_f64().expect("F");
         for ranks in [2, 4] {
             let out = mpirun(ranks, &["run", model, data, "--tol", "1e-6", "--json"]);
+            // The primal-dual method's start sums over the rows (its diagonal steps), which the
+            // ranks do not split: they run FOBOS where it applies, at its epoch cap with a gap
+            // that bounds F − F*, and refuse the rest (ℓ∞, groups), saying why.
+            if one["solver"] == "pdhg" {
+                if !out.status.success() {
+                    let why = text(&out.stderr);
+                    assert!(
+                        why.contains("`pdhg`, its default, cannot run on rows split across ranks"),
+                        "{name}: {why}"
+                    );
+                    continue;
+                }
+                let r: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON report");
+                assert_eq!(r["status"], "max_epochs", "{name} on {ranks}: {r}");
+                let (f, gap) = (r["objective"].as_f64().expect("F"), r["gap"].as_f64().expect("a gap"));
+                assert!(f - fx.best <= gap + 1e-7 * fx.best.abs(), "{name} on {ranks}: F − F* above the gap {gap}");
+                continue;
+            }
             assert!(out.status.success(), "{name} on {ranks}: {}", text(&out.stderr));
             let r: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON report");
             assert_eq!(r["stream"]["processes"], ranks, "{r}");
