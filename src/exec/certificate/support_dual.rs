@@ -12,6 +12,7 @@
 //! iterate's own point stood at 2e-3. Any point of the domain bounds F* from below, so nothing
 //! here needs to be right for the gap to be true, only for it to be tight.
 
+use super::conjugates::into_loss_domain;
 use super::intercept::domain;
 use super::point::free_intercept;
 use super::{dual_at, dual_point, Entries};
@@ -58,12 +59,7 @@ pub(super) fn best_dual(cert: &Certificate, data: &DataView, c: f64, w: &[f64], 
     let m = data.rows();
     // Inside the domain, not balanced: balancing would move the rows held at 0 off their bound,
     // and the correction would take them for free rows.
-    let mut u: Vec<f64> = (0..m)
-        .map(|i| {
-            let (lo, hi) = domain(cert.conjugate, data.labels[i]);
-            u[i].clamp(lo, hi)
-        })
-        .collect();
+    let mut u: Vec<f64> = (0..m).map(|i| into_loss_domain(cert.conjugate, data.labels[i], u[i])).collect();
     let support = Support { cols: support, position, free_b };
     let mut best: Option<f64> = None;
     for _ in 0..ROUNDS {
@@ -149,8 +145,7 @@ fn correct(cert: &Certificate, data: &DataView, c: f64, w: &[f64], support: &Sup
                 delta += scale * data.values[k] * x[(p, 0)];
             }
         }
-        let (lo, hi) = domain(cert.conjugate, data.labels[i]);
-        u[i] = (u[i] + delta).clamp(lo, hi);
+        u[i] = into_loss_domain(cert.conjugate, data.labels[i], u[i] + delta);
     }
     true
 }

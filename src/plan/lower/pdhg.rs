@@ -185,7 +185,7 @@ pub(super) fn lower(model: &Model, st: &Structure, prox: CoordinateProx, whole: 
     }
     init.push(Stmt::Set(omega, s(omega0)));
     init.extend(set_steps.clone());
-    let (sum, tiny) = (b.local("Σ|x|"), k(TINY));
+    let tiny = k(TINY);
     match &root {
         Some(root) => {
             init.push(each(Range::Upto(Len::Features), vec![Stmt::Store(tau_hat, j, div(k(GAMMA), root.clone()))]));
@@ -198,6 +198,7 @@ pub(super) fn lower(model: &Model, st: &Structure, prox: CoordinateProx, whole: 
         // σᵢ = γ/Σⱼ|Kᵢⱼ|, so sᵢ = σᵢ·c/m = γ/(‖xᵢ‖₁ + 1 with b). A rare feature takes long
         // steps, where one step for all kept it near zero for thousands of iterations.
         None => {
+            let sum = b.local("Σ|x|");
             init.push(each(Range::Upto(Len::Features), vec![Stmt::Store(tau_hat, j, k(0.0))]));
             init.push(each(
                 Range::Upto(Len::Rows),
