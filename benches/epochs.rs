@@ -176,7 +176,7 @@ struct Line {
 fn measure(name: &str, d: &Dataset, epochs: usize, rounds: usize, c: Option<&CRef>) -> Vec<Line> {
     let y = LabelMap::fit(LabelKind::Labels, d).and_then(|m| m.apply(d)).expect("labels");
     let (indptr, indices, values) = d.csr();
-    let cols = Columns::of(indptr, indices, values, d.features(), 1);
+    let cols = optc::data::LazyColumns::built(Columns::of(indptr, indices, values, d.features(), 1));
     let view = d.view(&y, d.features()).with_columns(&cols);
     let facts = d.facts();
     let nnz = d.nnz() as f64;
@@ -203,7 +203,7 @@ fn measure(name: &str, d: &Dataset, epochs: usize, rounds: usize, c: Option<&CRe
     let mut jit_out: Vec<(f64, Vec<f64>)> = vec![(f64::INFINITY, vec![]); kinds.len()];
     for _ in 0..rounds {
         if let Some(c) = c {
-            let (fs, ss, w) = c.run(&view, &cols, params, &row_orders, &col_orders);
+            let (fs, ss, w) = c.run(&view, cols.get().expect("built"), params, &row_orders, &col_orders);
             c_out = Some(match c_out {
                 Some((f0, s0, w0)) => (f0.min(fs), s0.min(ss), w0),
                 None => (fs, ss, w),

@@ -17,7 +17,7 @@ mod view;
 mod weights;
 
 pub use crate::plan::{bound_scalars, needs_gram, DataFacts};
-pub use columns::Columns;
+pub use columns::{Columns, LazyColumns};
 pub use copies::Copies;
 pub use labels::{one_vs_rest_labels, LabelError, LabelMap};
 pub use libsvm::{

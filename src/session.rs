@@ -497,7 +497,7 @@ impl Session {
                 (threads, !opts.no_jit, opts.cold, given),
             );
         }
-        let bound = bind::Bound::new(&compiled, &plan, train, &self.problem.dir, threads)?;
+        let bound = bind::Bound::new(&compiled, &plan, train, &self.problem.dir)?;
         let view = bound.view(train, threads);
         let size = plan.weights().map(|id| bound.facts.dims().size(&plan.vectors[id.0]));
         if let Some(size) = size {
@@ -552,7 +552,7 @@ impl Session {
         let train = &self.data.set;
         let labels = classes.originals.clone();
         let k = labels.len();
-        let bound = bind::Bound::one_vs_rest(compiled, plan, train, &self.problem.dir, threads, classes)?;
+        let bound = bind::Bound::one_vs_rest(compiled, plan, train, &self.problem.dir, classes)?;
         check_start(self.warm.as_ref(), given, bound.features * k)?;
         let warm: Option<Vec<Vec<f64>>> = self
             .warm

@@ -80,7 +80,7 @@ fn both_with_settings(plan: &Plan, settings: &RunSettings, dir: &Path) -> (State
         Some(Err(OperatorError::Beyond { index, .. })) => index as usize,
         _ => d.features(),
     };
-    let columns = optc::data::Columns::of(d.csr().0, d.csr().1, d.csr().2, features, 2);
+    let columns = optc::data::LazyColumns::default();
     let operator = plan.objective.composite.as_ref().map(|c| bind(c, features, dir).expect("binds"));
     let view = d.view(&y, features).with_columns(&columns).with_classes(classes);
     let view = view.with_operator(operator.as_ref());
@@ -183,7 +183,7 @@ fn the_newton_plan_takes_one_pass_epochs_until_a_polish() {
     assert!(quarters >= 1.0 && quarters.fract() == 0.0, "τ₁ = ¼ᵏ after one-pass epochs: {}", a.scalars[one_pass]);
     let d = read_libsvm(&fixture("binary.svm")).expect("fixture");
     let y = LabelMap::fit(LabelKind::Labels, &d).and_then(|m| m.apply(&d)).expect("labels");
-    let columns = optc::data::Columns::of(d.csr().0, d.csr().1, d.csr().2, d.features(), 2);
+    let columns = optc::data::LazyColumns::default();
     let view = d.view(&y, d.features()).with_columns(&columns);
     Interpreter { plan: &plan }.init(&mut a, &view).expect("init runs");
     assert_eq!(a.scalars[one_pass], 0.0, "an init after the start ends the one-pass rule");
@@ -482,14 +482,14 @@ fn mismatched_inputs_are_refused_before_the_kernel_runs() {
     let scd = plan_with(&examples()[0].1, false, Some("scd"));
     let state = State::new(&scd, &d.facts(), &y);
     let (indptr, indices, values) = d.csr();
-    let fewer = optc::data::Columns::of(indptr, indices, values, d.features() - 1, 1);
+    let fewer = optc::data::LazyColumns::built(optc::data::Columns::of(indptr, indices, values, d.features() - 1, 1));
     let err = jit::check_shapes(&scd, &state, &view.with_columns(&fewer), &Orders::NONE).expect_err("refused");
     assert!(err.contains("the columns are"), "{err}");
     let more_rows: Vec<usize> = indptr.iter().copied().chain([*indptr.last().expect("rows")]).collect();
-    let taller = optc::data::Columns::of(&more_rows, indices, values, d.features(), 1);
+    let taller = optc::data::LazyColumns::built(optc::data::Columns::of(&more_rows, indices, values, d.features(), 1));
     let err = jit::check_shapes(&scd, &state, &view.with_columns(&taller), &Orders::NONE).expect_err("refused");
     assert!(err.contains("more rows"), "{err}");
-    let fits = optc::data::Columns::of(indptr, indices, values, d.features(), 1);
+    let fits = optc::data::LazyColumns::built(optc::data::Columns::of(indptr, indices, values, d.features(), 1));
     assert_eq!(jit::check_shapes(&scd, &state, &view.with_columns(&fits), &Orders::NONE), Ok(()));
 }
 

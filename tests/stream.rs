@@ -479,7 +479,13 @@ fn ranks_mix_their_epochs_and_certify_the_whole_data() {
         let facts = whole.facts();
         let mut selected = select_backend(&exact, &facts, true);
         let settings = RunSettings { tol: Some(1e-10), ..RunSettings::fixed(10_000, 1) };
-        let columns = optc::data::Columns::of(whole.csr().0, whole.csr().1, whole.csr().2, whole.features(), 1);
+        let columns = optc::data::LazyColumns::built(optc::data::Columns::of(
+            whole.csr().0,
+            whole.csr().1,
+            whole.csr().2,
+            whole.features(),
+            1,
+        ));
         let done = optc::exec::driver::run(
             &exact,
             selected.backend.as_mut(),

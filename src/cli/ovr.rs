@@ -100,7 +100,7 @@ pub(super) fn run(args: &RunArgs, start: Start) -> Result<(), Failure> {
     refuse_flags(args, &train.name, k)?;
     let threads = args.solve.data.threads();
     let labels = classes.originals.clone();
-    let bound = Bound::one_vs_rest(compiled, &plan, &train, &model_dir(&args.model), threads, classes)?;
+    let bound = Bound::one_vs_rest(compiled, &plan, &train, &model_dir(&args.model), classes)?;
     // A k-column model file (optc's or LIBLINEAR's) warm-starts class c from its column for c's
     // label, whatever order its `label` line has.
     let warm: Option<Vec<Vec<f64>>> = match &args.init {

@@ -412,7 +412,7 @@ impl Repl {
         let shape =
             format!("{}solver {:?}\neager {}\n", self.model.shape(), opts.solve.model.solver, opts.solve.model.eager);
         super::ovr::refuse(":run", &train.name, LabelMap::one_vs_rest(compiled.model.label_kind, train))?;
-        let bound = Bound::new(&compiled, &plan, train, &self.model.dir, self.reading.threads())?;
+        let bound = Bound::new(&compiled, &plan, train, &self.model.dir)?;
         let view = bound.view(train, self.reading.threads());
         if let Some(m) = bound.label_map.describe() {
             println!("note: {m}");

@@ -69,7 +69,7 @@ pub fn run(
         None => (train, None),
     };
     let kind = compiled.model.label_kind;
-    let bound = Bound::new(&compiled, &plan, &train, &model_dir(&args.model), args.solve.data.threads())?;
+    let bound = Bound::new(&compiled, &plan, &train, &model_dir(&args.model))?;
     let (features, facts) = (bound.features, bound.facts);
     let view = bound.view(&train, args.solve.data.threads());
     let warm = args

@@ -20,8 +20,9 @@ pub struct DataView<'a> {
     /// 1 + the largest column index, known for certain: computed by [`DataView::new`] or taken
     /// from a validated matrix ([`crate::data::Dataset::view`]). Compiled kernels rely on it.
     pub(crate) columns: usize,
-    /// The same matrix by columns (`col(Xc, j)`), d columns, row indices < m.
-    pub csc: Option<&'a crate::data::Columns>,
+    /// The same matrix by columns (`col(Xc, j)`), d columns, row indices < m, built when first
+    /// read ([`DataView::csc`]).
+    pub(crate) lazy_csc: Option<&'a crate::data::LazyColumns>,
     /// The operator B of a composite regularizer ω∘B, bound with the data.
     pub operator: Option<&'a crate::runtime::picard::Operator>,
     /// Threads a pass over all of the data may use (F and the certificate at a check; see
@@ -55,7 +56,7 @@ impl<'a> DataView<'a> {
             features,
             classes: 0,
             columns,
-            csc: None,
+            lazy_csc: None,
             operator: None,
             threads: 1,
         }
@@ -97,9 +98,21 @@ impl<'a> DataView<'a> {
         }
     }
 
-    /// The same view with its columns (built by [`crate::data::Columns::of`]).
-    pub fn with_columns(self, csc: &'a crate::data::Columns) -> Self {
-        DataView { csc: Some(csc), ..self }
+    /// The same view with its columns, built when a kernel first reads them.
+    pub fn with_columns(self, csc: &'a crate::data::LazyColumns) -> Self {
+        DataView { lazy_csc: Some(csc), ..self }
+    }
+
+    /// The columns of a view that has them ([`DataView::with_columns`]), built now if nothing
+    /// has read them yet: what a kernel that walks `col(Xc, j)` reads.
+    pub fn csc(&self) -> Option<&'a crate::data::Columns> {
+        self.lazy_csc.map(|c| c.get_or_build(self.indptr, self.indices, self.values, self.features, self.threads))
+    }
+
+    /// The columns if they are built: what a check uses when they are at hand, never building
+    /// them for itself.
+    pub fn csc_at_hand(&self) -> Option<&'a crate::data::Columns> {
+        self.lazy_csc.and_then(|c| c.get())
     }
 
     pub fn rows(&self) -> usize {

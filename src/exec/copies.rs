@@ -23,7 +23,7 @@ pub(crate) fn foldable<'a>(cert: &Certificate, data: &DataView<'a>) -> Option<&'
         && cert.hi == f64::INFINITY
         && cert.vector.is_none()
         && cert.groups.is_none();
-    let copies = data.csc.filter(|_| l1_alone)?.copies(data.threads);
+    let copies = data.csc_at_hand().filter(|_| l1_alone)?.copies(data.threads);
     (copies.count() > 0).then_some(copies)
 }
 
@@ -45,7 +45,8 @@ mod tests {
         // Columns 0 and 1 are equal, column 2 is not.
         let (indptr, indices, values) = ([0, 3, 4], [0u32, 1, 2, 2], [1.0, 1.0, 2.0, 1.0]);
         let labels = [1.0, -1.0];
-        let columns = crate::data::Columns::of(&indptr, (&indices).into(), &values, 3, 1);
+        let columns =
+            crate::data::LazyColumns::built(crate::data::Columns::of(&indptr, (&indices).into(), &values, 3, 1));
         let view = DataView::new(&indptr, &indices, &values, &labels, 3).with_columns(&columns);
         let free = (f64::NEG_INFINITY, f64::INFINITY);
         let folds = |c: Certificate| foldable(&c, &view).map(|c| (0..3).map(|j| c.first(j)).collect::<Vec<_>>());

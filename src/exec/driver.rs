@@ -253,13 +253,33 @@ pub fn run_watched(
     let polishing = plan.certificate.is_some() && settings.tol.is_some() && (cols > 0 || plan.objective.softmax);
     let mut working: Option<usize> = None;
     let mut screening = ws_cert.as_ref().and_then(|c| Screening::new(c, data, cols));
+    // A model whose check solves it from any point (`refinement::first_check_solves`) is checked
+    // before its first epoch, and its state built only if that check does not end the run: the
+    // state of a column solver walks the columns, which are then never built.
+    let mut before_epochs = !warm
+        && polishing
+        && ws_cert.is_none()
+        && settings.shards <= 1
+        && watch.holdout.is_none()
+        && certificate::refinement::first_check_solves(plan, data.features);
+    // Otherwise the columns are built now, as the state will read them, so that every check
+    // finds them at hand whichever back end runs the plan.
+    if !before_epochs {
+        let _ = data.csc();
+    }
     // Copies of earlier columns never enter a working set, so their weights stay at zero; a
     // warm start's are folded onto the first column of their kind before the first epoch.
     let copies = ws_cert.as_ref().and_then(|c| super::copies::foldable(c, data));
     if let (Some(copies), Some(slot), true) = (copies, plan.weights(), warm) {
         copies.fold(&mut state.vectors[slot.0]);
     }
-    backend.init(&mut state, data)?;
+    // A check before the first epoch that moved the point is followed by one more.
+    let mut recheck = before_epochs;
+    // Whether the state holds what init derives from the weights.
+    let mut built = !before_epochs;
+    if built {
+        backend.init(&mut state, data)?;
+    }
     if let Some(cert) = &ws_cert {
         let checking = Instant::now();
         if let (_, Some(a)) =
@@ -287,15 +307,24 @@ pub fn run_watched(
     let mut visited_at_check = visits(&state);
     let mut best: Option<Best> = None;
     while epochs < settings.max_epochs {
-        let orders = order.next_orders();
-        if settings.shards > 1 {
-            state = sharded_epoch(plan, backend, &state, data, orders.rows, settings.shards)?;
-        } else {
-            backend.epoch(&mut state, data, &orders)?;
-        }
-        epochs += 1;
-        if let (Some(a), true) = (plan.active_rows, rows > 0) {
-            order.keep_rows(&state.vectors[a.flags.0], state.scalars[a.returned.0] > 0.5);
+        // The check before the first epoch, where the model takes one: no epoch this time round.
+        let first = std::mem::take(&mut before_epochs);
+        if !first {
+            if !built {
+                let _ = data.csc();
+                backend.init(&mut state, data)?;
+                built = true;
+            }
+            let orders = order.next_orders();
+            if settings.shards > 1 {
+                state = sharded_epoch(plan, backend, &state, data, orders.rows, settings.shards)?;
+            } else {
+                backend.epoch(&mut state, data, &orders)?;
+            }
+            epochs += 1;
+            if let (Some(a), true) = (plan.active_rows, rows > 0) {
+                order.keep_rows(&state.vectors[a.flags.0], state.scalars[a.returned.0] > 0.5);
+            }
         }
         // The epoch's own estimate of the gap, where it has one, says when a check would stop.
         let near = match (plan.estimate, settings.tol) {
@@ -312,7 +341,8 @@ pub fn run_watched(
                 Some(near) => near || epochs % crate::plan::ESTIMATE_EVERY == 0,
                 None => epochs % check_every == 0,
             },
-        } || (warm && epochs == 1);
+        } || (warm && epochs == 1)
+            || first;
         if due {
             visited_at_check = visits(&state);
         }
@@ -320,7 +350,10 @@ pub fn run_watched(
         if for_rules || settings.trace {
             let checking = Instant::now();
             let mut flushed = state.clone();
-            backend.finish(&mut flushed, data)?;
+            // A state never built has nothing pending.
+            if built {
+                backend.finish(&mut flushed, data)?;
+            }
             eager = polishing && due;
             // A check the trace alone asks for reads the run's dual history but leaves it as it
             // was: its dual points and F would move the extrapolation and the stall test of the
@@ -352,8 +385,13 @@ pub fn run_watched(
                 s.update(cert, c, rows, flushed.weights(plan), &a.gradient, eval.objective, a.plain_dual);
             }
             if polishing && due {
-                if let Some(better) = polish(plan, backend, data, &flushed, &eval, assessment.as_mut())? {
+                if let Some(better) =
+                    polish(plan, built.then_some(&mut *backend), data, &flushed, &eval, assessment.as_mut())?
+                {
                     (state, flushed, eval) = (better.0.clone(), better.0, better.1);
+                    // The first check's refinement aimed at tol·F at the point it started from,
+                    // far above F*; one more check at the point it reached aims at tol·F there.
+                    before_epochs = first && std::mem::take(&mut recheck);
                 }
             }
             let gap = assessment.as_ref().map(|a| a.gap);
@@ -399,7 +437,9 @@ pub fn run_watched(
                 }
             }
         }
-        bar.inc(1);
+        if !first {
+            bar.inc(1);
+        }
         if checks.out_of_time(start.elapsed().as_secs_f64() - test_seconds - traced_seconds, epochs)
             || checks.interrupted(epochs)
         {
@@ -415,7 +455,9 @@ pub fn run_watched(
             state = b.state;
             checks.report_instead(epochs, b.eval, b.gap);
         }
-        None => backend.finish(&mut state, data)?,
+        None if built => backend.finish(&mut state, data)?,
+        // The check before the first epoch ended the run: nothing was pending.
+        None => {}
     }
     let Ended { status, rule, trace, at_end } = checks.end(epochs);
     let checking = Instant::now();
@@ -490,10 +532,11 @@ fn check_point(
 /// directions the refinement solves in a few Newton steps, so the run gains what the check
 /// already paid for. The state is rebuilt from the weights as for a warm start; the gap is F
 /// at the new point minus the same dual bound (any dual point bounds F*). The polished state,
-/// its evaluation, and the assessment updated in place.
+/// its evaluation, and the assessment updated in place. Without a back end (a check before the
+/// first epoch, whose state is built only if the run goes on), the state is not rebuilt.
 fn polish(
     plan: &Plan,
-    backend: &mut dyn Backend,
+    backend: Option<&mut dyn Backend>,
     data: &DataView,
     flushed: &State,
     eval: &Evaluation,
@@ -510,7 +553,9 @@ fn polish(
         candidate.vectors[b.0].iter_mut().zip(&polished.class_shift).for_each(|(b, s)| *b += s);
     }
     let gradient = polished.gradient;
-    backend.init(&mut candidate, data)?;
+    if let Some(backend) = backend {
+        backend.init(&mut candidate, data)?;
+    }
     let better = evaluate(plan, &candidate, data);
     if better.objective.partial_cmp(&eval.objective) != Some(std::cmp::Ordering::Less) {
         return Ok(None);

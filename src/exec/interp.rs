@@ -193,7 +193,7 @@ fn exec(
                     }
                 }
                 Range::ColNonZeros => {
-                    let c = data.csc.expect("the driver binds columns for plans that read them");
+                    let c = data.csc().expect("the driver binds columns for plans that read them");
                     for k in c.ptr()[cur.j]..c.ptr()[cur.j + 1] {
                         cur.i = c.rows()[k] as usize;
                         cur.v = c.values()[k];

@@ -4,7 +4,7 @@
 //! the code) but not new data.
 
 use super::Error;
-use crate::data::{Columns, DataFacts, Dataset, LabelMap};
+use crate::data::{DataFacts, Dataset, LabelMap, LazyColumns};
 use crate::exec::DataView;
 use crate::memory::{available_bytes, bytes_text};
 use crate::pipeline::Compiled;
@@ -22,16 +22,17 @@ pub struct Bound {
     /// k, for multiclass labels (mapped to 0..k in first-seen order).
     pub classes: usize,
     pub facts: DataFacts,
-    columns: Option<Columns>,
+    columns: Option<LazyColumns>,
     operator: Option<Operator>,
 }
 
 impl Bound {
     /// Binds `train` to `plan` (compiled from `compiled`); `dir` is where the model's `load`
-    /// files are, `threads` how many build its columns.
-    pub fn new(compiled: &Compiled, plan: &Plan, train: &Dataset, dir: &Path, threads: usize) -> Result<Bound, Error> {
+    /// files are. Its columns are built on the threads of the view a kernel first reads them
+    /// through ([`Bound::view`]).
+    pub fn new(compiled: &Compiled, plan: &Plan, train: &Dataset, dir: &Path) -> Result<Bound, Error> {
         let label_map = LabelMap::fit(compiled.model.label_kind, train).map_err(|e| Error::Input(e.to_string()))?;
-        Bound::with_labels(compiled, plan, train, dir, threads, label_map)
+        Bound::with_labels(compiled, plan, train, dir, label_map)
     }
 
     /// Binds `train` for one-vs-rest: `y` holds each row's class (0..k, in the order of
@@ -42,10 +43,9 @@ impl Bound {
         plan: &Plan,
         train: &Dataset,
         dir: &Path,
-        threads: usize,
         classes: LabelMap,
     ) -> Result<Bound, Error> {
-        Bound::with_labels(compiled, plan, train, dir, threads, classes)
+        Bound::with_labels(compiled, plan, train, dir, classes)
     }
 
     fn with_labels(
@@ -53,7 +53,6 @@ impl Bound {
         plan: &Plan,
         train: &Dataset,
         dir: &Path,
-        threads: usize,
         label_map: LabelMap,
     ) -> Result<Bound, Error> {
         let kind = compiled.model.label_kind;
@@ -69,10 +68,8 @@ impl Bound {
         let facts = DataFacts { features, classes, ..train.facts() };
         ensure_memory(plan, &facts, train, &compiled.model.var.name)?;
         let facts = train.complete_facts(plan, facts);
-        let columns = plan.reads_columns().then(|| {
-            let (indptr, indices, values) = train.csr();
-            Columns::of(indptr, indices, values, features, threads)
-        });
+        // Built when a kernel first reads them: a run whose first check certifies never does.
+        let columns = plan.reads_columns().then(LazyColumns::default);
         let operator = match &plan.objective.composite {
             Some(c) => Some(crate::data::operator::bind(c, features, dir).map_err(|e| Error::Input(e.to_string()))?),
             None => None,

@@ -139,7 +139,7 @@ pub fn solve_path(
         return Err(PathError::OneVsRest(classes));
     }
     let dir = spec.compile.files.clone().unwrap_or_else(|| ".".into());
-    let bound = Bound::new(&first, &plan, train, &dir, spec.threads)?;
+    let bound = Bound::new(&first, &plan, train, &dir)?;
     let view = bound.view(train, spec.threads);
     let begin = start::at_start(&plan, &bound, &view);
     // λ_max is read off ∇f of the plan at 1: a parameter that also weighs the loss (or b's

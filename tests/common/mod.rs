@@ -78,7 +78,7 @@ pub fn run_plan_on(
     let map = LabelMap::fit(kind, d).expect("labels");
     let y = map.apply(d).expect("labels map");
     let classes = if kind == LabelKind::Classes { map.originals.len() } else { 0 };
-    let columns = optc::data::Columns::of(d.csr().0, d.csr().1, d.csr().2, d.features(), 2);
+    let columns = optc::data::LazyColumns::default();
     let operator =
         plan.objective.composite.as_ref().map(|c| optc::data::operator::bind(c, d.features(), dir).expect("binds"));
     let view = d.view(&y, d.features()).with_columns(&columns).with_classes(classes);
@@ -160,7 +160,7 @@ pub fn gaps(plan: &Plan, d: &Dataset, state: &optc::exec::State, by_rows: bool) 
     let kind = if plan.info.classification { optc::stdlib::LabelKind::Labels } else { optc::stdlib::LabelKind::Real };
     let map = LabelMap::fit(kind, d).expect("labels");
     let y = map.apply(d).expect("labels map");
-    let columns = optc::data::Columns::of(d.csr().0, d.csr().1, d.csr().2, d.features(), 2);
+    let columns = optc::data::LazyColumns::default();
     let view = if by_rows { d.view(&y, d.features()) } else { d.view(&y, d.features()).with_columns(&columns) };
     let (eval, margins) = optc::exec::evaluate::evaluate_with_margins(plan, state, &view);
     let f = eval.objective;
@@ -244,7 +244,7 @@ pub fn run_class(plan: &Plan, d: &Dataset, class: usize, settings: &RunSettings)
     use optc::stdlib::LabelKind;
     let map = LabelMap::one_vs_rest(LabelKind::Labels, d).expect("more than two labels");
     let y = optc::data::one_vs_rest_labels(&map.apply(d).expect("labels map"), class);
-    let columns = optc::data::Columns::of(d.csr().0, d.csr().1, d.csr().2, d.features(), 2);
+    let columns = optc::data::LazyColumns::default();
     let view = d.view(&y, d.features()).with_columns(&columns);
     let facts = d.complete_facts(plan, optc::data::DataFacts { ..d.facts() });
     let mut selected = optc::exec::select_backend(plan, &facts, true);

@@ -123,7 +123,7 @@ fn coordinate_steps(
     gradient: &[f64],
     copies: Option<&Copies>,
 ) -> f64 {
-    let Some(csc) = data.csc.filter(|c| c.count() == x.len()) else { return 0.0 };
+    let Some(csc) = data.csc_at_hand().filter(|c| c.count() == x.len()) else { return 0.0 };
     let mut worst: Vec<(f64, usize)> = (0..x.len())
         .filter(|&j| !copies.is_some_and(|c| c.is_copy(j)))
         .map(|j| (violation(cert, x[j], gradient[j]), j))
@@ -301,7 +301,7 @@ mod tests {
             (0..M).map(|i| if i < M / 2 { vec![1.0 + i as f64, 0.0] } else { vec![0.0, 0.5 * i as f64] }).collect();
         let labels: Vec<f64> = (0..M).map(|i| if i % 3 == 1 { -1.0 } else { 1.0 }).collect();
         let (indptr, indices, values) = super::super::tests::rows_of(&x);
-        let csc = crate::data::Columns::of(&indptr, (&indices).into(), &values, 2, 1);
+        let csc = crate::data::LazyColumns::built(crate::data::Columns::of(&indptr, (&indices).into(), &values, 2, 1));
         let data = DataView::new(&indptr, &indices, &values, &labels, 2).with_columns(&csc);
         let cert = Certificate {
             conjugate: crate::plan::LossConjugate::Logistic,

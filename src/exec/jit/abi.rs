@@ -423,7 +423,7 @@ pub fn check_shapes(plan: &Plan, state: &State, data: &DataView, orders: &Orders
         // index below `row_count`) holds by construction: only `Columns::of` makes them and
         // nothing can change them. What is checked is that they fit this data: d columns, and
         // rows that exist here (a scan of every row index took ~4 ms per call on 8 M non-zeros).
-        let c = data.csc.ok_or("the plan reads columns but none were bound")?;
+        let c = data.csc().ok_or("the plan reads columns but none were bound")?;
         if c.count() != data.features {
             return Err(format!("the columns are {}, the weights {}", c.count(), data.features));
         }
@@ -505,9 +505,9 @@ pub fn call(
         operator: data.operator.map_or(std::ptr::null(), |b| b as *const _),
         col_order: orders.cols.as_ptr(),
         n_col_order: orders.cols.len() as u64,
-        col_ptr: data.csc.map_or(std::ptr::null(), |c| c.ptr().as_ptr()),
-        col_rows: data.csc.map_or(std::ptr::null(), |c| c.rows().as_ptr()),
-        col_values: data.csc.map_or(std::ptr::null(), |c| c.values().as_ptr()),
+        col_ptr: data.csc().map_or(std::ptr::null(), |c| c.ptr().as_ptr()),
+        col_rows: data.csc().map_or(std::ptr::null(), |c| c.rows().as_ptr()),
+        col_values: data.csc().map_or(std::ptr::null(), |c| c.values().as_ptr()),
         fault_row: 0,
         fault_value: 0.0,
         threads: data.threads as u64,

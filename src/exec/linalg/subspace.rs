@@ -45,7 +45,7 @@ impl<'a> Subspace<'a> {
         // entry it places is a cache miss (each column sweeps the whole output): it pays when
         // X_V holds a small part of X (text data: a thousand of a million columns), and a scan
         // of the rows in order does when V holds most of the mass (w8a: 13 ms against 2 ms).
-        let csc = data.csc.filter(|c| c.count() == features);
+        let csc = data.csc_at_hand().filter(|c| c.count() == features);
         // nnz of X_V when the columns are at hand, else a bound.
         let entries = csc.map_or(data.values.len(), |c| cols.iter().map(|&j| c.ptr()[j + 1] - c.ptr()[j]).sum());
         if let Some(csc) = csc.filter(|_| entries * SCATTER_COST < data.values.len()) {
