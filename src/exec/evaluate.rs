@@ -23,8 +23,12 @@ pub struct Evaluation {
 
 /// ⟨xᵢ, w⟩ (without the intercept), ignoring features beyond the weights (test data may have more).
 pub fn margin(data: &DataView, w: &[f64], i: usize) -> f64 {
+    let row = data.indptr[i]..data.indptr[i + 1];
+    if super::linalg::full_row(&row, w.len(), |k| data.indices[k]) {
+        return super::linalg::dot(&data.values[row], w);
+    }
     let mut a = 0.0;
-    for k in data.indptr[i]..data.indptr[i + 1] {
+    for k in row {
         let j = data.indices[k] as usize;
         if j < w.len() {
             a += data.values[k] * w[j];
@@ -237,5 +241,23 @@ fn evaluate_dictionary(
         nnz_rows: None,
         error: None,
         mse: None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// A dense row's margin is its sparse sum: rows of every column beside a row of one, and
+    /// rows of every column read against fewer weights (a test set with more features), whose
+    /// extra column is left out.
+    #[test]
+    fn dense_rows_have_the_margins_of_sparse_ones() {
+        let (indptr, indices) = ([0, 3, 4, 7], [0u32, 1, 2, 1, 0, 1, 2]);
+        let values = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0];
+        let labels = [0.0; 3];
+        let data = super::DataView::new(&indptr, &indices, &values, &labels, 3);
+        let margin = |w: &[f64], i| super::margin(&data, w, i);
+        let w = [1.0, 10.0, 100.0];
+        assert_eq!([margin(&w, 0), margin(&w, 1), margin(&w, 2)], [321.0, 40.0, 765.0]);
+        assert_eq!([margin(&w[..2], 0), margin(&w[..2], 2)], [21.0, 65.0]);
     }
 }

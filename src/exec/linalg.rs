@@ -25,6 +25,23 @@ pub(crate) fn dot(x: &[f64], y: &[f64]) -> f64 {
     acc[0] + acc[1] + acc[2] + acc[3] + tail
 }
 
+/// Whether the entries `range` of a row, whose column indices are `index(k)`, are exactly the
+/// columns 0..n in order: a dense row, whose products read no index and vectorize (a dense
+/// array handed over from Python stores every entry). Rows are canonical (indices strictly
+/// increasing), so n entries from 0 to n − 1 are every column.
+#[inline]
+pub(crate) fn full_row(range: &std::ops::Range<usize>, n: usize, index: impl Fn(usize) -> u32) -> bool {
+    n > 0 && range.len() == n && index(range.start) == 0 && index(range.end - 1) as usize == n - 1
+}
+
+/// out += a·x, entry by entry.
+#[inline]
+pub(crate) fn axpy(out: &mut [f64], a: f64, x: &[f64]) {
+    for (o, x) in out.iter_mut().zip(x) {
+        *o += a * x;
+    }
+}
+
 /// Xᵀu over the first `features` columns: by columns when the plan keeps the CSC copy (a
 /// gather from u, which fits in cache, instead of a scatter over d entries), else by rows.
 pub(crate) fn transpose_times(data: &DataView, features: usize, u: &[f64]) -> Vec<f64> {
@@ -37,7 +54,12 @@ pub(crate) fn transpose_times(data: &DataView, features: usize, u: &[f64]) -> Ve
         let mut xtu = vec![0.0; features];
         for i in range {
             let ui = u[i];
-            for k in data.indptr[i]..data.indptr[i + 1] {
+            let row = data.indptr[i]..data.indptr[i + 1];
+            if full_row(&row, features, |k| data.indices[k]) {
+                axpy(&mut xtu, ui, &data.values[row]);
+                continue;
+            }
+            for k in row {
                 if let Some(x) = xtu.get_mut(data.indices[k] as usize) {
                     *x += data.values[k] * ui;
                 }
@@ -102,4 +124,27 @@ pub(crate) fn conjugate_gradients(
         }
     }
     rz <= stop
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Dense rows (every column, in order) take the products sparse rows do: a row of every
+    /// column beside a row of one.
+    #[test]
+    fn dense_rows_take_the_products_sparse_rows_do() {
+        let (indptr, indices) = ([0, 3, 4, 7], [0u32, 1, 2, 1, 0, 1, 2]);
+        let values = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0];
+        let labels = [0.0; 3];
+        let data = DataView::new(&indptr, &indices, &values, &labels, 3).with_threads(2);
+        assert_eq!(transpose_times(&data, 3, &[1.0, -2.0, 0.5]), vec![3.5, -3.0, 6.5]);
+        let w = [1.0, 10.0, 100.0];
+        assert!(full_row(&(0..3), 3, |k| indices[k]) && !full_row(&(3..4), 3, |k| indices[k]));
+        let sub = Subspace::new(&data, 3, &[0, 1, 2]);
+        assert_eq!(sub.times(&w), vec![321.0, 40.0, 765.0]);
+        assert_eq!(sub.transpose_times(&[1.0, -2.0, 0.5]), vec![3.5, -3.0, 6.5]);
+        let (xu, xc) = sub.transpose_times_both(&[1.0, -2.0, 0.5], &[0.0, 1.0, 0.0]);
+        assert_eq!((xu, xc), (vec![3.5, -3.0, 6.5], vec![0.0, 4.0, 0.0]));
+    }
 }

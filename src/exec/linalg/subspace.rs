@@ -219,7 +219,11 @@ impl<'a> Subspace<'a> {
     /// X_V·β, one entry per row.
     pub(crate) fn times(&self, beta: &[f64]) -> Vec<f64> {
         crate::exec::passes::map(self.ptr.len() - 1, self.threads, |i| {
-            (self.ptr[i]..self.ptr[i + 1]).map(|k| self.value[k] * beta[self.slot[k] as usize]).sum()
+            let row = self.ptr[i]..self.ptr[i + 1];
+            if super::full_row(&row, self.n, |k| self.slot[k]) {
+                return super::dot(&self.value[row], beta);
+            }
+            row.map(|k| self.value[k] * beta[self.slot[k] as usize]).sum()
         })
     }
 
@@ -230,7 +234,13 @@ impl<'a> Subspace<'a> {
             let mut out = vec![0.0; 2 * n];
             let (xu, xc) = out.split_at_mut(n);
             for i in rows {
-                for k in self.ptr[i]..self.ptr[i + 1] {
+                let row = self.ptr[i]..self.ptr[i + 1];
+                if super::full_row(&row, n, |k| self.slot[k]) {
+                    super::axpy(xu, u[i], &self.value[row.clone()]);
+                    super::axpy(xc, c[i], &self.value[row]);
+                    continue;
+                }
+                for k in row {
                     let (j, x) = (self.slot[k] as usize, self.value[k]);
                     xu[j] += x * u[i];
                     xc[j] += x * c[i];
@@ -249,7 +259,12 @@ impl<'a> Subspace<'a> {
         crate::exec::passes::add_in_order(crate::exec::passes::blocks(u.len(), self.threads, |rows| {
             let mut out = vec![0.0; self.n];
             for i in rows {
-                for k in self.ptr[i]..self.ptr[i + 1] {
+                let row = self.ptr[i]..self.ptr[i + 1];
+                if super::full_row(&row, self.n, |k| self.slot[k]) {
+                    super::axpy(&mut out, u[i], &self.value[row]);
+                    continue;
+                }
+                for k in row {
                     out[self.slot[k] as usize] += self.value[k] * u[i];
                 }
             }
