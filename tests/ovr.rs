@@ -56,7 +56,8 @@ fn optc_run_reports_every_class() {
         for ((c, label), best) in classes.iter().zip(&f.classes).zip(&f.objectives) {
             assert_eq!(c["label"].as_f64(), Some(*label), "{name}: {r}");
             assert_eq!(c["status"], "converged", "{name}: {c}");
-            assert!(c["epochs"].as_u64().is_some_and(|e| e >= 1), "{c}");
+            // A class's first check may solve it before any epoch (few features).
+            assert!(c["epochs"].as_u64().is_some(), "{c}");
             let (obj, gap) = (c["objective"].as_f64().unwrap(), c["gap"].as_f64().unwrap());
             assert!((obj - best).abs() <= 1e-6 * best, "{name} class {label}: F = {obj}, F* = {best}");
             assert!(obj - gap <= best + 1e-12, "{name} class {label}");

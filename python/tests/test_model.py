@@ -140,7 +140,10 @@ def test_a_model_file_and_its_texts(tmp_path, binary):
     assert "epoch" in model.plan()
     X, y = binary
     traced = model.fit(X, y, trace=True, tol=1e-8)
-    assert len(traced.trace["objective"]) == traced.epochs
+    # A point a check: at the end of each epoch, and at epoch 0 where the check before the first
+    # epoch solves this small problem.
+    assert traced.trace["epoch"][-1] == traced.epochs
+    assert len(traced.trace["objective"]) <= traced.epochs + 1
     assert np.all(np.diff(traced.trace["epoch"]) > 0)
     assert np.all(traced.trace["objective"] >= traced.objective - 1e-15)
 

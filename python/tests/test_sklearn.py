@@ -181,7 +181,8 @@ def test_the_fitted_attributes_have_scikit_learns_shapes():
     d = X.shape[1]
     clf = OptcClassifier().fit(X, y)
     assert clf.coef_.shape == (1, d) and clf.intercept_.shape == (1,)
-    assert isinstance(clf.n_iter_, np.ndarray) and clf.n_iter_.shape == (1,) and clf.n_iter_[0] >= 1
+    # Epochs: 0 where the check before the first epoch solves the model (few features).
+    assert isinstance(clf.n_iter_, np.ndarray) and clf.n_iter_.shape == (1,) and clf.n_iter_[0] >= 0
     assert clf.predict_proba(X).shape == (X.shape[0], 2)
     X, y = read_svmlight(FIXTURES / "multiclass.svm")
     for multi_class in ("auto", "ovr"):
@@ -196,8 +197,9 @@ def test_the_fitted_attributes_have_scikit_learns_shapes():
 
 def test_a_fit_short_of_tol_warns_with_the_gap_it_certified():
     X, y = read_svmlight(FIXTURES / "binary.svm")
+    # The 1-norm SVM: ℓ1-logistic on these 30 features is solved before its first epoch.
     with pytest.warns(ConvergenceWarning) as caught:
-        clf = OptcClassifier(penalty="l1", max_epochs=1, tol=1e-12).fit(X, y)
+        clf = OptcClassifier(loss="hinge", penalty="l1", max_epochs=1, tol=1e-12).fit(X, y)
     assert clf.result_.status == "max_epochs" and clf.result_.relative_gap > 1e-12
     message = str(caught[0].message)
     assert f"certified relative gap of {clf.result_.relative_gap:.3g}" in message

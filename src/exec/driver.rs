@@ -256,8 +256,7 @@ pub fn run_watched(
     // A model whose check solves it from any point (`refinement::first_check_solves`) is checked
     // before its first epoch, and its state built only if that check does not end the run: the
     // state of a column solver walks the columns, which are then never built.
-    let mut before_epochs = !warm
-        && polishing
+    let mut before_epochs = polishing
         && ws_cert.is_none()
         && settings.shards <= 1
         && watch.holdout.is_none()

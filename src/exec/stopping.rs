@@ -43,6 +43,10 @@ impl<'a> Checks<'a> {
         test: Option<Evaluation>,
     ) -> bool {
         if self.settings.trace {
+            // One point an epoch: a second check before the first epoch replaces the first's.
+            if self.trace.last().is_some_and(|p| p.epoch == epoch) {
+                self.trace.pop();
+            }
             self.trace.push(TracePoint { epoch, seconds, eval: eval.clone(), gap, test });
         }
         self.last = Some((epoch, eval.clone(), gap));

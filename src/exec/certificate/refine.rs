@@ -239,9 +239,11 @@ impl Round {
                 if cert.l1 > 0.0 { cert.l1 } else { loss_gradient.iter().fold(0.0_f64, |x, g| x.max(g.abs())) };
             let g_b = if free { scale * now.u.iter().sum::<f64>() } else { 0.0 };
             let b_decrease = if free && b_curvature > 0.0 { 0.5 * g_b * g_b / b_curvature } else { 0.0 };
-            if (0..n).all(|k| violation(cert, self.v[k], loss_gradient[k]) <= TUNING.refine_residual * unit_of_residual)
-                && g_b.abs() <= TUNING.refine_residual * unit_of_residual
-            {
+            // A residual r costs the dual point's scaling about r·‖v‖₁, which must also stay
+            // below the gap asked for when that is tighter (a tolerance of 1e-12).
+            let mass = self.v.iter().map(|x| x.abs()).sum::<f64>();
+            let residual = (TUNING.refine_residual * unit_of_residual).min(negligible / mass.max(f64::MIN_POSITIVE));
+            if (0..n).all(|k| violation(cert, self.v[k], loss_gradient[k]) <= residual) && g_b.abs() <= residual {
                 break;
             }
             // The gap of F on V at the current b: with b free, what a step on b would still gain

@@ -53,14 +53,17 @@ pub(super) fn refine(
 }
 
 /// Whether a check's refinement alone solves `plan` from any point, so that a run checks it
-/// before its first epoch: a squared loss, whose quadratic model is F itself, so the first
-/// round's exact Newton step on V solves F on V, with per-coordinate terms only, on at most
-/// `TUNING.refine_all` features, so that the round takes every violating coordinate in V. A
-/// column solver's epoch then buys nothing the check does not do (on a dense 15,000 × 200
-/// lasso, the columns it walks cost 20 ms to build, its first epoch and its state 12 ms more).
+/// before its first epoch: a loss with ℓ″ (logistic, squared, the squared hinge) and
+/// per-coordinate terms on at most `TUNING.refine_all` features, so that a round takes every
+/// violating coordinate in V. The refinement is then proximal Newton on all of F, as
+/// scikit-learn's `newton-cholesky` and glmnet run from w = 0 (for the squared loss one exact
+/// step), and a column solver's epoch buys nothing its Newton steps do not: to a certified 1e-4,
+/// from a check before any epoch against one after the first, ℓ2-logistic + b on a dense
+/// 15,000 × 200 set 0.067 s against 0.115, on 100,000 × 100 0.24 against 0.40 (the columns SCD
+/// walks, a copy of X, never built), on a9a and w8a 0.89–0.98×, the ℓ1 models 0.80–0.95×.
 pub fn first_check_solves(plan: &Plan, features: usize) -> bool {
     plan.refines_certificate()
-        && plan.certificate.is_some_and(|c| c.conjugate == LossConjugate::Squared)
+        && plan.certificate.is_some_and(|c| c.conjugate.has_curvature())
         && features <= TUNING.refine_all
 }
 
