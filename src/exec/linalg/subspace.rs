@@ -17,10 +17,10 @@ const HESSIAN_PARTS: usize = 2;
 /// than the blocks' n(n + 1)/2 a row, plus 2n for filling them. Measured on one core on a dense
 /// 15,000 × 200 set (3.0e8 products): the loop took 132 ms (2.3e9 a second), the blocks 17 ms,
 /// filling included (1.8e10).
-const GEMM_SPEEDUP: f64 = 8.0;
+pub(super) const GEMM_SPEEDUP: f64 = 8.0;
 /// Rows of a dense block of X_V. The Hessian of that set, one core / two: 256 rows 17 / 9–13 ms,
 /// 512 19–20 / 10–11, 1,024 24 / 12–14, 4,096 31 / 15.
-const DENSE_ROWS: usize = 256;
+pub(super) const DENSE_ROWS: usize = 256;
 
 /// The columns V of X, stored by rows (k-th entry of row i: the position in V and the value).
 /// When V is every column of X in order, those are X's own arrays, borrowed.
