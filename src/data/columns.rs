@@ -1,5 +1,6 @@
-//! The data by columns (CSC), built once for plans that walk `col(Xc, j)` (SCD): a counting
-//! sort of the CSR non-zeros, O(nnz), rows ascending within each column.
+//! The data by columns (CSC), built once, when a kernel first reads it, for plans that walk
+//! `col(Xc, j)` (SCD): a counting sort of the CSR non-zeros, O(nnz), rows ascending within each
+//! column.
 
 use crate::data::{Copies, Indices};
 
