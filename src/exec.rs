@@ -84,6 +84,79 @@ pub fn select_backend<'p>(plan: &'p Plan, facts: &crate::data::DataFacts, want_j
     }
 }
 
+/// The back end of [`select_backend`], chosen (and the plan compiled) the first time a phase
+/// runs: a run whose check before the first epoch ends it (few features, the driver) compiles
+/// nothing, 1–3 ms of a small fit. A plan the JIT cannot compile runs on the interpreter, with
+/// the reason, as when it is chosen at once.
+pub struct LazyBackend<'p> {
+    plan: &'p Plan,
+    scalars: Vec<f64>,
+    want_jit: bool,
+    chosen: Option<Box<dyn Backend + 'p>>,
+    /// Why the JIT was not used, once a phase has run.
+    pub fallback: Option<String>,
+    /// Seconds the JIT took (0 until a phase has run).
+    pub jit_seconds: f64,
+}
+
+impl<'p> LazyBackend<'p> {
+    pub fn new(plan: &'p Plan, facts: &crate::data::DataFacts, want_jit: bool) -> Self {
+        let scalars = bound_scalars(plan, facts);
+        LazyBackend { plan, scalars, want_jit, chosen: None, fallback: None, jit_seconds: 0.0 }
+    }
+
+    /// Compiles the plan now (or chooses the interpreter), before the run's clock starts.
+    pub fn choose(&mut self) {
+        self.backend();
+    }
+
+    fn backend(&mut self) -> &mut (dyn Backend + 'p) {
+        if self.chosen.is_none() {
+            let backend: Box<dyn Backend + 'p> = if !self.want_jit {
+                Box::new(interp::Interpreter { plan: self.plan })
+            } else {
+                match jit::compile(self.plan, &self.scalars) {
+                    Ok(kernel) => {
+                        self.jit_seconds = kernel.compile_seconds;
+                        Box::new(jit::JitBackend { plan: self.plan, kernel })
+                    }
+                    Err(e) => {
+                        self.fallback =
+                            Some(format!("the JIT cannot compile this plan ({e}); running the interpreter"));
+                        Box::new(interp::Interpreter { plan: self.plan })
+                    }
+                }
+            };
+            self.chosen = Some(backend);
+        }
+        self.chosen.as_deref_mut().expect("chosen above")
+    }
+}
+
+impl Backend for LazyBackend<'_> {
+    /// The back end that ran, or the one asked for when no phase ran.
+    fn name(&self) -> &'static str {
+        match &self.chosen {
+            Some(b) => b.name(),
+            None if self.want_jit => "jit",
+            None => "interpreter",
+        }
+    }
+    fn init(&mut self, state: &mut State, data: &DataView) -> Result<(), Fault> {
+        self.backend().init(state, data)
+    }
+    fn epoch(&mut self, state: &mut State, data: &DataView, orders: &Orders) -> Result<(), Fault> {
+        self.backend().epoch(state, data, orders)
+    }
+    fn finish(&mut self, state: &mut State, data: &DataView) -> Result<(), Fault> {
+        self.backend().finish(state, data)
+    }
+    /// None until a phase has run: the driver builds the state (init) before any epoch.
+    fn shared(&self) -> Option<Box<dyn SharedEpoch + '_>> {
+        self.chosen.as_ref().and_then(|b| b.shared())
+    }
+}
+
 /// A run stopped because a guarded value was NaN or infinite.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Fault {

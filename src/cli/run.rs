@@ -138,6 +138,8 @@ pub fn run(
     let (eta0, n0) = (step.eta0, step.n0);
     let step = step.shown;
     let compile_seconds = front_seconds + solved.jit_seconds;
+    // The kernel is compiled when a phase first runs: a run its first check ended made none.
+    let compiled_kernel = solved.backend != "jit" || solved.jit_seconds > 0.0;
     let backend_name = solved.backend;
     let calibration = solved.calibration;
     let outcome = solved.outcome;
@@ -229,7 +231,14 @@ pub fn run(
         if let Some(c) = &compiled.structure.chosen {
             say(format!("  solver       {} — {}", c.solver.name(), c.reason));
         }
-        say(format!("  backend      {backend_name} (model text → kernel in {:.1} ms)", 1e3 * compile_seconds));
+        if compiled_kernel {
+            say(format!("  backend      {backend_name} (model text → kernel in {:.1} ms)", 1e3 * compile_seconds));
+        } else {
+            say(format!(
+                "  backend      {backend_name} (model text → plan in {:.1} ms; no epoch ran, so no kernel was compiled)",
+                1e3 * compile_seconds
+            ));
+        }
     }
     super::unless_interrupted(outcome.status)
 }

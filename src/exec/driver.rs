@@ -185,6 +185,20 @@ pub fn run(
     run_watched(plan, backend, data, facts, settings, start, Watch::default())
 }
 
+/// Whether a run of `plan` checks it before its first epoch, where the check's refinement solves
+/// it from any point (`refinement::first_check_solves`): a column solver asked for a tolerance,
+/// on too few features for working sets, in one process, with no held-out rows to watch.
+pub fn checks_before_epochs(plan: &Plan, data: &DataView, settings: &RunSettings, holdout: bool) -> bool {
+    let cols = if plan.permutes(crate::plan::Len::Features) { data.features } else { 0 };
+    settings.tol.is_some()
+        && plan.certificate.is_some()
+        && cols > 0
+        && cols <= WS_FEATURES
+        && settings.shards <= 1
+        && !holdout
+        && certificate::refinement::first_check_solves(plan, data.features)
+}
+
 /// Held-out rows a run looks at besides its training data.
 #[derive(Clone, Copy, Default)]
 pub struct Watch<'a> {
@@ -256,11 +270,7 @@ pub fn run_watched(
     // A model whose check solves it from any point (`refinement::first_check_solves`) is checked
     // before its first epoch, and its state built only if that check does not end the run: the
     // state of a column solver walks the columns, which are then never built.
-    let mut before_epochs = polishing
-        && ws_cert.is_none()
-        && settings.shards <= 1
-        && watch.holdout.is_none()
-        && certificate::refinement::first_check_solves(plan, data.features);
+    let mut before_epochs = checks_before_epochs(plan, data, settings, watch.holdout.is_some());
     // Otherwise the columns are built now, as the state will read them, so that every check
     // finds them at hand whichever back end runs the plan.
     if !before_epochs {

@@ -164,14 +164,17 @@ pub fn solve(
     // Measured at the cold start w = 0 even when warm: a stochastic method started at (or near)
     // the optimum ends a little above it, which is noise, not divergence.
     let start_objective = evaluate(plan, &State::new(plan, &bound.facts, view.labels), view).objective;
-    let mut selected = crate::exec::select_backend(plan, &bound.facts, jit);
-    let backend = selected.backend.name();
-    let outcome =
-        driver::run_watched(plan, selected.backend.as_mut(), view, &bound.facts, settings, warm.map(|_| start), watch)
-            .map_err(|stopped| match stopped {
-                driver::Stopped::Fault(f) => Unsolved::Fault(f),
-                driver::Stopped::Refused(why) => Unsolved::Refused(why),
-            })?;
+    // A run that checks before its first epoch compiles when a phase first runs, so one that
+    // check ends compiles nothing; any other compiles now, outside the run's time.
+    let mut lazy = crate::exec::LazyBackend::new(plan, &bound.facts, jit);
+    if !driver::checks_before_epochs(plan, view, settings, watch.holdout.is_some()) {
+        lazy.choose();
+    }
+    let outcome = driver::run_watched(plan, &mut lazy, view, &bound.facts, settings, warm.map(|_| start), watch)
+        .map_err(|stopped| match stopped {
+            driver::Stopped::Fault(f) => Unsolved::Fault(f),
+            driver::Stopped::Refused(why) => Unsolved::Refused(why),
+        })?;
     let objective = outcome.eval.objective;
     // A dual method cannot overshoot: its dual value only rises, and w(α) is not monotone in F.
     // Stopped by its cap above F(0) (on near-collinear rows, dual CD at a large C), it has not
@@ -180,7 +183,8 @@ pub fn solve(
     if worse_than_start(objective, start_objective) && !unconverged_dual {
         return Err(Unsolved::Worse { epochs: outcome.epochs, objective, start_objective });
     }
-    Ok(Solved { outcome, calibration, backend, fallback: selected.fallback.take(), jit_seconds: selected.jit_seconds })
+    let backend = crate::exec::Backend::name(&lazy);
+    Ok(Solved { outcome, calibration, backend, fallback: lazy.fallback.take(), jit_seconds: lazy.jit_seconds })
 }
 
 pub fn diverged(f: &Fault, data: &Dataset, solver: SolverKind) -> Error {
