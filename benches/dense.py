@@ -31,16 +31,14 @@ import argparse
 import lzma
 import multiprocessing
 import os
-import statistics
-import time
 import warnings
 
 import numpy as np
 from sklearn.datasets import load_svmlight_file, make_classification, make_regression
-from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import ElasticNet, Lasso, LogisticRegression, Ridge
 
 from optc.sklearn import OptcClassifier, OptcRegressor
+from sklearn_defaults import timed_fit
 
 
 def regression_objective(X, y, est, l1, l2):
@@ -79,23 +77,15 @@ def peak_in_child(make, X, y, out):
 def timed(make, X, y, repeat):
     """(median seconds over `repeat` fits in this process, the peak MB of one fit in a forked
     child, the last estimator, the fits that warned)."""
-    seconds, warned, est = [], 0, None
     cls, kwargs = make
-    for _ in range(repeat):
-        est = cls(**kwargs)
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always", ConvergenceWarning)
-            start = time.perf_counter()
-            est.fit(X, y)
-            seconds.append(time.perf_counter() - start)
-        warned += any(issubclass(w.category, ConvergenceWarning) for w in caught)
+    seconds, est, warned = timed_fit(lambda: cls(**kwargs), X, y, repeat)
     ctx = multiprocessing.get_context("spawn")
     out = ctx.Queue()
     child = ctx.Process(target=peak_in_child, args=(make, X, y, out))
     child.start()
     peak = out.get(timeout=600)
     child.join()
-    return statistics.median(seconds), peak, est, warned
+    return seconds, peak, est, warned
 
 
 def sets(args):

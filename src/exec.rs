@@ -68,10 +68,16 @@ pub struct Selected<'p> {
 }
 
 pub fn select_backend<'p>(plan: &'p Plan, facts: &crate::data::DataFacts, want_jit: bool) -> Selected<'p> {
+    choose(plan, &bound_scalars(plan, facts), want_jit)
+}
+
+/// Compiled code when asked for and possible (the parameters bound to `scalars`), else the
+/// interpreter with the reason.
+fn choose<'p>(plan: &'p Plan, scalars: &[f64], want_jit: bool) -> Selected<'p> {
     if !want_jit {
         return Selected { backend: Box::new(interp::Interpreter { plan }), fallback: None, jit_seconds: 0.0 };
     }
-    match jit::compile(plan, &bound_scalars(plan, facts)) {
+    match jit::compile(plan, scalars) {
         Ok(kernel) => {
             let secs = kernel.compile_seconds;
             Selected { backend: Box::new(jit::JitBackend { plan, kernel }), fallback: None, jit_seconds: secs }
@@ -112,22 +118,9 @@ impl<'p> LazyBackend<'p> {
 
     fn backend(&mut self) -> &mut (dyn Backend + 'p) {
         if self.chosen.is_none() {
-            let backend: Box<dyn Backend + 'p> = if !self.want_jit {
-                Box::new(interp::Interpreter { plan: self.plan })
-            } else {
-                match jit::compile(self.plan, &self.scalars) {
-                    Ok(kernel) => {
-                        self.jit_seconds = kernel.compile_seconds;
-                        Box::new(jit::JitBackend { plan: self.plan, kernel })
-                    }
-                    Err(e) => {
-                        self.fallback =
-                            Some(format!("the JIT cannot compile this plan ({e}); running the interpreter"));
-                        Box::new(interp::Interpreter { plan: self.plan })
-                    }
-                }
-            };
-            self.chosen = Some(backend);
+            let selected = choose(self.plan, &self.scalars, self.want_jit);
+            (self.fallback, self.jit_seconds) = (selected.fallback, selected.jit_seconds);
+            self.chosen = Some(selected.backend);
         }
         self.chosen.as_deref_mut().expect("chosen above")
     }

@@ -58,18 +58,34 @@ pub(crate) fn lower_hessian(sub: &Subspace, d: &[f64], scale: f64, l2: f64, idx:
     let kept = rptr.windows(2).filter(|r| r[1] > r[0]).count() as f64;
     let one_at_a_time: f64 = rptr.windows(2).map(|r| ((r[1] - r[0]) * (r[1] - r[0] + 1)) as f64 / 2.0).sum();
     let n = f as f64;
-    if kept * (n * (n + 1.0) / 2.0 / super::subspace::GEMM_SPEEDUP + 2.0 * n) < one_at_a_time {
-        let mut h = dense_lower(&rptr, &rpos, &rval, d, scale, f);
-        let largest = sub.weighted_squares(d).into_iter().fold(0.0_f64, |x, v| x.max(scale * v));
-        for p in 0..f {
-            h[p * f + p] += l2 + 1e-12 * largest;
-        }
-        return h;
+    let mut h = if kept * (n * (n + 1.0) / 2.0 / super::subspace::GEMM_SPEEDUP + 2.0 * n) < one_at_a_time {
+        dense_lower(&rptr, &rpos, &rval, d, scale, f)
+    } else {
+        column_lower(&rptr, &rpos, &rval, d, scale, f, sub.threads)
+    };
+    let largest = sub.weighted_squares(d).into_iter().fold(0.0_f64, |x, v| x.max(scale * v));
+    for p in 0..f {
+        h[p * f + p] += l2 + 1e-12 * largest;
     }
+    h
+}
+
+/// The lower triangle, column-major, of Σᵢ scale·dᵢ·xᵢxᵢᵀ over rows given by position (`rptr`,
+/// `rpos`, `rval`), summed column by column on `threads` threads.
+fn column_lower(
+    rptr: &[usize],
+    rpos: &[u32],
+    rval: &[f64],
+    d: &[f64],
+    scale: f64,
+    f: usize,
+    threads: usize,
+) -> Vec<f64> {
+    let rows = d.len();
     // By column: each entry's row and place in the rows' arrays, and each column's work (the
     // entries of its rows from it on).
     let mut cptr = vec![0usize; f + 1];
-    for &p in &rpos {
+    for &p in rpos {
         cptr[p as usize + 1] += 1;
     }
     for p in 0..f {
@@ -88,7 +104,7 @@ pub(crate) fn lower_hessian(sub: &Subspace, d: &[f64], scale: f64, l2: f64, idx:
         }
     }
     // Runs of columns of about equal work, HESSIAN_RUNS a thread, taken in turn.
-    let threads = sub.threads.max(1);
+    let threads = threads.max(1);
     let runs = HESSIAN_RUNS * threads;
     let total: usize = work.iter().sum();
     let mut bounds = vec![0];
@@ -138,19 +154,13 @@ pub(crate) fn lower_hessian(sub: &Subspace, d: &[f64], scale: f64, l2: f64, idx:
             }
         });
     }
-    let largest = sub.weighted_squares(d).into_iter().fold(0.0_f64, |x, v| x.max(scale * v));
-    for p in 0..f {
-        h[p * f + p] += l2 + 1e-12 * largest;
-    }
     h
 }
 
 /// The lower triangle, column-major, of Σᵢ scale·dᵢ·xᵢxᵢᵀ over rows given by position (`rptr`,
 /// `rpos`, `rval`; the rows with dᵢ = 0 already empty), by blocks of rows made dense: for each,
-/// Bᵀ·(scale·D·B), one matrix product on one thread, the blocks added in order.
+/// Bᵀ·(scale·D·B) ([`super::subspace::add_block_products`]), the blocks added in order.
 fn dense_lower(rptr: &[usize], rpos: &[u32], rval: &[f64], d: &[f64], scale: f64, f: usize) -> Vec<f64> {
-    use faer::linalg::matmul::triangular::{matmul, BlockStructure};
-    use faer::{Accum, MatMut, MatRef, Par};
     let rows: Vec<usize> = (0..d.len()).filter(|&i| rptr[i + 1] > rptr[i]).collect();
     let block = super::subspace::DENSE_ROWS;
     let mut h = vec![0.0; f * f];
@@ -168,18 +178,7 @@ fn dense_lower(rptr: &[usize], rpos: &[u32], rval: &[f64], d: &[f64], scale: f64
                 xd[at] = di * rval[t];
             }
         }
-        let (x, xd) = (MatRef::from_row_major_slice(x, b, f), MatRef::from_row_major_slice(xd, b, f));
-        matmul(
-            MatMut::from_column_major_slice_mut(&mut h, f, f),
-            BlockStructure::TriangularLower,
-            Accum::Add,
-            x.transpose(),
-            BlockStructure::Rectangular,
-            xd,
-            BlockStructure::Rectangular,
-            1.0,
-            Par::Seq,
-        );
+        super::subspace::add_block_products(faer::MatMut::from_column_major_slice_mut(&mut h, f, f), x, xd, b);
     }
     h
 }

@@ -187,18 +187,7 @@ impl<'a> Subspace<'a> {
                     xd[at] += di * self.value[k];
                 }
             }
-            let (x, xd) = (MatRef::from_row_major_slice(x, b, n), MatRef::from_row_major_slice(xd, b, n));
-            matmul(
-                MatMut::from_row_major_slice_mut(h, n, n),
-                BlockStructure::TriangularLower,
-                Accum::Add,
-                x.transpose(),
-                BlockStructure::Rectangular,
-                xd,
-                BlockStructure::Rectangular,
-                1.0,
-                Par::Seq,
-            );
+            add_block_products(MatMut::from_row_major_slice_mut(h, n, n), x, xd, b);
             start += b;
         }
     }
@@ -271,6 +260,24 @@ impl<'a> Subspace<'a> {
             out
         }))
     }
+}
+
+/// The lower triangle of `dst` (n × n) += Bᵀ·C for row-major b × n blocks B = `x`, C = `xd`: one
+/// faer product on one thread, so the sums are the same for any thread count.
+pub(super) fn add_block_products(dst: MatMut<'_, f64>, x: &[f64], xd: &[f64], b: usize) {
+    let n = dst.nrows();
+    let (x, xd) = (MatRef::from_row_major_slice(x, b, n), MatRef::from_row_major_slice(xd, b, n));
+    matmul(
+        dst,
+        BlockStructure::TriangularLower,
+        Accum::Add,
+        x.transpose(),
+        BlockStructure::Rectangular,
+        xd,
+        BlockStructure::Rectangular,
+        1.0,
+        Par::Seq,
+    );
 }
 
 #[cfg(test)]
