@@ -18,10 +18,15 @@ use crate::plan::LossConjugate;
 
 /// Moves every margin by the minimiser t of Σᵢ ωᵢ·ℓ(yᵢ, aᵢ + t) (or as close as the iterations
 /// get: a logistic loss on one class has none, t → ±∞, and [`balance`] makes up the rest);
-/// `weights` are the rows' ωᵢ, None for every ωᵢ = 1.
-pub(super) fn shift_to_optimal_offset(kind: LossConjugate, labels: &[f64], weights: Option<&[f64]>, a: &mut [f64]) {
+/// `weights` are the rows' ωᵢ, None for every ωᵢ = 1. Returns the t the margins moved by.
+pub(super) fn shift_to_optimal_offset(
+    kind: LossConjugate,
+    labels: &[f64],
+    weights: Option<&[f64]>,
+    a: &mut [f64],
+) -> f64 {
     if !kind.has_curvature() || a.is_empty() {
-        return;
+        return 0.0;
     }
     let (mut t, mut lo, mut hi) = (0.0_f64, f64::NEG_INFINITY, f64::INFINITY);
     for _ in 0..TUNING.offset_steps {
@@ -55,9 +60,11 @@ pub(super) fn shift_to_optimal_offset(kind: LossConjugate, labels: &[f64], weigh
             break;
         }
     }
-    if t.is_finite() {
-        a.iter_mut().for_each(|ai| *ai += t);
+    if !t.is_finite() {
+        return 0.0;
     }
+    a.iter_mut().for_each(|ai| *ai += t);
+    t
 }
 
 /// The best intercept for w = 0: the b minimising (c/m)·Σᵢ ℓ(yᵢ, b) + (μ/2)·b², found by
@@ -332,7 +339,8 @@ mod tests {
         let labels = [1.0, -1.0, 1.0, 1.0, -1.0, 1.0];
         for kind in [LossConjugate::Logistic, LossConjugate::Squared] {
             let mut a = vec![0.3, -2.0, 5.0, 0.1, 0.7, -1.0];
-            shift_to_optimal_offset(kind, &labels, None, &mut a);
+            let t = shift_to_optimal_offset(kind, &labels, None, &mut a);
+            assert!(t != 0.0 && a[1] == -2.0 + t, "{kind:?}: the shift returned is the one applied");
             let g: f64 =
                 a.iter().zip(&labels).map(|(&ai, &y)| super::super::loss::loss_derivatives(kind, y, ai).0).sum();
             assert!(g.abs() < 1e-12, "{kind:?}: Σℓ′ = {g}");
