@@ -365,19 +365,33 @@ fn plan(
         ..CompileOptions::default()
     };
     let compiled = pipeline::compile(&file, &Library::standard(), &opts);
+    let data = data.map(|d| inputs::load_data(d, "data file", false, &Default::default())).transpose()?.map(|d| d.0);
     let plan = match compiled.map_err(|e| report_compile_error(e, &file))? {
         pipeline::AnyModel::Dictionary(d) => crate::plan::lower::dictionary::lower(&d.model, &d.choice),
-        pipeline::AnyModel::Loss(c) => pipeline::plan(&c, &opts).map_err(|e| report_compile_error(e, &file))?,
+        pipeline::AnyModel::Loss(mut c) => {
+            // The plan `optc run` makes on this data: a default its shape settles, settled.
+            if let Some(d) = &data {
+                pipeline::shape(&mut c, d.features(), d.rows(), d.mean_row_norm_sq());
+            }
+            pipeline::plan(&c, &opts).map_err(|e| report_compile_error(e, &file))?
+        }
     };
+    let mut first_check = None;
     let facts = match data {
-        Some(d) => {
-            let data = inputs::load_data(d, "data file", false, &Default::default())?.0;
+        Some(data) => {
+            if crate::exec::certificate::refinement::first_check_solves(&plan, data.features()) {
+                let costs = crate::exec::certificate::refinement::newton_costs(data.csr().0, data.features());
+                first_check = Some(wording::first_check(plan.info.solver, data.features(), &costs));
+            }
             Some(data.facts_for(&plan, data.features()))
         }
         None => None,
     };
     print!("{}", crate::plan::dump::dump(&plan, facts.as_ref()));
     print!("{}", crate::plan::dump::refinement(&plan).unwrap_or_default());
+    if let Some(line) = first_check {
+        println!("first   {line}");
+    }
     if let Some(emit) = emit {
         // Without data, data-dependent parameters are bound as if max‖xᵢ‖² = 1.
         let bound = facts.unwrap_or(crate::data::DataFacts {

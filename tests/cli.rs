@@ -1262,3 +1262,35 @@ fn a_trace_does_not_change_the_run_it_traces() {
     }
     assert_eq!(traced["epochs"].as_u64(), Some(rows), "{csv}");
 }
+
+/// A run its first check solves says so, with the figures of that choice: a Newton step's
+/// Hessian (Σᵢ eᵢ(eᵢ + 1)/2 for rows of eᵢ entries) and factor (d³/3) against an epoch (2·nnz),
+/// in the report, in `--json`, and in `optc plan MODEL DATA`, whose plan is the one the run
+/// settles on this data. A run that does not check first has no such line.
+#[test]
+fn a_run_solved_before_its_first_epoch_prints_the_figures_of_that_choice() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    // Rows of 3, 2, 1 and 1 entries on 3 features: 6 + 3 + 1 + 1 Hessian products, 7 entries
+    // read twice an epoch.
+    let data = write(dir.path(), "d.svm", "1 1:1 2:0.5 3:-1\n-1 1:-0.5 3:2\n1 2:1\n-1 1:0.25\n");
+    let m = write(
+        dir.path(),
+        "m.opt",
+        "data x: sparse, y: labels\nvar w: vec[dim(x)]\nvar b: scalar\nparam λ = 0.1\nminimize E[logistic(y, <x, w> + b)] + λ·l2sq(w)\n",
+    );
+    let r = run_json(&m, &data, &[]);
+    assert_eq!(r["epochs"], 0, "{r}");
+    let f = &r["first_check"];
+    assert_eq!((f["hessian_flops"].as_f64(), f["epoch_flops"].as_f64()), (Some(11.0), Some(14.0)), "{r}");
+    assert_eq!(f["factor_flops"].as_f64(), Some(9.0), "{r}");
+    let out = optc(&["run", m.to_str().unwrap(), data.to_str().unwrap()]);
+    assert_has_lines(
+        &text(&out.stdout),
+        &["method       checked before the first epoch: Newton steps on all 3 features"],
+    );
+    let out = optc(&["plan", m.to_str().unwrap(), data.to_str().unwrap()]);
+    assert_has_lines(&text(&out.stdout), &["plan scd", "first   checked before the first epoch"]);
+    // A fixed epoch count is not a check before the first epoch.
+    let r = run_json(&m, &data, &["--epochs", "3"]);
+    assert!(r["first_check"].is_null(), "{r}");
+}

@@ -134,6 +134,9 @@ pub fn run(
         say(format!("note: started from the weights of {}", p.display()));
     }
     let report = crate::session::Report::of(&compiled, &plan, &train, features, &solved, &run_settings);
+    // The figures of the choice to check before the first epoch, when the run made it.
+    let first_check = driver::checks_before_epochs(&plan, &view, &run_settings, held_view.is_some())
+        .then(|| crate::exec::certificate::refinement::newton_costs(view.indptr, view.features));
     let step = StepShown::of(&plan, &settings, &facts);
     let (eta0, n0) = (step.eta0, step.n0);
     let step = step.shown;
@@ -200,6 +203,11 @@ pub fn run(
                 "seconds": c.seconds,
             })),
             "parse_seconds": parse_seconds,
+            "first_check": first_check.map(|c| serde_json::json!({
+                "hessian_flops": c.hessian,
+                "factor_flops": c.factor,
+                "epoch_flops": c.epoch,
+            })),
         });
         if let serde_json::Value::Object(extra) = extra {
             obj.extend(extra);
@@ -230,6 +238,9 @@ pub fn run(
         }
         if let Some(c) = &compiled.structure.chosen {
             say(format!("  solver       {} — {}", c.solver.name(), c.reason));
+        }
+        if let Some(costs) = &first_check {
+            say(format!("  method       {}", super::wording::first_check(plan.info.solver, features, costs)));
         }
         if compiled_kernel {
             say(format!("  backend      {backend_name} (model text → kernel in {:.1} ms)", 1e3 * compile_seconds));

@@ -258,6 +258,29 @@ pub(super) fn stopped(stop: StreamStop) -> Failure {
     }
 }
 
+/// The line that says a run (or a plan on DATA) is solved at the check before its first epoch,
+/// with the figures of that choice: a Newton step's Hessian and factor against an epoch of the
+/// column solver, in multiply-adds.
+pub(crate) fn first_check(
+    solver: SolverKind,
+    features: usize,
+    c: &crate::exec::certificate::refinement::NewtonCosts,
+) -> String {
+    format!(
+        "checked before the first epoch: Newton steps on all {features} features, each forming the Hessian ({} \
+         multiply-adds) and factoring it ({}), where an epoch of {} costs {}",
+        flops(c.hessian),
+        flops(c.factor),
+        solver.name(),
+        flops(c.epoch)
+    )
+}
+
+/// A count of multiply-adds in two significant digits: 3.0e6.
+fn flops(x: f64) -> String {
+    format!("{x:.1e}")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
