@@ -54,7 +54,7 @@ pub(super) fn shift_to_optimal_offset(
                 _ => t + t.abs().max(1.0),
             };
         }
-        let done = (next - t).abs() <= 1e-15 * (1.0 + t.abs());
+        let done = (next - t).abs() <= TUNING.offset_resolution * (1.0 + t.abs());
         t = next;
         if done {
             break;
