@@ -301,3 +301,45 @@ fn dual_cd_at_its_cap_above_the_cold_start_is_unconverged_not_diverged() {
     assert!(gap > 1e-4 * report.objective.abs(), "the gap says it is not done: {gap}");
     assert!(report.objective - gap <= 1.0, "F − gap bounds F* ≤ F(0)");
 }
+
+/// A dense row-major array read in place (every entry stored, its indices made natively) is the
+/// matrix of its CSR arrays: the same answer on both back ends; its values are read where they
+/// are; a value that is not finite is named by row and column, and a length that is not rows ×
+/// columns is refused.
+#[test]
+fn a_dense_array_read_in_place_is_its_csr_matrix() {
+    use optc::data::store::Store;
+    use std::sync::Arc;
+    let problem = Problem::from_text(
+        "data x: sparse, y: labels\nvar w: vec[dim(x)]\nparam λ = 0.05\nminimize E[logistic(y, <x, w>)] + λ·l1(w)\n",
+    )
+    .expect("compiles");
+    let (rows, d) = (5, 3);
+    let dense: Vec<f64> = (0..rows * d).map(|k| ((k * 7 % 5) as f64 - 2.0) / 2.0).collect();
+    let labels = vec![1.0, -1.0, 1.0, -1.0, -1.0];
+    let indptr: Vec<usize> = (0..=rows).map(|r| r * d).collect();
+    let indices: Vec<u32> = (0..rows * d).map(|k| (k % d) as u32).collect();
+    let kept = Arc::new(dense.clone());
+    let in_place = || {
+        let keep: Arc<dyn Send + Sync> = kept.clone();
+        // SAFETY: the Arc'd vector is never written and outlives the store (which holds it).
+        #[allow(unsafe_code)]
+        let values = unsafe { Store::foreign(keep, kept.as_ptr(), kept.len()) };
+        Data::from_dense_in_place(values, labels.clone(), d).expect("a dense array")
+    };
+    assert_eq!(in_place().addresses().1, kept.as_ptr() as usize);
+    for no_jit in [false, true] {
+        let opts = Options { tol: Some(1e-8), no_jit, ..Options::default() };
+        let copied = Data::from_csr(&indptr, &indices, &dense, &labels, Some(d)).expect("valid");
+        let a = Session::new(problem.clone(), in_place()).solve(&opts).expect("solves");
+        let b = Session::new(problem.clone(), copied).solve(&opts).expect("solves");
+        assert_eq!((a.objective.to_bits(), a.epochs), (b.objective.to_bits(), b.epochs), "no_jit {no_jit}");
+        assert_eq!(a.weights, b.weights);
+    }
+    let mut bad = dense.clone();
+    bad[7] = f64::INFINITY;
+    let got = Data::from_dense_in_place(Store::Owned(bad), labels.clone(), d);
+    assert!(matches!(got, Err(Error::Input(m)) if m.contains("row 2, column 1: the value inf")));
+    let got = Data::from_dense_in_place(Store::Owned(dense[1..].to_vec()), labels.clone(), d);
+    assert!(matches!(got, Err(Error::Input(m)) if m.contains("14 values for 5 rows of 3 columns")));
+}

@@ -263,11 +263,12 @@ fn interruptibly<T: Send>(
 const SIGNAL_POLL: Duration = Duration::from_millis(20);
 
 /// The rows a fit or a path reads, as `optc/__init__.py` hands them over: a canonical CSR
-/// matrix (indptr, int32, int64 or uint32 indices, float64 values), the labels and the width.
+/// matrix (indptr, int32, int64 or uint32 indices, float64 values), the labels and the width;
+/// or, with no indptr and no indices, a dense row-major array's values.
 #[derive(FromPyObject)]
 struct Rows<'py>(
-    PyReadonlyArray1<'py, i64>,
-    Bound<'py, PyAny>,
+    Option<PyReadonlyArray1<'py, i64>>,
+    Option<Bound<'py, PyAny>>,
     Bound<'py, PyArray1<f64>>,
     PyReadonlyArray1<'py, f64>,
     usize,
@@ -275,9 +276,13 @@ struct Rows<'py>(
 
 impl Rows<'_> {
     /// optc's data: indptr copied (one a row), the indices and values read in place, the
-    /// labels copied.
+    /// labels copied; a dense array's values read in place, its indices made.
     fn data(&self, py: Python<'_>) -> PyResult<Data> {
         let Rows(indptr, indices, values, labels, features) = self;
+        let (Some(indptr), Some(indices)) = (indptr, indices) else {
+            let (values, labels) = (in_place(values)?, labels.as_slice()?.to_vec());
+            return Data::from_dense_in_place(values, labels, *features).map_err(|e| raise(py, e));
+        };
         let ptr: Vec<usize> = indptr
             .as_slice()?
             .iter()

@@ -2,7 +2,7 @@
 //! canonical, read in place where the index type allows), with the rows' weights.
 
 use super::Error;
-use crate::data::store::Store;
+use crate::data::store::{Checks, Store};
 use crate::data::Dataset;
 use std::path::Path;
 
@@ -27,7 +27,8 @@ macro_rules! csr_index {
 }
 csr_index!(u32, i32, i64, u64, usize);
 
-/// A column index type whose arrays a matrix reads in place ([`Data::from_csr_in_place`]):
+/// A column index type whose arrays a matrix reads in place ([`Data::from_csr_in_place`], which
+/// checks their structure itself: [`Checks::Caller`]):
 /// u32; int32, whose bits are u32 once none is negative; or int64 (scipy's other index
 /// width), whose low halves the back ends read.
 pub trait InPlaceIndex: CsrIndex + bytemuck::Pod {
@@ -47,7 +48,7 @@ impl InPlaceIndex for u32 {
         indices: Store<u32>,
         values: Store<f64>,
     ) -> Result<crate::data::Matrix, sprs::errors::StructureError> {
-        crate::data::store::checked(shape, indptr, indices, values)
+        crate::data::store::checked_by(Checks::Caller, shape, indptr, indices, values)
     }
 }
 
@@ -59,7 +60,7 @@ impl InPlaceIndex for i32 {
         values: Store<f64>,
     ) -> Result<crate::data::Matrix, sprs::errors::StructureError> {
         // Checked non-negative by from_csr_in_place: the same bits as u32.
-        crate::data::store::checked(shape, indptr, indices.same_bits(), values)
+        crate::data::store::checked_by(Checks::Caller, shape, indptr, indices.same_bits(), values)
     }
 }
 
@@ -70,7 +71,7 @@ impl InPlaceIndex for i64 {
         indices: Store<i64>,
         values: Store<f64>,
     ) -> Result<crate::data::Matrix, sprs::errors::StructureError> {
-        crate::data::store::checked_wide(shape, indptr, indices, values)
+        crate::data::store::checked_wide(Checks::Caller, shape, indptr, indices, values)
     }
 }
 
@@ -185,6 +186,34 @@ impl Data {
             }
         }
         Data::of(I::matrix((rows, features), Store::Owned(indptr), indices, values), labels)
+    }
+
+    /// A dense row-major m × d array's values, read in place, with one label a row (m of them):
+    /// every entry stored, zeros too, so a row's columns are 0..d and its indices are made here,
+    /// with no check beyond the values' finiteness (the structure is right by construction).
+    pub fn from_dense_in_place(values: Store<f64>, labels: Vec<f64>, features: usize) -> Result<Data, Error> {
+        let bad = |m: String| Err(Error::Input(m));
+        let rows = labels.len();
+        if rows.checked_mul(features) != Some(values.len()) {
+            return bad(format!("{} values for {rows} rows of {features} columns", values.len()));
+        }
+        if u32::try_from(features).is_err() {
+            return bad(format!("{features} columns: at most 2³² fit"));
+        }
+        if let Some(k) = values.iter().position(|v| !v.is_finite()) {
+            let (r, j) = (k / features, k % features);
+            return bad(format!("row {r}, column {j}: the value {} is not finite", values[k]));
+        }
+        let indptr: Vec<usize> = (0..=rows).map(|r| r * features).collect();
+        let indices: Vec<u32> = (0..rows).flat_map(|_| 0..features as u32).collect();
+        let x = crate::data::store::checked_by(
+            Checks::Caller,
+            (rows, features),
+            Store::Owned(indptr),
+            Store::Owned(indices),
+            values,
+        );
+        Data::of(x, labels)
     }
 
     /// Where the matrix's column indices and values are held: a fit on arrays read in place

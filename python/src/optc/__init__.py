@@ -111,21 +111,18 @@ _DENSE_SHARE = 0.5
 
 
 def _dense_rows(X):
-    """A dense 2-d float64 array as CSR arrays with every entry stored: the values are X's own
-    (read in place when X is C-ordered), the column indices 0..d repeated."""
-    m, d = X.shape
-    values = np.ascontiguousarray(X).reshape(-1)
-    indptr = np.arange(0, m * d + 1, d, dtype=np.int64) if d else np.zeros(m + 1, dtype=np.int64)
-    indices = np.tile(np.arange(d, dtype=np.int32), m)
-    return indptr, indices, values, d
+    """A dense 2-d float64 array with every entry stored: no indptr and no indices (the native
+    side makes them: a row's columns are 0..d), and X's own values, read in place when X is
+    C-ordered."""
+    return None, None, np.ascontiguousarray(X).reshape(-1), X.shape[1]
 
 
 def _csr(X):
     """X as the arrays the native fit reads: (indptr int64, indices int32/int64/uint32, values
     float64, features). A canonical CSR matrix of float64 with int32 or int64 indices gives its
     own index and value arrays, so the fit reads them in place; a dense array mostly of
-    non-zeros gives its values in place (see ``_dense_rows``); anything else is converted once
-    here."""
+    non-zeros gives its values in place and no indptr or indices (see ``_dense_rows``); anything
+    else is converted once here."""
     if sp.issparse(X):
         if X.format != "csr":
             X = X.tocsr()
@@ -148,6 +145,11 @@ def _csr(X):
         indices = indices.astype(np.int64)
     indptr = X.indptr.astype(np.int64, copy=False)
     return indptr, np.ascontiguousarray(indices), np.ascontiguousarray(X.data), X.shape[1]
+
+
+def _rows(indptr, values, features):
+    """The row count of ``_csr``'s arrays: a dense array's has no indptr (and d ≥ 1 columns)."""
+    return indptr.shape[0] - 1 if indptr is not None else values.shape[0] // features
 
 
 def _labels(y, rows):
@@ -211,7 +213,7 @@ class Model:
         indices); it must not be written while the fit runs.
         """
         indptr, indices, values, features = _csr(X)
-        labels = _labels(y, indptr.shape[0] - 1)
+        labels = _labels(y, _rows(indptr, values, features))
         if sample_weight is not None:
             sample_weight = np.ascontiguousarray(np.asarray(sample_weight, dtype=np.float64))
             if sample_weight.shape != labels.shape:
@@ -241,7 +243,7 @@ class Model:
         parameters are the model's as set; the model's last answer is left as it was.
         """
         indptr, indices, values, features = _csr(X)
-        labels = _labels(y, indptr.shape[0] - 1)
+        labels = _labels(y, _rows(indptr, values, features))
         found = self._native.path((indptr, indices, values, labels, features), _KEYWORDS.get(param, param),
                                   start=start, end=end, steps=steps, tol=tol, epochs=epochs, solver=solver,
                                   seed=seed, cold=not warm_start, threads=threads)
