@@ -380,7 +380,7 @@ fn plan(
     let facts = match data {
         Some(data) => {
             if crate::exec::certificate::refinement::first_check_solves(&plan, data.features()) {
-                let costs = crate::exec::certificate::refinement::newton_costs(data.csr().0, data.features());
+                let costs = crate::exec::linalg::newton_costs(data.csr().0, data.features());
                 first_check = Some(wording::first_check(plan.info.solver, data.features(), &costs));
             }
             Some(data.facts_for(&plan, data.features()))

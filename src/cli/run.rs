@@ -136,7 +136,7 @@ pub fn run(
     let report = crate::session::Report::of(&compiled, &plan, &train, features, &solved, &run_settings);
     // The figures of the choice to check before the first epoch, when the run made it.
     let first_check = driver::checks_before_epochs(&plan, &view, &run_settings, held_view.is_some())
-        .then(|| crate::exec::certificate::refinement::newton_costs(view.indptr, view.features));
+        .then(|| crate::exec::linalg::newton_costs(view.indptr, view.features));
     let step = StepShown::of(&plan, &settings, &facts);
     let (eta0, n0) = (step.eta0, step.n0);
     let step = step.shown;

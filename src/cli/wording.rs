@@ -261,11 +261,7 @@ pub(super) fn stopped(stop: StreamStop) -> Failure {
 /// The line that says a run (or a plan on DATA) is solved at the check before its first epoch,
 /// with the figures of that choice: a Newton step's Hessian and factor against an epoch of the
 /// column solver, in multiply-adds.
-pub(crate) fn first_check(
-    solver: SolverKind,
-    features: usize,
-    c: &crate::exec::certificate::refinement::NewtonCosts,
-) -> String {
+pub(crate) fn first_check(solver: SolverKind, features: usize, c: &crate::exec::linalg::NewtonCosts) -> String {
     format!(
         "checked before the first epoch: Newton steps on all {features} features, each forming the Hessian ({} \
          multiply-adds) and factoring it ({}), where an epoch of {} costs {}",

@@ -8,6 +8,7 @@ pub(crate) mod cholesky;
 pub(crate) mod hessian;
 mod subspace;
 
+pub(crate) use hessian::{newton_costs, NewtonCosts};
 pub(crate) use subspace::Subspace;
 
 use super::DataView;

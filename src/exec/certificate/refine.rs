@@ -68,6 +68,12 @@ pub(super) fn dense_refined_dual(
             last_gradient = Some(gradient.clone());
         }
     }
+    // Beside l1, where the Hessian on every column costs many passes over X (dense rows), V
+    // grows from the worst violators instead of taking them all (see `TUNING.refine_grow_passes`).
+    let grow = cert.l1 > 0.0 && {
+        let nnz = data.indptr.last().copied().unwrap_or(0) as f64;
+        crate::exec::linalg::newton_costs(data.indptr, v.len()).hessian > TUNING.refine_grow_passes * nnz
+    };
     for _ in 0..rounds {
         if halt() {
             break;
@@ -93,7 +99,7 @@ pub(super) fn dense_refined_dual(
         // point below 1 and the gap far from the truth (w8a at λ 7.08e-6: two rounds on 200
         // and 286 of its 300 columns, each solved to 1e-5 on V, left gaps of 94% and 76% of
         // F, and the run needed a second check; with every violator it needs one).
-        let room = if inside.len() + entering.len() <= TUNING.refine_all {
+        let room = if inside.len() + entering.len() <= TUNING.refine_all && !grow {
             entering.len()
         } else {
             TUNING.refine_max.saturating_sub(inside.len()).min(TUNING.refine_enter.max(inside.len()))

@@ -67,33 +67,6 @@ pub fn first_check_solves(plan: &Plan, features: usize) -> bool {
         && features <= TUNING.refine_all
 }
 
-/// What the first check's Newton route costs, in multiply-adds, beside the epoch it stands in
-/// for: the figures a run report and `optc plan MODEL DATA` print when [`first_check_solves`].
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct NewtonCosts {
-    /// A step's Hessian X_VᵀDX_V on every column: Σᵢ eᵢ(eᵢ + 1)/2 for rows of eᵢ entries (its
-    /// lower triangle, one product an entry pair of a row).
-    pub hessian: f64,
-    /// A step's Cholesky factor of that d × d matrix: d³/3.
-    pub factor: f64,
-    /// An epoch of coordinate descent: each entry read twice (a column's gradient, its update).
-    pub epoch: f64,
-}
-
-/// The costs of [`NewtonCosts`] for CSR rows `indptr` on `features` columns.
-pub fn newton_costs(indptr: &[usize], features: usize) -> NewtonCosts {
-    let hessian = indptr
-        .windows(2)
-        .map(|r| {
-            let e = (r[1] - r[0]) as f64;
-            e * (e + 1.0) / 2.0
-        })
-        .sum();
-    let nnz = indptr.last().copied().unwrap_or(0) - indptr.first().copied().unwrap_or(0);
-    let d = features as f64;
-    NewtonCosts { hessian, factor: d * d * d / 3.0, epoch: 2.0 * nnz as f64 }
-}
-
 /// The refined dual point of a loss with ℓ″ and per-coordinate terms: copies of earlier columns
 /// folded onto the first of their kind, then the dense steps on a support of at most
 /// `TUNING.refine_max` coordinates, or `support.rs`'s on a wider one. None for other models.
@@ -120,18 +93,5 @@ pub(super) fn refined_dual(
         support::refine(cert, data, c, v, margins, gradient, budget)
     } else {
         dense_refined_dual(cert, data, c, v, copies, margins, gradient, budget)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// Rows of 3, 0 and 2 entries: 6 + 0 + 3 products in the Hessian's lower triangle, 10
-    /// entries read by an epoch, 4³/3 flops in the factor.
-    #[test]
-    fn the_costs_count_a_rows_entry_pairs_and_the_factor() {
-        let c = newton_costs(&[0, 3, 3, 5], 4);
-        assert_eq!(c, NewtonCosts { hessian: 9.0, factor: 64.0 / 3.0, epoch: 10.0 });
     }
 }
