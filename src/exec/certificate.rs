@@ -437,10 +437,12 @@ fn assess_gated(
     let earlier = history.as_ref().map_or(f64::NEG_INFINITY, |h| h.best);
     let gap = objective - dual.max(earlier);
     // Without a history (a one-off gap), always; in a run, once F has stalled against the gap.
+    // An eager refinement buys the epochs it saves; on dense rows it is left to them once a
+    // round costs more than `TUNING.refine_eager_epochs` of them.
+    let support = w.iter().filter(|v| **v != 0.0).count();
+    let affordable = || refine::round_epochs(data, features, support).is_none_or(|e| e <= TUNING.refine_eager_epochs);
     let stalled = history.as_ref().is_none_or(|h| {
-        (eager
-            && (gap <= TUNING.eager_gap * objective.abs()
-                || w.iter().filter(|v| **v != 0.0).count() <= TUNING.refine_all))
+        (eager && (gap <= TUNING.eager_gap * objective.abs() || support <= TUNING.refine_all) && affordable())
             || match h.objective {
                 Some(f) => f - objective < TUNING.refine_stall * gap,
                 None => gap <= TUNING.refine_first * objective.abs(),

@@ -70,10 +70,7 @@ pub(super) fn dense_refined_dual(
     }
     // Beside l1, where the Hessian on every column costs many passes over X (dense rows), V
     // grows from the worst violators instead of taking them all (see `TUNING.refine_grow_passes`).
-    let grow = cert.l1 > 0.0 && {
-        let nnz = data.indptr.last().copied().unwrap_or(0) as f64;
-        crate::exec::linalg::newton_costs(data.indptr, v.len()).hessian > TUNING.refine_grow_passes * nnz
-    };
+    let grow = cert.l1 > 0.0 && round_epochs(data, v.len(), v.len()).is_some();
     for _ in 0..rounds {
         if halt() {
             break;
@@ -154,6 +151,23 @@ pub(super) fn dense_refined_dual(
             gradient,
         }),
     })
+}
+
+/// Where X stores at least `TUNING.refine_dense_share` of its entries (dense rows, whose
+/// columns are alike, so a support of s columns takes (s/d)² of the Hessian's work) and a Newton
+/// step's Hessian on every column costs more than `TUNING.refine_grow_passes` passes over X,
+/// what a round on `support` of the `features` coordinates costs in epochs of coordinate
+/// descent: its Hessian's share and its factor, against an epoch's 2·nnz. None elsewhere, whose
+/// rounds the other rules weigh.
+pub(super) fn round_epochs(data: &DataView, features: usize, support: usize) -> Option<f64> {
+    let costs = crate::exec::linalg::newton_costs(data.indptr, features);
+    let nnz = costs.epoch / 2.0;
+    let stored = nnz / (data.rows() as f64 * features as f64);
+    if stored.is_nan() || stored < TUNING.refine_dense_share || costs.hessian <= TUNING.refine_grow_passes * nnz {
+        return None;
+    }
+    let (s, d) = (support as f64, features as f64);
+    Some((costs.hessian * (s / d) * (s / d) + s * s * s / 3.0) / costs.epoch)
 }
 
 /// The dual value at the refined margins `a` (ℓ′ there, scaled into the domain) and ∇f there,

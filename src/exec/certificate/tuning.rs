@@ -19,6 +19,8 @@
 /// | `refine_steps` | 20 | Proximal Newton steps per round, at most (each a Hessian on V, a pass over the rows of X_V and a line search over the rows). |
 /// | `refine_all` | 512 | A round takes every violating coordinate when V then holds at most this many. |
 /// | `refine_grow_passes` | 32 | Beside l1, a round grows V from the worst violators (by `refine_enter`, V at most doubling) instead of taking every one when a Newton step's Hessian on every column costs more than this many passes over X: a round's other work is a few passes, and the l1 solution's support is usually a fraction of the violators at a cold start (a dense 15,000 × 200 lasso: 200 violators at w = 0, 20 non-zeros at the optimum). |
+/// | `refine_dense_share` | 0.5 | The share of X's entries stored from which `refine_grow_passes` and `refine_eager_epochs` weigh a round by its support's share of the whole Hessian, (s/d)²: true of dense rows, whose columns are alike, not of long sparse rows (debian-desc's whole Hessian is 65 passes, debian-files' 1,442, with 5e-4 and 2e-4 of their entries stored and the frequent columns in the support). |
+/// | `refine_eager_epochs` | 16 | On rows that store most columns (see `refine_grow_passes`), a polishing run refines eagerly (before F stalls) only while a round on the support costs at most this many epochs (its Hessian's share and its factor, against 2·nnz an epoch): while F still falls the epochs are cheaper. An elastic net + b on a dense 2,000 × 5,000 set (3,200 non-zeros, a round about 1,000 epochs): 2.07 s with two eager rounds, 0.34 s and 6 epochs without. |
 /// | `refine_enter` | 32 | Violating coordinates a round brings into V, at least (at most as many as V holds already, so V at most doubles a round: the Hessian costs Σᵢ nnz(xᵢ restricted to V)²). |
 /// | `refine_residual` | 1e-9 | A round has converged when no coordinate of V is further than this fraction of l1 (or of the largest gradient, without l1) from its optimality condition: the scaling s of the dual point then costs at most this fraction of l1‖w‖₁. |
 /// | `model_rounds` | 20 | Rounds of a model's minimisation, at most: coordinate-descent sweeps, then conjugate gradients on the non-zero coordinates until they stop at no wall. |
@@ -93,6 +95,10 @@ pub(crate) struct RefineTuning {
     pub(crate) refine_enter: usize,
     /// Beside l1, a round grows V from the worst violators (by `refine_enter`, V at most doubling) instead of taking every one when a Newton step's Hessian on every column costs more than this many passes over X: a round's other work is a few passes, and the l1 solution's support is usually a fraction of the violators at a cold start (a dense 15,000 × 200 lasso: 200 violators at w = 0, 20 non-zeros at the optimum).
     pub(crate) refine_grow_passes: f64,
+    /// On rows that store most columns (see `refine_grow_passes`), a polishing run refines eagerly (before F stalls) only while a round on the support costs at most this many epochs (its Hessian's share and its factor, against 2·nnz an epoch): while F still falls the epochs are cheaper. An elastic net + b on a dense 2,000 × 5,000 set (3,200 non-zeros, a round about 1,000 epochs): 2.07 s with two eager rounds, 0.34 s and 6 epochs without.
+    pub(crate) refine_eager_epochs: f64,
+    /// The share of X's entries stored from which `refine_grow_passes` and `refine_eager_epochs` weigh a round by its support's share of the whole Hessian, (s/d)²: true of dense rows, whose columns are alike, not of long sparse rows (debian-desc's whole Hessian is 65 passes, debian-files' 1,442, with 5e-4 and 2e-4 of their entries stored and the frequent columns in the support).
+    pub(crate) refine_dense_share: f64,
     /// A round has converged when no coordinate of V is further than this fraction of l1 (or of the largest gradient, without l1) from its optimality condition: the scaling s of the dual point then costs at most this fraction of l1‖w‖₁.
     pub(crate) refine_residual: f64,
     /// Rounds of a model's minimisation, at most: coordinate-descent sweeps, then conjugate gradients on the non-zero coordinates until they stop at no wall.
@@ -199,6 +205,8 @@ pub(crate) const TUNING: RefineTuning = RefineTuning {
     refine_steps: 20,
     refine_all: 512,
     refine_grow_passes: 32.0,
+    refine_eager_epochs: 16.0,
+    refine_dense_share: 0.5,
     refine_enter: 32,
     refine_residual: 1e-9,
     model_rounds: 20,
