@@ -68,9 +68,11 @@ pub(super) fn dense_refined_dual(
             last_gradient = Some(gradient.clone());
         }
     }
-    // Beside l1, where the Hessian on every column costs many passes over X (dense rows), V
-    // grows from the worst violators instead of taking them all (see `TUNING.refine_grow_passes`).
-    let grow = cert.l1 > 0.0 && round_epochs(data, v.len(), v.len()).is_some();
+    // Beside l1, where the Hessian on every column costs many passes over X (dense rows), the
+    // first round from w = 0 takes the worst violators, not all of them: at a cold start every
+    // column correlates with the residual, and after one round on the worst the violators left
+    // are the support's, which the next round takes whole (see `TUNING.refine_grow_passes`).
+    let mut grow = cert.l1 > 0.0 && v.iter().all(|&x| x == 0.0) && round_epochs(data, v.len(), v.len()).is_some();
     for _ in 0..rounds {
         if halt() {
             break;
@@ -96,7 +98,7 @@ pub(super) fn dense_refined_dual(
         // point below 1 and the gap far from the truth (w8a at λ 7.08e-6: two rounds on 200
         // and 286 of its 300 columns, each solved to 1e-5 on V, left gaps of 94% and 76% of
         // F, and the run needed a second check; with every violator it needs one).
-        let room = if inside.len() + entering.len() <= TUNING.refine_all && !grow {
+        let room = if inside.len() + entering.len() <= TUNING.refine_all && !std::mem::take(&mut grow) {
             entering.len()
         } else {
             TUNING.refine_max.saturating_sub(inside.len()).min(TUNING.refine_enter.max(inside.len()))
