@@ -195,6 +195,23 @@ impl<'a> Subspace<'a> {
         let mut start = rows.start;
         while start < rows.end {
             let b = DENSE_ROWS.min(rows.end - start);
+            // Rows that store all of V, in V's order, are B itself: only D·B is written (a dense
+            // 15,000 × 200 set's Hessian copied its 3M entries into B's blocks at every step).
+            let (first, last) = (self.ptr[start], self.ptr[start + b]);
+            let whole = last - first == b * n
+                && (start..start + b)
+                    .all(|i| crate::exec::linalg::full_row(&(self.ptr[i]..self.ptr[i + 1]), n, |k| self.slot[k]));
+            if whole {
+                let block = &self.value[first..last];
+                let xd = &mut xd[..b * n];
+                for (r, (out, row)) in xd.chunks_exact_mut(n).zip(block.chunks_exact(n)).enumerate() {
+                    let di = scale * d[start + r];
+                    out.iter_mut().zip(row).for_each(|(o, v)| *o = di * v);
+                }
+                add_block_products(MatMut::from_row_major_slice_mut(h, n, n), block, xd, b);
+                start += b;
+                continue;
+            }
             // Row-major b × n blocks, B and D·B: each row's entries land near each other.
             let (x, xd) = (&mut x[..b * n], &mut xd[..b * n]);
             x.fill(0.0);
