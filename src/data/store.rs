@@ -65,6 +65,23 @@ pub enum Checks {
     Caller,
 }
 
+impl Checks {
+    /// sprs's checks and the row pointers from 0, where this says they are made here (and in
+    /// every debug build).
+    fn make<I: sprs::SpIndex>(
+        self,
+        shape: (usize, usize),
+        indptr: &[usize],
+        indices: &[I],
+        values: &[f64],
+    ) -> Result<(), sprs::errors::StructureError> {
+        if self == Checks::Here || cfg!(debug_assertions) {
+            check_structure(shape, indptr, indices, values)?;
+        }
+        Ok(())
+    }
+}
+
 /// [`checked`], with the structure's checks made by `checks`.
 pub fn checked_by(
     checks: Checks,
@@ -73,9 +90,7 @@ pub fn checked_by(
     indices: Store<u32>,
     values: Store<f64>,
 ) -> Result<Matrix, sprs::errors::StructureError> {
-    if checks == Checks::Here || cfg!(debug_assertions) {
-        check_structure(shape, &indptr, &indices, &values)?;
-    }
+    checks.make(shape, &indptr, &indices, &values)?;
     Ok(Matrix { shape, indptr, indices: IndexStore::Narrow(indices), values })
 }
 
@@ -93,9 +108,7 @@ pub fn checked_wide(
     if u32::try_from(shape.1).is_err() {
         return Err(sprs::errors::StructureError::OutOfRange("2³² columns or more"));
     }
-    if checks == Checks::Here || cfg!(debug_assertions) {
-        check_structure(shape, &indptr, &indices, &values)?;
-    }
+    checks.make(shape, &indptr, &indices, &values)?;
     let indices = if cfg!(target_endian = "little") {
         IndexStore::Wide(indices)
     } else {

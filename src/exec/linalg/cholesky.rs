@@ -12,8 +12,8 @@ use faer::linalg::triangular_solve::{solve_lower_triangular_in_place, solve_uppe
 /// Matrices with fewer columns than this are factored on one thread. faer's threaded factor
 /// costs more than it saves below about a thousand columns on two cores: factor time one thread
 /// / faer's global pool, n = 100: 0.03 / 0.13 ms, 300: 0.26 / 1.3, 500: 0.91 / 2.0, 800:
-/// 3.2 / 5.9, 1,200: 10.4 / 10.2, 2,000: 46 / 35. A Newton step of ℓ2-logistic with b on w8a
-/// (300 columns) factors eight times.
+/// 3.2 / 5.9, 1,200: 10.4 / 10.2, 2,000: 46 / 35. ℓ2-logistic with b on w8a factors a 300 × 300
+/// Hessian at each of its seven Newton steps.
 const THREADED_FROM: usize = 1024;
 
 /// The parallelism for a factor (or solve) with n columns (see [`THREADED_FROM`]).

@@ -48,16 +48,13 @@ impl<'a> Subspace<'a> {
         let rows = data.rows();
         if data.columns > 0 && data.columns <= features && data.values.len() == rows * data.columns {
             let (width, n) = (data.columns, cols.len());
-            let inside: Vec<usize> = cols.iter().copied().filter(|&j| j < width).collect();
-            let (mut ptr, mut slot, mut value) = (
-                Vec::with_capacity(rows + 1),
-                Vec::with_capacity(rows * inside.len()),
-                Vec::with_capacity(rows * inside.len()),
-            );
+            // V's columns that X has, and their positions in V: every row's slots.
+            let (inside, slots): (Vec<usize>, Vec<u32>) =
+                cols.iter().enumerate().filter(|&(_, &j)| j < width).map(|(k, &j)| (j, k as u32)).unzip();
+            let mut ptr = Vec::with_capacity(rows + 1);
+            let (mut slot, mut value) = (Vec::with_capacity(rows * n), Vec::with_capacity(rows * n));
             ptr.push(0);
-            let slots: Vec<u32> = cols.iter().enumerate().filter(|&(_, &j)| j < width).map(|(k, _)| k as u32).collect();
-            for i in 0..rows {
-                let row = &data.values[i * width..(i + 1) * width];
+            for row in data.values.chunks_exact(width) {
                 value.extend(inside.iter().map(|&j| row[j]));
                 slot.extend_from_slice(&slots);
                 ptr.push(value.len());
