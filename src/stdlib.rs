@@ -58,6 +58,16 @@ pub struct LossDef {
     /// G ≥ |ℓ′|.
     pub lipschitz: Option<f64>,
     pub formula_text: String,
+    /// The names of the constants after the margin (`δ` in `huber(y, a, δ)`), which each call
+    /// sets: `value`, `derivative`, `smooth` and `lipschitz` hold numbers only once
+    /// [`LossDef::bind`] has set them.
+    pub constants: Vec<String>,
+    /// The values a call gave the constants, in their order (empty before [`LossDef::bind`]).
+    pub bound: Vec<f64>,
+    /// ℓ before its constants are set, stabilised: what [`LossDef::known`] compares.
+    formula: Option<Sym>,
+    /// `smooth` and `lipschitz` as written, when they use a constant.
+    bounds: [Option<Sym>; 2],
 }
 
 /// The losses whose convex conjugate, and so whose dual, optc knows in closed form: what the
@@ -90,17 +100,56 @@ impl LossDef {
         if standard.iter().any(|l| l.name == self.name) {
             return by_name(&self.name);
         }
-        let value = self.value.as_ref()?;
+        // The same formula once the names are the stdlib loss's: its constants too, in order.
+        // A call's values count as well: `c·½(a − y)²` at c = 1 is `squared`.
+        let same = |mine: &Sym, constants: &[String], l: &LossDef, theirs: &Option<Sym>| {
+            let renamed = mine.substitute(&|n| {
+                let at = |mine: &str, theirs: &str| (n == mine).then(|| Sym::Var(theirs.to_string()));
+                at(&self.label, &l.label)
+                    .or_else(|| at(&self.margin, &l.margin))
+                    .or_else(|| constants.iter().zip(&l.constants).find_map(|(mine, theirs)| at(mine, theirs)))
+            });
+            theirs.as_ref().is_some_and(|v| symbolic::simplify(&renamed) == *v)
+        };
         standard.iter().find_map(|l| {
             let same_kind = l.label_kind == self.label_kind && l.multiclass == self.multiclass;
-            let renamed = value.substitute(&|n| {
-                (n == self.label)
-                    .then(|| Sym::Var(l.label.clone()))
-                    .or_else(|| (n == self.margin).then(|| Sym::Var(l.margin.clone())))
-            });
-            let same = l.value.as_ref().is_some_and(|v| symbolic::simplify(&renamed) == *v);
-            (same_kind && same).then(|| by_name(&l.name)).flatten()
+            let by_formula = l.constants.len() == self.constants.len()
+                && self.formula.as_ref().is_some_and(|f| same(f, &self.constants, l, &l.formula));
+            let by_value = !self.bound.is_empty()
+                && l.constants.is_empty()
+                && self.value.as_ref().is_some_and(|v| same(v, &[], l, &l.value));
+            (same_kind && (by_formula || by_value)).then(|| by_name(&l.name)).flatten()
         })
+    }
+
+    /// This loss with its constants set to `values`, one a constant in their order: the
+    /// formula, ℓ′ and the declared β and G then hold numbers. A loss without constants comes
+    /// back as it is. Errs with the constant's name and why when a bound it declares is not a
+    /// number ≥ 0 at these values (`lipschitz δ` at δ = −1).
+    pub fn bind(&self, values: &[f64]) -> Result<LossDef, (String, String)> {
+        debug_assert_eq!(values.len(), self.constants.len(), "checked by the caller");
+        if self.constants.is_empty() {
+            return Ok(self.clone());
+        }
+        let set =
+            |f: &Sym| f.substitute(&|n| self.constants.iter().position(|c| c == n).map(|k| Sym::Const(values[k])));
+        let mut bound = self.clone();
+        bound.value = self.formula.as_ref().map(|f| symbolic::stabilize(&symbolic::simplify(&set(f))));
+        bound.derivative = self.derivative.as_ref().map(|d| symbolic::simplify(&set(d)));
+        for (k, (expr, slot)) in self.bounds.iter().zip([&mut bound.smooth, &mut bound.lipschitz]).enumerate() {
+            let Some(expr) = expr else { continue };
+            let v = symbolic::simplify(&set(expr)).as_const().unwrap_or(f64::NAN);
+            if !(v >= 0.0 && v.is_finite()) {
+                let attr = ["smooth", "lipschitz"][k];
+                let mut names = vec![];
+                expr.vars(&mut names);
+                let name = names.first().cloned().unwrap_or_default();
+                return Err((name, format!("its `{attr}` bound is {v} there, not a number ≥ 0")));
+            }
+            *slot = Some(v);
+        }
+        bound.bound = values.to_vec();
+        Ok(bound)
     }
 }
 
@@ -287,18 +336,27 @@ fn attr<'a>(attrs: &'a [ast::Attr], name: &str) -> Option<&'a ast::Attr> {
     attrs.iter().find(|a| a.name.name == name)
 }
 
-fn attr_number(attrs: &[ast::Attr], name: &str) -> Result<Option<f64>, Problem> {
+/// An attribute's value, simplified: a number, or a formula of `constants` only.
+fn attr_formula(attrs: &[ast::Attr], name: &str, constants: &[String]) -> Result<Option<Sym>, Problem> {
     let Some(a) = attr(attrs, name) else {
         return Ok(None);
     };
     let Some(v) = &a.value else {
         return Err(Problem::error("optc::stdlib", format!("`{name}` needs a value"), a.name.span, "value missing"));
     };
-    let s = to_sym(v)?;
-    match symbolic::simplify(&s).as_const() {
-        Some(x) => Ok(Some(x)),
-        None => Err(Problem::error("optc::stdlib", format!("`{name}` must be a constant"), v.span, "not a constant")),
+    let s = symbolic::simplify(&to_sym(v)?);
+    let mut names = vec![];
+    s.vars(&mut names);
+    if names.iter().all(|n| constants.contains(n)) && (s.as_const().is_some() || !names.is_empty()) {
+        return Ok(Some(s));
     }
+    let help = if constants.is_empty() {
+        "write a number".to_string()
+    } else {
+        format!("write a number, or a formula of the loss's constants: {}", constants.join(", "))
+    };
+    Err(Problem::error("optc::stdlib", format!("`{name}` must be a constant"), v.span, "not a constant")
+        .with_help(help))
 }
 
 fn attr_word<'a>(attrs: &'a [ast::Attr], name: &str) -> Option<(&'a str, Span)> {
@@ -308,17 +366,33 @@ fn attr_word<'a>(attrs: &'a [ast::Attr], name: &str) -> Option<(&'a str, Span)> 
 }
 
 fn loss_def(d: &ast::FormulaDecl) -> Result<LossDef, Problem> {
-    if d.params.len() != 2 {
+    if d.params.len() < 2 {
         return Err(Problem::error(
             "optc::stdlib",
-            "a loss takes two parameters: the label and the margin",
+            "a loss takes the label and the margin, then any constants",
             d.name.span,
             "declared here",
         )
-        .with_help("write `loss NAME(y: labels, a) = ...`"));
+        .with_help("write `loss NAME(y: labels, a) = ...`, or `loss NAME(y: labels, a, h) = ...` with a constant h"));
     }
     let label = &d.params[0];
     let margin = &d.params[1];
+    let constants: Vec<String> = d.params[2..].iter().map(|p| p.name.name.clone()).collect();
+    if let Some(p) = d.params[2..].iter().find(|p| p.ty.is_some()) {
+        return Err(Problem::error("optc::stdlib", "a loss's constant has no type", p.name.span, "typed here")
+            .with_help(format!("write `{}` alone: a constant is a number the call gives", p.name.name)));
+    }
+    let mut names: Vec<&str> = d.params.iter().map(|p| p.name.name.as_str()).collect();
+    names.sort_unstable();
+    if let Some(w) = names.windows(2).find(|w| w[0] == w[1]) {
+        return Err(Problem::error(
+            "optc::stdlib",
+            format!("`{}` names two parameters", w[0]),
+            d.name.span,
+            "declared here",
+        )
+        .with_help("give each parameter its own name"));
+    }
     let label_kind = match &label.ty {
         None => LabelKind::Real,
         Some(t) => LabelKind::from_name(&t.name).ok_or_else(|| {
@@ -331,22 +405,38 @@ fn loss_def(d: &ast::FormulaDecl) -> Result<LossDef, Problem> {
         (None, None)
     } else {
         let f = to_sym(&d.body)?;
-        check_free_names(&f, &[&label.name.name, &margin.name.name], &d.body)?;
+        let allowed: Vec<&str> = d.params.iter().map(|p| p.name.name.as_str()).collect();
+        check_free_names(&f, &allowed, &d.body)?;
         let value = symbolic::stabilize(&symbolic::simplify(&f));
         let derivative = symbolic::derivative(&f, &margin.name.name);
         (Some(value), Some(derivative))
     };
+    if multiclass && !constants.is_empty() {
+        return Err(Problem::error(
+            "optc::stdlib",
+            "a multiclass loss takes no constants",
+            d.name.span,
+            "declared here",
+        )
+        .with_help("declare it with the label and the scores only"));
+    }
+    let bounds = [attr_formula(&d.attrs, "smooth", &constants)?, attr_formula(&d.attrs, "lipschitz", &constants)?];
+    let number = |b: &Option<Sym>| b.as_ref().and_then(Sym::as_const);
     Ok(LossDef {
         name: d.name.name.clone(),
         label: label.name.name.clone(),
         margin: margin.name.name.clone(),
         label_kind,
         multiclass,
+        formula: value.clone(),
         value,
         derivative,
-        smooth: attr_number(&d.attrs, "smooth")?,
-        lipschitz: attr_number(&d.attrs, "lipschitz")?,
+        smooth: number(&bounds[0]),
+        lipschitz: number(&bounds[1]),
         formula_text: expr_text(&d.body),
+        constants,
+        bound: vec![],
+        bounds,
     })
 }
 
@@ -603,6 +693,17 @@ mod tests {
         assert_eq!(declared("loss cubic(y: labels, a) = max(0, 1 - y·a)^3\n"), None);
         assert_eq!(declared("loss half(y: labels, a) = ½·max(0, 1 - y·a)²\n"), None);
         assert_eq!(declared("loss sqr(y: real, a) = max(0, 1 - y·a)²\n"), None);
+        let declared_with = |text: &str, values: &[f64]| {
+            let program = syntax::parse(&SourceFile::new("m.opt", text)).expect("parses");
+            let mut lib = Library::default();
+            assert!(lib.declare(&program).is_empty());
+            lib.losses.pop().expect("one loss").bind(values).expect("binds").known()
+        };
+        // With constants: known by the formula with the constants renamed, or by the value a
+        // call gives it.
+        assert_eq!(declared_with("loss sc(y: real, a, c) = c·(a - y)²\n", &[0.5]), Some(KnownLoss::Squared));
+        assert_eq!(declared_with("loss sc(y: real, a, c) = c·(a - y)²\n", &[2.0]), None);
+        assert_eq!(declared("loss sc(y: real, a, c) = c·(a - y)²\n"), None);
         let lib = Library::standard();
         for (name, kind) in [("hinge", KnownLoss::Hinge), ("squared_hinge", KnownLoss::SquaredHinge)] {
             assert_eq!(lib.loss(name).and_then(LossDef::known), Some(kind));

@@ -66,6 +66,29 @@ fn set_overrides_a_parameter_by_its_ascii_name() {
     assert!(text(&out.stderr).contains("did you mean `λ`?"), "{}", text(&out.stderr));
 }
 
+/// A declared loss's constant after the margin is a `param` that `--set` moves: at c = ½ the
+/// loss is `squared`, with its certificate and the built-in's optimum; at c = 2 it is another
+/// loss, whose F is not the built-in's.
+#[test]
+fn set_moves_a_loss_constant() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let declared = "loss sc(y: real, a, c) = c·(a - y)²\ndata x: sparse, y: real\nvar w: vec[dim(x)]\n\
+                    param λ = 0.1\nparam k = 2\nminimize E[sc(y, <x, w>, k)] + λ·l2sq(w)\n";
+    let builtin =
+        "data x: sparse, y: real\nvar w: vec[dim(x)]\nparam λ = 0.1\nminimize E[squared(y, <x, w>)] + λ·l2sq(w)\n";
+    let (m, b) = (write(dir.path(), "m.opt", declared), write(dir.path(), "b.opt", builtin));
+    let data = fixture("regression.svm");
+    let tight = ["--tol", "1e-10"];
+    let want = run_json(&b, &data, &tight);
+    let half = run_json(&m, &data, &[&tight[..], &["--set", "k=0.5"]].concat());
+    assert!(half["gap"].as_f64().is_some(), "c = ½ is `squared`, certified: {half}");
+    let (f, f_want) = (half["objective"].as_f64().unwrap(), want["objective"].as_f64().unwrap());
+    assert!((f - f_want).abs() <= 1e-8 * f_want, "{f} against the built-in's {f_want}");
+    let two = run_json(&m, &data, &tight);
+    assert!(two["gap"].is_null(), "c = 2 is no built-in loss: {two}");
+    assert!(two["objective"].as_f64().unwrap() > f + 1e-3, "four times the loss: {two}");
+}
+
 #[test]
 fn save_then_predict_round_trips() {
     let dir = tempfile::tempdir().expect("tmp");

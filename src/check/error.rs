@@ -208,9 +208,19 @@ pub enum CheckError {
     },
     LossArity {
         loss: String,
+        /// The names of its constants after the margin.
+        constants: Vec<String>,
         found: usize,
         span: Span,
         names: Names,
+    },
+    /// A loss's constant at a value where the loss is not what it declares.
+    LossConstant {
+        loss: String,
+        name: String,
+        value: f64,
+        why: String,
+        span: Span,
     },
     LabelArgument {
         loss: String,

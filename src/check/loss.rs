@@ -21,11 +21,25 @@ impl Checker<'_> {
             });
             return None;
         };
-        if args.len() != 2 {
-            let loss = def.name.clone();
-            self.err(CheckError::LossArity { loss, found: args.len(), span: inner.span, names: cx.names() });
+        if args.len() != 2 + def.constants.len() {
+            let (loss, constants) = (def.name.clone(), def.constants.clone());
+            self.err(CheckError::LossArity { loss, constants, found: args.len(), span: inner.span, names: cx.names() });
             return None;
         }
+        // The constants after the margin: numbers or parameters (so `--set` tunes them).
+        let mut values = Vec::with_capacity(def.constants.len());
+        for a in &args[2..] {
+            values.push(self.constant(&a.value)?);
+        }
+        let def = match def.bind(&values) {
+            Ok(d) => d,
+            Err((name, why)) => {
+                let k = def.constants.iter().position(|c| *c == name).unwrap_or(0);
+                let (loss, span) = (def.name.clone(), args[2 + k].value.span);
+                self.err(CheckError::LossConstant { loss, name, value: values[k], why, span });
+                return None;
+            }
+        };
         let label_arg = &args[0].value;
         if label_arg.name() != Some(cx.label.name.as_str()) {
             let (loss, label) = (def.name.clone(), cx.label.name.clone());

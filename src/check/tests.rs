@@ -253,3 +253,43 @@ fn dictionary_models_that_do_not_check() {
     let e = check_dictionary_errors(&program, &Library::standard(), &[]).expect_err("a vector");
     assert!(matches!(e.as_slice(), [CheckError::DictionaryShape { var, .. }] if var == "D"), "{e:?}");
 }
+
+/// A declared loss's constants after the margin: set at the call by numbers or parameters (so
+/// `--set` reaches them), counted, and held to the bounds the loss declares at their values.
+#[test]
+fn the_constants_of_a_loss() {
+    let text = |body: &str| {
+        format!(
+            "loss hub(y: real, r, h) = h·abs(r - y) - ½·h² + ½·max(0, h - abs(r - y))²\n    smooth 1, lipschitz h\n\
+             data x: sparse, y: real\nvar w: vec[dim(x)]\nparam δ = 2\n{body}\n"
+        )
+    };
+    let checked = |body: &str, overrides: &[(String, f64)]| {
+        let program = syntax::parse(&SourceFile::new("test.opt", text(body))).expect("parses");
+        check_errors(&program, &Library::standard(), overrides).expect("checks")
+    };
+    // ℓ′ at r − y = d is the clamp of d to [−h, h].
+    let slope = |def: &crate::stdlib::LossDef, d: f64| {
+        let f = def.derivative.as_ref().expect("a scalar loss's derivative");
+        f.eval(&|n| Some(if n == def.label { 0.0 } else { d }))
+    };
+    let m = checked("minimize E[hub(y, <x, w>, δ)]", &[]);
+    assert_eq!(
+        (m.loss.def.bound.as_slice(), m.loss.def.lipschitz, m.loss.def.smooth),
+        (&[2.0][..], Some(2.0), Some(1.0))
+    );
+    assert_eq!((slope(&m.loss.def, 5.0), slope(&m.loss.def, -0.5)), (2.0, -0.5));
+    let m = checked("minimize E[hub(y, <x, w>, δ)]", &[("δ".into(), 0.25)]);
+    assert_eq!((m.loss.def.lipschitz, slope(&m.loss.def, 5.0)), (Some(0.25), 0.25));
+    let m = checked("minimize E[hub(y, <x, w>, 3·δ)]", &[]);
+    assert_eq!(m.loss.def.bound, vec![6.0]);
+
+    let e = errors(&text("minimize E[hub(y, <x, w>)]"));
+    assert!(matches!(&e[..], [CheckError::LossArity { found: 2, constants, .. }] if constants == &["h"]), "{e:?}");
+    let e = errors(&text("minimize E[hub(y, <x, w>, ε)]"));
+    assert!(matches!(&e[..], [CheckError::UnknownName { name, .. }] if name == "ε"), "{e:?}");
+    let e = errors(&text("minimize E[hub(y, <x, w>, 0 - δ)]"));
+    assert!(matches!(&e[..], [CheckError::LossConstant { name, value, .. }] if name == "h" && *value == -2.0), "{e:?}");
+    let e = errors(&text("minimize E[hinge(y, <x, w>, δ)]").replace("y: real", "y: labels"));
+    assert!(matches!(&e[..], [CheckError::LossArity { found: 3, constants, .. }] if constants.is_empty()), "{e:?}");
+}

@@ -175,9 +175,16 @@ pub(super) fn render(e: &CheckError) -> Problem {
             Problem::error("optc::loss", format!("unknown loss `{name}`"), *span, "unknown loss")
                 .with_help(format!("`{name}` is a regularizer: write it outside `E[...]`, as `λ·{name}({var})`"))
         }
-        LossArity { loss, found, span, names: Names { features, label, var } } => {
-            Problem::error("optc::loss", format!("`{loss}` takes two arguments, found {found}"), *span, "here")
-                .with_help(format!("write `{loss}({label}, <{features}, {var}>)`"))
+        LossArity { loss, constants, found, span, names: Names { features, label, var } } => {
+            let (n, rest) = (constants.len() + 2, constants.iter().map(|c| format!(", {c}")).collect::<String>());
+            let count = if n == 2 { "two arguments".to_string() } else { format!("{n} arguments") };
+            let what = if constants.is_empty() { String::new() } else { format!(" (a number or a `param` for {})", constants.join(", ")) };
+            Problem::error("optc::loss", format!("`{loss}` takes {count}, found {found}"), *span, "here")
+                .with_help(format!("write `{loss}({label}, <{features}, {var}>{rest})`{what}"))
+        }
+        LossConstant { loss, name, value, why, span } => {
+            Problem::error("optc::loss", format!("`{loss}` cannot take {name} = {value}: {why}"), *span, "this value")
+                .with_help(format!("give `{name}` a value where the loss is what it declares"))
         }
         LabelArgument { loss, label, span } => {
             Problem::error("optc::loss", "the first argument of a loss is the label", *span, "not the label")
