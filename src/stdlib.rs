@@ -80,6 +80,8 @@ pub enum KnownLoss {
     /// max(0, 1 − y·a)²: LIBLINEAR's L2-loss SVM.
     SquaredHinge,
     Softmax,
+    /// Huber's loss of a − y with its constant δ > 0.
+    Huber,
 }
 
 impl LossDef {
@@ -94,6 +96,7 @@ impl LossDef {
             "hinge" => Some(KnownLoss::Hinge),
             "squared_hinge" => Some(KnownLoss::SquaredHinge),
             "softmax" => Some(KnownLoss::Softmax),
+            "huber" => Some(KnownLoss::Huber),
             _ => None,
         };
         let standard = standard_losses();
@@ -621,18 +624,24 @@ mod tests {
     #[test]
     fn stdlib_loads() {
         let lib = Library::standard();
-        assert_eq!(lib.losses.len(), 5);
+        assert_eq!(lib.losses.len(), 6);
+        assert!(lib.loss("huber").is_some_and(|l| l.constants == ["δ"]));
         assert!(lib.regularizer("l1inf").is_some_and(|r| r.needs_matrix));
         assert!(lib.regularizer("logeps").is_some_and(|r| !r.convex));
         assert!(lib.loss("softmax").is_some_and(|l| l.multiclass));
     }
 
     /// The declared β and G must bound the derived derivatives: ℓ″ ≤ β (by finite differences of
-    /// ℓ′) and |ℓ′| ≤ G, over margins from −50 to 50, for both labels.
+    /// ℓ′) and |ℓ′| ≤ G, over margins from −50 to 50, for both labels, and for a loss with
+    /// constants at a few values of them.
     #[test]
     fn declared_constants_bound_the_derived_derivatives() {
         let lib = Library::standard();
-        for loss in lib.losses.iter().filter(|l| !l.multiclass) {
+        let bound = lib.losses.iter().filter(|l| !l.multiclass).flat_map(|l| {
+            let values: &[f64] = if l.constants.is_empty() { &[f64::NAN] } else { &[0.05, 0.7, 3.0] };
+            values.iter().map(|&v| l.bind(&vec![v; l.constants.len()]).expect("binds")).collect::<Vec<_>>()
+        });
+        for loss in bound {
             let d = loss.derivative.as_ref().expect("scalar loss has a derivative");
             let ys: &[f64] = if loss.label_kind == LabelKind::Labels { &[-1.0, 1.0] } else { &[-2.0, 0.0, 3.0] };
             for &y in ys {
@@ -670,6 +679,14 @@ mod tests {
         }
         assert_eq!(eval("hinge", 1.0, 1.0), 0.0, "hinge at the kink takes 0, as docs/algorithms.md §1");
         assert_eq!(eval("squared", 2.5, 4.0), 1.5);
+        // Huber's at δ = 0.7: the residual clamped to [−δ, δ].
+        let huber = lib.loss("huber").expect("huber").bind(&[0.7]).expect("binds");
+        let slope = |y: f64, a: f64| {
+            huber.derivative.as_ref().expect("ℓ′").eval(&|n| Some(if n == huber.label { y } else { a }))
+        };
+        for &(y, a) in &[(1.0f64, 0.3f64), (-2.0, 5.0), (3.0, -1e3), (0.5, 1.2), (0.0, 0.0)] {
+            assert_eq!(slope(y, a), (a - y).clamp(-0.7, 0.7), "huber ℓ′({y},{a})");
+        }
         for &(y, a) in &[(1.0f64, 0.3f64), (-1.0, 2.0), (1.0, 1.0), (-1.0, -0.25), (1.0, -1e3)] {
             let want = -2.0 * y * (1.0 - y * a).max(0.0);
             assert_eq!(eval("squared_hinge", y, a), want, "squared hinge ℓ′({y},{a})");

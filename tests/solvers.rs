@@ -1164,3 +1164,35 @@ fn copied_columns_keep_their_weight_on_the_first_of_their_kind() {
     let warm = run_plan(compile(&fx.model, &opts), &wide, &RunSettings::to_tolerance(1e-8, 10_000, 1), Some(start));
     check(&warm, "warm");
 }
+
+/// Huber's loss with its constant after the margin, `huber(y, a, δ)`, on data where most
+/// residuals lie beyond δ at the optimum (and on one where few do): the default solver (tron
+/// for ½‖w‖², SCD's curvature-bound steps beside ℓ1), proxgrad and the primal-dual method, whose
+/// dual prox clamps to |u| ≤ δ, reach the CVXPY optima, and their gap is a true bound.
+#[test]
+fn huber_reaches_the_optimum_with_its_certificate() {
+    let all: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(fixture("optima.json")).expect("optima")).expect("json");
+    for (name, solvers) in [
+        ("huber_l2sq", &[None, Some("scd"), Some("proxgrad"), Some("pdhg")][..]),
+        ("huber_l1_intercept", &[None, Some("proxgrad"), Some("pdhg")][..]),
+        ("huber_elastic", &[None, Some("proxgrad")][..]),
+    ] {
+        for &solver in solvers {
+            let tol = if solver == Some("pdhg") { 1e-4 } else { 1e-7 };
+            solve_to(name, solver, tol, 100_000);
+        }
+        if let Some(b_star) = all["fixtures"][name]["b"].as_f64() {
+            let fx = fixture_named(name);
+            let d = read_libsvm(&fx.data).expect("fixture data");
+            let r = run_plan(
+                compile(&fx.model, &CompileOptions::default()),
+                &d,
+                &RunSettings::to_tolerance(1e-10, 100_000, 1),
+                None,
+            );
+            let b = r.outcome.state.intercept(&r.plan);
+            assert!((b - b_star).abs() <= 1e-4 * (1.0 + b_star.abs()), "{name}: b = {b}, CVXPY's {b_star}");
+        }
+    }
+}

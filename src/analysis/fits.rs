@@ -14,11 +14,13 @@ pub(super) fn is_svm(model: &Model) -> bool {
 }
 
 /// A loss whose conjugate's prox the primal-dual method has in closed form (hinge, squared hinge,
-/// squared; `plan::lower::pdhg::conjugate_prox`), by name or by formula, on a vector w.
+/// squared, Huber's; `plan::lower::pdhg::conjugate_prox`), by name or by formula, on a vector w.
 pub(super) fn primal_dual_fits(model: &Model) -> bool {
     use crate::stdlib::KnownLoss;
-    matches!(model.loss.def.known(), Some(KnownLoss::Hinge | KnownLoss::SquaredHinge | KnownLoss::Squared))
-        && matches!(model.shape, Shape::Vec(_))
+    matches!(
+        model.loss.def.known(),
+        Some(KnownLoss::Hinge | KnownLoss::SquaredHinge | KnownLoss::Squared | KnownLoss::Huber)
+    ) && matches!(model.shape, Shape::Vec(_))
         && model.loss.coef.value > 0.0
 }
 

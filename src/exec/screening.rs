@@ -29,7 +29,7 @@ impl Screening {
     pub fn new(cert: &Certificate, data: &DataView, features: usize) -> Option<Screening> {
         let beta = match cert.conjugate {
             LossConjugate::Logistic => 0.25,
-            LossConjugate::Squared => 1.0,
+            LossConjugate::Squared | LossConjugate::Huber(_) => 1.0,
             LossConjugate::SquaredHinge => 2.0,
             LossConjugate::Hinge | LossConjugate::Softmax => return None,
         };

@@ -147,6 +147,7 @@ pub fn dump(plan: &Plan, facts: Option<&DataFacts>) -> String {
                 LossConjugate::Hinge => "hinge",
                 LossConjugate::SquaredHinge => "squared_hinge",
                 LossConjugate::Softmax => "softmax",
+                LossConjugate::Huber(_) => "huber",
             };
             let point = match (&obj.dual, obj.dual_only) {
                 (Some(u), true) => format!("u[i] = {}, the dual iterate", expr(plan, u, 0)),

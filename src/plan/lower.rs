@@ -412,7 +412,7 @@ impl Builder {
         };
         // ℓ* in closed form for the stdlib's losses (a model cannot redefine them) and for a
         // loss the model declares with one of their formulas; any other has none here.
-        let conjugate = loss.known().and_then(conjugate_of);
+        let conjugate = conjugate_of(loss);
         let p = self.prox;
         let vector = self.vector;
         // R* of ω∘B has no closed form here (such runs stop on the relative change of F), but
@@ -472,15 +472,17 @@ impl Builder {
     }
 }
 
-/// The conjugate the certificate evaluates for a scalar loss optc knows.
-pub(crate) fn conjugate_of(loss: crate::stdlib::KnownLoss) -> Option<LossConjugate> {
+/// The conjugate the certificate evaluates for a scalar loss optc knows, with the constants
+/// its call bound (Huber's δ).
+pub(crate) fn conjugate_of(loss: &crate::stdlib::LossDef) -> Option<LossConjugate> {
     use crate::stdlib::KnownLoss;
-    match loss {
+    match loss.known()? {
         KnownLoss::Logistic => Some(LossConjugate::Logistic),
         KnownLoss::Squared => Some(LossConjugate::Squared),
         KnownLoss::Hinge => Some(LossConjugate::Hinge),
         KnownLoss::SquaredHinge => Some(LossConjugate::SquaredHinge),
         KnownLoss::Softmax => None,
+        KnownLoss::Huber => loss.bound.first().map(|&delta| LossConjugate::Huber(delta)),
     }
 }
 

@@ -45,7 +45,7 @@ pub struct Objective {
 
 /// The convex conjugate ℓ*(y, u) of a loss in its margin (docs/algorithms.md §10), where optc knows
 /// it in closed form.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub enum LossConjugate {
     /// p·log p + (1 − p)·log(1 − p), p = −y·u ∈ [0, 1]
     Logistic,
@@ -57,15 +57,20 @@ pub enum LossConjugate {
     SquaredHinge,
     /// Σ_c q_c·log q_c with q = u + e_y in the simplex (u ∈ ℝᵏ: softmax's conjugate)
     Softmax,
+    /// u·y + ½u² for |u| ≤ δ (Huber's loss of a − y with this δ > 0)
+    Huber(f64),
 }
 
 impl LossConjugate {
     /// ℓ′ is Lipschitz with a (generalized) second derivative the certificate's Newton steps
     /// can take: logistic, squared, and the squared hinge, whose ℓ″ is 2 where the hinge is
-    /// active and 0 elsewhere (a semismooth Newton method; the steps' line search on F keeps
-    /// them descending across the kink).
+    /// active and 0 elsewhere, and Huber's, 1 within δ and 0 beyond (a semismooth Newton
+    /// method; the steps' line search on F keeps them descending across the kink).
     pub fn has_curvature(self) -> bool {
-        matches!(self, LossConjugate::Logistic | LossConjugate::Squared | LossConjugate::SquaredHinge)
+        matches!(
+            self,
+            LossConjugate::Logistic | LossConjugate::Squared | LossConjugate::SquaredHinge | LossConjugate::Huber(_)
+        )
     }
 }
 

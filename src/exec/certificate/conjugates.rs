@@ -77,6 +77,8 @@ pub(crate) fn into_loss_domain(kind: LossConjugate, y: f64, u: f64) -> f64 {
         // y·u ≤ 0
         LossConjugate::SquaredHinge => -y * (-y * u).max(0.0),
         LossConjugate::Squared => u,
+        // |u| ≤ δ
+        LossConjugate::Huber(delta) => u.clamp(-delta, delta),
         LossConjugate::Softmax => unreachable!("softmax points are projected row by row"),
     }
 }
@@ -170,6 +172,14 @@ pub fn loss_conjugate(kind: LossConjugate, y: f64, u: f64) -> f64 {
             xlogx(p) + xlogx(1.0 - p)
         }
         LossConjugate::Squared => 0.5 * u * u + u * y,
+        // sup over a of u·a − h_δ(a − y) = u·y + h_δ*(u), h_δ* = ½u² on [−δ, δ].
+        LossConjugate::Huber(delta) => {
+            if u.abs() <= delta {
+                0.5 * u * u + u * y
+            } else {
+                f64::INFINITY
+            }
+        }
         LossConjugate::Softmax => unreachable!("softmax's conjugate takes k scores: softmax_conjugate"),
         LossConjugate::Hinge => {
             let yu = y * u;

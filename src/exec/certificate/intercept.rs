@@ -150,6 +150,7 @@ pub(super) fn domain(kind: LossConjugate, y: f64) -> (f64, f64) {
         LossConjugate::SquaredHinge if y > 0.0 => (f64::NEG_INFINITY, 0.0),
         LossConjugate::SquaredHinge => (0.0, f64::INFINITY),
         LossConjugate::Squared | LossConjugate::Softmax => (f64::NEG_INFINITY, f64::INFINITY),
+        LossConjugate::Huber(delta) => (-delta, delta),
     }
 }
 

@@ -36,6 +36,14 @@ pub(crate) fn loss_value(kind: LossConjugate, y: f64, a: f64) -> f64 {
             }
         }
         LossConjugate::SquaredHinge => (1.0 - y * a).max(0.0).powi(2),
+        LossConjugate::Huber(delta) => {
+            let r = (a - y).abs();
+            if r <= delta {
+                0.5 * r * r
+            } else {
+                delta * (r - 0.5 * delta)
+            }
+        }
         LossConjugate::Squared | LossConjugate::Hinge | LossConjugate::Softmax => 0.5 * (a - y) * (a - y),
     }
 }
@@ -54,6 +62,11 @@ pub(crate) fn loss_derivatives(kind: LossConjugate, y: f64, a: f64) -> (f64, f64
         LossConjugate::SquaredHinge => {
             let slack = (1.0 - y * a).max(0.0);
             (-2.0 * y * slack, if slack > 0.0 { 2.0 } else { 0.0 })
+        }
+        // Its generalized second derivative, 1 within δ of the label.
+        LossConjugate::Huber(delta) => {
+            let r = a - y;
+            (r.clamp(-delta, delta), if r.abs() < delta { 1.0 } else { 0.0 })
         }
         LossConjugate::Squared | LossConjugate::Hinge | LossConjugate::Softmax => (a - y, 1.0),
     }

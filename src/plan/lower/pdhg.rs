@@ -34,7 +34,7 @@ use super::Builder;
 use crate::analysis::{CoordinateProx, Structure};
 use crate::check::Model;
 use crate::solvers::SolverKind;
-use crate::stdlib::KnownLoss;
+use crate::stdlib::{KnownLoss, LossDef};
 use crate::symbolic::{Cmp, Func};
 
 /// γ < 1, the steps' share of the bound they must stay under: τ·s·L = γ² for the uniform
@@ -61,15 +61,20 @@ const REFLECTION: f64 = 1.0;
 ///
 /// - hinge: ℓ*(y, u) = y·u on y·u ∈ [−1, 0], so u = y·clamp(y·v − s, −1, 0);
 /// - squared hinge: ℓ*(y, u) = y·u + u²/4 on y·u ≤ 0, so u = y·min((y·v − s)/(1 + s/2), 0);
-/// - squared: ℓ*(y, u) = u²/2 + y·u, so u = (v − s·y)/(1 + s).
-pub(crate) fn conjugate_prox(loss: KnownLoss, y: Expr, v: Expr, step: Expr) -> Option<Expr> {
-    Some(match loss {
+/// - squared: ℓ*(y, u) = u²/2 + y·u, so u = (v − s·y)/(1 + s);
+/// - Huber's, the squared one's on |u| ≤ δ: u = clamp((v − s·y)/(1 + s), −δ, δ).
+pub(crate) fn conjugate_prox(loss: &LossDef, y: Expr, v: Expr, step: Expr) -> Option<Expr> {
+    Some(match loss.known()? {
         KnownLoss::Hinge => mul(y.clone(), clamp(sub(mul(y, v), step), -1.0, 0.0)),
         KnownLoss::SquaredHinge => {
             let inside = div(sub(mul(y.clone(), v), step.clone()), add(k(1.0), mul(k(0.5), step)));
             mul(y, call(Func::Min, vec![inside, k(0.0)]))
         }
         KnownLoss::Squared => div(sub(v, mul(step.clone(), y)), add(k(1.0), step)),
+        KnownLoss::Huber => {
+            let delta = *loss.bound.first()?;
+            clamp(div(sub(v, mul(step.clone(), y)), add(k(1.0), step)), -delta, delta)
+        }
         KnownLoss::Logistic | KnownLoss::Softmax => return None,
     })
 }
@@ -96,7 +101,6 @@ pub(super) fn lower(model: &Model, st: &Structure, prox: CoordinateProx, whole: 
         ));
     }
     b.plan.info.summary.push_str("; reflected Halpern steps, restarted with the primal weight");
-    let known = model.loss.def.known().expect("the analysis chose pdhg for a stdlib loss");
     let (y, w) = b.labels_and_weights();
     let (i, j) = (Index::Row, Index::Feature);
     // ωᵢ·e with the rows' weights (`E[s·loss]`): the coupling is (c/m)·diag(ω)·[X 1], so Xᵀ
@@ -308,8 +312,9 @@ pub(super) fn lower(model: &Model, st: &Structure, prox: CoordinateProx, whole: 
         ]);
     }
     // T(z), the dual half, row by row at the margins of w̄, and Xᵀu for the next step.
-    let dual_prox = conjugate_prox(known, at(y, i), add(at(zu, i), mul(step_at.clone(), s(a))), step_at.clone())
-        .expect("the analysis chose pdhg for a loss with a closed-form conjugate prox");
+    let dual_prox =
+        conjugate_prox(&model.loss.def, at(y, i), add(at(zu, i), mul(step_at.clone(), s(a))), step_at.clone())
+            .expect("the analysis chose pdhg for a loss with a closed-form conjugate prox");
     epoch.push(Stmt::Set(ru, k(0.0)));
     epoch.push(each(
         Range::Upto(Len::Rows),

@@ -21,7 +21,12 @@ use crate::symbolic::{Cmp, Func};
 
 pub(super) fn lower(model: &Model, st: &Structure, prox: CoordinateProx) -> Plan {
     let probe = Builder::new(model, SolverKind::Scd, false, prox, None);
-    if st.settings.newton != Some(false) {
+    // Huber's ℓ″ is 0 on every row whose residual is beyond δ, possibly all of them (at w = 0
+    // on labels far from 0): Newton's model is then unbounded, and only its line search holds
+    // the step. The curvature bound β = 1 majorizes F along each coordinate instead, and every
+    // step descends (skglm's Huber datafit takes the same steps).
+    let huber = model.loss.def.known() == Some(crate::stdlib::KnownLoss::Huber);
+    if st.settings.newton != Some(false) && !huber {
         if let Some(d2) = probe.second_derivative(model, st) {
             return super::newton::lower(model, st, prox, &d2);
         }
