@@ -82,6 +82,31 @@ pub enum KnownLoss {
     Softmax,
     /// Huber's loss of a − y with its constant δ > 0.
     Huber,
+    /// The pinball loss at its level τ ∈ (0, 1).
+    Quantile,
+    /// max(0, |a − y| − ε), ε ≥ 0.
+    EpsInsensitive,
+    /// max(0, |a − y| − ε)², ε ≥ 0.
+    SquaredEpsInsensitive,
+}
+
+impl KnownLoss {
+    /// Where the constants a call gives this loss are what it means, or the first that is not
+    /// (its index) and what it must be: δ > 0, τ in (0, 1), ε ≥ 0.
+    pub fn constants_hold(self, values: &[f64]) -> Result<(), (usize, &'static str)> {
+        let first = values.first().copied().unwrap_or(f64::NAN);
+        let (ok, must) = match self {
+            KnownLoss::Huber => (first > 0.0, "a number > 0"),
+            KnownLoss::Quantile => (first > 0.0 && first < 1.0, "a level strictly between 0 and 1"),
+            KnownLoss::EpsInsensitive | KnownLoss::SquaredEpsInsensitive => (first >= 0.0, "a half-width ≥ 0"),
+            _ => return Ok(()),
+        };
+        if ok && first.is_finite() {
+            Ok(())
+        } else {
+            Err((0, must))
+        }
+    }
 }
 
 impl LossDef {
@@ -97,6 +122,9 @@ impl LossDef {
             "squared_hinge" => Some(KnownLoss::SquaredHinge),
             "softmax" => Some(KnownLoss::Softmax),
             "huber" => Some(KnownLoss::Huber),
+            "quantile" => Some(KnownLoss::Quantile),
+            "eps_insensitive" => Some(KnownLoss::EpsInsensitive),
+            "squared_eps_insensitive" => Some(KnownLoss::SquaredEpsInsensitive),
             _ => None,
         };
         let standard = standard_losses();
@@ -624,7 +652,7 @@ mod tests {
     #[test]
     fn stdlib_loads() {
         let lib = Library::standard();
-        assert_eq!(lib.losses.len(), 6);
+        assert_eq!(lib.losses.len(), 9);
         assert!(lib.loss("huber").is_some_and(|l| l.constants == ["δ"]));
         assert!(lib.regularizer("l1inf").is_some_and(|r| r.needs_matrix));
         assert!(lib.regularizer("logeps").is_some_and(|r| !r.convex));

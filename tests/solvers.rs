@@ -1165,24 +1165,35 @@ fn copied_columns_keep_their_weight_on_the_first_of_their_kind() {
     check(&warm, "warm");
 }
 
-/// Huber's loss with its constant after the margin, `huber(y, a, δ)`, on data where most
-/// residuals lie beyond δ at the optimum (and on one where few do): the default solver (tron
-/// for ½‖w‖², SCD's curvature-bound steps beside ℓ1), proxgrad and the primal-dual method, whose
-/// dual prox clamps to |u| ≤ δ, reach the CVXPY optima, and their gap is a true bound.
+/// The regression losses with a constant after the margin, with ℓ1 and with ½‖w‖², with and
+/// without b, on data where a good share of the residuals is on each side of the constant:
+/// Huber's (the default solver: tron for ½‖w‖², SCD's curvature-bound steps beside ℓ1), the
+/// squared ε-insensitive loss (tron, SCD's Newton steps on its generalized Hessian), and the
+/// pinball and ε-insensitive losses (the primal-dual method, its dual prox clamped to the
+/// conjugate's box), reach the CVXPY optima, and each gap is a true bound.
 #[test]
-fn huber_reaches_the_optimum_with_its_certificate() {
+fn regression_losses_reach_the_optimum_with_their_certificate() {
     let all: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(fixture("optima.json")).expect("optima")).expect("json");
+    let (pdhg, smooth) = (Some("pdhg"), &[None, Some("proxgrad"), Some("pdhg")][..]);
     for (name, solvers) in [
-        ("huber_l2sq", &[None, Some("scd"), Some("proxgrad"), Some("pdhg")][..]),
-        ("huber_l1_intercept", &[None, Some("proxgrad"), Some("pdhg")][..]),
+        ("huber_l2sq", &[None, Some("scd"), Some("proxgrad"), pdhg][..]),
+        ("huber_l1_intercept", smooth),
         ("huber_elastic", &[None, Some("proxgrad")][..]),
+        ("squared_eps_insensitive_l2sq", &[None, Some("scd"), Some("proxgrad"), pdhg][..]),
+        ("squared_eps_insensitive_l1_intercept", smooth),
+        ("quantile_l1_intercept", &[None][..]),
+        ("quantile_l2sq", &[None][..]),
+        ("eps_insensitive_l1", &[None][..]),
+        ("eps_insensitive_l2sq_intercept", &[None][..]),
     ] {
+        let nonsmooth = name.starts_with("quantile") || name.starts_with("eps");
         for &solver in solvers {
-            let tol = if solver == Some("pdhg") { 1e-4 } else { 1e-7 };
+            let tol = if solver == pdhg || nonsmooth { 1e-4 } else { 1e-7 };
             solve_to(name, solver, tol, 100_000);
         }
-        if let Some(b_star) = all["fixtures"][name]["b"].as_f64() {
+        // The intercept of a smooth loss's optimum is unique; a piecewise linear one's need not be.
+        if let (false, Some(b_star)) = (nonsmooth, all["fixtures"][name]["b"].as_f64()) {
             let fx = fixture_named(name);
             let d = read_libsvm(&fx.data).expect("fixture data");
             let r = run_plan(

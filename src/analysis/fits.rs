@@ -14,12 +14,21 @@ pub(super) fn is_svm(model: &Model) -> bool {
 }
 
 /// A loss whose conjugate's prox the primal-dual method has in closed form (hinge, squared hinge,
-/// squared, Huber's; `plan::lower::pdhg::conjugate_prox`), by name or by formula, on a vector w.
+/// squared, Huber's, the pinball and ε-insensitive losses; `plan::lower::pdhg::conjugate_prox`),
+/// by name or by formula, on a vector w.
 pub(super) fn primal_dual_fits(model: &Model) -> bool {
     use crate::stdlib::KnownLoss;
     matches!(
         model.loss.def.known(),
-        Some(KnownLoss::Hinge | KnownLoss::SquaredHinge | KnownLoss::Squared | KnownLoss::Huber)
+        Some(
+            KnownLoss::Hinge
+                | KnownLoss::SquaredHinge
+                | KnownLoss::Squared
+                | KnownLoss::Huber
+                | KnownLoss::Quantile
+                | KnownLoss::EpsInsensitive
+                | KnownLoss::SquaredEpsInsensitive
+        )
     ) && matches!(model.shape, Shape::Vec(_))
         && model.loss.coef.value > 0.0
 }

@@ -31,7 +31,11 @@ impl Checker<'_> {
         for a in &args[2..] {
             values.push(self.constant(&a.value)?);
         }
-        let def = match def.bind(&values) {
+        let bound = def.bind(&values).and_then(|d| match d.known().map(|k| k.constants_hold(&values)) {
+            Some(Err((k, must))) => Err((def.constants[k].clone(), format!("it must be {must}"))),
+            _ => Ok(d),
+        });
+        let def = match bound {
             Ok(d) => d,
             Err((name, why)) => {
                 let k = def.constants.iter().position(|c| *c == name).unwrap_or(0);

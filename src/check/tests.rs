@@ -293,3 +293,36 @@ fn the_constants_of_a_loss() {
     let e = errors(&text("minimize E[hinge(y, <x, w>, δ)]").replace("y: real", "y: labels"));
     assert!(matches!(&e[..], [CheckError::LossArity { found: 3, constants, .. }] if constants.is_empty()), "{e:?}");
 }
+
+/// The built-in losses' constants where they mean what they say: δ > 0, τ strictly between 0
+/// and 1, ε ≥ 0 (a diagnostic at the constant, not a run that answers another problem).
+#[test]
+fn the_built_in_losses_check_their_constants() {
+    let head = "data x: sparse, y: real\nvar w: vec[dim(x)]\nparam λ = 0.1\n";
+    let verdict = |call: &str| {
+        let text = format!("{head}minimize E[{call}] + λ·l1(w)\n");
+        let program = syntax::parse(&SourceFile::new("test.opt", text)).expect("parses");
+        check_errors(&program, &Library::standard(), &[]).map(|_| ())
+    };
+    for good in [
+        "huber(y, <x, w>, 1.35)",
+        "quantile(y, <x, w>, 0.1)",
+        "eps_insensitive(y, <x, w>, 0)",
+        "squared_eps_insensitive(y, <x, w>, 0.5)",
+    ] {
+        assert!(verdict(good).is_ok(), "{good}");
+    }
+    for (bad, constant, value) in [
+        ("huber(y, <x, w>, 0)", "δ", 0.0),
+        ("quantile(y, <x, w>, 1)", "τ", 1.0),
+        ("quantile(y, <x, w>, 0 - 0.5)", "τ", -0.5),
+        ("eps_insensitive(y, <x, w>, 0 - 1)", "ε", -1.0),
+        ("squared_eps_insensitive(y, <x, w>, 0 - 1)", "ε", -1.0),
+    ] {
+        let e = verdict(bad).expect_err(bad);
+        assert!(
+            matches!(&e[..], [CheckError::LossConstant { name, value: v, .. }] if name == constant && *v == value),
+            "{bad}: {e:?}"
+        );
+    }
+}

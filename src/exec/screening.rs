@@ -30,8 +30,11 @@ impl Screening {
         let beta = match cert.conjugate {
             LossConjugate::Logistic => 0.25,
             LossConjugate::Squared | LossConjugate::Huber(_) => 1.0,
-            LossConjugate::SquaredHinge => 2.0,
-            LossConjugate::Hinge | LossConjugate::Softmax => return None,
+            LossConjugate::SquaredHinge | LossConjugate::SquaredEpsInsensitive(_) => 2.0,
+            LossConjugate::Hinge
+            | LossConjugate::Softmax
+            | LossConjugate::Quantile(_)
+            | LossConjugate::EpsInsensitive(_) => return None,
         };
         if cert.l1 <= 0.0 || cert.vector.is_some() || cert.groups.is_some() || cert.lo > 0.0 || cert.hi < 0.0 {
             return None;

@@ -148,6 +148,9 @@ pub fn dump(plan: &Plan, facts: Option<&DataFacts>) -> String {
                 LossConjugate::SquaredHinge => "squared_hinge",
                 LossConjugate::Softmax => "softmax",
                 LossConjugate::Huber(_) => "huber",
+                LossConjugate::Quantile(_) => "quantile",
+                LossConjugate::EpsInsensitive(_) => "eps_insensitive",
+                LossConjugate::SquaredEpsInsensitive(_) => "squared_eps_insensitive",
             };
             let point = match (&obj.dual, obj.dual_only) {
                 (Some(u), true) => format!("u[i] = {}, the dual iterate", expr(plan, u, 0)),

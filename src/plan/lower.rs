@@ -483,6 +483,9 @@ pub(crate) fn conjugate_of(loss: &crate::stdlib::LossDef) -> Option<LossConjugat
         KnownLoss::SquaredHinge => Some(LossConjugate::SquaredHinge),
         KnownLoss::Softmax => None,
         KnownLoss::Huber => loss.bound.first().map(|&delta| LossConjugate::Huber(delta)),
+        KnownLoss::Quantile => loss.bound.first().map(|&tau| LossConjugate::Quantile(tau)),
+        KnownLoss::EpsInsensitive => loss.bound.first().map(|&eps| LossConjugate::EpsInsensitive(eps)),
+        KnownLoss::SquaredEpsInsensitive => loss.bound.first().map(|&eps| LossConjugate::SquaredEpsInsensitive(eps)),
     }
 }
 

@@ -59,17 +59,28 @@ pub enum LossConjugate {
     Softmax,
     /// u·y + ½u² for |u| ≤ δ (Huber's loss of a − y with this δ > 0)
     Huber(f64),
+    /// u·y for −τ ≤ u ≤ 1 − τ (the pinball loss at this level τ)
+    Quantile(f64),
+    /// u·y + ε|u| for |u| ≤ 1 (max(0, |a − y| − ε) with this ε)
+    EpsInsensitive(f64),
+    /// u·y + ε|u| + u²/4 (max(0, |a − y| − ε)² with this ε)
+    SquaredEpsInsensitive(f64),
 }
 
 impl LossConjugate {
     /// ℓ′ is Lipschitz with a (generalized) second derivative the certificate's Newton steps
     /// can take: logistic, squared, and the squared hinge, whose ℓ″ is 2 where the hinge is
-    /// active and 0 elsewhere, and Huber's, 1 within δ and 0 beyond (a semismooth Newton
+    /// active and 0 elsewhere, Huber's, 1 within δ and 0 beyond, and the squared
+    /// ε-insensitive loss's, 2 outside the tube and 0 inside (a semismooth Newton
     /// method; the steps' line search on F keeps them descending across the kink).
     pub fn has_curvature(self) -> bool {
         matches!(
             self,
-            LossConjugate::Logistic | LossConjugate::Squared | LossConjugate::SquaredHinge | LossConjugate::Huber(_)
+            LossConjugate::Logistic
+                | LossConjugate::Squared
+                | LossConjugate::SquaredHinge
+                | LossConjugate::Huber(_)
+                | LossConjugate::SquaredEpsInsensitive(_)
         )
     }
 }

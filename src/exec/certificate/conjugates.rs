@@ -79,6 +79,9 @@ pub(crate) fn into_loss_domain(kind: LossConjugate, y: f64, u: f64) -> f64 {
         LossConjugate::Squared => u,
         // |u| ≤ δ
         LossConjugate::Huber(delta) => u.clamp(-delta, delta),
+        LossConjugate::Quantile(tau) => u.clamp(-tau, 1.0 - tau),
+        LossConjugate::EpsInsensitive(_) => u.clamp(-1.0, 1.0),
+        LossConjugate::SquaredEpsInsensitive(_) => u,
         LossConjugate::Softmax => unreachable!("softmax points are projected row by row"),
     }
 }
@@ -181,6 +184,22 @@ pub fn loss_conjugate(kind: LossConjugate, y: f64, u: f64) -> f64 {
             }
         }
         LossConjugate::Softmax => unreachable!("softmax's conjugate takes k scores: softmax_conjugate"),
+        // sup over a of u·a − pinball: u·y on [−τ, 1 − τ].
+        LossConjugate::Quantile(tau) => {
+            if (-tau..=1.0 - tau).contains(&u) {
+                u * y
+            } else {
+                f64::INFINITY
+            }
+        }
+        LossConjugate::EpsInsensitive(eps) => {
+            if u.abs() <= 1.0 {
+                u * y + eps * u.abs()
+            } else {
+                f64::INFINITY
+            }
+        }
+        LossConjugate::SquaredEpsInsensitive(eps) => u * y + eps * u.abs() + 0.25 * u * u,
         LossConjugate::Hinge => {
             let yu = y * u;
             if (-1.0..=0.0).contains(&yu) {

@@ -83,7 +83,7 @@ pub(crate) fn intercept_only(
 ) -> Option<f64> {
     let m = labels.len() as f64;
     let slope = |y: f64, b: f64| super::loss::loss_derivatives(kind, y, b).0;
-    if matches!(kind, LossConjugate::Softmax | LossConjugate::Hinge) || labels.is_empty() {
+    if !kind.has_curvature() || labels.is_empty() {
         return None;
     }
     // The rows' weights ωᵢ: (c/m)·Σᵢ ωᵢℓ′(yᵢ, b) + μ·b, a row of weight 0 out of it.
@@ -151,6 +151,9 @@ pub(super) fn domain(kind: LossConjugate, y: f64) -> (f64, f64) {
         LossConjugate::SquaredHinge => (0.0, f64::INFINITY),
         LossConjugate::Squared | LossConjugate::Softmax => (f64::NEG_INFINITY, f64::INFINITY),
         LossConjugate::Huber(delta) => (-delta, delta),
+        LossConjugate::Quantile(tau) => (-tau, 1.0 - tau),
+        LossConjugate::EpsInsensitive(_) => (-1.0, 1.0),
+        LossConjugate::SquaredEpsInsensitive(_) => (f64::NEG_INFINITY, f64::INFINITY),
     }
 }
 
@@ -173,7 +176,7 @@ pub(super) fn balance(kind: LossConjugate, labels: &[f64], weights: Option<&[f64
         if r == 0.0 {
             return;
         }
-        if matches!(kind, LossConjugate::Squared) {
+        if matches!(kind, LossConjugate::Squared | LossConjugate::SquaredEpsInsensitive(_)) {
             let total = weights.map_or(u.len() as f64, sum);
             if total.is_nan() || total <= 0.0 {
                 return;

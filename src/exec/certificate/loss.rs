@@ -44,6 +44,9 @@ pub(crate) fn loss_value(kind: LossConjugate, y: f64, a: f64) -> f64 {
                 delta * (r - 0.5 * delta)
             }
         }
+        LossConjugate::Quantile(tau) => (tau * (y - a)).max((tau - 1.0) * (y - a)),
+        LossConjugate::EpsInsensitive(eps) => ((a - y).abs() - eps).max(0.0),
+        LossConjugate::SquaredEpsInsensitive(eps) => ((a - y).abs() - eps).max(0.0).powi(2),
         LossConjugate::Squared | LossConjugate::Hinge | LossConjugate::Softmax => 0.5 * (a - y) * (a - y),
     }
 }
@@ -67,6 +70,29 @@ pub(crate) fn loss_derivatives(kind: LossConjugate, y: f64, a: f64) -> (f64, f64
         LossConjugate::Huber(delta) => {
             let r = a - y;
             (r.clamp(-delta, delta), if r.abs() < delta { 1.0 } else { 0.0 })
+        }
+        // Its generalized second derivative, 2 outside the tube.
+        LossConjugate::SquaredEpsInsensitive(eps) => {
+            let (r, out) = (a - y, ((a - y).abs() - eps).max(0.0));
+            (2.0 * r.signum() * out, if out > 0.0 { 2.0 } else { 0.0 })
+        }
+        // Not differentiable: a subgradient (0 at the kinks) and no curvature; never refined.
+        LossConjugate::Quantile(tau) => {
+            let r = a - y;
+            (
+                if r > 0.0 {
+                    1.0 - tau
+                } else if r < 0.0 {
+                    -tau
+                } else {
+                    0.0
+                },
+                0.0,
+            )
+        }
+        LossConjugate::EpsInsensitive(eps) => {
+            let r = a - y;
+            (if r.abs() > eps { r.signum() } else { 0.0 }, 0.0)
         }
         LossConjugate::Squared | LossConjugate::Hinge | LossConjugate::Softmax => (a - y, 1.0),
     }

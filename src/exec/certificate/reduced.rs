@@ -44,7 +44,7 @@ impl DualSums {
         let classes = match (free_intercept(cert), cert.conjugate) {
             (false, _) => 0,
             (true, LossConjugate::Softmax) => width,
-            (true, LossConjugate::Squared) => 1,
+            (true, LossConjugate::Squared | LossConjugate::SquaredEpsInsensitive(_)) => 1,
             (true, _) => 2,
         };
         let len = features * (width + classes) + width + classes + 2;
@@ -82,7 +82,10 @@ impl DualSums {
         }
         if classes > 0 {
             rest[k + class] += wi;
-            if !matches!(cert.conjugate, LossConjugate::Softmax | LossConjugate::Squared) {
+            if !matches!(
+                cert.conjugate,
+                LossConjugate::Softmax | LossConjugate::Squared | LossConjugate::SquaredEpsInsensitive(_)
+            ) {
                 let (lo, hi) = domain(cert.conjugate, y);
                 rest[k + classes] += wi * (u[0] - lo);
                 rest[k + classes + 1] += wi * (hi - u[0]);
@@ -114,7 +117,7 @@ impl DualSums {
         }
         let r = self.sum_u();
         match cert.conjugate {
-            LossConjugate::Squared => Balance::Shift(r[0] / m),
+            LossConjugate::Squared | LossConjugate::SquaredEpsInsensitive(_) => Balance::Shift(r[0] / m),
             LossConjugate::Softmax => Balance::Classes {
                 shift: r.iter().map(|rc| rc / m).collect(),
                 freq: self.counts().iter().map(|n| n / m).collect(),
@@ -267,7 +270,7 @@ impl Balance {
 fn class_of(kind: LossConjugate, y: f64) -> usize {
     match kind {
         LossConjugate::Softmax => y as usize,
-        LossConjugate::Squared => 0,
+        LossConjugate::Squared | LossConjugate::SquaredEpsInsensitive(_) => 0,
         _ if y > 0.0 => 0,
         _ => 1,
     }

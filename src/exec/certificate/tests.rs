@@ -454,3 +454,46 @@ fn the_newton_point_zeroes_the_models_gradient() {
     }
     assert!(super::refine::newton_point(&[0.0, 0.0], vec![1.0, 2.0, 2.0, 1.0], &[1.0, 0.0]).is_none());
 }
+
+/// The regression losses' conjugates, each against the numeric sup over a of u·a − ℓ(y, a) on
+/// a fine grid, with Fenchel–Young an equality at u = ℓ′(a) and the projection into the domain
+/// where ℓ* is finite.
+#[test]
+fn the_regression_conjugates_are_the_sup_they_define() {
+    use super::conjugates::into_loss_domain;
+    let kinds = [
+        LossConjugate::Huber(0.7),
+        LossConjugate::Quantile(0.3),
+        LossConjugate::EpsInsensitive(0.4),
+        LossConjugate::SquaredEpsInsensitive(0.4),
+    ];
+    for kind in kinds {
+        for y in [-1.5f64, 0.0, 2.0] {
+            // sup over a grid of margins wide enough to hold every maximiser for |u| ≤ 1.
+            let sup = |u: f64| {
+                (-40_000..=40_000)
+                    .map(|k| k as f64 * 1e-3)
+                    .map(|a| u * a - loss_value(kind, y, a))
+                    .fold(f64::MIN, f64::max)
+            };
+            for u in [-0.9f64, -0.3, 0.0, 0.25, 0.69] {
+                let closed = loss_conjugate(kind, y, u);
+                if closed.is_finite() {
+                    assert!((closed - sup(u)).abs() <= 2e-3, "{kind:?}, y = {y}, u = {u}: {closed} against {}", sup(u));
+                } else {
+                    assert!(sup(u) > 5.0, "{kind:?}, y = {y}, u = {u}: outside the domain the sup grows");
+                }
+                let inside = into_loss_domain(kind, y, u);
+                assert!(loss_conjugate(kind, y, inside).is_finite(), "{kind:?}: {u} → {inside}");
+            }
+            for a in [-3.0f64, -0.2, 0.55, 4.0] {
+                let (u, _) = loss_derivatives(kind, y, a);
+                let l = loss_value(kind, y, a);
+                assert!((l + loss_conjugate(kind, y, u) - a * u).abs() < 1e-12, "{kind:?}: y = {y}, a = {a}");
+                for v in [-0.5, 0.0, 0.2] {
+                    assert!(l + loss_conjugate(kind, y, v) >= a * v - 1e-12, "{kind:?}: Fenchel–Young at {v}");
+                }
+            }
+        }
+    }
+}

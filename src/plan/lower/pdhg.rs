@@ -62,7 +62,10 @@ const REFLECTION: f64 = 1.0;
 /// - hinge: ℓ*(y, u) = y·u on y·u ∈ [−1, 0], so u = y·clamp(y·v − s, −1, 0);
 /// - squared hinge: ℓ*(y, u) = y·u + u²/4 on y·u ≤ 0, so u = y·min((y·v − s)/(1 + s/2), 0);
 /// - squared: ℓ*(y, u) = u²/2 + y·u, so u = (v − s·y)/(1 + s);
-/// - Huber's, the squared one's on |u| ≤ δ: u = clamp((v − s·y)/(1 + s), −δ, δ).
+/// - Huber's, the squared one's on |u| ≤ δ: u = clamp((v − s·y)/(1 + s), −δ, δ);
+/// - the pinball loss: ℓ*(y, u) = u·y on [−τ, 1 − τ], so u = clamp(v − s·y, −τ, 1 − τ);
+/// - ε-insensitive: ℓ*(y, u) = u·y + ε|u| on |u| ≤ 1, so u = clamp(soft(v − s·y, s·ε), −1, 1);
+/// - its square: ℓ*(y, u) = u·y + ε|u| + u²/4, so u = soft(v − s·y, s·ε)/(1 + s/2).
 pub(crate) fn conjugate_prox(loss: &LossDef, y: Expr, v: Expr, step: Expr) -> Option<Expr> {
     Some(match loss.known()? {
         KnownLoss::Hinge => mul(y.clone(), clamp(sub(mul(y, v), step), -1.0, 0.0)),
@@ -74,6 +77,19 @@ pub(crate) fn conjugate_prox(loss: &LossDef, y: Expr, v: Expr, step: Expr) -> Op
         KnownLoss::Huber => {
             let delta = *loss.bound.first()?;
             clamp(div(sub(v, mul(step.clone(), y)), add(k(1.0), step)), -delta, delta)
+        }
+        KnownLoss::Quantile => {
+            let tau = *loss.bound.first()?;
+            clamp(sub(v, mul(step, y)), -tau, 1.0 - tau)
+        }
+        KnownLoss::EpsInsensitive => {
+            let eps = *loss.bound.first()?;
+            clamp(soft(sub(v, mul(step.clone(), y)), mul(step, k(eps))), -1.0, 1.0)
+        }
+        KnownLoss::SquaredEpsInsensitive => {
+            let eps = *loss.bound.first()?;
+            let shrunk = soft(sub(v, mul(step.clone(), y)), mul(step.clone(), k(eps)));
+            div(shrunk, add(k(1.0), mul(k(0.5), step)))
         }
         KnownLoss::Logistic | KnownLoss::Softmax => return None,
     })
