@@ -39,8 +39,9 @@ TIGHT = 1e-12
     OptcRegressor(tol=TIGHT),
     OptcRegressor(l1_ratio=0.5, alpha=0.1, tol=TIGHT),
     OptcRegressor(penalty="l2", alpha=0.1, tol=TIGHT),
+    OptcRegressor(loss="huber", alpha=0.1, tol=TIGHT),
 ], ids=["default", "l1-ovr", "elasticnet", "hinge", "softmax", "lam-l1", "regressor-default", "elasticnet-regressor",
-        "ridge"])
+        "ridge", "huber"])
 def test_the_estimators_pass_scikit_learns_checks(estimator):
     assert EXPECTED_FAILED_CHECKS == {}
     check_estimator(estimator, expected_failed_checks=EXPECTED_FAILED_CHECKS)
@@ -84,8 +85,10 @@ def test_scikit_learns_loss_names_are_taken():
     Xr, yr = read_svmlight(FIXTURES / "offset_regression.svm")
     assert np.allclose(OptcRegressor(loss="squared_error", alpha=0.1).fit(Xr, yr).coef_,
                        OptcRegressor(alpha=0.1).fit(Xr, yr).coef_)
+    assert np.allclose(OptcRegressor(loss="epsilon_insensitive", epsilon=0.1, alpha=0.1).fit(Xr, yr).coef_,
+                       OptcRegressor(loss="eps_insensitive", epsilon=0.1, alpha=0.1).fit(Xr, yr).coef_)
     with pytest.raises(ValueError, match="squared_error"):
-        OptcRegressor(loss="huber").fit(Xr, yr)
+        OptcRegressor(loss="absolute_error").fit(Xr, yr)
 
 
 def logistic_objective(X, y, coef, intercept, C, penalty, l1_ratio=0.0):
@@ -223,6 +226,10 @@ def test_a_fit_short_of_tol_warns_with_the_gap_it_certified():
     (OptcClassifier(lam=-1.0), "lam=-1.0"),
     (OptcRegressor(alpha=-1.0), "alpha=-1.0"),
     (OptcRegressor(loss="logistic"), "loss='logistic'"),
+    (OptcRegressor(loss="huber", delta=0.0), "delta=0.0"),
+    (OptcRegressor(loss="quantile", quantile=1.0), "quantile=1.0"),
+    (OptcRegressor(loss="epsilon_insensitive", epsilon=-0.5), "epsilon=-0.5"),
+    (OptcRegressor(loss="squared_epsilon_insensitive", epsilon=float("nan")), "epsilon=nan"),
 ])
 def test_arguments_out_of_range_are_refused(estimator, match):
     X, y = read_svmlight(FIXTURES / "multiclass.svm")
@@ -312,3 +319,62 @@ def test_a_model_error_is_a_value_error():
     assert issubclass(optc.ModelError, ValueError)
     with pytest.raises(ValueError):
         OptcClassifier(model="data x: sparse, y: labels\nminimize nonsense").fit(*read_svmlight(FIXTURES / "binary.svm"))
+
+
+def pinball(r, tau):
+    return np.mean(np.maximum(tau * r, (tau - 1) * r))
+
+
+@pytest.mark.parametrize("tau", [0.3, 0.5])
+def test_the_quantile_regressor_is_scikit_learns(tau):
+    """The pinball loss with ℓ1 and a free b: QuantileRegressor's objective (HiGHS solves its LP
+    exactly), which optc's certified answer matches to its gap."""
+    from sklearn.linear_model import QuantileRegressor
+
+    X, y = read_svmlight(FIXTURES / "offset_regression.svm")
+    ours = OptcRegressor(loss="quantile", quantile=tau, alpha=0.01, tol=1e-7).fit(X, y)
+    theirs = QuantileRegressor(quantile=tau, alpha=0.01).fit(X.toarray(), y)
+    f = lambda coef, b: pinball(y - X @ coef - b, tau) + 0.01 * np.abs(coef).sum()
+    f_ours, f_theirs = f(ours.coef_, ours.intercept_), f(theirs.coef_, theirs.intercept_)
+    assert ours.result_.status == "converged"
+    assert f_ours <= f_theirs * (1 + 1e-6), (f_ours, f_theirs)
+    assert f_ours - ours.result_.gap <= f_theirs * (1 + 1e-9), "the gap bounds HiGHS's optimum"
+
+
+@pytest.mark.parametrize("loss", ["epsilon_insensitive", "squared_epsilon_insensitive"])
+def test_the_svr_losses_are_linear_svrs(loss):
+    """LinearSVR's C·Σ loss + ½‖w‖² (without an intercept, which LinearSVR penalises) is this
+    estimator's at l1_ratio=0 and α = 1/(C·n): the same F, optc's certified."""
+    from sklearn.svm import LinearSVR
+
+    X, y = read_svmlight(FIXTURES / "regression.svm")
+    n, C, eps = X.shape[0], 1.0, 0.1
+    ours = OptcRegressor(loss=loss, epsilon=eps, l1_ratio=0.0, alpha=1 / (C * n), fit_intercept=False,
+                         tol=1e-9).fit(X, y)
+    theirs = LinearSVR(loss=loss, epsilon=eps, C=C, fit_intercept=False, dual=True, tol=1e-10,
+                       max_iter=1_000_000).fit(X, y)
+    power = 2 if loss.startswith("squared") else 1
+    f = lambda coef: np.mean(np.maximum(0.0, np.abs(X @ coef - y) - eps) ** power) + 0.5 / (C * n) * coef @ coef
+    f_ours, f_theirs = f(ours.coef_), f(theirs.coef_)
+    assert ours.result_.status == "converged"
+    assert f_ours <= f_theirs * (1 + 1e-6), (f_ours, f_theirs)
+    assert f_ours - ours.result_.gap <= f_theirs * (1 + 1e-9)
+
+
+def test_the_huber_regressor_takes_delta():
+    """Huber's loss at δ: a smaller δ trims the outliers' pull, F is certified at each, and an
+    estimator refitted at a new δ (set_params) answers as a fresh one."""
+    X, y = read_svmlight(FIXTURES / "offset_regression.svm")
+    y = y.copy()
+    y[:10] += 50.0  # ten outliers
+    fits = {}
+    for delta in [100.0, 0.5]:
+        est = OptcRegressor(loss="huber", delta=delta, l1_ratio=0.0, alpha=1e-3, tol=1e-8).fit(X, y)
+        assert est.result_.status == "converged" and est.result_.gap <= 1e-8 * est.result_.objective
+        fits[delta] = est
+    clean = OptcRegressor(l1_ratio=0.0, alpha=1e-3, tol=1e-8).fit(X[10:], y[10:])
+    err = {d: np.abs(e.coef_ - clean.coef_).max() for d, e in fits.items()}
+    assert err[0.5] < 0.5 * err[100.0], err
+    warm = OptcRegressor(loss="huber", delta=100.0, l1_ratio=0.0, alpha=1e-3, tol=1e-8, warm_start=True).fit(X, y)
+    warm.set_params(delta=0.5).fit(X, y)
+    assert np.allclose(warm.coef_, fits[0.5].coef_, atol=1e-5)

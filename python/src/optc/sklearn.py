@@ -44,7 +44,12 @@ _SPARSE = ["csr", "csc", "coo"]
 
 
 #: scikit-learn's names of optc's losses.
-_LOSS_ALIASES = {"log_loss": "logistic", "squared_error": "squared"}
+_LOSS_ALIASES = {
+    "log_loss": "logistic",
+    "squared_error": "squared",
+    "epsilon_insensitive": "eps_insensitive",
+    "squared_epsilon_insensitive": "squared_eps_insensitive",
+}
 
 
 def _is_real(value):
@@ -171,15 +176,25 @@ class _OptcLinear(BaseEstimator):
             weights, shape, offsets = "w", "vec[dim(x)]", "scalar"
         b = f"var b: {offsets}\n" if self.fit_intercept else ""
         margin = f"<x, {weights}>" + (" + b" if self.fit_intercept else "")
+        # A loss's constant after the margin (Huber's δ, the level τ, the tube's ε) is the
+        # parameter k, written at its value: the model is checked before the fit sets it.
+        value = self._loss_constant()
+        constant, k = (", k", f"param k = {value!r}\n") if value is not None else ("", "")
         # The rows' weights, scikit-learn's sample_weight: each row's loss times sᵢ.
         s, times = (", s: weights", "s·") if weighted else ("", "")
-        return (f"data x: sparse, y: {labels}{s}\nvar {weights}: {shape}\n{b}param λ = 1\n"
-                f"minimize E[{times}{loss}(y, {margin})] + {_penalty_text(name, weights, alpha)}\n")
+        return (f"data x: sparse, y: {labels}{s}\nvar {weights}: {shape}\n{b}param λ = 1\n{k}"
+                f"minimize E[{times}{loss}(y, {margin}{constant})] + {_penalty_text(name, weights, alpha)}\n")
+
+    def _loss_constant(self):
+        """The constant the loss takes after the margin, None for a loss without one."""
+        return None
 
     def _params(self, penalty):
         if self.model is not None:
             return dict(self.params or {})
-        return {"λ": penalty[1], **(self.params or {})}
+        constant = self._loss_constant()
+        k = {} if constant is None else {"k": constant}
+        return {"λ": penalty[1], **k, **(self.params or {})}
 
     def _check_run_parameters(self):
         """The run's parameters, checked here so that a bad one is a ValueError naming the
@@ -444,6 +459,18 @@ class OptcRegressor(RegressorMixin, _OptcLinear):
     ``fit(X, y, sample_weight)`` weights each row's loss with ElasticNet's meaning: the weights
     are rescaled to sum to n_samples, so integer weights fit the rows repeated at the same α.
 
+    ``loss`` is the mean loss's, each certified: ``"squared"`` (the default; ``"squared_error"``),
+    and, with the constant scikit-learn's estimator for it names:
+
+    - ``"huber"`` with ``delta`` (default 1.0): ½r² within δ of the label, δ|r| − ½δ² beyond,
+      as skglm's ``Huber(delta)`` and ``SGDRegressor(loss="huber", epsilon=δ)``.
+      ``HuberRegressor``'s ``epsilon`` scales a jointly fitted σ instead: another problem;
+    - ``"quantile"`` with ``quantile`` (default 0.5): the pinball loss, whose objective with
+      ``l1_ratio=1`` is ``QuantileRegressor(quantile, alpha)``'s;
+    - ``"epsilon_insensitive"`` and ``"squared_epsilon_insensitive"`` with ``epsilon`` (default
+      0.0): ``LinearSVR``'s losses, max(0, |r| − ε) and its square. LinearSVR's C·Σ loss +
+      ½‖w‖² is this estimator's at ``l1_ratio=0`` and α = 1/(C·n_samples).
+
     ``lam``, when not None, is λ itself and overrides ``alpha``; the penalty is ``penalty``'s,
     else the one ``l1_ratio`` picks, and ``"elasticnet"`` is then λ·(‖w‖₁ + (α/2)‖w‖²) with α =
     ``elastic_alpha``. ``model``: a model's text over
@@ -454,15 +481,19 @@ class OptcRegressor(RegressorMixin, _OptcLinear):
     int, as Lasso's) and ``result_``.
     """
 
-    _losses = ("squared",)
+    _losses = ("squared", "huber", "quantile", "eps_insensitive", "squared_eps_insensitive")
     # ElasticNet's sample_weight is rescaled to sum to n_samples.
     _weights_rescaled = True
 
     def __init__(self, model=None, *, loss="squared", penalty=None, alpha=1.0, l1_ratio=1.0,
                  fit_intercept=True, tol=1e-4, lam=None, elastic_alpha=0.5, solver=None,
-                 max_epochs=None, time_limit=None, warm_start=False, threads=None, params=None):
+                 max_epochs=None, time_limit=None, warm_start=False, threads=None, params=None,
+                 delta=1.0, quantile=0.5, epsilon=0.0):
         self.model = model
         self.loss = loss
+        self.delta = delta
+        self.quantile = quantile
+        self.epsilon = epsilon
         self.penalty = penalty
         self.alpha = alpha
         self.l1_ratio = l1_ratio
@@ -479,6 +510,21 @@ class OptcRegressor(RegressorMixin, _OptcLinear):
 
     def _strength(self, n_samples):
         return _strength_of("alpha", self.alpha)
+
+    def _loss_constant(self):
+        loss = self._loss()
+        if loss == "huber":
+            name, ok, must = "delta", lambda v: v > 0, "a finite number > 0"
+        elif loss == "quantile":
+            name, ok, must = "quantile", lambda v: 0 < v < 1, "a number strictly between 0 and 1"
+        elif loss in ("eps_insensitive", "squared_eps_insensitive"):
+            name, ok, must = "epsilon", lambda v: v >= 0, "a finite number ≥ 0"
+        else:
+            return None
+        value = getattr(self, name)
+        if not _is_real(value) or not ok(value):
+            raise ValueError(f"{name}={value!r}: {must}")
+        return float(value)
 
     def fit(self, X, y, sample_weight=None):
         X, y = _validate_data(self, X, y, accept_sparse=_SPARSE, dtype=np.float64, y_numeric=True)
