@@ -378,6 +378,7 @@ pub fn analyse(model: &Model, files: &FileFacts, budget: Option<usize>) -> Resul
     let composite_prox = if is_matrix { None } else { composite_prox(model, files) };
     let group_shrink = composite_prox.as_ref().is_some_and(|(_, c)| c.prox == CompositeProx::GroupShrink);
     let smooth = loss.smooth;
+    let newton_only = loss.known().is_some_and(crate::stdlib::KnownLoss::newton_only);
 
     let all_coordinate = terms.iter().chain(&constraints).all(|t| t.separability == Separability::Coordinate);
     let nuclear = model.regs.iter().any(|r| r.def.prox == ProxKind::Svt);
@@ -447,6 +448,14 @@ pub fn analyse(model: &Model, files: &FileFacts, budget: Option<usize>) -> Resul
             solver: SolverKind::Scd,
             reason: "smooth loss and a coordinate-separable regularizer: parameter-free, O(nnz) per epoch".into(),
         }
+    } else if newton_only && all_coordinate {
+        Choice {
+            solver: SolverKind::Scd,
+            reason: format!(
+                "`{}`'s ℓ″ has no bound, and the penalty is coordinate-separable: SCD's Newton-type steps (newGLMNET) with their line search on F, O(nnz) per epoch",
+                loss.name
+            ),
+        }
     } else if smooth.is_some() {
         Choice {
             solver: SolverKind::Proxgrad,
@@ -503,6 +512,17 @@ pub fn analyse(model: &Model, files: &FileFacts, budget: Option<usize>) -> Resul
             );
         }
         settings = parse_settings(kind, req, &mut problems);
+        if kind == SolverKind::Scd && settings.newton == Some(false) && smooth.is_none() {
+            problems.push(
+                Problem::error(
+                    "optc::solver",
+                    format!("`scd(newton = 0)` takes curvature-bound steps, and `{}`'s ℓ″ has no bound", loss.name),
+                    req.span,
+                    "newton = 0 here",
+                )
+                .with_help("remove `newton = 0`: SCD's Newton-type steps need only ℓ″"),
+            );
+        }
         if kind.implemented() && compiled_blocker.is_none() {
             chosen = Some(Choice { solver: kind, reason: "forced by `solve with`".into() });
         } else {

@@ -88,9 +88,17 @@ pub enum KnownLoss {
     EpsInsensitive,
     /// max(0, |a − y| − ε)², ε ≥ 0.
     SquaredEpsInsensitive,
+    /// exp(a) − y·a on counts y ≥ 0.
+    Poisson,
 }
 
 impl KnownLoss {
+    /// A loss without a bound on ℓ″ that Newton's methods fit, with their line searches: the
+    /// solvers that need only ℓ″ (tron, SCD's Newton-type steps) take it as a smooth one.
+    pub fn newton_only(self) -> bool {
+        self == KnownLoss::Poisson
+    }
+
     /// Where the constants a call gives this loss are what it means, or the first that is not
     /// (its index) and what it must be: δ > 0, τ in (0, 1), ε ≥ 0.
     pub fn constants_hold(self, values: &[f64]) -> Result<(), (usize, &'static str)> {
@@ -125,6 +133,7 @@ impl LossDef {
             "quantile" => Some(KnownLoss::Quantile),
             "eps_insensitive" => Some(KnownLoss::EpsInsensitive),
             "squared_eps_insensitive" => Some(KnownLoss::SquaredEpsInsensitive),
+            "poisson" => Some(KnownLoss::Poisson),
             _ => None,
         };
         let standard = standard_losses();
@@ -652,7 +661,7 @@ mod tests {
     #[test]
     fn stdlib_loads() {
         let lib = Library::standard();
-        assert_eq!(lib.losses.len(), 9);
+        assert_eq!(lib.losses.len(), 10);
         assert!(lib.loss("huber").is_some_and(|l| l.constants == ["δ"]));
         assert!(lib.regularizer("l1inf").is_some_and(|r| r.needs_matrix));
         assert!(lib.regularizer("logeps").is_some_and(|r| !r.convex));

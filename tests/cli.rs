@@ -89,6 +89,25 @@ fn set_moves_a_loss_constant() {
     assert!(two["objective"].as_f64().unwrap() > f + 1e-3, "four times the loss: {two}");
 }
 
+/// Poisson's loss on a negative count is a data error at its row; `scd(newton = 0)`, whose
+/// steps need a bound on ℓ″, is refused for it at the option.
+#[test]
+fn poisson_refuses_negative_counts_and_curvature_bound_steps() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let model =
+        "data x: sparse, y: real\nvar w: vec[dim(x)]\nparam λ = 0.1\nminimize E[poisson(y, <x, w>)] + λ·l1(w)\n";
+    let m = write(dir.path(), "m.opt", model);
+    let data = write(dir.path(), "d.svm", "2 1:0.5\n0 2:1\n-1 1:0.25\n");
+    let out = optc(&["run", m.to_str().unwrap(), data.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    let err = text(&out.stderr);
+    assert!(err.contains("d.svm:3") && err.contains("negative") && err.contains("poisson"), "{err}");
+    let forced = write(dir.path(), "f.opt", &format!("{model}solve with scd(newton = 0)\n"));
+    let out = optc(&["check", forced.to_str().unwrap()]);
+    assert!(!out.status.success());
+    assert!(text(&out.stderr).contains("newton = 0"), "{}", text(&out.stderr));
+}
+
 #[test]
 fn save_then_predict_round_trips() {
     let dir = tempfile::tempdir().expect("tmp");

@@ -1168,9 +1168,10 @@ fn copied_columns_keep_their_weight_on_the_first_of_their_kind() {
 /// The regression losses with a constant after the margin, with ℓ1 and with ½‖w‖², with and
 /// without b, on data where a good share of the residuals is on each side of the constant:
 /// Huber's (the default solver: tron for ½‖w‖², SCD's curvature-bound steps beside ℓ1), the
-/// squared ε-insensitive loss (tron, SCD's Newton steps on its generalized Hessian), and the
+/// squared ε-insensitive loss (tron, SCD's Newton steps on its generalized Hessian), the
 /// pinball and ε-insensitive losses (the primal-dual method, its dual prox clamped to the
-/// conjugate's box), reach the CVXPY optima, and each gap is a true bound.
+/// conjugate's box), and Poisson's, whose ℓ″ = exp(a) has no bound (tron, SCD's Newton steps),
+/// reach the CVXPY optima, and each gap is a true bound.
 #[test]
 fn regression_losses_reach_the_optimum_with_their_certificate() {
     let all: serde_json::Value =
@@ -1186,6 +1187,9 @@ fn regression_losses_reach_the_optimum_with_their_certificate() {
         ("quantile_l2sq", &[None][..]),
         ("eps_insensitive_l1", &[None][..]),
         ("eps_insensitive_l2sq_intercept", &[None][..]),
+        ("poisson_l1_intercept", &[None][..]),
+        ("poisson_l2sq", &[None, Some("scd")][..]),
+        ("poisson_elastic_intercept", &[None][..]),
     ] {
         let nonsmooth = name.starts_with("quantile") || name.starts_with("eps");
         for &solver in solvers {

@@ -378,3 +378,20 @@ def test_the_huber_regressor_takes_delta():
     warm = OptcRegressor(loss="huber", delta=100.0, l1_ratio=0.0, alpha=1e-3, tol=1e-8, warm_start=True).fit(X, y)
     warm.set_params(delta=0.5).fit(X, y)
     assert np.allclose(warm.coef_, fits[0.5].coef_, atol=1e-5)
+
+
+def test_the_poisson_regressor_is_scikit_learns():
+    """Poisson's loss with ½α‖w‖² and a free b: PoissonRegressor(alpha)'s minimiser (its half
+    deviance is the mean loss up to a constant), which optc certifies."""
+    from sklearn.linear_model import PoissonRegressor
+
+    X, y = read_svmlight(FIXTURES / "count_regression.svm")
+    ours = OptcRegressor(loss="poisson", l1_ratio=0.0, alpha=0.01, tol=1e-10).fit(X, y)
+    theirs = PoissonRegressor(alpha=0.01, tol=1e-12, max_iter=10_000).fit(X.toarray(), y)
+    f = lambda coef, b: np.mean(np.exp(X @ coef + b) - y * (X @ coef + b)) + 0.005 * coef @ coef
+    f_ours, f_theirs = f(ours.coef_, ours.intercept_), f(theirs.coef_, theirs.intercept_)
+    assert ours.result_.status == "converged"
+    assert f_ours <= f_theirs + 1e-9 * abs(f_theirs), (f_ours, f_theirs)
+    assert np.allclose(ours.coef_, theirs.coef_, atol=1e-5)
+    with pytest.raises(Exception, match="negative"):
+        OptcRegressor(loss="poisson").fit(X, -y)

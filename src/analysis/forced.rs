@@ -34,7 +34,10 @@ pub(super) fn forced_invalid(
         }
         _ => {}
     }
-    if needs.smooth_loss && loss.smooth.is_none() {
+    // A loss whose ℓ″ has no bound runs where only ℓ″ and a line search are read.
+    let newton = matches!(kind, SolverKind::Scd | SolverKind::Tron)
+        && loss.known().is_some_and(crate::stdlib::KnownLoss::newton_only);
+    if needs.smooth_loss && loss.smooth.is_none() && !newton {
         return Some((
             format!("{} needs a smooth loss, and `{}` is not smooth", kind.name(), loss.name),
             model.loss.span,

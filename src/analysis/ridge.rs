@@ -69,7 +69,8 @@ pub(super) fn unpenalised(model: &Model) -> bool {
 /// with λ·l2sq terms only. None for every other model.
 pub(super) fn default_choice(model: &Model) -> Option<Choice> {
     let loss = &model.loss.def;
-    if loss.smooth.is_none() || misfit(model).is_some() {
+    let newton_only = loss.known().is_some_and(crate::stdlib::KnownLoss::newton_only);
+    if (loss.smooth.is_none() && !newton_only) || misfit(model).is_some() {
         return None;
     }
     match (&model.shape, loss.multiclass) {

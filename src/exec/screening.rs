@@ -34,7 +34,8 @@ impl Screening {
             LossConjugate::Hinge
             | LossConjugate::Softmax
             | LossConjugate::Quantile(_)
-            | LossConjugate::EpsInsensitive(_) => return None,
+            | LossConjugate::EpsInsensitive(_)
+            | LossConjugate::Poisson => return None,
         };
         if cert.l1 <= 0.0 || cert.vector.is_some() || cert.groups.is_some() || cert.lo > 0.0 || cert.hi < 0.0 {
             return None;

@@ -151,6 +151,7 @@ pub fn dump(plan: &Plan, facts: Option<&DataFacts>) -> String {
                 LossConjugate::Quantile(_) => "quantile",
                 LossConjugate::EpsInsensitive(_) => "eps_insensitive",
                 LossConjugate::SquaredEpsInsensitive(_) => "squared_eps_insensitive",
+                LossConjugate::Poisson => "poisson",
             };
             let point = match (&obj.dual, obj.dual_only) {
                 (Some(u), true) => format!("u[i] = {}, the dual iterate", expr(plan, u, 0)),

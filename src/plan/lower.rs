@@ -486,6 +486,7 @@ pub(crate) fn conjugate_of(loss: &crate::stdlib::LossDef) -> Option<LossConjugat
         KnownLoss::Quantile => loss.bound.first().map(|&tau| LossConjugate::Quantile(tau)),
         KnownLoss::EpsInsensitive => loss.bound.first().map(|&eps| LossConjugate::EpsInsensitive(eps)),
         KnownLoss::SquaredEpsInsensitive => loss.bound.first().map(|&eps| LossConjugate::SquaredEpsInsensitive(eps)),
+        KnownLoss::Poisson => Some(LossConjugate::Poisson),
     }
 }
 

@@ -65,6 +65,8 @@ pub enum LossConjugate {
     EpsInsensitive(f64),
     /// u·y + ε|u| + u²/4 (max(0, |a − y| − ε)² with this ε)
     SquaredEpsInsensitive(f64),
+    /// (u + y)·log(u + y) − (u + y) for u ≥ −y (Poisson's exp(a) − y·a)
+    Poisson,
 }
 
 impl LossConjugate {
@@ -81,6 +83,7 @@ impl LossConjugate {
                 | LossConjugate::SquaredHinge
                 | LossConjugate::Huber(_)
                 | LossConjugate::SquaredEpsInsensitive(_)
+                | LossConjugate::Poisson
         )
     }
 }

@@ -63,6 +63,16 @@ impl Bound {
             )));
         }
         let y = label_map.apply(train).map_err(|e| Error::Input(e.to_string()))?;
+        // Poisson's exp(a) − y·a has no minimum in a below a negative count.
+        if compiled.model.loss.def.known() == Some(crate::stdlib::KnownLoss::Poisson) {
+            if let Some(k) = y.iter().position(|&v| v < 0.0 || v.is_nan()) {
+                return Err(Error::Input(format!(
+                    "{}: the label {} is negative, and `poisson` models counts y ≥ 0",
+                    train.place(k),
+                    y[k]
+                )));
+            }
+        }
         let features = declared_features(&compiled.model, train.features(), &train.name)?;
         let classes = if kind == LabelKind::Classes { label_map.originals.len() } else { 0 };
         let facts = DataFacts { features, classes, ..train.facts() };

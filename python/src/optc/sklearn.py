@@ -469,7 +469,10 @@ class OptcRegressor(RegressorMixin, _OptcLinear):
       ``l1_ratio=1`` is ``QuantileRegressor(quantile, alpha)``'s;
     - ``"epsilon_insensitive"`` and ``"squared_epsilon_insensitive"`` with ``epsilon`` (default
       0.0): ``LinearSVR``'s losses, max(0, |r| − ε) and its square. LinearSVR's C·Σ loss +
-      ½‖w‖² is this estimator's at ``l1_ratio=0`` and α = 1/(C·n_samples).
+      ½‖w‖² is this estimator's at ``l1_ratio=0`` and α = 1/(C·n_samples);
+    - ``"poisson"``: exp(z) − y·z on counts y ≥ 0 (the log link), whose mean is
+      ``PoissonRegressor``'s half deviance less a constant: ``PoissonRegressor(alpha)`` is this
+      estimator at ``l1_ratio=0`` and the same α.
 
     ``lam``, when not None, is λ itself and overrides ``alpha``; the penalty is ``penalty``'s,
     else the one ``l1_ratio`` picks, and ``"elasticnet"`` is then λ·(‖w‖₁ + (α/2)‖w‖²) with α =
@@ -481,7 +484,7 @@ class OptcRegressor(RegressorMixin, _OptcLinear):
     int, as Lasso's) and ``result_``.
     """
 
-    _losses = ("squared", "huber", "quantile", "eps_insensitive", "squared_eps_insensitive")
+    _losses = ("squared", "huber", "quantile", "eps_insensitive", "squared_eps_insensitive", "poisson")
     # ElasticNet's sample_weight is rescaled to sum to n_samples.
     _weights_rescaled = True
 

@@ -82,6 +82,8 @@ pub(crate) fn into_loss_domain(kind: LossConjugate, y: f64, u: f64) -> f64 {
         LossConjugate::Quantile(tau) => u.clamp(-tau, 1.0 - tau),
         LossConjugate::EpsInsensitive(_) => u.clamp(-1.0, 1.0),
         LossConjugate::SquaredEpsInsensitive(_) => u,
+        // u ≥ −y
+        LossConjugate::Poisson => u.max(-y),
         LossConjugate::Softmax => unreachable!("softmax points are projected row by row"),
     }
 }
@@ -200,6 +202,15 @@ pub fn loss_conjugate(kind: LossConjugate, y: f64, u: f64) -> f64 {
             }
         }
         LossConjugate::SquaredEpsInsensitive(eps) => u * y + eps * u.abs() + 0.25 * u * u,
+        // sup over a of u·a − exp(a) + y·a: at exp(a) = u + y.
+        LossConjugate::Poisson => {
+            let t = u + y;
+            if t >= 0.0 {
+                xlogx(t) - t
+            } else {
+                f64::INFINITY
+            }
+        }
         LossConjugate::Hinge => {
             let yu = y * u;
             if (-1.0..=0.0).contains(&yu) {

@@ -154,6 +154,7 @@ pub(super) fn domain(kind: LossConjugate, y: f64) -> (f64, f64) {
         LossConjugate::Quantile(tau) => (-tau, 1.0 - tau),
         LossConjugate::EpsInsensitive(_) => (-1.0, 1.0),
         LossConjugate::SquaredEpsInsensitive(_) => (f64::NEG_INFINITY, f64::INFINITY),
+        LossConjugate::Poisson => (-y, f64::INFINITY),
     }
 }
 

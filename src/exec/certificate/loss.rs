@@ -45,6 +45,7 @@ pub(crate) fn loss_value(kind: LossConjugate, y: f64, a: f64) -> f64 {
             }
         }
         LossConjugate::Quantile(tau) => (tau * (y - a)).max((tau - 1.0) * (y - a)),
+        LossConjugate::Poisson => a.exp() - y * a,
         LossConjugate::EpsInsensitive(eps) => ((a - y).abs() - eps).max(0.0),
         LossConjugate::SquaredEpsInsensitive(eps) => ((a - y).abs() - eps).max(0.0).powi(2),
         LossConjugate::Squared | LossConjugate::Hinge | LossConjugate::Softmax => 0.5 * (a - y) * (a - y),
@@ -75,6 +76,10 @@ pub(crate) fn loss_derivatives(kind: LossConjugate, y: f64, a: f64) -> (f64, f64
         LossConjugate::SquaredEpsInsensitive(eps) => {
             let (r, out) = (a - y, ((a - y).abs() - eps).max(0.0));
             (2.0 * r.signum() * out, if out > 0.0 { 2.0 } else { 0.0 })
+        }
+        LossConjugate::Poisson => {
+            let e = a.exp();
+            (e - y, e)
         }
         // Not differentiable: a subgradient (0 at the kinks) and no curvature; never refined.
         LossConjugate::Quantile(tau) => {

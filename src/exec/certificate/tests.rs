@@ -466,6 +466,7 @@ fn the_regression_conjugates_are_the_sup_they_define() {
         LossConjugate::Quantile(0.3),
         LossConjugate::EpsInsensitive(0.4),
         LossConjugate::SquaredEpsInsensitive(0.4),
+        LossConjugate::Poisson,
     ];
     for kind in kinds {
         for y in [-1.5f64, 0.0, 2.0] {

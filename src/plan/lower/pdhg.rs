@@ -91,7 +91,7 @@ pub(crate) fn conjugate_prox(loss: &LossDef, y: Expr, v: Expr, step: Expr) -> Op
             let shrunk = soft(sub(v, mul(step.clone(), y)), mul(step.clone(), k(eps)));
             div(shrunk, add(k(1.0), mul(k(0.5), step)))
         }
-        KnownLoss::Logistic | KnownLoss::Softmax => return None,
+        KnownLoss::Logistic | KnownLoss::Softmax | KnownLoss::Poisson => return None,
     })
 }
 
