@@ -417,15 +417,13 @@ pub fn analyse(model: &Model, files: &FileFacts, budget: Option<usize>) -> Resul
             solver: SolverKind::Proxgrad,
             reason: "multiclass: the softmax couples the classes and row penalties tie W's rows; batch proximal gradient with FISTA on W, certified each iteration".into(),
         }
-    } else if dual_cd_fits(model) && model.loss.def.known() != Some(crate::stdlib::KnownLoss::Logistic) {
-        Choice {
-            solver: SolverKind::Dcd,
-            reason: format!(
-                "`{}` with ½‖w‖² only: dual coordinate descent (LIBLINEAR's -s {}), one dual variable a step at O(nnz of its row), certified by the gap to its own dual",
-                model.loss.def.name,
-                if model.loss.def.known() == Some(crate::stdlib::KnownLoss::Hinge) { 3 } else { 1 }
-            ),
-        }
+    } else if dual_cd_fits(model)
+        && !matches!(
+            model.loss.def.known(),
+            Some(crate::stdlib::KnownLoss::Logistic | crate::stdlib::KnownLoss::SquaredEpsInsensitive)
+        )
+    {
+        Choice { solver: SolverKind::Dcd, reason: fits::dual_cd_reason(model) }
     } else if is_svm(model) && model.intercept.is_none() {
         Choice {
             solver: SolverKind::Picard,
@@ -512,17 +510,7 @@ pub fn analyse(model: &Model, files: &FileFacts, budget: Option<usize>) -> Resul
             );
         }
         settings = parse_settings(kind, req, &mut problems);
-        if kind == SolverKind::Scd && settings.newton == Some(false) && smooth.is_none() {
-            problems.push(
-                Problem::error(
-                    "optc::solver",
-                    format!("`scd(newton = 0)` takes curvature-bound steps, and `{}`'s ℓ″ has no bound", loss.name),
-                    req.span,
-                    "newton = 0 here",
-                )
-                .with_help("remove `newton = 0`: SCD's Newton-type steps need only ℓ″"),
-            );
-        }
+        problems.extend(forced::curvature_bound_refused(kind, &settings, loss, req.span));
         if kind.implemented() && compiled_blocker.is_none() {
             chosen = Some(Choice { solver: kind, reason: "forced by `solve with`".into() });
         } else {

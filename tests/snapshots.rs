@@ -123,6 +123,14 @@ fn plans_of_forced_solvers() {
     ] {
         snapshot_plan("plans_of_forced_solvers", name, format!("{weighted}{objective}"), &CompileOptions::default());
     }
+    // The box duals of the regression losses (LIBLINEAR's SVR steps), weighted and not.
+    for (name, text) in [
+        ("dcd_eps_insensitive", "data x: sparse, y: real\nvar w: vec[dim(x)]\nparam λ = 1e-4\nminimize E[eps_insensitive(y, <x, w>, 0.1)] + λ·l2sq(w)\n"),
+        ("dcd_quantile_weighted", "data x: sparse, y: real, s: weights\nvar w: vec[dim(x)]\nparam λ = 1e-4\nminimize E[s·quantile(y, <x, w>, 0.3)] + λ·l2sq(w)\n"),
+        ("dcd_squared_eps_insensitive", "data x: sparse, y: real\nvar w: vec[dim(x)]\nparam λ = 1e-4\nminimize E[squared_eps_insensitive(y, <x, w>, 0.1)] + λ·l2sq(w)\nsolve with dcd\n"),
+    ] {
+        snapshot_plan("plans_of_forced_solvers", name, text.to_string(), &CompileOptions::default());
+    }
     let softmax = "data x: sparse, y: classes, s: weights\nvar W: mat[dim(x), classes(y)]\nvar b: vec[classes(y)]\nparam λ = 1e-3\nminimize E[s·softmax(y, <x, W> + b)] + λ·";
     for (name, rest) in [
         ("tron_softmax_weighted", "l2sq(W)\n"),

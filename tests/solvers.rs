@@ -1170,7 +1170,8 @@ fn copied_columns_keep_their_weight_on_the_first_of_their_kind() {
 /// Huber's (the default solver: tron for ½‖w‖², SCD's curvature-bound steps beside ℓ1), the
 /// squared ε-insensitive loss (tron, SCD's Newton steps on its generalized Hessian), the
 /// pinball and ε-insensitive losses (the primal-dual method, its dual prox clamped to the
-/// conjugate's box), and Poisson's, whose ℓ″ = exp(a) has no bound (tron, SCD's Newton steps),
+/// conjugate's box, and beside ½‖w‖² alone dual CD on their box duals, LIBLINEAR's SVR steps),
+/// and Poisson's, whose ℓ″ = exp(a) has no bound (tron, SCD's Newton steps),
 /// reach the CVXPY optima, and each gap is a true bound.
 #[test]
 fn regression_losses_reach_the_optimum_with_their_certificate() {
@@ -1181,11 +1182,12 @@ fn regression_losses_reach_the_optimum_with_their_certificate() {
         ("huber_l2sq", &[None, Some("scd"), Some("proxgrad"), pdhg][..]),
         ("huber_l1_intercept", smooth),
         ("huber_elastic", &[None, Some("proxgrad")][..]),
-        ("squared_eps_insensitive_l2sq", &[None, Some("scd"), Some("proxgrad"), pdhg][..]),
+        ("squared_eps_insensitive_l2sq", &[None, Some("scd"), Some("proxgrad"), Some("dcd"), pdhg][..]),
         ("squared_eps_insensitive_l1_intercept", smooth),
         ("quantile_l1_intercept", &[None][..]),
-        ("quantile_l2sq", &[None][..]),
+        ("quantile_l2sq", &[None, pdhg][..]),
         ("eps_insensitive_l1", &[None][..]),
+        ("eps_insensitive_l2sq", &[None, pdhg][..]),
         ("eps_insensitive_l2sq_intercept", &[None][..]),
         ("poisson_l1_intercept", &[None][..]),
         ("poisson_l2sq", &[None, Some("scd")][..]),

@@ -33,15 +33,37 @@ pub(super) fn primal_dual_fits(model: &Model) -> bool {
         && model.loss.coef.value > 0.0
 }
 
-/// A loss whose dual coordinate step optc has (hinge, squared hinge in closed form; logistic by
-/// a 1-D Newton method), by name or by formula, with λ·l2sq terms only: no constraint, no other term, no unregularized intercept
+/// A loss whose dual coordinate step optc has (hinge, squared hinge, the ε-insensitive losses and
+/// the pinball loss in closed form; logistic by a 1-D Newton method), by name or by formula, with λ·l2sq terms only: no constraint, no other term, no unregularized intercept
 /// (whose Σ αᵢyᵢ = 0 in the dual needs pairwise steps, docs/algorithms.md §11).
 pub(super) fn dual_cd_fits(model: &Model) -> bool {
     use crate::stdlib::KnownLoss;
-    matches!(model.loss.def.known(), Some(KnownLoss::Hinge | KnownLoss::SquaredHinge | KnownLoss::Logistic))
+    // The regression losses with a box dual (LIBLINEAR's SVR), without an intercept: a free b
+    // would add Σᵢ βᵢ = 0 to their dual.
+    let regression = matches!(
+        model.loss.def.known(),
+        Some(KnownLoss::EpsInsensitive | KnownLoss::SquaredEpsInsensitive | KnownLoss::Quantile)
+    ) && model.intercept.is_none();
+    (regression
+        || matches!(model.loss.def.known(), Some(KnownLoss::Hinge | KnownLoss::SquaredHinge | KnownLoss::Logistic)))
         && matches!(model.shape, Shape::Vec(_))
         && model.constraints.is_empty()
         && model.loss.coef.value > 0.0
         && !model.regs.is_empty()
         && model.regs.iter().all(|r| r.def.prox == ProxKind::Scale && r.operator.is_none() && r.coef.value > 0.0)
+}
+
+/// Why dual CD is the default for a model [`dual_cd_fits`] takes: its LIBLINEAR counterpart.
+pub(super) fn dual_cd_reason(model: &Model) -> String {
+    use crate::stdlib::KnownLoss;
+    format!(
+        "`{}` with ½‖w‖² only: dual coordinate descent ({}), one dual variable a step at O(nnz of its row), certified by the gap to its own dual",
+        model.loss.def.name,
+        match model.loss.def.known() {
+            Some(KnownLoss::Hinge) => "LIBLINEAR's -s 3",
+            Some(KnownLoss::EpsInsensitive) => "LIBLINEAR's -s 13",
+            Some(KnownLoss::Quantile) => "a box dual, as LIBLINEAR's -s 13 for the ε-insensitive loss",
+            _ => "LIBLINEAR's -s 1",
+        }
+    )
 }

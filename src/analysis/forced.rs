@@ -110,6 +110,24 @@ pub(super) fn forced_invalid(
     None
 }
 
+/// `scd(newton = 0)` on a loss whose ℓ″ has no bound (Poisson's): its steps need one.
+pub(super) fn curvature_bound_refused(
+    kind: SolverKind,
+    settings: &Settings,
+    loss: &crate::stdlib::LossDef,
+    at: crate::source::Span,
+) -> Option<Problem> {
+    (kind == SolverKind::Scd && settings.newton == Some(false) && loss.smooth.is_none()).then(|| {
+        Problem::error(
+            "optc::solver",
+            format!("`scd(newton = 0)` takes curvature-bound steps, and `{}`'s ℓ″ has no bound", loss.name),
+            at,
+            "newton = 0 here",
+        )
+        .with_help("remove `newton = 0`: SCD's Newton-type steps need only ℓ″")
+    })
+}
+
 pub(super) fn parse_settings(
     kind: SolverKind,
     req: &crate::check::SolverRequest,

@@ -71,8 +71,12 @@ struct Center {
 }
 
 mod logistic;
+mod svr;
 
 pub(super) fn lower(model: &Model, st: &Structure, prox: CoordinateProx) -> Plan {
+    if svr::fits(model) {
+        return svr::lower(model, st, prox);
+    }
     let squared = model.loss.def.known() == Some(KnownLoss::SquaredHinge);
     let logistic = model.loss.def.known() == Some(KnownLoss::Logistic);
     let mut b = Builder::new(model, SolverKind::Dcd, false, prox, None);
