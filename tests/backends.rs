@@ -197,15 +197,15 @@ fn the_newton_plan_takes_one_pass_epochs_until_a_polish() {
 fn dual_cd_for_regression_runs_the_same_under_both_back_ends() {
     // The box duals of the ε-insensitive losses and the pinball loss (LIBLINEAR's SVR steps).
     let head = "data x: sparse, y: real\nvar w: vec[dim(x)]\n";
-    for loss in
-        ["eps_insensitive(y, <x, w>, 0.1)", "squared_eps_insensitive(y, <x, w>, 0.1)", "quantile(y, <x, w>, 0.3)"]
-    {
-        let text = format!("{head}minimize E[{loss}] + 0.01·l2sq(w)\nsolve with dcd\n");
+    let losses =
+        ["eps_insensitive(y, <x, w>, 0.1)", "squared_eps_insensitive(y, <x, w>, 0.1)", "quantile(y, <x, w>, 0.3)"];
+    for (loss, options) in losses.iter().flat_map(|l| [(l, "(shrinking = 1)"), (l, "(shrinking = 0)")]) {
+        let text = format!("{head}minimize E[{loss}] + 0.01·l2sq(w)\nsolve with dcd{options}\n");
         let plan = plan_of(&text, false);
         assert_eq!(plan.info.solver, "dcd");
         for seed in [1, 2] {
             let (a, b) = both(&plan, 20, seed);
-            assert_bitwise(&plan, &format!("dcd on {loss}, seed {seed}"), &a, &b);
+            assert_bitwise(&plan, &format!("dcd{options} on {loss}, seed {seed}"), &a, &b);
             assert!(a.weights(&plan).iter().any(|v| *v != 0.0), "{loss}: the weights moved");
         }
     }
