@@ -339,7 +339,11 @@ fn every_fixture_on_ranks_reaches_what_one_process_reaches() {
             let r: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON report");
             assert_eq!(r["stream"]["processes"], ranks, "{r}");
             let f = r["objective"].as_f64().expect("F");
-            if ["svm_intercept", "svm_skewed_intercept"].contains(&name.as_str()) {
+            // Where the default cannot split and neither tron nor proxgrad takes the model (dual
+            // CD on the box duals of the ε-insensitive and pinball losses), the ranks average
+            // AdaGrad's states: to its epoch cap, with a gap that still bounds F − F*.
+            let averaged = r["solver_note"].as_str().is_some_and(|n| n.contains("average their states"));
+            if averaged || ["svm_intercept", "svm_skewed_intercept"].contains(&name.as_str()) {
                 assert_eq!(r["status"], "max_epochs", "{name} on {ranks}: {r}");
                 let gap = r["gap"].as_f64().expect("a gap");
                 assert!(f - fx.best <= gap + 1e-7 * fx.best.abs(), "{name} on {ranks}: F − F* above the gap {gap}");

@@ -133,9 +133,15 @@ impl DualSums {
                     let (lo, hi) = domain(cert.conjugate, if class == 0 { 1.0 } else { -1.0 });
                     (if down { lo } else { hi }).is_infinite() && self.counts()[class] > 0.0
                 });
+                // Toward's Xᵀu′ reads each class's end at its sign's label (±1): exact where a
+                // row's domain depends on yᵢ through its sign alone. Poisson's lower ends, −yᵢ, do
+                // not, so its rows are never moved toward them (its upper side is unbounded).
+                let ends_by_sign = cert.conjugate != LossConjugate::Poisson;
                 match (r, unbounded) {
                     (0.0, _) => Balance::Keep,
-                    _ if room.is_finite() && room > 0.0 => Balance::Toward { f: (r.abs() / room).min(1.0), down },
+                    _ if room.is_finite() && room > 0.0 && ends_by_sign => {
+                        Balance::Toward { f: (r.abs() / room).min(1.0), down }
+                    }
                     (_, Some(class)) => Balance::ShiftClass { class, t: r / self.counts()[class] },
                     _ => Balance::Impossible,
                 }
@@ -317,6 +323,11 @@ mod tests {
             // The squared hinge's domain is unbounded below for y = +1, above for y = −1.
             (SquaredHinge, vec![1.0, -1.0, 1.0, 1.0, -1.0], vec![-0.9, 0.2, -0.1, -0.7, 0.05]),
             (SquaredHinge, vec![1.0, -1.0, 1.0, 1.0, -1.0], vec![-0.01, 0.9, -0.02, 0.0, 0.99]),
+            // Real labels with domains that do not depend on them.
+            (Huber(1.0), vec![3.0, -1.0, 0.5, 2.0, 1.0], vec![0.3, -0.9, 0.8, 0.4, 0.8]),
+            (Quantile(0.3), vec![3.0, -1.0, 0.5, 2.0, 1.0], vec![0.6, -0.2, 0.5, 0.1, 0.7]),
+            // Counts, whose domain u ≥ −y is unbounded above: shifted up.
+            (Poisson, vec![3.0, 0.0, 1.0, 2.0, 0.0], vec![-1.0, 0.5, -0.5, -1.5, 0.2]),
         ] {
             let c = cert(kind);
             let view = DataView::new(&indptr, &indices, &values, &labels, 3);
@@ -343,6 +354,21 @@ mod tests {
                 assert!((a - b).abs() < 1e-13, "{kind:?}: Xᵀu′ {a} from the sums, {b} directly");
             }
         }
+    }
+
+    /// Poisson's rows are never moved toward their lower ends (−yᵢ, which the sums do not hold):
+    /// an excess that must go down leaves no balanced point, and so no certificate at that check.
+    #[test]
+    fn counts_are_not_moved_toward_their_lower_ends() {
+        let (indptr, indices, values) = ([0, 1, 2, 3], [0, 1, 0], [1.0, 2.0, -1.0]);
+        let labels = [3.0, 0.0, 1.0];
+        let c = cert(Poisson);
+        let view = DataView::new(&indptr, &indices, &values, &labels, 2);
+        let mut sums = DualSums::new(&c, 2, 1);
+        for (i, u) in [1.0, 0.5, 0.0].iter().enumerate() {
+            sums.add(&c, &view, i, std::slice::from_ref(u));
+        }
+        assert_eq!(sums.balance(&c, 3.0), Balance::Impossible);
     }
 
     /// Softmax rows: after the shift and the mix by the rows' largest θ, every row is in the
