@@ -28,21 +28,18 @@ use super::super::super::{
     ActiveRows, Cadence, Expr, Index, Len, ParamInit, Plan, Range, ScalarId, ScalarRole, Stmt, VecId, VecRole,
 };
 use super::super::Builder;
+use super::{select, MOVES, Q_FLOOR, SHRINK_CUT};
 use crate::analysis::{CoordinateProx, Structure};
 use crate::check::Model;
 use crate::solvers::SolverKind;
 use crate::stdlib::KnownLoss;
 use crate::symbolic::{Cmp, Func};
 
-/// A step below this moves nothing (LIBLINEAR's 1e-12).
-const MOVES: f64 = 1e-12;
-/// H is at least this: an empty row of a loss without δ steps straight to its box's end.
-const H_FLOOR: f64 = 1e-12;
 /// The first ε_s: rows come back once an epoch's summed violation is this share of the first
-/// epoch's (LIBLINEAR's default `-e 0.1` for `-s 13`),
+/// epoch's (LIBLINEAR's default `-e 0.1` for `-s 13`); it is cut by the classification
+/// duals' `SHRINK_CUT` each time they do with every row in. A step below `MOVES` moves
+/// nothing, and H is at least `Q_FLOOR`, both shared with those duals.
 const SHRINK_START: f64 = 0.1;
-/// and ε_s is cut by this each time they do with every row in.
-const SHRINK_CUT: f64 = 0.1;
 
 /// The dual's box and terms for one loss: [lo, hi] as multiples of C (None: unbounded), δ·C
 /// (the diagonal times C), and ε.
@@ -110,7 +107,7 @@ pub(in super::super) fn lower(model: &Model, st: &Structure, prox: CoordinatePro
             vec![
                 Stmt::Set(a, k(0.0)),
                 each(Range::RowNonZeros, vec![Stmt::Set(a, add(s(a), mul(Expr::Value, Expr::Value)))]),
-                Stmt::Store(q, i, call(Func::Max, vec![diag, k(H_FLOOR)])),
+                Stmt::Store(q, i, call(Func::Max, vec![diag, k(Q_FLOOR)])),
                 Stmt::Store(beta, i, clip(at(beta, i))),
             ],
         ),
@@ -331,8 +328,4 @@ impl Shrink {
             Stmt::If(Cmp::Lt, s(self.done), k(0.5), vec![Stmt::Set(self.gmax, s(self.new_max))]),
         ]
     }
-}
-
-fn select(l: Expr, cmp: Cmp, r: Expr, then: Expr, other: Expr) -> Expr {
-    Expr::Select(cmp, Box::new(l), Box::new(r), Box::new(then), Box::new(other))
 }
