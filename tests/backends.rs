@@ -209,6 +209,20 @@ fn dual_cd_for_regression_runs_the_same_under_both_back_ends() {
             assert!(a.weights(&plan).iter().any(|v| *v != 0.0), "{loss}: the weights moved");
         }
     }
+    // With b: free (the augmented Lagrangian of Σᵢ βᵢ = 0, with and without shrinking) and
+    // penalised (`μ·l2sq(b)`, a feature of value √(λ/μ)).
+    let head = "data x: sparse, y: real\nvar w: vec[dim(x)]\nvar b: scalar\n";
+    for loss in ["eps_insensitive(y, <x, w> + b, 0.1)", "quantile(y, <x, w> + b, 0.3)"] {
+        for (penalty, options) in
+            [("", ""), ("", "(shrinking = 0)"), (" + 0.03·l2sq(b)", ""), (" + 0.03·l2sq(b)", "(shrinking = 0)")]
+        {
+            let text = format!("{head}minimize E[{loss}] + 0.01·l2sq(w){penalty}\nsolve with dcd{options}\n");
+            let plan = plan_of(&text, false);
+            let (a, b) = both(&plan, 20, 3);
+            assert_bitwise(&plan, &format!("dcd{options} on {loss}{penalty}"), &a, &b);
+            assert!(a.intercept(&plan) != 0.0, "{loss}{penalty}: b moved");
+        }
+    }
 }
 
 #[test]

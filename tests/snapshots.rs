@@ -127,6 +127,8 @@ fn plans_of_forced_solvers() {
     for (name, text) in [
         ("dcd_eps_insensitive", "data x: sparse, y: real\nvar w: vec[dim(x)]\nparam λ = 1e-4\nminimize E[eps_insensitive(y, <x, w>, 0.1)] + λ·l2sq(w)\n"),
         ("dcd_quantile_weighted", "data x: sparse, y: real, s: weights\nvar w: vec[dim(x)]\nparam λ = 1e-4\nminimize E[s·quantile(y, <x, w>, 0.3)] + λ·l2sq(w)\n"),
+        ("dcd_eps_insensitive_intercept", "data x: sparse, y: real\nvar w: vec[dim(x)]\nvar b: scalar\nparam λ = 1e-4\nminimize E[eps_insensitive(y, <x, w> + b, 0.1)] + λ·l2sq(w)\n"),
+        ("dcd_quantile_penalised_intercept", "data x: sparse, y: real\nvar w: vec[dim(x)]\nvar b: scalar\nparam λ = 1e-4\nminimize E[quantile(y, <x, w> + b, 0.3)] + λ·l2sq(w) + λ·l2sq(b)\n"),
         ("dcd_squared_eps_insensitive", "data x: sparse, y: real\nvar w: vec[dim(x)]\nparam λ = 1e-4\nminimize E[squared_eps_insensitive(y, <x, w>, 0.1)] + λ·l2sq(w)\nsolve with dcd\n"),
     ] {
         snapshot_plan("plans_of_forced_solvers", name, text.to_string(), &CompileOptions::default());

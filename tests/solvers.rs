@@ -1170,7 +1170,8 @@ fn copied_columns_keep_their_weight_on_the_first_of_their_kind() {
 /// Huber's (the default solver: tron for ½‖w‖², SCD's curvature-bound steps beside ℓ1), the
 /// squared ε-insensitive loss (tron, SCD's Newton steps on its generalized Hessian), the
 /// pinball and ε-insensitive losses (the primal-dual method, its dual prox clamped to the
-/// conjugate's box, and beside ½‖w‖² alone dual CD on their box duals, LIBLINEAR's SVR steps),
+/// conjugate's box, and beside ½‖w‖² alone dual CD on their box duals, LIBLINEAR's SVR steps,
+/// with a free b under the augmented Lagrangian of Σᵢ βᵢ = 0),
 /// and Poisson's, whose ℓ″ = exp(a) has no bound (tron, SCD's Newton steps),
 /// reach the CVXPY optima, and each gap is a true bound.
 #[test]
@@ -1188,7 +1189,9 @@ fn regression_losses_reach_the_optimum_with_their_certificate() {
         ("quantile_l2sq", &[None, pdhg][..]),
         ("eps_insensitive_l1", &[None][..]),
         ("eps_insensitive_l2sq", &[None, pdhg][..]),
-        ("eps_insensitive_l2sq_intercept", &[None][..]),
+        ("eps_insensitive_l2sq_intercept", &[None, pdhg][..]),
+        ("quantile_l2sq_intercept", &[None, pdhg][..]),
+        ("squared_eps_insensitive_l2sq_intercept", &[None, Some("dcd")][..]),
         ("poisson_l1_intercept", &[None][..]),
         ("poisson_l2sq", &[None, Some("scd")][..]),
         ("poisson_elastic_intercept", &[None][..]),
@@ -1196,7 +1199,11 @@ fn regression_losses_reach_the_optimum_with_their_certificate() {
         let nonsmooth = name.starts_with("quantile") || name.starts_with("eps");
         for &solver in solvers {
             let tol = if solver == pdhg || nonsmooth { 1e-4 } else { 1e-7 };
-            solve_to(name, solver, tol, 100_000);
+            let (used, _) = solve_to(name, solver, tol, 100_000);
+            // A box dual beside ½‖w‖² takes dual CD by default, with a free b too.
+            if solver.is_none() && name.ends_with("_l2sq_intercept") && nonsmooth {
+                assert_eq!(used, "dcd", "{name}");
+            }
         }
         // The intercept of a smooth loss's optimum is unique; a piecewise linear one's need not be.
         if let (false, Some(b_star)) = (nonsmooth, all["fixtures"][name]["b"].as_f64()) {
@@ -1211,5 +1218,41 @@ fn regression_losses_reach_the_optimum_with_their_certificate() {
             let b = r.outcome.state.intercept(&r.plan);
             assert!((b - b_star).abs() <= 1e-4 * (1.0 + b_star.abs()), "{name}: b = {b}, CVXPY's {b_star}");
         }
+    }
+}
+
+/// A penalised b (`λ·l2sq(b)`, LIBLINEAR's `-B 1`) under dual CD on the box duals is the weight
+/// of a feature of value 1 on every row: the model with b reaches the optimum of the model
+/// without b on the data with that column appended, and its gap is a true bound for it.
+#[test]
+fn a_penalised_intercept_under_svr_dual_cd_is_a_constant_feature() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let rows = std::fs::read_to_string(fixture("offset_regression.svm")).expect("fixture");
+    let widened: String = rows.lines().map(|l| format!("{l} 31:1\n")).collect();
+    let wide = common::write(dir.path(), "wide.svm", &widened);
+    let (narrow, wide) =
+        (read_libsvm(&fixture("offset_regression.svm")).expect("fixture"), read_libsvm(&wide).expect("widened"));
+    let head = "data x: sparse, y: real\nvar w: vec[dim(x)]\n";
+    for loss in
+        ["eps_insensitive(y, <x, w>, 0.1)", "quantile(y, <x, w>, 0.7)", "squared_eps_insensitive(y, <x, w>, 0.1)"]
+    {
+        let plain = format!("{head}minimize E[{loss}] + 0.01·l2sq(w)\nsolve with dcd\n");
+        let with_b = format!(
+            "{head}var b: scalar\nminimize E[{}] + 0.01·l2sq(w) + 0.01·l2sq(b)\nsolve with dcd\n",
+            loss.replace("<x, w>", "<x, w> + b")
+        );
+        let settings = RunSettings::to_tolerance(1e-9, 200_000, 1);
+        let best = run_plan(compile(&plain, &CompileOptions::default()), &wide, &settings, None);
+        let r = run_plan(compile(&with_b, &CompileOptions::default()), &narrow, &settings, None);
+        for run in [&best, &r] {
+            assert_eq!(run.outcome.status, Status::Converged, "{loss}: {}", run.outcome.rule);
+        }
+        let (f, f_star) = (r.eval.objective, best.eval.objective);
+        assert!((f - f_star).abs() <= 1e-7 * f_star, "{loss}: F = {f} with b, {f_star} with the column");
+        let gap = r.outcome.gap.expect("a certificate");
+        assert!(f - gap <= f_star * (1.0 + 1e-9), "{loss}: F − gap = {} above F* = {f_star}", f - gap);
+        let b = r.outcome.state.intercept(&r.plan);
+        let column = best.outcome.state.weights(&best.plan)[30];
+        assert!((b - column).abs() <= 1e-3 * (1.0 + column.abs()), "{loss}: b = {b}, the column's weight {column}");
     }
 }

@@ -34,19 +34,23 @@ pub(super) fn primal_dual_fits(model: &Model) -> bool {
 }
 
 /// A loss whose dual coordinate step optc has (hinge, squared hinge, the ε-insensitive losses and
-/// the pinball loss in closed form; logistic by a 1-D Newton method), by name or by formula, with λ·l2sq terms only: no constraint, no other term, no unregularized intercept
-/// (whose Σ αᵢyᵢ = 0 in the dual needs pairwise steps, docs/algorithms.md §11).
+/// the pinball loss in closed form; logistic by a 1-D Newton method), by name or by formula, with
+/// λ·l2sq terms only: no constraint, no other term. An intercept, free or `μ·l2sq(b)`, is a
+/// coordinate of the dual's rows, a free one under the augmented Lagrangian of the dual's
+/// Σᵢ αᵢyᵢ = 0 (docs/algorithms.md §11).
 pub(super) fn dual_cd_fits(model: &Model) -> bool {
     use crate::stdlib::KnownLoss;
-    // The regression losses with a box dual (LIBLINEAR's SVR), without an intercept: a free b
-    // would add Σᵢ βᵢ = 0 to their dual.
-    let regression = matches!(
+    matches!(
         model.loss.def.known(),
-        Some(KnownLoss::EpsInsensitive | KnownLoss::SquaredEpsInsensitive | KnownLoss::Quantile)
-    ) && model.intercept.is_none();
-    (regression
-        || matches!(model.loss.def.known(), Some(KnownLoss::Hinge | KnownLoss::SquaredHinge | KnownLoss::Logistic)))
-        && matches!(model.shape, Shape::Vec(_))
+        Some(
+            KnownLoss::Hinge
+                | KnownLoss::SquaredHinge
+                | KnownLoss::Logistic
+                | KnownLoss::EpsInsensitive
+                | KnownLoss::SquaredEpsInsensitive
+                | KnownLoss::Quantile
+        )
+    ) && matches!(model.shape, Shape::Vec(_))
         && model.constraints.is_empty()
         && model.loss.coef.value > 0.0
         && !model.regs.is_empty()

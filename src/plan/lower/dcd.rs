@@ -28,6 +28,7 @@ use crate::check::Model;
 use crate::solvers::SolverKind;
 use crate::stdlib::KnownLoss;
 use crate::symbolic::{Cmp, Func};
+use intercept::Intercept;
 
 /// LIBLINEAR's default stopping tolerance on the spread of projected gradients: the first scale
 /// at which the shrunk rows come back.
@@ -40,36 +41,7 @@ const MOVES: f64 = 1e-12;
 /// optimum (its margin is 0 whatever w), instead of dividing by 0.
 const Q_FLOOR: f64 = 1e-12;
 
-/// t²'s first value is this times max ‖xᵢ‖² for a free intercept: the weight of the augmented
-/// Lagrangian's (Σ αᵢyᵢ)², and the length of its multiplier steps, which follow one epoch of
-/// the dual, not an exact solve. Longer steps overshoot what one epoch has answered and b
-/// oscillates; shorter, the centre crawls. Hinge + b, `--tol 1e-4`, solve seconds with t² fixed
-/// at 0.001 / 0.003 / 0.01 / 0.03 / 1 times max ‖xᵢ‖²: a9a C = 1 0.15 / 0.16 / 0.19 / 0.18 / 0.31
-/// (0.20 without b), C = 0.01 0.091 / 0.044 / 0.058 / 0.026 / 0.044 (0.021); w8a C = 1 0.44 /
-/// 0.51 / 0.56 / 0.54 / epoch cap (0.15), C = 0.01 0.051 / 0.076 / 0.054 / 0.049 / 0.22 (0.041);
-/// debian-desc C = 0.01 0.78 / 0.69 / 0.40 / 0.25 (0.30). No one value suits every set, so t²
-/// adapts from here (below).
-const FREE_INTERCEPT_WEIGHT: f64 = 0.03;
-/// t² grows by this after a multiplier step in the direction of the one before,
-const T2_GROW: f64 = 1.2;
-/// and shrinks by this after one that turned back (Rprop's rule, on the one step length);
-const T2_SHRINK: f64 = 0.5;
-/// within t²₀/T2_RANGE and t²₀·T2_RANGE. Epochs to a certified 1e-4 for hinge + b, a9a C = 1
-/// and 0.01, w8a C = 1 and 0.01 (without b: 666, 10, 194, 9): t² fixed 654, 43, 1304, 50; grow
-/// 1.2 / shrink 0.5 660, 13, 808, 55; 1.5 / 0.5 679, 39, 769, 45; 2 / 0.5 713, 12, 1155, 62;
-/// 1.5 / 0.7 709, 43, 1172, 52; a range of 300 for 1.5 / 0.5 683, 44, 856, 47. Over-relaxed
-/// multiplier steps (1.5–1.8 times) gained nothing (1.8: 1,629 epochs on w8a at C = 0.01). debian-desc
-/// (hinge, logistic, squared hinge at C = 1 and 0.01) takes the same epochs either way.
-const T2_RANGE: f64 = 30.0;
-
-/// A free intercept's augmented Lagrangian: the centre, t²'s first value, the last step.
-struct Center {
-    b0: ScalarId,
-    start: ScalarId,
-    last: ScalarId,
-    next: ScalarId,
-}
-
+mod intercept;
 mod logistic;
 mod svr;
 
@@ -112,39 +84,10 @@ pub(super) fn lower(model: &Model, st: &Structure, prox: CoordinateProx) -> Plan
     let next = b.local("αn");
     let step = b.local("Δ");
     let (norm_w, sum_alpha) = (b.local("‖w‖₁"), b.local("Σα"));
-    // `μ·l2sq(b)`: b = t·β with β a weight of feature value t = √(λ/μ), so the dual is the
-    // plain one over the rows [xᵢ, t]: Q̄ᵢᵢ gains t², and b moves by t²·Δ when w moves by Δ·xᵢ.
-    //
-    // A free b is the same coordinate under the augmented Lagrangian of the dual's Σ αᵢyᵢ = 0
-    // (the proximal point method on b): each epoch solves the model penalised by
-    // (μ/2)(b − b₀)², μ = λ/t², whose dual is the plain one with b₀·Σᵢ αᵢyᵢ in its linear term
-    // and (t²/2)(Σᵢ αᵢyᵢ)² on top, so b = b₀ + t²·Σᵢ αᵢyᵢ; then the centre moves to that b, the
-    // multiplier step b₀ ← b₀ + t²·Σᵢ αᵢyᵢ. Its fixed points have Σᵢ αᵢyᵢ = 0 with α optimal at
-    // offset b₀ = b: the free model's optimality conditions. Every α stays in its box, so the
-    // run warm-starts through every move of the centre.
-    let free = model.intercept_l2.is_none();
-    let bias = b.intercept().map(|slot| {
-        let t2 = match &model.intercept_l2 {
-            Some(r) => b.param(
-                "t²",
-                prox.l2 / r.coef,
-                "λ/μ: the squared value of b's feature (b = t·β, β penalised as a weight)",
-            ),
-            None => b.state("t²", "the augmented Lagrangian's weight on (Σ αᵢyᵢ)² and its multiplier step"),
-        };
-        (slot, t2)
-    });
-    let center = bias.filter(|_| free).map(|_| Center {
-        b0: b.state("b₀", "the centre of the proximal term on a free b"),
-        start: b.scalar(
-            "t²₀",
-            ScalarRole::Param,
-            ParamInit::MaxRowNormSq { scale: FREE_INTERCEPT_WEIGHT },
-            "t²'s first value, and the middle of its range",
-        ),
-        last: b.state("Δb₀", "the last multiplier step"),
-        next: b.local("t²⁺"),
-    });
+    // b, free or `μ·l2sq(b)`: a coordinate of the dual's rows [xᵢ, t], under the augmented
+    // Lagrangian of Σᵢ αᵢyᵢ = 0 when free (`intercept.rs`).
+    let intercept = Intercept::declare(&mut b, model, prox.l2, "Σ αᵢyᵢ");
+    let bias = intercept.as_ref().map(Intercept::pair);
     // Into the box: [0, U]; for logistic, LIBLINEAR's interior [ι, C − ι], ι = min(10⁻³·C, 10⁻⁸).
     let inside = call(Func::Min, vec![mul(k(1e-3), row_cap.clone()), k(1e-8)]);
     let clip = |v: Expr| {
@@ -174,8 +117,8 @@ pub(super) fn lower(model: &Model, st: &Structure, prox: CoordinateProx) -> Plan
     // init: Q̄ᵢᵢ; α into its box (a path's next λ moves C); w = Σ αᵢyᵢxᵢ. Weights given without a
     // dual (`--init`) start α at C·(−yᵢ·ℓ′(yᵢ, ⟨xᵢ, w⟩)), the dual point their margins suggest.
     let mut init = vec![];
-    if let (Some((_, t2)), Some(c)) = (bias, &center) {
-        init.extend([Stmt::Set(t2, s(c.start)), Stmt::Set(c.last, k(0.0))]);
+    if let Some(x) = &intercept {
+        init.extend(x.start());
     }
     if let Some(d) = delta {
         init.push(Stmt::Set(d, div(k(0.5), s(cap))));
@@ -203,16 +146,8 @@ pub(super) fn lower(model: &Model, st: &Structure, prox: CoordinateProx) -> Plan
         Stmt::If(Cmp::Gt, mul(s(norm_w), no_dual), k(0.0), vec![each(Range::Upto(Len::Rows), from_weights)]),
         each(Range::Upto(Len::Features), vec![Stmt::Store(w, j, k(0.0))]),
     ]);
-    // A free b's centre: b less what the α give it, so that b comes back as it was.
-    if let (Some((slot, t2)), Some(b0)) = (bias, center.as_ref().map(|c| c.b0)) {
-        init.extend([
-            Stmt::Set(step, k(0.0)),
-            each(Range::Upto(Len::Rows), vec![Stmt::Set(step, add(s(step), mul(at(alpha, i), at(y, i))))]),
-            Stmt::Set(b0, sub(s(slot), mul(s(t2), s(step)))),
-        ]);
-    }
-    if let Some((slot, _)) = bias {
-        init.push(Stmt::Set(slot, center.as_ref().map_or(k(0.0), |c| s(c.b0))));
+    if let Some(x) = &intercept {
+        init.extend(x.recentre(step, mul(at(alpha, i), at(y, i))));
     }
     init.extend([each(
         Range::Upto(Len::Rows),
@@ -225,8 +160,19 @@ pub(super) fn lower(model: &Model, st: &Structure, prox: CoordinateProx) -> Plan
 
     // epoch: one step per row, or per row still in, in this epoch's order.
     if logistic {
-        let steps =
-            logistic::Steps { alpha, q, cap, g, next, step, y, w, bias, center: center.as_ref().map(|c| c.b0), weight };
+        let steps = logistic::Steps {
+            alpha,
+            q,
+            cap,
+            g,
+            next,
+            step,
+            y,
+            w,
+            bias,
+            center: intercept.as_ref().and_then(Intercept::b0),
+            weight,
+        };
         let (reset, epoch, cadence) = logistic::epoch(&mut b, steps, row_dot(g), row_axpy(step));
         b.plan.init.extend(reset);
         b.plan.epoch = epoch;
@@ -274,21 +220,8 @@ pub(super) fn lower(model: &Model, st: &Structure, prox: CoordinateProx) -> Plan
             b.plan.active_rows = Some(super::super::ActiveRows { flags: sh.active, returned: sh.returned });
         }
     }
-    // The multiplier step: the centre moves to b (b₀ + t²·Σ αᵢyᵢ). Its length t² then grows
-    // while the steps keep their direction and shrinks when one turns back, within
-    // [t²₀/T2_RANGE, t²₀·T2_RANGE]; b = b₀ + t²·Σ αᵢyᵢ at the new t², and Q̄ᵢᵢ follows it.
-    if let (Some((slot, t2)), Some(c)) = (bias, &center) {
-        let factor = select(mul(s(step), s(c.last)), Cmp::Lt, k(0.0), k(T2_SHRINK), k(T2_GROW));
-        let range = call(Func::Max, vec![mul(s(t2), factor), div(s(c.start), k(T2_RANGE))]);
-        b.plan.epoch.extend([
-            Stmt::Set(step, sub(s(slot), s(c.b0))),
-            Stmt::Set(c.next, call(Func::Min, vec![range, mul(s(c.start), k(T2_RANGE))])),
-            Stmt::Set(c.b0, s(slot)),
-            Stmt::Set(slot, add(s(slot), div(mul(s(step), s(c.next)), s(t2)))),
-            each(Range::Upto(Len::Rows), vec![Stmt::Store(q, i, add(at(q, i), sub(s(c.next), s(t2))))]),
-            Stmt::Set(c.last, s(step)),
-            Stmt::Set(t2, s(c.next)),
-        ]);
+    if let Some(x) = &intercept {
+        b.plan.epoch.extend(x.multiplier_step(step, q));
     }
     b.report(model, st, w, y, a);
     // The dual iterate is the certificate's point: uᵢ = −yᵢαᵢ/C (αᵢ/(C·ωᵢ) with the rows'

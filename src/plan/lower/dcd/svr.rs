@@ -15,7 +15,10 @@
 //! One step takes βᵢ to the exact minimiser along it of the model with its kink at 0: with
 //! G = ⟨xᵢ, w⟩ − yᵢ + δβᵢ and H = ‖xᵢ‖² + δ, the step is −(G + ε)/H where that stays above 0,
 //! −(G − ε)/H where that stays below, else to 0, then clipped into the box (LIBLINEAR's rule).
-//! Every β is dual-feasible, so the certificate reads its point uᵢ = −βᵢ/C directly.
+//! Every β is dual-feasible, so the certificate reads its point uᵢ = −βᵢ/C directly. An
+//! intercept is a coordinate of the rows [xᵢ, t] as for the classification duals
+//! (`intercept.rs`): G and H gain b and t², b moves by t²·Δ, and a free b's multiplier step
+//! drives Σᵢ βᵢ to 0.
 //!
 //! Shrinking is LIBLINEAR's for these duals: a βᵢ at 0 whose G ± ε lie beyond the last
 //! epoch's largest violation on both sides, or at an end of its box with its gradient pointing
@@ -28,6 +31,7 @@ use super::super::super::{
     ActiveRows, Cadence, Expr, Index, Len, ParamInit, Plan, Range, ScalarId, ScalarRole, Stmt, VecId, VecRole,
 };
 use super::super::Builder;
+use super::intercept::Intercept;
 use super::{select, MOVES, Q_FLOOR, SHRINK_CUT};
 use crate::analysis::{CoordinateProx, Structure};
 use crate::check::Model;
@@ -98,10 +102,26 @@ pub(in super::super) fn lower(model: &Model, st: &Structure, prox: CoordinatePro
     let q = b.vector("H", Len::Rows, VecRole::State, 0.0);
     let (a, g, step, next) = (b.local("a"), b.local("G"), b.local("Δ"), b.local("βn"));
     let shrink = (st.settings.shrinking != Some(false)).then(|| Shrink::declare(&mut b));
+    // b, free or `μ·l2sq(b)`: a coordinate of the dual's rows [xᵢ, t], under the augmented
+    // Lagrangian of Σᵢ βᵢ = 0 when free (`intercept.rs`).
+    let intercept = Intercept::declare(&mut b, model, prox.l2, "Σ βᵢ");
+    // ⟨xᵢ, w⟩ + b into a; w += Δ·xᵢ and b += t²·Δ.
+    let margin = vec![
+        Stmt::Set(a, intercept.as_ref().map_or(k(0.0), |x| s(x.slot))),
+        each(Range::RowNonZeros, vec![Stmt::Set(a, add(s(a), mul(Expr::Value, at(w, j))))]),
+    ];
+    let axpy = |by: ScalarId| {
+        let w_step = each(Range::RowNonZeros, vec![Stmt::Store(w, j, add(at(w, j), mul(s(by), Expr::Value)))]);
+        let b_step = intercept.as_ref().map(|x| Stmt::Set(x.slot, add(s(x.slot), mul(s(x.t2), s(by)))));
+        std::iter::once(w_step).chain(b_step).collect::<Vec<_>>()
+    };
 
-    // init: H = ‖xᵢ‖² + δ; β into its box (a path's next λ moves C); w = Σ βᵢxᵢ.
+    // init: H = ‖xᵢ‖² + δ (+ t²); β into its box (a path's next λ moves C); w = Σ βᵢxᵢ, and b
+    // from its centre.
     let diag = delta.as_ref().map_or(s(a), |d| add(s(a), d.clone()));
-    b.plan.init = vec![
+    let diag = intercept.as_ref().map_or(diag.clone(), |x| add(diag, s(x.t2)));
+    b.plan.init = intercept.as_ref().map_or(vec![], Intercept::start);
+    b.plan.init.extend([
         each(
             Range::Upto(Len::Rows),
             vec![
@@ -112,17 +132,11 @@ pub(in super::super) fn lower(model: &Model, st: &Structure, prox: CoordinatePro
             ],
         ),
         each(Range::Upto(Len::Features), vec![Stmt::Store(w, j, k(0.0))]),
-        each(
-            Range::Upto(Len::Rows),
-            vec![
-                Stmt::Set(step, at(beta, i)),
-                if_moved(
-                    step,
-                    vec![each(Range::RowNonZeros, vec![Stmt::Store(w, j, add(at(w, j), mul(s(step), Expr::Value)))])],
-                ),
-            ],
-        ),
-    ];
+    ]);
+    if let Some(x) = &intercept {
+        b.plan.init.extend(x.recentre(step, at(beta, i)));
+    }
+    b.plan.init.push(each(Range::Upto(Len::Rows), vec![Stmt::Set(step, at(beta, i)), if_moved(step, axpy(step))]));
 
     // epoch: one step per row, in this epoch's order.
     let gradient = sub(s(a), at(y, i));
@@ -140,12 +154,17 @@ pub(in super::super) fn lower(model: &Model, st: &Structure, prox: CoordinatePro
         // No kink at 0 (the pinball loss): the plain Newton step.
         Expr::Neg(Box::new(div(s(g), at(q, i))))
     };
-    let visit = vec![
-        Stmt::Set(a, k(0.0)),
-        each(Range::RowNonZeros, vec![Stmt::Set(a, add(s(a), mul(Expr::Value, at(w, j))))]),
-        Stmt::Set(g, gradient),
-        Stmt::Guard(s(g), "the dual gradient G = ⟨xᵢ, w⟩ − yᵢ + δβᵢ".into()),
-    ];
+    let visit = [
+        margin,
+        vec![
+            Stmt::Set(g, gradient),
+            Stmt::Guard(
+                s(g),
+                format!("the dual gradient G = ⟨xᵢ, w⟩{} − yᵢ + δβᵢ", if intercept.is_some() { " + b" } else { "" }),
+            ),
+        ],
+    ]
+    .concat();
     let moves = vec![
         Stmt::Set(next, clip(add(at(beta, i), newton))),
         Stmt::Set(step, sub(s(next), at(beta, i))),
@@ -153,10 +172,7 @@ pub(in super::super) fn lower(model: &Model, st: &Structure, prox: CoordinatePro
             Cmp::Gt,
             call(Func::Abs, vec![s(step)]),
             k(MOVES),
-            vec![
-                Stmt::Store(beta, i, s(next)),
-                each(Range::RowNonZeros, vec![Stmt::Store(w, j, add(at(w, j), mul(s(step), Expr::Value)))]),
-            ],
+            [vec![Stmt::Store(beta, i, s(next))], axpy(step)].concat(),
         ),
     ];
     b.plan.epoch = match &shrink {
@@ -170,6 +186,9 @@ pub(in super::super) fn lower(model: &Model, st: &Structure, prox: CoordinatePro
         }
         None => vec![each(Range::Perm(Len::Rows), [visit, moves].concat())],
     };
+    if let Some(x) = &intercept {
+        b.plan.epoch.extend(x.multiplier_step(step, q));
+    }
     b.report(model, st, w, y, a);
     // The certificate's point: uᵢ = −βᵢ/C (−βᵢ/(C·ωᵢ) with the rows' weights, 0 for a row of
     // weight 0, whose term is out of the dual).
