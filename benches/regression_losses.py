@@ -17,6 +17,8 @@ intercept unless the peer penalises its own (LinearSVR, LIBLINEAR's -B):
   eps_insensitive   OptcRegressor(..., l1_ratio=0, fit_intercept=False)  LinearSVR (dual CD),
     + ½‖w‖²                                                        LIBLINEAR -s 13
   squared_eps, ½‖w‖²                                               LinearSVR, LIBLINEAR -s 11
+  the same, + ½b²   OptcRegressor(model text with λ·l2sq(b))       LinearSVR (its b), -B 1
+  the same, free b  OptcRegressor(...) at its default b            (no peer fits a free b here)
   poisson, ½‖w‖²    OptcRegressor(loss="poisson", l1_ratio=0)      PoissonRegressor (lbfgs)
   poisson, ℓ1       OptcRegressor(loss="poisson", alpha)           skglm Poisson + L1 (ProxNewton)
 
@@ -87,13 +89,22 @@ def objective(kind, X, y, coef, b, c, alpha, penalty):
     a = X @ np.ravel(coef) + b
     data = np.mean(np.exp(a) - y * a) if kind == "poisson" else np.mean(loss_values(kind, a - y, c))
     w = np.ravel(coef)
-    return data + (alpha * np.abs(w).sum() if penalty == "l1" else 0.5 * alpha * w @ w)
+    if penalty == "l1":
+        return data + alpha * np.abs(w).sum()
+    # "l2, b²": b penalised as a weight (LinearSVR's and LIBLINEAR's -B 1 with a bias of 1).
+    return data + 0.5 * alpha * (w @ w + (b * b if penalty == "l2, b²" else 0.0))
 
 
-def liblinear_fit(s, X, y, C, eps):
-    model = liblinearutil.train(list(y), X, f"-s {s} -c {C} -p {eps} -q")
-    w = np.array(model.get_decfun()[0])
-    return w, 0.0
+def liblinear_fit(s, X, y, C, eps, bias=False):
+    model = liblinearutil.train(list(y), X, f"-s {s} -c {C} -p {eps} -q" + (" -B 1" if bias else ""))
+    w, b = model.get_decfun()
+    return np.array(w), float(b) if bias else 0.0
+
+
+def penalised_b(loss, eps, lam):
+    """optc's model text for LinearSVR's problem with its intercept: b penalised as w is."""
+    return ("data x: sparse, y: real\nvar w: vec[dim(x)]\nvar b: scalar\n"
+            f"minimize E[{loss}(y, <x, w> + b, {eps!r})] + {lam!r}·l2sq(w) + {lam!r}·l2sq(b)\n")
 
 
 def rows_for(name, X, y, args):
@@ -122,6 +133,20 @@ def rows_for(name, X, y, args):
         if liblinearutil is not None:
             peers[f"liblinear -s {s}"] = lambda s=s: liblinear_fit(s, X, y, C, eps)
         out.append((kind, eps, "l2", 1 / (C * n), peers))
+        # With an intercept: LinearSVR and LIBLINEAR penalise it as a weight (intercept_scaling
+        # 1, -B 1), which optc writes as λ·l2sq(b); optc's default b is free, a row of its own.
+        text = penalised_b(loss.replace("epsilon", "eps"), eps, 1 / (C * n))
+        peers = {
+            "optc": lambda text=text: OptcRegressor(text).fit(X, y),
+            "LinearSVR": lambda loss=loss: LinearSVR(loss=loss, epsilon=eps, C=C, dual=True).fit(X, y),
+        }
+        if liblinearutil is not None:
+            peers[f"liblinear -s {s} -B 1"] = lambda s=s: liblinear_fit(s, X, y, C, eps, bias=True)
+        out.append((kind, eps, "l2, b²", 1 / (C * n), peers))
+        peers = {
+            "optc": lambda loss=loss: OptcRegressor(loss=loss, epsilon=eps, l1_ratio=0.0, alpha=1 / (C * n)).fit(X, y)
+        }
+        out.append((kind, eps, "l2, free b", 1 / (C * n), peers))
     return out
 
 
