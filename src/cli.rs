@@ -2,6 +2,7 @@
 //! 1 the model or the data is wrong, 2 bad usage, 3 the solver diverged.
 
 mod args;
+mod cv;
 mod dictionary;
 mod init;
 mod inputs;
@@ -57,6 +58,9 @@ enum Command {
     Predict(predict::PredictArgs),
     /// Solve along a log-spaced grid of one parameter, each point warm-started from the last.
     Path(path::PathArgs),
+    /// Cross-validate along warm-started paths: held-out loss per value, λ_min and λ_1se, and
+    /// the model refitted on all of the data at the chosen one.
+    Cv(cv::CvArgs),
     /// Print a shell completion script: `optc completions bash > ~/.local/share/bash-completion/completions/optc`.
     Completions {
         /// The shell.
@@ -214,9 +218,11 @@ pub fn main() -> i32 {
     // process, each printing and writing the same files.
     let processes = crate::exec::collective::launcher_size();
     let result = match cli.command {
-        Command::Path(_) | Command::Repl { .. } | Command::Predict(_) if processes > 1 => Err(Failure::Usage(format!(
-            "under mpirun ({processes} processes) only `optc run` splits its work; run this command as one process"
-        ))),
+        Command::Path(_) | Command::Cv(_) | Command::Repl { .. } | Command::Predict(_) if processes > 1 => {
+            Err(Failure::Usage(format!(
+                "under mpirun ({processes} processes) only `optc run` splits its work; run this command as one process"
+            )))
+        }
         Command::Check { model } => check(&model),
         Command::Plan { model, data, options, emit } => {
             plan(&model, data.as_deref(), options.eager, &options.set, options.solver, emit.as_deref())
@@ -224,6 +230,7 @@ pub fn main() -> i32 {
         Command::Run(args) => run(&args),
         Command::Predict(args) => predict::predict(&args),
         Command::Path(args) => path::path(&args),
+        Command::Cv(args) => cv::cv(&args),
         Command::Completions { shell } => {
             use clap::CommandFactory;
             clap_complete::generate(shell, &mut Cli::command(), "optc", &mut std::io::stdout());

@@ -126,6 +126,13 @@ impl Dataset {
         (self.rows_where(|i| !out[i], "training part"), self.rows_where(|i| out[i], "held-out part"))
     }
 
+    /// Fold `k` of a K-fold split (`fold_of` gives each row's fold): (the other rows, the fold's
+    /// rows), each in file order, both with the feature count kept.
+    pub fn fold(&self, fold_of: &[usize], k: usize) -> (Dataset, Dataset) {
+        let part = format!("fold {}", k + 1);
+        (self.rows_where(|i| fold_of[i] != k, &format!("all but {part}")), self.rows_where(|i| fold_of[i] == k, &part))
+    }
+
     /// The rows of `range`, in order, with the feature count kept: a share of the rows, as a
     /// rank holds one.
     pub fn rows_between(&self, range: std::ops::Range<usize>) -> Dataset {

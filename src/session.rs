@@ -19,6 +19,7 @@
 //! ```
 
 pub mod bind;
+pub mod cv;
 mod data;
 pub(crate) mod ovr;
 pub mod path;
