@@ -569,6 +569,62 @@ pub fn plot_path(title: &str, param: &str, points: &[PathPoint], regression: boo
     render(&Figure { title: title.into(), panels })
 }
 
+/// One value of a cross-validation, as [`plot_cv`] draws it.
+#[derive(Clone, Debug)]
+pub struct CvPoint {
+    pub lambda: f64,
+    /// The mean held-out loss and its standard error (NaN where no fold converged).
+    pub loss: f64,
+    pub se: f64,
+    /// The fit on all of the data there.
+    pub nnz: usize,
+}
+
+/// A cross-validation in glmnet's form: (a) the mean held-out loss against the parameter (log
+/// scale, decreasing), one standard error either side as a bar, λ_min and λ_1se as dashed
+/// lines; (b) the non-zero weights of the fit on all of the data, with the same two lines.
+pub fn plot_cv(title: &str, param: &str, points: &[CvPoint], min: f64, one_se: f64) -> Result<String, PlotError> {
+    let x = Axis::log(&format!("{param} (log scale, decreasing)")).reversed();
+    let shown: Vec<&CvPoint> = points.iter().filter(|p| p.loss.is_finite()).collect();
+    let bars = shown.iter().map(|p| Line::new("", 0, vec![(p.lambda, p.loss - p.se), (p.lambda, p.loss + p.se)]));
+    let (lo, hi) = shown
+        .iter()
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), p| (lo.min(p.loss - p.se), hi.max(p.loss + p.se)));
+    let nnz_top = points.iter().map(|p| p.nnz).max().unwrap_or(0) as f64;
+    let marks = |(lo, hi): (f64, f64)| {
+        [(min, "λ_min", 1), (one_se, "λ_1se", 2)]
+            .into_iter()
+            .map(move |(at, name, colour)| Line::new(name, colour, vec![(at, lo), (at, hi)]).dashed())
+    };
+    let mut loss =
+        vec![Line::new("mean held-out loss ± 1 s.e.", 0, shown.iter().map(|p| (p.lambda, p.loss)).collect()).markers()];
+    loss.extend(bars);
+    if lo.is_finite() {
+        loss.extend(marks((lo, hi)));
+    }
+    let mut nnz = vec![Line::new("", 6, points.iter().map(|p| (p.lambda, p.nnz as f64)).collect()).markers()];
+    nnz.extend(marks((0.0, nnz_top.max(1.0))));
+    render(&Figure {
+        title: title.into(),
+        panels: vec![
+            Panel {
+                title: "(a) cross-validation".into(),
+                x: x.clone(),
+                y: Axis::linear("held-out loss"),
+                lines: loss,
+                legend: Corner::UpperRight,
+            },
+            Panel {
+                title: "(b) sparsity of the fit on all rows".into(),
+                x,
+                y: Axis::linear("non-zero weights").from_zero(),
+                lines: nnz,
+                legend: Corner::UpperLeft,
+            },
+        ],
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -617,6 +673,22 @@ mod tests {
         let svg = plot_path("path", "λ", &points, true).expect("drawn");
         assert_svg(&svg, &["(a) sparsity"]);
         assert!(!svg.contains("(b)"));
+    }
+
+    #[test]
+    fn a_cross_validation_draws_its_loss_bars_marks_and_sparsity() {
+        let points: Vec<CvPoint> = (0..12)
+            .map(|k| {
+                let lambda = 0.1 * 0.6f64.powi(k);
+                CvPoint { lambda, loss: 0.3 + 0.002 * (k as f64 - 8.0).powi(2), se: 0.004, nnz: 3 * k as usize }
+            })
+            .collect();
+        let svg = plot_cv("cv", "λ", &points, points[8].lambda, points[6].lambda).expect("drawn");
+        assert_svg(&svg, &["(a) cross-validation", "(b) sparsity", "held-out loss", "λ_min", "λ_1se", "λ (log"]);
+        // A value no fold converged at leaves a gap, not a failure.
+        let mut holes = points.clone();
+        holes[3].loss = f64::NAN;
+        assert_svg(&plot_cv("cv", "λ", &holes, holes[8].lambda, holes[6].lambda).expect("drawn"), &["λ_min"]);
     }
 
     #[test]

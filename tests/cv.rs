@@ -118,14 +118,14 @@ fn impossible_folds_are_usage_errors() {
     }
 }
 
-/// The command: the table on standard output (or `--out`), one object with `--json`, the refit
-/// saved with `--save` and read back by `optc predict`.
+/// The command: the table on standard output (or `--out`), one object with `--json`, the
+/// picture with `--plot`, the refit saved with `--save` and read back by `optc predict`.
 #[test]
 fn optc_cv_writes_its_table_choice_and_refit() {
     let dir = tempfile::tempdir().expect("tmp");
     let model = common::write(dir.path(), "m.opt", MODEL);
     let data = fixture("binary.svm");
-    let (saved, table) = (dir.path().join("cv.model"), dir.path().join("cv.csv"));
+    let (saved, table, plot) = (dir.path().join("cv.model"), dir.path().join("cv.csv"), dir.path().join("cv.svg"));
     let args = [
         "cv",
         model.to_str().unwrap(),
@@ -141,6 +141,8 @@ fn optc_cv_writes_its_table_choice_and_refit() {
         table.to_str().unwrap(),
         "--save",
         saved.to_str().unwrap(),
+        "--plot",
+        plot.to_str().unwrap(),
     ];
     let o = optc(&args);
     assert!(o.status.success(), "{}", text(&o.stderr));
@@ -154,6 +156,8 @@ fn optc_cv_writes_its_table_choice_and_refit() {
     assert!(csv.starts_with("lambda,cv_loss,cv_loss_se,cv_error,cv_error_se,folds,"), "{csv}");
     assert_eq!(csv.lines().count(), 6);
     assert!(csv.lines().any(|l| l.ends_with(",1se") || l.ends_with(",min+1se")), "{csv}");
+    let svg = std::fs::read_to_string(&plot).expect("the plot");
+    assert!(svg.contains("λ_min") && svg.contains("held-out loss"), "{}", &svg[..svg.len().min(300)]);
     let p = optc(&["predict", saved.to_str().unwrap(), data.to_str().unwrap()]);
     assert!(p.status.success(), "{}", text(&p.stderr));
     // Two writers of standard output at once is a usage error.

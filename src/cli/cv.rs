@@ -43,6 +43,10 @@ pub struct CvArgs {
     /// The table as CSV, one row per value (default: standard output).
     #[arg(long, value_name = "cv.csv")]
     pub out: Option<PathBuf>,
+    /// The cross-validation as a picture, glmnet's: the mean held-out loss with one standard
+    /// error either side, λ_min and λ_1se marked, and the fit's non-zeros along the path.
+    #[arg(long, value_name = "cv.svg")]
+    pub plot: Option<PathBuf>,
     /// The refitted model, in LIBLINEAR's format (`-` for standard output).
     #[arg(long)]
     pub save: Option<PathBuf>,
@@ -78,12 +82,15 @@ pub fn cv(args: &CvArgs) -> Result<(), Failure> {
     let file = read_model(&args.model)?;
     let csv_out = prepare_output(args.out.as_ref())?;
     let save_out = prepare_output(args.save.as_ref())?;
-    let to_stdout = [&csv_out, &save_out].iter().filter(|o| o.as_ref().is_some_and(|o| o.is_stdout())).count()
-        + usize::from(args.json)
-        + usize::from(csv_out.is_none() && !args.json);
+    let plot_out = prepare_output(args.plot.as_ref())?;
+    let to_stdout =
+        [&csv_out, &save_out, &plot_out].iter().filter(|o| o.as_ref().is_some_and(|o| o.is_stdout())).count()
+            + usize::from(args.json)
+            + usize::from(csv_out.is_none() && !args.json);
     if to_stdout > 1 {
         return Err(Failure::Usage(
-            "only one of the table (no --out), --out -, --save - and --json can write to standard output".into(),
+            "only one of the table (no --out), --out -, --save -, --plot - and --json can write to standard output"
+                .into(),
         ));
     }
     let (mut data, _, _) = load_data(&args.data, "data file", false, &args.data_options)?;
@@ -169,6 +176,25 @@ pub fn cv(args: &CvArgs) -> Result<(), Failure> {
         None => String::new(),
     };
     commit_output(save_out, || saved)?;
+    if let Some(o) = plot_out {
+        let shown: Vec<crate::plot::CvPoint> = done
+            .points
+            .iter()
+            .zip(&done.full.points)
+            .map(|(p, f)| crate::plot::CvPoint { lambda: p.value, loss: p.loss, se: p.loss_se, nnz: f.nnz })
+            .collect();
+        let name = |p: &std::path::Path| p.file_name().map_or(String::new(), |n| n.to_string_lossy().into_owned());
+        let title = format!(
+            "{} on {}: {}-fold cross-validation",
+            name(std::path::Path::new(&file.name)),
+            name(std::path::Path::new(&data.name)),
+            done.folds
+        );
+        let (min, one_se) = (done.points[done.min].value, done.points[done.one_se].value);
+        let svg = crate::plot::plot_cv(&title, param, &shown, min, one_se)
+            .map_err(|e| Failure::Input(format!("{}: {e}", o.name())))?;
+        o.commit(svg.as_bytes()).map_err(|e| Failure::Input(e.to_string()))?;
+    }
     let table = to_csv(param, &done);
     if args.json {
         println!("{}", serde_json::to_string_pretty(&to_json(param, &args.choose, &done)).unwrap_or_default());
