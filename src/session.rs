@@ -529,7 +529,22 @@ impl Session {
         spec.compile.overrides =
             self.problem.overrides.iter().filter(|(n, _)| crate::check::canonical(n) != param).cloned().collect();
         spec.compile.files = Some(self.problem.dir.clone());
-        path::solve_path(&self.problem.file, &self.data.set, None, &spec, |_| {}).map_err(|e| match e {
+        path::solve_path(&self.problem.file, &self.data.set, None, &spec, |_| {}).map_err(|e| self.path_error(e))
+    }
+
+    /// K-fold cross-validation of `spec.path.param` along warm-started paths ([`cv`]), with the
+    /// problem's other parameters as set.
+    pub fn cv(&self, mut spec: cv::CvSpec) -> Result<cv::CrossValidated, Error> {
+        let param = crate::check::canonical(&spec.path.param).to_string();
+        spec.path.compile.overrides =
+            self.problem.overrides.iter().filter(|(n, _)| crate::check::canonical(n) != param).cloned().collect();
+        spec.path.compile.files = Some(self.problem.dir.clone());
+        cv::cross_validate(&self.problem.file, &self.data.set, &spec, |_| {}).map_err(|e| self.path_error(e))
+    }
+
+    /// A path's failure as the library's error.
+    fn path_error(&self, e: path::PathError) -> Error {
+        match e {
             path::PathError::Compile(e) => self.problem.error(e),
             path::PathError::OneVsRest(classes) => Error::Usage(format!(
                 "a path follows one problem, and these {} labels make {} one-vs-rest problems: declare `y: classes` and use `softmax`, or fit each λ",
@@ -537,7 +552,7 @@ impl Session {
                 classes.originals.len()
             )),
             path::PathError::Failed(e) => e,
-        })
+        }
     }
 
     /// A two-class loss on k > 2 labels: k one-vs-rest problems, each warm from its class's

@@ -23,6 +23,7 @@ fn spec(folds: usize, choose: Choose) -> CvSpec {
             from: None,
             to: None,
             steps: 6,
+            values: None,
             tol: Some(1e-9),
             epochs: None,
             seed: 3,
@@ -34,6 +35,7 @@ fn spec(folds: usize, choose: Choose) -> CvSpec {
         },
         folds,
         choose,
+        fold_of: None,
     }
 }
 
@@ -93,6 +95,26 @@ fn held_out_losses_are_the_folds_own_fits_scored_on_their_rows() {
     );
     let min = cross_validate(&file, &data, &spec(4, Choose::Min), |_| {}).expect("cross-validated");
     assert_eq!(min.chosen, min.min);
+}
+
+/// Folds and values given by the caller: the grid is theirs (sorted from large to small), and
+/// each fold holds the rows they say.
+#[test]
+fn given_folds_and_values_are_followed() {
+    let file = SourceFile::new("cv.opt", MODEL.to_string());
+    let data = read_libsvm(&fixture("binary.svm")).expect("fixture");
+    let mut s = spec(3, Choose::Min);
+    s.path.values = Some(vec![0.01, 0.1, 0.03]);
+    s.fold_of = Some((0..data.rows()).map(|i| i % 3).collect());
+    let done = cross_validate(&file, &data, &s, |_| {}).expect("cross-validated");
+    let values: Vec<f64> = done.points.iter().map(|p| p.value).collect();
+    assert_eq!(values, [0.1, 0.03, 0.01]);
+    assert!(!done.points.iter().any(|p| p.unconverged > 0));
+    // The same folds drawn differently give other held-out losses.
+    let mut other = s.clone();
+    other.fold_of = Some((0..data.rows()).map(|i| (i / 67) % 3).collect());
+    let again = cross_validate(&file, &data, &other, |_| {}).expect("cross-validated");
+    assert_ne!(done.points[1].loss, again.points[1].loss);
 }
 
 /// Fewer than two folds, more folds than rows, and a label with fewer rows than folds are

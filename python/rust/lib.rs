@@ -7,6 +7,7 @@ use numpy::{PyArray1, PyArrayMethods, PyReadonlyArray1, PyUntypedArrayMethods};
 use optc::data::store::Store;
 use optc::exec::cancel::Cancel;
 use optc::pipeline::CompileOptions;
+use optc::session::cv::{Choose, CrossValidated, CvSpec};
 use optc::session::path::{PathPoint, PathSpec};
 use optc::session::{Data, Error, Options, Problem, Session};
 use pyo3::create_exception;
@@ -169,7 +170,7 @@ impl Model {
     /// `end` in `steps` log-spaced values, each point warm from the last: its values, F, gaps
     /// (NaN: none), non-zeros, epochs, seconds, statuses, and the weights (a row a point) with
     /// the intercepts.
-    #[pyo3(signature = (rows, param, start=None, end=None, steps=20, tol=None, epochs=None, solver=None, seed=1, cold=false, threads=None))]
+    #[pyo3(signature = (rows, param, start=None, end=None, steps=20, values=None, tol=None, epochs=None, solver=None, seed=1, cold=false, threads=None))]
     #[allow(clippy::too_many_arguments)]
     fn path<'py>(
         &self,
@@ -179,6 +180,7 @@ impl Model {
         start: Option<f64>,
         end: Option<f64>,
         steps: usize,
+        values: Option<Vec<f64>>,
         tol: Option<f64>,
         epochs: Option<usize>,
         solver: Option<String>,
@@ -193,6 +195,7 @@ impl Model {
             from: start,
             to: end,
             steps,
+            values,
             tol,
             epochs,
             seed,
@@ -220,6 +223,93 @@ impl Model {
         out.set_item("regression", solved.regression)?;
         Ok(out)
     }
+
+    /// K-fold cross-validation of `param` along warm-started paths on these arrays (the grid as
+    /// `path`'s): `folds` drawn from `seed` (stratified for labels), or `fold_of`, each row's
+    /// fold; the refit at `choose` ("min" or "1se"). See [`cv_dict`] for what it returns.
+    #[pyo3(signature = (rows, param, folds=5, fold_of=None, choose="1se", start=None, end=None, steps=20, values=None, tol=None, epochs=None, solver=None, seed=1, threads=None))]
+    #[allow(clippy::too_many_arguments)]
+    fn cv<'py>(
+        &self,
+        py: Python<'py>,
+        rows: Rows<'py>,
+        param: String,
+        folds: usize,
+        fold_of: Option<Vec<usize>>,
+        choose: &str,
+        start: Option<f64>,
+        end: Option<f64>,
+        steps: usize,
+        values: Option<Vec<f64>>,
+        tol: Option<f64>,
+        epochs: Option<usize>,
+        solver: Option<String>,
+        seed: u64,
+        threads: Option<usize>,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let choose = match choose {
+            "min" => Choose::Min,
+            "1se" => Choose::OneSe,
+            other => return Err(PyValueError::new_err(format!("choose={other:?}: give \"min\" or \"1se\""))),
+        };
+        let data = rows.data(py)?;
+        let session = Session::new(self.problem.clone(), data);
+        let spec = CvSpec {
+            path: PathSpec {
+                param,
+                from: start,
+                to: end,
+                steps,
+                values,
+                tol,
+                epochs,
+                seed,
+                cold: false,
+                jit: true,
+                threads: threads.unwrap_or_else(optc::data::available_threads).max(1),
+                compile: CompileOptions { solver, ..Default::default() },
+                cancel: Default::default(),
+            },
+            folds,
+            choose,
+            fold_of,
+        };
+        let cancel = spec.path.cancel.clone();
+        let done = interruptibly(py, &cancel, || session.cv(spec)).map_err(|e| raise(py, e))?;
+        cv_dict(py, &done)
+    }
+}
+
+/// The cross-validation of `Model.cv` as arrays: per value of the grid the mean held-out loss
+/// and error with their standard errors (NaN: none), the folds averaged in and left out, and
+/// the full fit there; λ_min, λ_1se, the chosen value and the refit's weights and intercept.
+fn cv_dict<'py>(py: Python<'py>, done: &CrossValidated) -> PyResult<Bound<'py, PyDict>> {
+    let column = |f: &dyn Fn(usize) -> f64| PyArray1::from_vec(py, (0..done.points.len()).map(f).collect());
+    let (p, full) = (&done.points, &done.full.points);
+    let out = PyDict::new(py);
+    out.set_item("values", column(&|i| p[i].value))?;
+    out.set_item("cv_loss", column(&|i| p[i].loss))?;
+    out.set_item("cv_loss_se", column(&|i| p[i].loss_se))?;
+    out.set_item("cv_error", column(&|i| p[i].error.unwrap_or(f64::NAN)))?;
+    out.set_item("cv_error_se", column(&|i| p[i].error_se.unwrap_or(f64::NAN)))?;
+    out.set_item("folds", column(&|i| p[i].folds as f64))?;
+    out.set_item("unconverged", column(&|i| p[i].unconverged as f64))?;
+    out.set_item("nnz", column(&|i| full[i].nnz as f64))?;
+    out.set_item("objective", column(&|i| full[i].objective))?;
+    out.set_item("gap", column(&|i| full[i].gap.unwrap_or(f64::NAN)))?;
+    out.set_item("status", full.iter().map(|q| q.status).collect::<Vec<_>>())?;
+    out.set_item("lambda_min", p[done.min].value)?;
+    out.set_item("lambda_1se", p[done.one_se].value)?;
+    out.set_item("chosen", p[done.chosen].value)?;
+    let refit = done.refit();
+    out.set_item("coef", PyArray1::from_vec(py, refit.weights.clone()))?;
+    out.set_item("intercept", refit.intercept)?;
+    out.set_item("refit_status", refit.status)?;
+    out.set_item("refit_gap", refit.gap.unwrap_or(f64::NAN))?;
+    out.set_item("regression", done.full.regression)?;
+    out.set_item("stratified", done.stratified)?;
+    out.set_item("n_folds", done.folds)?;
+    Ok(out)
 }
 
 /// Runs `work` on a worker thread while this one, holding the GIL only between waits, turns a

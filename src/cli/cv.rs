@@ -113,6 +113,7 @@ pub fn cv(args: &CvArgs) -> Result<(), Failure> {
             from: args.from,
             to: args.to,
             steps: args.steps,
+            values: None,
             tol: args.tol,
             epochs: args.epochs,
             seed: args.seed,
@@ -124,6 +125,7 @@ pub fn cv(args: &CvArgs) -> Result<(), Failure> {
         },
         folds: args.folds,
         choose: if args.choose == "min" { Choose::Min } else { Choose::OneSe },
+        fold_of: None,
     };
     let param = &args.param;
     let show = |event: CvEvent| match event {

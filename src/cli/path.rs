@@ -125,6 +125,7 @@ pub(crate) fn trace_path(
         from: args.from,
         to: args.to,
         steps: args.steps,
+        values: None,
         tol: args.tol,
         epochs: args.epochs,
         seed: args.seed,

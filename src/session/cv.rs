@@ -31,6 +31,9 @@ pub struct CvSpec {
     pub path: PathSpec,
     pub folds: usize,
     pub choose: Choose,
+    /// Each row's fold, given (a scikit-learn splitter's test sets): 0..folds, every fold
+    /// holding a row. None: drawn from the seed, stratified for labels.
+    pub fold_of: Option<Vec<usize>>,
 }
 
 /// One value of the grid, over the folds.
@@ -104,16 +107,21 @@ pub fn cross_validate(
     opts.overrides.push((spec.path.param.clone(), 1.0));
     let c = pipeline::front_end(file, &Library::standard(), &opts).map_err(PathError::Compile)?;
     let stratified = matches!(c.model.label_kind, LabelKind::Labels | LabelKind::Classes);
-    let fold_of = folds(&data.labels, k, stratified, spec.path.seed)?;
-    let full = solve_path(file, data, None, &spec.path, |e| on(CvEvent::Full(e)))?;
-    let (Some(first), Some(last)) = (full.points.first(), full.points.last()) else {
-        return Err(usage("the path on all of the data has no point".into()));
+    let fold_of = match &spec.fold_of {
+        Some(given) => given_folds(given, k, data.rows())?,
+        None => folds(&data.labels, k, stratified, spec.path.seed)?,
     };
+    let full = solve_path(file, data, None, &spec.path, |e| on(CvEvent::Full(e)))?;
+    if full.points.is_empty() {
+        return Err(usage("the path on all of the data has no point".into()));
+    }
     // Every fold follows the full path's grid (to its last point, if an interrupt cut it short).
-    let grid =
-        PathSpec { from: Some(first.value), to: Some(last.value), steps: full.points.len(), ..spec.path.clone() };
     let (at_once, per_fold) = super::ovr::split_threads(spec.path.threads, k);
-    let grid = PathSpec { threads: per_fold, ..grid };
+    let grid = PathSpec {
+        values: Some(full.points.iter().map(|p| p.value).collect()),
+        threads: per_fold,
+        ..spec.path.clone()
+    };
     let paths = passes::queued(k, at_once, |f| {
         let (train, test) = data.fold(&fold_of, f);
         solve_path(file, &train, Some(&test), &grid, |_| {})
@@ -219,6 +227,24 @@ pub fn folds(labels: &[f64], k: usize, stratified: bool, seed: u64) -> Result<Ve
     Ok(fold_of)
 }
 
+/// Folds given by the caller, checked: one a row, each below `k`, and every fold holding a row.
+fn given_folds(given: &[usize], k: usize, rows: usize) -> Result<Vec<usize>, PathError> {
+    if given.len() != rows {
+        return Err(usage(format!("{} folds given for {rows} rows", given.len())));
+    }
+    let mut held = vec![0usize; k];
+    for &f in given {
+        match held.get_mut(f) {
+            Some(n) => *n += 1,
+            None => return Err(usage(format!("fold {f} given, for {k} folds (0 to {})", k - 1))),
+        }
+    }
+    if let Some(f) = held.iter().position(|&n| n == 0) {
+        return Err(usage(format!("fold {f} holds no row")));
+    }
+    Ok(given.to_vec())
+}
+
 /// The mean of `values` and its standard error (the sample standard deviation over √n; 0 for
 /// one value, NaN for none).
 fn mean_and_se(values: impl Iterator<Item = f64>) -> (f64, f64) {
@@ -294,6 +320,19 @@ mod tests {
         let rare: Vec<f64> = (0..50).map(|i| if i < 3 { 1.0 } else { -1.0 }).collect();
         assert!(folds(&rare, 5, true, 1).is_err(), "a label with fewer rows than folds");
         assert!(folds(&rare, 5, false, 1).is_ok());
+    }
+
+    #[test]
+    fn given_folds_hold_a_row_each_and_stay_below_k() {
+        assert_eq!(given_folds(&[0, 1, 2, 1], 3, 4).expect("folds"), [0, 1, 2, 1]);
+        for (given, why) in [
+            (&[0, 1, 1][..], "3 folds given for 4 rows"),
+            (&[0, 1, 1, 1], "fold 2 holds no row"),
+            (&[0, 1, 2, 3], "fold 3 given"),
+        ] {
+            let e = given_folds(given, 3, 4).expect_err(why);
+            assert!(format!("{e:?}").contains(why), "{e:?}");
+        }
     }
 
     #[test]

@@ -29,6 +29,8 @@ pub struct PathSpec {
     pub to: Option<f64>,
     /// Grid points, log-spaced from `from` to `to`.
     pub steps: usize,
+    /// The grid itself, instead of `from`, `to` and `steps` (sorted from large to small).
+    pub values: Option<Vec<f64>>,
     /// Each point's relative duality gap target (None: the default 1e-4).
     pub tol: Option<f64>,
     /// Each point's epoch cap (None: the solver's).
@@ -109,9 +111,22 @@ pub fn solve_path(
     spec: &PathSpec,
     mut on: impl FnMut(PathEvent),
 ) -> Result<SolvedPath, PathError> {
-    if spec.steps == 0 {
+    if spec.steps == 0 && spec.values.is_none() {
         return Err(usage("--steps must be at least 1".into()));
     }
+    let values = match &spec.values {
+        Some(v) if v.is_empty() => return Err(usage(format!("no value of {} given", spec.param))),
+        Some(v) => {
+            if let Some(bad) = v.iter().find(|v| !(**v > 0.0 && v.is_finite())) {
+                return Err(usage(format!("{} = {bad}: give positive numbers", spec.param)));
+            }
+            let mut v = v.clone();
+            v.sort_by(|a, b| b.total_cmp(a));
+            v.dedup();
+            Some(v)
+        }
+        None => None,
+    };
     for (flag, v) in [("--from", spec.from), ("--to", spec.to), ("--tol", spec.tol)] {
         if let Some(v) = v.filter(|v| !(*v > 0.0 && v.is_finite())) {
             return Err(usage(format!("{flag} {v}: give a positive number")));
@@ -149,7 +164,7 @@ pub fn solve_path(
     let loss_fixed = plan.objective.loss_weight == plan_two.objective.loss_weight
         && plan.objective.intercept_l2 == plan_two.objective.intercept_l2;
     let range = if loss_fixed { start::range(&first, &second, &begin, &view) } else { None };
-    let from = match (spec.from, range.as_ref()) {
+    let from = match (values.as_ref().map(|v| v[0]).or(spec.from), range.as_ref()) {
         (Some(v), _) => v,
         (None, Some(r)) => {
             let b = (plan.objective.intercept.is_some() && begin.exact).then(|| begin.state.intercept(&plan));
@@ -167,7 +182,7 @@ pub fn solve_path(
     // reported, with their certificate where the plan has one, without running a solver.
     let zero_optimal = |value: f64| range.as_ref().is_some_and(|r| r.zero_at(value));
     let ratio = if train.rows() > bound.features { 1e-4 } else { 1e-2 };
-    let to = spec.to.unwrap_or(from * ratio);
+    let to = values.as_ref().and_then(|v| v.last().copied()).or(spec.to).unwrap_or(from * ratio);
     if to > from {
         return Err(usage(format!("--to {to} is above --from {from}: a path goes from large to small")));
     }
@@ -179,7 +194,7 @@ pub fn solve_path(
     settings.cancel = spec.cancel.clone();
     let mut points: Vec<PathPoint> = vec![];
     let started = Instant::now();
-    for value in grid(from, to, spec.steps) {
+    for value in values.unwrap_or_else(|| grid(from, to, spec.steps)) {
         let compiled = compiled_at(value)?;
         let mut plan = plan_at(&compiled, value)?;
         // At λ ≥ λ_max the answer is w = 0 and its certificate, with no solve; a certificate

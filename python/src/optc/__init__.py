@@ -25,7 +25,7 @@ import scipy.sparse as sp
 from ._optc import Model as _Native
 from ._optc import ModelError, SolverError
 
-__all__ = ["Model", "Result", "Path", "ModelError", "SolverError"]
+__all__ = ["Model", "Result", "Path", "CV", "ModelError", "SolverError"]
 
 
 class Result:
@@ -102,6 +102,37 @@ class Path:
     def __repr__(self):
         return (f"Path({self.param}: {len(self)} points from {self.values[0]:.3g} to {self.values[-1]:.3g}, "
                 f"nnz {self.nnz[0]}..{self.nnz[-1]}, {int(self.epochs.sum())} epochs)") if len(self) else "Path()"
+
+
+class CV:
+    """A K-fold cross-validation along a warm-started path (``optc cv``'s table), a value per
+    grid point, largest first: ``values``, ``cv_loss`` and ``cv_loss_se`` (the mean held-out
+    loss and its standard error), ``cv_error`` and ``cv_error_se`` (the error rate, or the MSE
+    for real labels), ``folds`` (averaged in) and ``unconverged`` (left out, and the value out
+    of the choice), and the fit on all of the data there: ``nnz``, ``objective``, ``gap``,
+    ``status``. ``lambda_min`` has the least mean loss, ``lambda_1se`` is the largest value within
+    one standard error of it, ``chosen`` the one ``choose`` picked, refitted on all of the data:
+    ``coef_``, ``intercept_``, ``refit_status`` and ``refit_gap``.
+    """
+
+    def __init__(self, param, found):
+        self.param = param
+        for name in ("values", "cv_loss", "cv_loss_se", "cv_error", "cv_error_se", "objective", "gap"):
+            setattr(self, name, found[name])
+        for name in ("folds", "unconverged", "nnz"):
+            setattr(self, name, found[name].astype(np.int64))
+        self.status = list(found["status"])
+        self.lambda_min, self.lambda_1se, self.chosen = found["lambda_min"], found["lambda_1se"], found["chosen"]
+        self.coef_, self.intercept_ = found["coef"], found["intercept"]
+        self.refit_status, self.refit_gap = found["refit_status"], found["refit_gap"]
+        self.regression, self.stratified, self.n_folds = found["regression"], found["stratified"], found["n_folds"]
+
+    def __len__(self):
+        return len(self.values)
+
+    def __repr__(self):
+        return (f"CV({self.param}: {len(self)} values, {self.n_folds} folds, λ_min {self.lambda_min:.3g}, "
+                f"λ_1se {self.lambda_1se:.3g}, refit at {self.chosen:.3g}: {self.refit_status})")
 
 
 # A dense array with at least this share of non-zeros is handed over whole, its zeros stored:
@@ -234,20 +265,51 @@ class Model:
         return Result(report, weights, intercepts, classes)
 
     def path(self, X, y, param="λ", start=None, end=None, steps=20, tol=None, epochs=None, solver=None,
-             seed=1, warm_start=True, threads=None):
+             seed=1, warm_start=True, threads=None, values=None):
         """The model solved along ``steps`` log-spaced values of ``param`` from ``start`` (default
         λ_max, the smallest value where w = 0 is optimal, when the parameter scales a
         sparsifying norm) down to ``end`` (default start·1e-4 when rows > features, else
         start·1e-2), each point warm-started from the last (``warm_start=False``: from zero),
-        each stopping at the certified relative gap ``tol``. Returns a :class:`Path`. The other
+        each stopping at the certified relative gap ``tol``; or at ``values``, sorted from large
+        to small. Returns a :class:`Path`. The other
         parameters are the model's as set; the model's last answer is left as it was.
         """
+        grid = None if values is None else [float(v) for v in np.ravel(values)]
         indptr, indices, values, features = _csr(X)
         labels = _labels(y, _rows(indptr, values, features))
         found = self._native.path((indptr, indices, values, labels, features), _KEYWORDS.get(param, param),
                                   start=start, end=end, steps=steps, tol=tol, epochs=epochs, solver=solver,
+                                  values=grid,
                                   seed=seed, cold=not warm_start, threads=threads)
         return Path(param, found, features)
+
+    def cv(self, X, y, param="λ", folds=5, choose="1se", start=None, end=None, steps=20, values=None, tol=None,
+           epochs=None, solver=None, seed=1, threads=None):
+        """K-fold cross-validation of ``param`` along warm-started paths (glmnet's
+        ``cv.glmnet``): the path on all of the rows first (``start``, ``end``, ``steps`` as
+        :meth:`path`, or ``values`` itself), then each fold's on the other rows, scored on its own. ``folds`` is K (the
+        rows dealt from ``seed``, within each label's rows for labels) or each row's fold, an
+        integer array of 0..K−1 (a scikit-learn splitter's test sets). ``choose`` (``"1se"``, the
+        default, or ``"min"``) picks the value refitted on all of the rows. Returns a :class:`CV`.
+        """
+        grid = None if values is None else [float(v) for v in np.ravel(values)]
+        indptr, indices, values, features = _csr(X)
+        labels = _labels(y, _rows(indptr, values, features))
+        if isinstance(folds, (int, np.integer)) and not isinstance(folds, bool):
+            k, fold_of = int(folds), None
+            if k < 0:
+                raise ValueError(f"folds={k}: give at least 2")
+        else:
+            fold_of = np.asarray(folds).ravel()
+            if fold_of.dtype.kind not in "iu" or (fold_of.size and fold_of.min() < 0):
+                raise ValueError("folds: give K, or each row's fold as integers 0..K-1")
+            k = int(fold_of.max()) + 1 if fold_of.size else 0
+            fold_of = [int(f) for f in fold_of]
+        found = self._native.cv((indptr, indices, values, labels, features), _KEYWORDS.get(param, param), folds=k,
+                                fold_of=fold_of, choose=choose, start=start, end=end, steps=steps, values=grid,
+                                tol=tol,
+                                epochs=epochs, solver=solver, seed=seed, threads=threads)
+        return CV(param, found)
 
     def reset(self):
         """Forgets the last answer: the next fit starts from zero."""

@@ -1,4 +1,5 @@
-"""scikit-learn estimators over optc: ``OptcClassifier`` and ``OptcRegressor``.
+"""scikit-learn estimators over optc: ``OptcClassifier`` and ``OptcRegressor``, and
+``OptcClassifierCV`` and ``OptcRegressorCV``, which choose their penalty by cross-validation.
 
 Their arguments mean what scikit-learn's do, so the same arguments give the same objective:
 ``OptcClassifier(C=…, penalty=…, l1_ratio=…)`` is ``LogisticRegression``'s (and ``LinearSVC``'s
@@ -34,7 +35,7 @@ except ImportError:  # pragma: no cover - older scikit-learn
     def _validate_data(estimator, X, y="no_validation", reset=True, **kwargs):
         return estimator._validate_data(X, y, reset=reset, **kwargs)
 
-__all__ = ["OptcClassifier", "OptcRegressor", "EXPECTED_FAILED_CHECKS"]
+__all__ = ["OptcClassifier", "OptcRegressor", "OptcClassifierCV", "OptcRegressorCV", "EXPECTED_FAILED_CHECKS"]
 
 #: The checks of ``sklearn.utils.estimator_checks.check_estimator`` the estimators do not pass,
 #: with the reason: pass it as ``check_estimator(est, expected_failed_checks=EXPECTED_FAILED_CHECKS)``.
@@ -541,3 +542,7 @@ class OptcRegressor(RegressorMixin, _OptcLinear):
         check_is_fitted(self)
         X = _validate_data(self, X, accept_sparse=_SPARSE, dtype=np.float64, reset=False)
         return np.asarray(X @ self.coef_).ravel() + self.intercept_
+
+
+# The cross-validated estimators subclass the two above.
+from optc._sklearn_cv import OptcClassifierCV, OptcRegressorCV  # noqa: E402

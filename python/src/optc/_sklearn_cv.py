@@ -1,0 +1,197 @@
+"""``OptcClassifierCV`` and ``OptcRegressorCV``: the estimators with their penalty's strength
+chosen by K-fold cross-validation along warm-started paths (:meth:`optc.Model.cv`, glmnet's
+``cv.glmnet``), as scikit-learn's ``LogisticRegressionCV``, ``LassoCV`` and ``ElasticNetCV``
+choose theirs. Imported through :mod:`optc.sklearn`.
+"""
+
+import numbers
+
+import numpy as np
+from sklearn.model_selection import check_cv
+from sklearn.utils.multiclass import check_classification_targets
+
+import optc
+from optc.sklearn import _SPARSE, OptcClassifier, OptcRegressor, _l1_ratio, _optc_penalty, _validate_data
+
+
+def _folds(cv, X, y, classifier):
+    """Each row's fold, from ``cv`` as scikit-learn's CV estimators read it (``check_cv``: an int
+    K is ``StratifiedKFold(K)`` for a classifier, ``KFold(K)`` for a regressor, unshuffled), or a
+    splitter whose test sets are folds (each row in exactly one)."""
+    splitter = check_cv(cv, y, classifier=classifier)
+    fold_of = np.full(X.shape[0], -1, dtype=np.int64)
+    for k, (_, test) in enumerate(splitter.split(X, y)):
+        if np.any(fold_of[test] >= 0):
+            raise ValueError(f"cv={cv!r}: a row is in two test sets; give a splitter whose test sets are folds")
+        fold_of[test] = k
+    if np.any(fold_of < 0):
+        raise ValueError(f"cv={cv!r}: a row is in no test set; give a splitter whose test sets are folds")
+    return fold_of
+
+
+def _grid(values, name, to_lambda):
+    """(steps, values) for the path: ``values`` as an int is that many log-spaced values from the
+    path's start; as a list, each one (C or alpha) turned into λ."""
+    if isinstance(values, numbers.Integral) and not isinstance(values, bool):
+        if values < 1:
+            raise ValueError(f"{name}={values!r}: an int ≥ 1 or a list of positive numbers")
+        return int(values), None
+    grid = np.asarray(values, dtype=np.float64).ravel()
+    if grid.size == 0 or not np.all(np.isfinite(grid)) or np.any(grid <= 0):
+        raise ValueError(f"{name}={values!r}: an int ≥ 1 or a list of positive numbers")
+    return len(grid), [to_lambda(v) for v in grid]
+
+
+class _CrossValidated:
+    """What the two CV estimators share: the path's cross-validation, then the refit through
+    the estimator's own fit at the chosen λ (``_penalty`` reads it)."""
+
+    # The base estimators' arguments these fix (class attributes, so that scikit-learn's
+    # get_params lists only the CV estimator's own).
+    model = None
+    lam = None
+    elastic_alpha = 0.5
+    time_limit = None
+    warm_start = False
+    params = None
+    penalty = None
+
+    def _penalty(self, n_samples):
+        name, _, alpha = _optc_penalty(self.penalty, 1.0, self.l1_ratio)
+        return name, self._cv_lambda, alpha
+
+    def _cross_validate(self, X, y, labels, multinomial, grid):
+        if self.choose not in ("min", "1se"):
+            raise ValueError(f"choose={self.choose!r}: 'min' or '1se'")
+        if self.scoring is not None:
+            raise ValueError(f"scoring={self.scoring!r}: only None, the model's held-out loss, is taken")
+        self._check_run_parameters()
+        _l1_ratio(self.l1_ratio)
+        name, _, alpha = _optc_penalty(self.penalty, 1.0, self.l1_ratio)
+        penalty = (name, 1.0, alpha)
+        text = self._model_text(labels, multinomial, penalty)
+        steps, values = grid
+        table = optc.Model(text, **self._params(penalty)).cv(
+            X, y, param="λ", folds=_folds(self.cv, X, y, labels != "real"), choose=self.choose, steps=steps,
+            values=values, tol=self.tol, epochs=self.max_epochs, solver=self.solver, threads=self.threads)
+        self.cv_ = table
+        self._cv_lambda = float(table.chosen)
+        return table
+
+
+class OptcClassifierCV(_CrossValidated, OptcClassifier):
+    """``OptcClassifier`` with C chosen by K-fold cross-validation, as ``LogisticRegressionCV``.
+
+    The model is fitted along one warm-started path of λ = 1/(C·n_samples) on all of the rows,
+    then along the same values on each fold's other rows, scored by the mean held-out loss of
+    the model's own loss (``scoring=None``, the only one taken: log-loss for logistic, the hinge
+    for the hinge); ``choose="min"`` (the default) refits at the least mean loss, ``"1se"`` at the
+    largest λ within one standard error of it (glmnet's). λ, not C, is what the folds share, as
+    glmnet's: a fold's C·(its rows) is the whole data's.
+
+    ``Cs``: an int (default 20), that many values log-spaced from λ_max (where ℓ1 is in the
+    penalty; glmnet's start for ½‖w‖²) down to 1e-4 of it, or a list of C. ``cv``: K (default 5,
+    ``StratifiedKFold(K)`` as ``LogisticRegressionCV``'s) or a scikit-learn splitter whose test
+    sets are folds (``KFold``, ``StratifiedKFold``, ``GroupKFold``).
+    ``loss``, ``penalty``, ``l1_ratio``, ``fit_intercept``, ``tol`` and the run's settings are
+    :class:`OptcClassifier`'s. Two classes, or more with the multinomial (softmax) loss.
+
+    After ``fit``: ``C_`` (shape (1,)), ``Cs_`` (the grid as C), ``lambda_``, ``cv_`` (the
+    :class:`optc.CV` table: each value's mean held-out loss and error, their standard errors,
+    λ_min and λ_1se), and :class:`OptcClassifier`'s ``coef_``, ``intercept_``, ``classes_``,
+    ``n_iter_`` and ``result_`` of the refit.
+    """
+
+    def __init__(self, *, Cs=20, cv=5, choose="min", scoring=None, loss="logistic", l1_ratio=0.0,
+                 fit_intercept=True, tol=1e-4, solver=None, max_epochs=None, threads=None):
+        self.Cs = Cs
+        self.cv = cv
+        self.choose = choose
+        self.scoring = scoring
+        self.loss = loss
+        self.l1_ratio = l1_ratio
+        self.fit_intercept = fit_intercept
+        self.tol = tol
+        self.solver = solver
+        self.max_epochs = max_epochs
+        self.threads = threads
+
+    multi_class = "auto"
+    class_weight = None
+    C = 1.0
+
+    def fit(self, X, y):
+        X, y = _validate_data(self, X, y, accept_sparse=_SPARSE, dtype=np.float64)
+        check_classification_targets(y)
+        classes, encoded = np.unique(y, return_inverse=True)
+        if len(classes) < 2:
+            raise ValueError(f"Classifier can't train when only one class is present: {classes[0]!r}")
+        multinomial = self._multinomial(len(classes))
+        if len(classes) > 2 and not multinomial:
+            raise ValueError(f"loss={self.loss!r} on {len(classes)} classes trains one-vs-rest, which a path does "
+                             "not follow: use loss='logistic' (multinomial) or 'softmax'")
+        labels = encoded.astype(np.float64) if multinomial else np.where(encoded == 1, 1.0, -1.0)
+        n = X.shape[0]
+        table = self._cross_validate(X, labels, "labels", multinomial, _grid(self.Cs, "Cs", lambda c: 1.0 / (c * n)))
+        self.lambda_ = table.chosen
+        self.C_ = np.array([1.0 / (table.chosen * n)])
+        self.Cs_ = 1.0 / (table.values * n)
+        return OptcClassifier.fit(self, X, y)
+
+
+class OptcRegressorCV(_CrossValidated, OptcRegressor):
+    """``OptcRegressor`` with alpha chosen by K-fold cross-validation, as ``LassoCV`` and
+    ``ElasticNetCV``.
+
+    The model is fitted along one warm-started path of alpha on all of the rows, then along the
+    same values on each fold's other rows, scored by the mean held-out loss (``scoring=None``,
+    the only one taken: for the squared loss half the MSE, the same choice as ``LassoCV``'s);
+    ``choose="min"`` (the default) refits at the least, ``"1se"`` at the largest alpha within one
+    standard error of it (glmnet's).
+
+    ``alphas``: an int (default 20), that many values log-spaced from alpha_max (where ℓ1 is in
+    the penalty) down to 1e-4 of it (1e-2 when features ≥ rows), or a list. ``cv``: K (default
+    5, ``KFold(K)`` as ``LassoCV``'s) or a scikit-learn splitter whose test sets are folds. ``loss``, ``l1_ratio``, ``fit_intercept``, ``tol``, the loss's constants and the run's
+    settings are :class:`OptcRegressor`'s.
+
+    After ``fit``: ``alpha_``, ``alphas_``, ``lambda_``, ``cv_`` (the :class:`optc.CV` table), and
+    :class:`OptcRegressor`'s ``coef_``, ``intercept_``, ``n_iter_`` and ``result_`` of the refit.
+    """
+
+    def __init__(self, *, alphas=20, cv=5, choose="min", scoring=None, loss="squared", l1_ratio=1.0,
+                 fit_intercept=True, tol=1e-4, solver=None, max_epochs=None, threads=None,
+                 delta=1.0, quantile=0.5, epsilon=0.0):
+        self.alphas = alphas
+        self.cv = cv
+        self.choose = choose
+        self.scoring = scoring
+        self.loss = loss
+        self.l1_ratio = l1_ratio
+        self.fit_intercept = fit_intercept
+        self.tol = tol
+        self.solver = solver
+        self.max_epochs = max_epochs
+        self.threads = threads
+        self.delta = delta
+        self.quantile = quantile
+        self.epsilon = epsilon
+
+    alpha = 1.0
+
+    def _per_alpha(self):
+        """λ per unit of alpha: l1_ratio in the elastic net (λ·(‖w‖₁ + (α/2)‖w‖²)), else 1."""
+        name, _, _ = _optc_penalty(self.penalty, 1.0, self.l1_ratio)
+        return _l1_ratio(self.l1_ratio) if name == "elasticnet" else 1.0
+
+    def fit(self, X, y):
+        X, y = _validate_data(self, X, y, accept_sparse=_SPARSE, dtype=np.float64, y_numeric=True)
+        y = np.asarray(y, dtype=np.float64)
+        per = self._per_alpha()
+        table = self._cross_validate(X, y, "real", False, _grid(self.alphas, "alphas", lambda a: a * per))
+        self.lambda_ = table.chosen
+        self.alpha_ = table.chosen / per
+        self.alphas_ = table.values / per
+        return OptcRegressor.fit(self, X, y)
+
+
+__all__ = ["OptcClassifierCV", "OptcRegressorCV"]

@@ -1,0 +1,100 @@
+"""Cross-validation along warm-started paths: ``Model.cv`` and the CV estimators, against fits
+made fold by fold here and against scikit-learn's ``LassoCV`` on the same folds."""
+
+import numpy as np
+import pytest
+from sklearn.datasets import make_classification, make_regression
+from sklearn.linear_model import LassoCV
+from sklearn.model_selection import KFold
+
+import optc
+from optc.sklearn import OptcClassifierCV, OptcRegressorCV
+
+L1_LOGISTIC = ("data x: sparse, y: labels\nvar w: vec[dim(x)]\nvar b: scalar\nparam λ = 0.01\n"
+               "minimize E[logistic(y, <x, w> + b)] + λ·l1(w)\n")
+
+
+@pytest.fixture(scope="module")
+def binary():
+    X, y = make_classification(n_samples=300, n_features=20, n_informative=5, random_state=0)
+    return X, np.where(y == 1, 1.0, -1.0)
+
+
+def test_model_cv_scores_each_fold_as_its_own_fit_does(binary):
+    X, y = binary
+    folds = np.arange(len(y)) % 4
+    table = optc.Model(L1_LOGISTIC).cv(X, y, folds=folds, steps=8, tol=1e-9)
+    assert len(table) == 8 and table.n_folds == 4 and not table.stratified is None
+    assert np.all(table.folds == 4) and np.all(table.unconverged == 0)
+    assert table.lambda_1se >= table.lambda_min
+    assert table.chosen == table.lambda_1se
+    at = 5
+    losses = []
+    for k in range(4):
+        train, test = folds != k, folds == k
+        fit = optc.Model(L1_LOGISTIC, lam=table.values[at]).fit(X[train], y[train], tol=1e-11)
+        a = X[test] @ fit.coef_ + fit.intercept_
+        losses.append(np.mean(np.log1p(np.exp(-y[test] * a))))
+    assert table.cv_loss[at] == pytest.approx(np.mean(losses), rel=1e-6)
+    assert table.cv_loss_se[at] == pytest.approx(np.std(losses, ddof=1) / 2, rel=1e-4)
+    # The refit is the fit on every row at the chosen value.
+    full = optc.Model(L1_LOGISTIC, lam=table.chosen).fit(X, y, tol=1e-11)
+    assert np.allclose(table.coef_, full.coef_, atol=1e-4)
+
+
+def test_bad_folds_are_value_errors(binary):
+    X, y = binary
+    model = optc.Model(L1_LOGISTIC)
+    for folds in (1, 301, np.array([0, 2] * 150)):
+        with pytest.raises(ValueError):
+            model.cv(X, y, folds=folds, steps=3)
+    with pytest.raises(ValueError, match="choose"):
+        model.cv(X, y, choose="best", steps=3)
+
+
+def test_the_classifier_refits_at_the_least_held_out_loss(binary):
+    X, y = binary
+    clf = OptcClassifierCV(Cs=10, l1_ratio=1.0).fit(X, y)
+    table = clf.cv_
+    assert clf.lambda_ == table.values[np.nanargmin(table.cv_loss)]
+    assert clf.C_.shape == (1,) and clf.C_[0] == pytest.approx(1 / (clf.lambda_ * len(y)))
+    assert clf.coef_.shape == (1, 20) and clf.result_.status == "converged"
+    assert clf.score(X, y) > 0.8
+    # A list of C: the grid is theirs, as λ = 1/(C·n).
+    Cs = [0.01, 0.1, 1.0, 10.0]
+    clf = OptcClassifierCV(Cs=Cs, cv=KFold(3), choose="1se").fit(X, y)
+    assert np.allclose(np.sort(clf.Cs_), Cs)
+    assert clf.lambda_ == clf.cv_.lambda_1se
+
+
+def test_the_regressor_chooses_lassocvs_alpha_on_the_same_folds():
+    X, y = make_regression(n_samples=200, n_features=30, n_informative=6, noise=5.0, random_state=1)
+    alphas = np.geomspace(10.0, 0.01, 12)
+    ours = OptcRegressorCV(alphas=alphas, cv=KFold(5), tol=1e-8).fit(X, y)
+    theirs = LassoCV(alphas=alphas, cv=KFold(5), tol=1e-10, max_iter=100_000).fit(X, y)
+    assert ours.alpha_ == pytest.approx(theirs.alpha_)
+    # Half the MSE, mean over the folds, value by value (both grids from large to small).
+    assert np.allclose(2 * ours.cv_.cv_loss, theirs.mse_path_.mean(axis=1), rtol=1e-5)
+    assert np.allclose(ours.coef_, theirs.coef_, atol=1e-4)
+
+
+def test_the_estimators_refuse_what_they_do_not_take(binary):
+    X, y = binary
+    with pytest.raises(ValueError, match="scoring"):
+        OptcClassifierCV(scoring="accuracy").fit(X, y)
+    with pytest.raises(ValueError):
+        OptcClassifierCV(cv=1).fit(X, y)
+    with pytest.raises(ValueError, match="Cs="):
+        OptcClassifierCV(Cs=[1.0, -1.0]).fit(X, y)
+    X3, y3 = make_classification(n_samples=150, n_features=8, n_informative=4, n_classes=3, random_state=2)
+    with pytest.raises(ValueError, match="one-vs-rest"):
+        OptcClassifierCV(loss="hinge").fit(X3, y3)
+    assert OptcClassifierCV(Cs=5).fit(X3, y3).coef_.shape == (3, 8)
+
+
+@pytest.mark.parametrize("estimator", [
+    OptcClassifierCV(Cs=5), OptcClassifierCV(Cs=5, l1_ratio=1.0),
+    OptcRegressorCV(alphas=5), OptcRegressorCV(alphas=5, l1_ratio=0.5)], ids=["l2", "l1", "lasso", "elastic"])
+def test_the_cv_estimators_pass_scikit_learns_checks(estimator):
+    from sklearn.utils.estimator_checks import check_estimator
+    check_estimator(estimator)
