@@ -76,6 +76,9 @@ class _CrossValidated:
             values=values, tol=self.tol, epochs=self.max_epochs, solver=self.solver, threads=self.threads)
         self.cv_ = table
         self._cv_lambda = float(table.chosen)
+        # The refit starts at the full path's answer there (one weight column: a matrix W's
+        # per-class offsets are not in the table).
+        self._start = None if multinomial else (table.coef_, float(table.intercept_))
         return table
 
 

@@ -233,9 +233,11 @@ class _OptcLinear(BaseEstimator):
         else:
             self._optc = optc.Model(text, **params)
             self._optc_text = text
+        # A CV estimator's refit starts at the answer its path reached there (`_start`).
+        start = getattr(self, "_start", None)
         result = self._optc.fit(X, y, tol=self.tol, solver=self.solver, epochs=self.max_epochs,
                                 time_limit=self.time_limit, threads=self.threads, warm_start=warm,
-                                sample_weight=sample_weight)
+                                sample_weight=sample_weight, init=start)
         self.result_ = result
         _warn_unless_converged(result, self.tol)
         return result
