@@ -225,9 +225,10 @@ impl Model {
     }
 
     /// K-fold cross-validation of `param` along warm-started paths on these arrays (the grid as
-    /// `path`'s): `folds` drawn from `seed` (stratified for labels), or `fold_of`, each row's
-    /// fold; the refit at `choose` ("min" or "1se"). See [`cv_dict`] for what it returns.
-    #[pyo3(signature = (rows, param, folds=5, fold_of=None, choose="1se", start=None, end=None, steps=20, values=None, tol=None, epochs=None, solver=None, seed=1, threads=None))]
+    /// `path`'s, or `values`), each row's loss weighted by `sample_weight` when given: `folds`
+    /// drawn from `seed` (stratified for labels), or `fold_of`, each row's fold; the refit at
+    /// `choose` ("min" or "1se"). See [`cv_dict`] for what it returns.
+    #[pyo3(signature = (rows, param, folds=5, fold_of=None, choose="1se", start=None, end=None, steps=20, values=None, tol=None, epochs=None, solver=None, seed=1, threads=None, sample_weight=None))]
     #[allow(clippy::too_many_arguments)]
     fn cv<'py>(
         &self,
@@ -246,6 +247,7 @@ impl Model {
         solver: Option<String>,
         seed: u64,
         threads: Option<usize>,
+        sample_weight: Option<PyReadonlyArray1<'py, f64>>,
     ) -> PyResult<Bound<'py, PyDict>> {
         let choose = match choose {
             "min" => Choose::Min,
@@ -253,6 +255,10 @@ impl Model {
             other => return Err(PyValueError::new_err(format!("choose={other:?}: give \"min\" or \"1se\""))),
         };
         let data = rows.data(py)?;
+        let data = match sample_weight {
+            Some(s) => data.with_weights(s.as_slice()?.to_vec()).map_err(|e| raise(py, e))?,
+            None => data,
+        };
         let session = Session::new(self.problem.clone(), data);
         let spec = CvSpec {
             path: PathSpec {

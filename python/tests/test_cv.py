@@ -8,7 +8,7 @@ from sklearn.linear_model import LassoCV
 from sklearn.model_selection import KFold
 
 import optc
-from optc.sklearn import OptcClassifierCV, OptcRegressorCV
+from optc.sklearn import EXPECTED_FAILED_CHECKS_CV, OptcClassifierCV, OptcRegressorCV
 
 L1_LOGISTIC = ("data x: sparse, y: labels\nvar w: vec[dim(x)]\nvar b: scalar\nparam λ = 0.01\n"
                "minimize E[logistic(y, <x, w> + b)] + λ·l1(w)\n")
@@ -97,4 +97,21 @@ def test_the_estimators_refuse_what_they_do_not_take(binary):
     OptcRegressorCV(alphas=5), OptcRegressorCV(alphas=5, l1_ratio=0.5)], ids=["l2", "l1", "lasso", "elastic"])
 def test_the_cv_estimators_pass_scikit_learns_checks(estimator):
     from sklearn.utils.estimator_checks import check_estimator
-    check_estimator(estimator)
+    check_estimator(estimator, expected_failed_checks=EXPECTED_FAILED_CHECKS_CV)
+
+
+def test_sample_weights_reach_every_fold():
+    X, y = make_regression(n_samples=200, n_features=30, n_informative=6, noise=5.0, random_state=1)
+    # ElasticNet's weights are rescaled to sum to n_samples: equal weights are no weights.
+    plain = OptcRegressorCV(alphas=10, cv=KFold(4), tol=1e-8).fit(X, y)
+    equal = OptcRegressorCV(alphas=10, cv=KFold(4), tol=1e-8).fit(X, y, sample_weight=np.full(200, 3.0))
+    assert equal.alpha_ == pytest.approx(plain.alpha_)
+    assert np.allclose(equal.cv_.cv_loss, plain.cv_.cv_loss, rtol=1e-6)
+    assert np.allclose(equal.coef_, plain.coef_, atol=1e-5)
+    # Rows of weight 0 are out of every fit: the held-out losses move.
+    w = np.where(np.arange(200) % 2 == 0, 1.0, 0.0)
+    half = OptcRegressorCV(alphas=10, cv=KFold(4), tol=1e-8).fit(X, y, sample_weight=w)
+    assert not np.allclose(half.cv_.cv_loss, plain.cv_.cv_loss)
+    Xc, yc = make_classification(n_samples=300, n_features=10, weights=[0.8], random_state=3)
+    balanced = OptcClassifierCV(Cs=6, class_weight="balanced").fit(Xc, yc)
+    assert balanced.result_.status == "converged" and balanced.C_.shape == (1,)

@@ -183,6 +183,19 @@ def _rows(indptr, values, features):
     return indptr.shape[0] - 1 if indptr is not None else values.shape[0] // features
 
 
+def _sample_weight(sample_weight, labels):
+    """One finite weight ≥ 0 a row, as a contiguous float64 array, or None."""
+    if sample_weight is None:
+        return None
+    sample_weight = np.ascontiguousarray(np.asarray(sample_weight, dtype=np.float64))
+    if sample_weight.shape != labels.shape:
+        raise ValueError(f"sample_weight has shape {sample_weight.shape}; expected ({labels.shape[0]},), "
+                         "one weight a row")
+    if not (np.all(np.isfinite(sample_weight)) and np.all(sample_weight >= 0)):
+        raise ValueError("sample_weight must be finite and ≥ 0")
+    return sample_weight
+
+
 def _labels(y, rows):
     y = np.ascontiguousarray(np.asarray(y, dtype=np.float64).ravel())
     if y.shape[0] != rows:
@@ -245,13 +258,7 @@ class Model:
         """
         indptr, indices, values, features = _csr(X)
         labels = _labels(y, _rows(indptr, values, features))
-        if sample_weight is not None:
-            sample_weight = np.ascontiguousarray(np.asarray(sample_weight, dtype=np.float64))
-            if sample_weight.shape != labels.shape:
-                raise ValueError(f"sample_weight has shape {sample_weight.shape}; expected ({labels.shape[0]},), "
-                                 "one weight a row")
-            if not (np.all(np.isfinite(sample_weight)) and np.all(sample_weight >= 0)):
-                raise ValueError("sample_weight must be finite and ≥ 0")
+        sample_weight = _sample_weight(sample_weight, labels)
         if init is not None:
             w, b = init if isinstance(init, tuple) else (init, 0.0)
             init = (np.ascontiguousarray(np.asarray(w, dtype=np.float64).ravel()), float(b))
@@ -284,17 +291,19 @@ class Model:
         return Path(param, found, features)
 
     def cv(self, X, y, param="λ", folds=5, choose="1se", start=None, end=None, steps=20, values=None, tol=None,
-           epochs=None, solver=None, seed=1, threads=None):
+           epochs=None, solver=None, seed=1, threads=None, sample_weight=None):
         """K-fold cross-validation of ``param`` along warm-started paths (glmnet's
         ``cv.glmnet``): the path on all of the rows first (``start``, ``end``, ``steps`` as
         :meth:`path`, or ``values`` itself), then each fold's on the other rows, scored on its own. ``folds`` is K (the
         rows dealt from ``seed``, within each label's rows for labels) or each row's fold, an
         integer array of 0..K−1 (a scikit-learn splitter's test sets). ``choose`` (``"1se"``, the
-        default, or ``"min"``) picks the value refitted on all of the rows. Returns a :class:`CV`.
+        default, or ``"min"``) picks the value refitted on all of the rows. ``sample_weight``
+        weights each row's loss, as :meth:`fit`'s. Returns a :class:`CV`.
         """
         grid = None if values is None else [float(v) for v in np.ravel(values)]
         indptr, indices, values, features = _csr(X)
         labels = _labels(y, _rows(indptr, values, features))
+        sample_weight = _sample_weight(sample_weight, labels)
         if isinstance(folds, (int, np.integer)) and not isinstance(folds, bool):
             k, fold_of = int(folds), None
             if k < 0:
@@ -307,8 +316,8 @@ class Model:
             fold_of = [int(f) for f in fold_of]
         found = self._native.cv((indptr, indices, values, labels, features), _KEYWORDS.get(param, param), folds=k,
                                 fold_of=fold_of, choose=choose, start=start, end=end, steps=steps, values=grid,
-                                tol=tol,
-                                epochs=epochs, solver=solver, seed=seed, threads=threads)
+                                tol=tol, epochs=epochs, solver=solver, seed=seed, threads=threads,
+                                sample_weight=sample_weight)
         return CV(param, found)
 
     def reset(self):

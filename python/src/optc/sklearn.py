@@ -35,7 +35,8 @@ except ImportError:  # pragma: no cover - older scikit-learn
     def _validate_data(estimator, X, y="no_validation", reset=True, **kwargs):
         return estimator._validate_data(X, y, reset=reset, **kwargs)
 
-__all__ = ["OptcClassifier", "OptcRegressor", "OptcClassifierCV", "OptcRegressorCV", "EXPECTED_FAILED_CHECKS"]
+__all__ = ["OptcClassifier", "OptcRegressor", "OptcClassifierCV", "OptcRegressorCV", "EXPECTED_FAILED_CHECKS",
+           "EXPECTED_FAILED_CHECKS_CV"]
 
 #: The checks of ``sklearn.utils.estimator_checks.check_estimator`` the estimators do not pass,
 #: with the reason: pass it as ``check_estimator(est, expected_failed_checks=EXPECTED_FAILED_CHECKS)``.
@@ -547,4 +548,4 @@ class OptcRegressor(RegressorMixin, _OptcLinear):
 
 
 # The cross-validated estimators subclass the two above.
-from optc._sklearn_cv import OptcClassifierCV, OptcRegressorCV  # noqa: E402
+from optc._sklearn_cv import EXPECTED_FAILED_CHECKS_CV, OptcClassifierCV, OptcRegressorCV  # noqa: E402
