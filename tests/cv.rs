@@ -36,6 +36,7 @@ fn spec(folds: usize, choose: Choose) -> CvSpec {
         folds,
         choose,
         fold_of: None,
+        keep_folds: false,
     }
 }
 

@@ -227,8 +227,9 @@ impl Model {
     /// K-fold cross-validation of `param` along warm-started paths on these arrays (the grid as
     /// `path`'s, or `values`), each row's loss weighted by `sample_weight` when given: `folds`
     /// drawn from `seed` (stratified for labels), or `fold_of`, each row's fold; the refit at
-    /// `choose` ("min" or "1se"). See [`cv_dict`] for what it returns.
-    #[pyo3(signature = (rows, param, folds=5, fold_of=None, choose="1se", start=None, end=None, steps=20, values=None, tol=None, epochs=None, solver=None, seed=1, threads=None, sample_weight=None))]
+    /// `choose` ("min" or "1se"); with `keep_folds`, each fold's weights at every value too. See
+    /// [`cv_dict`] for what it returns.
+    #[pyo3(signature = (rows, param, folds=5, fold_of=None, choose="1se", start=None, end=None, steps=20, values=None, tol=None, epochs=None, solver=None, seed=1, threads=None, sample_weight=None, keep_folds=false))]
     #[allow(clippy::too_many_arguments)]
     fn cv<'py>(
         &self,
@@ -248,6 +249,7 @@ impl Model {
         seed: u64,
         threads: Option<usize>,
         sample_weight: Option<PyReadonlyArray1<'py, f64>>,
+        keep_folds: bool,
     ) -> PyResult<Bound<'py, PyDict>> {
         let choose = match choose {
             "min" => Choose::Min,
@@ -279,6 +281,7 @@ impl Model {
             folds,
             choose,
             fold_of,
+            keep_folds,
         };
         let cancel = spec.path.cancel.clone();
         let done = interruptibly(py, &cancel, || session.cv(spec)).map_err(|e| raise(py, e))?;
@@ -315,6 +318,17 @@ fn cv_dict<'py>(py: Python<'py>, done: &CrossValidated) -> PyResult<Bound<'py, P
     out.set_item("regression", done.full.regression)?;
     out.set_item("stratified", done.stratified)?;
     out.set_item("n_folds", done.folds)?;
+    out.set_item("fold_of", PyArray1::from_vec(py, done.fold_of.iter().map(|&f| f as i64).collect()))?;
+    // Each kept fold's weights a value (a row each, flattened) and intercepts; None for a fold
+    // that failed.
+    let kept = |f: &dyn Fn(&PathPoint) -> Vec<f64>| {
+        done.fold_paths
+            .iter()
+            .map(|p| p.as_ref().map(|p| PyArray1::from_vec(py, p.points.iter().flat_map(f).collect())))
+            .collect::<Vec<_>>()
+    };
+    out.set_item("fold_coef", kept(&|p| p.weights.clone()))?;
+    out.set_item("fold_intercept", kept(&|p| vec![p.intercept]))?;
     Ok(out)
 }
 

@@ -81,7 +81,7 @@ def test_the_regressor_chooses_lassocvs_alpha_on_the_same_folds():
 def test_the_estimators_refuse_what_they_do_not_take(binary):
     X, y = binary
     with pytest.raises(ValueError, match="scoring"):
-        OptcClassifierCV(scoring="accuracy").fit(X, y)
+        OptcClassifierCV(scoring="no such score").fit(X, y)
     with pytest.raises(ValueError):
         OptcClassifierCV(cv=1).fit(X, y)
     with pytest.raises(ValueError, match="Cs="):
@@ -115,3 +115,20 @@ def test_sample_weights_reach_every_fold():
     Xc, yc = make_classification(n_samples=300, n_features=10, weights=[0.8], random_state=3)
     balanced = OptcClassifierCV(Cs=6, class_weight="balanced").fit(Xc, yc)
     assert balanced.result_.status == "converged" and balanced.C_.shape == (1,)
+
+
+def test_a_scorer_scores_each_folds_weights_on_its_held_out_rows(binary):
+    X, y = binary
+    clf = OptcClassifierCV(Cs=6, cv=KFold(3), scoring="accuracy", l1_ratio=1.0).fit(X, y)
+    assert clf.scores_.shape == (3, 6)
+    # Each score is the accuracy of that fold's weights on the rows it held out.
+    table, k, v = clf.cv_, 1, 4
+    test = table.fold_of == k
+    a = X[test] @ table.fold_coef_[k][v] + table.fold_intercept_[k][v]
+    assert clf.scores_[k, v] == pytest.approx(np.mean(np.where(a > 0, 1.0, -1.0) == y[test]))
+    assert clf.lambda_ == table.values[np.argmax(clf.scores_.mean(axis=0))]
+    X2, y2 = make_regression(n_samples=200, n_features=30, n_informative=6, noise=5.0, random_state=1)
+    alphas = np.geomspace(10.0, 0.01, 8)
+    reg = OptcRegressorCV(alphas=alphas, cv=KFold(4), scoring="neg_mean_squared_error").fit(X2, y2)
+    # −MSE chooses what half the MSE (the held-out loss) chooses.
+    assert reg.alpha_ == pytest.approx(OptcRegressorCV(alphas=alphas, cv=KFold(4)).fit(X2, y2).alpha_)

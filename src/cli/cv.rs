@@ -126,6 +126,7 @@ pub fn cv(args: &CvArgs) -> Result<(), Failure> {
         folds: args.folds,
         choose: if args.choose == "min" { Choose::Min } else { Choose::OneSe },
         fold_of: None,
+        keep_folds: false,
     };
     let param = &args.param;
     let show = |event: CvEvent| match event {

@@ -34,6 +34,8 @@ pub struct CvSpec {
     /// Each row's fold, given (a scikit-learn splitter's test sets): 0..folds, every fold
     /// holding a row. None: drawn from the seed, stratified for labels.
     pub fold_of: Option<Vec<usize>>,
+    /// Keep each fold's path, its weights at every value (for a caller's own scoring).
+    pub keep_folds: bool,
 }
 
 /// One value of the grid, over the folds.
@@ -69,6 +71,10 @@ pub struct CrossValidated {
     pub stratified: bool,
     /// A fold whose path failed (a point diverged), and why; its points are out of the means.
     pub failures: Vec<(usize, String)>,
+    /// Each fold's path when the spec kept them (None for a fold that failed), and each row's
+    /// fold.
+    pub fold_paths: Vec<Option<SolvedPath>>,
+    pub fold_of: Vec<usize>,
     pub seconds: f64,
 }
 
@@ -126,22 +132,24 @@ pub fn cross_validate(
         let (train, test) = data.fold(&fold_of, f);
         solve_path(file, &train, Some(&test), &grid, |_| {})
     });
-    let mut solved = vec![];
+    let mut fold_paths = vec![];
     let mut failures = vec![];
     for (f, path) in paths.into_iter().enumerate() {
         match path {
             Ok(p) => {
                 on(CvEvent::Fold(f, Ok(&p)));
-                solved.push(p);
+                fold_paths.push(Some(p));
             }
             Err(PathError::Failed(e)) => {
                 let why = e.to_string();
                 on(CvEvent::Fold(f, Err(&why)));
                 failures.push((f, why));
+                fold_paths.push(None);
             }
             Err(e) => return Err(e),
         }
     }
+    let solved: Vec<&SolvedPath> = fold_paths.iter().flatten().collect();
     let points: Vec<CvPoint> = full
         .points
         .iter()
@@ -173,6 +181,9 @@ pub fn cross_validate(
         Choose::Min => min,
         Choose::OneSe => one_se,
     };
+    if !spec.keep_folds {
+        fold_paths.clear();
+    }
     Ok(CrossValidated {
         points,
         min,
@@ -182,6 +193,8 @@ pub fn cross_validate(
         folds: k,
         stratified,
         failures,
+        fold_paths,
+        fold_of,
         seconds: started.elapsed().as_secs_f64(),
     })
 }

@@ -112,7 +112,9 @@ class CV:
     of the choice), and the fit on all of the data there: ``nnz``, ``objective``, ``gap``,
     ``status``. ``lambda_min`` has the least mean loss, ``lambda_1se`` is the largest value within
     one standard error of it, ``chosen`` the one ``choose`` picked, refitted on all of the data:
-    ``coef_``, ``intercept_``, ``refit_status`` and ``refit_gap``.
+    ``coef_``, ``intercept_``, ``refit_status`` and ``refit_gap``. ``fold_of`` is each row's
+    fold; with ``keep_folds``, ``fold_coef_`` and ``fold_intercept_`` hold each fold's weights
+    (a row a value) and intercepts (None for a fold whose path failed).
     """
 
     def __init__(self, param, found):
@@ -126,6 +128,11 @@ class CV:
         self.coef_, self.intercept_ = found["coef"], found["intercept"]
         self.refit_status, self.refit_gap = found["refit_status"], found["refit_gap"]
         self.regression, self.stratified, self.n_folds = found["regression"], found["stratified"], found["n_folds"]
+        self.fold_of = found["fold_of"]
+        # With keep_folds: each fold's weights at every value (a row each) and intercepts.
+        rows = len(self.values)
+        self.fold_coef_ = [None if c is None else c.reshape(rows, -1) for c in found["fold_coef"]] or None
+        self.fold_intercept_ = list(found["fold_intercept"]) or None
 
     def __len__(self):
         return len(self.values)
@@ -291,14 +298,16 @@ class Model:
         return Path(param, found, features)
 
     def cv(self, X, y, param="λ", folds=5, choose="1se", start=None, end=None, steps=20, values=None, tol=None,
-           epochs=None, solver=None, seed=1, threads=None, sample_weight=None):
+           epochs=None, solver=None, seed=1, threads=None, sample_weight=None, keep_folds=False):
         """K-fold cross-validation of ``param`` along warm-started paths (glmnet's
         ``cv.glmnet``): the path on all of the rows first (``start``, ``end``, ``steps`` as
         :meth:`path`, or ``values`` itself), then each fold's on the other rows, scored on its own. ``folds`` is K (the
         rows dealt from ``seed``, within each label's rows for labels) or each row's fold, an
         integer array of 0..K−1 (a scikit-learn splitter's test sets). ``choose`` (``"1se"``, the
         default, or ``"min"``) picks the value refitted on all of the rows. ``sample_weight``
-        weights each row's loss, as :meth:`fit`'s. Returns a :class:`CV`.
+        weights each row's loss, as :meth:`fit`'s; ``keep_folds=True`` keeps each fold's weights
+        at every value (``CV.fold_coef_``, ``CV.fold_intercept_``; ``CV.fold_of`` says which rows
+        each held out), to score them another way. Returns a :class:`CV`.
         """
         grid = None if values is None else [float(v) for v in np.ravel(values)]
         indptr, indices, values, features = _csr(X)
@@ -317,7 +326,7 @@ class Model:
         found = self._native.cv((indptr, indices, values, labels, features), _KEYWORDS.get(param, param), folds=k,
                                 fold_of=fold_of, choose=choose, start=start, end=end, steps=steps, values=grid,
                                 tol=tol, epochs=epochs, solver=solver, seed=seed, threads=threads,
-                                sample_weight=sample_weight)
+                                sample_weight=sample_weight, keep_folds=keep_folds)
         return CV(param, found)
 
     def reset(self):

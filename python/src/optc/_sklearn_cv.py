@@ -7,6 +7,7 @@ choose theirs. Imported through :mod:`optc.sklearn`.
 import numbers
 
 import numpy as np
+from sklearn.metrics import check_scoring
 from sklearn.model_selection import check_cv
 from sklearn.utils.multiclass import check_classification_targets
 
@@ -65,8 +66,10 @@ class _CrossValidated:
     def _cross_validate(self, X, y, labels, multinomial, grid, sample_weight=None):
         if self.choose not in ("min", "1se"):
             raise ValueError(f"choose={self.choose!r}: 'min' or '1se'")
-        if self.scoring is not None:
-            raise ValueError(f"scoring={self.scoring!r}: only None, the model's held-out loss, is taken")
+        scorer = None if self.scoring is None else check_scoring(self, scoring=self.scoring)
+        if scorer is not None and multinomial:
+            raise ValueError(f"scoring={self.scoring!r} with the multinomial loss: the folds' per-class offsets "
+                             "are not kept; use scoring=None (the held-out loss)")
         self._check_run_parameters()
         _l1_ratio(self.l1_ratio)
         name, _, alpha = _optc_penalty(self.penalty, 1.0, self.l1_ratio)
@@ -76,13 +79,35 @@ class _CrossValidated:
         table = optc.Model(text, **self._params(penalty)).cv(
             X, y, param="λ", folds=_folds(self.cv, X, y, labels != "real"), choose=self.choose, steps=steps,
             values=values, tol=self.tol, epochs=self.max_epochs, solver=self.solver, threads=self.threads,
-            sample_weight=sample_weight)
+            sample_weight=sample_weight, keep_folds=scorer is not None)
         self.cv_ = table
         self._cv_lambda = float(table.chosen)
         # The refit starts at the full path's answer there (one weight column: a matrix W's
         # per-class offsets are not in the table).
         self._start = None if multinomial else (table.coef_, float(table.intercept_))
+        if scorer is not None:
+            self._choose_by_score(scorer, X, table)
         return table
+
+    def _choose_by_score(self, scorer, X, table):
+        """``scoring``'s choice: each fold's weights at each value scored on the rows it held out
+        (``scores_``, folds × values); the best mean, or with ``choose="1se"`` the largest λ
+        within one standard error of it."""
+        y = self._scored_y
+        scores = np.full((table.n_folds, len(table)), np.nan)
+        for k, (coef, b) in enumerate(zip(table.fold_coef_, table.fold_intercept_)):
+            if coef is None:
+                continue
+            test = table.fold_of == k
+            for v in range(len(table)):
+                scores[k, v] = scorer(self._fitted_at(coef[v], b[v], X.shape[1]), X[test], y[test])
+        mean = np.nanmean(scores, axis=0)
+        se = np.nanstd(scores, axis=0, ddof=1) / np.sqrt(np.sum(np.isfinite(scores), axis=0))
+        best = int(np.nanargmax(mean))
+        at = best if self.choose == "min" else int(np.flatnonzero(mean >= mean[best] - se[best])[0])
+        self.scores_ = scores
+        self._cv_lambda = float(table.values[at])
+        self._start = None
 
 
 class OptcClassifierCV(_CrossValidated, OptcClassifier):
@@ -90,9 +115,11 @@ class OptcClassifierCV(_CrossValidated, OptcClassifier):
 
     The model is fitted along one warm-started path of λ = 1/(C·n_samples) on all of the rows,
     then along the same values on each fold's other rows, scored by the mean held-out loss of
-    the model's own loss (``scoring=None``, the only one taken: log-loss for logistic, the hinge
-    for the hinge); ``choose="min"`` (the default) refits at the least mean loss, ``"1se"`` at the
-    largest λ within one standard error of it (glmnet's). λ, not C, is what the folds share, as
+    the model's own loss (``scoring=None``: log-loss for logistic, the hinge for the hinge), or by
+    ``scoring`` (a scikit-learn scorer's name or a callable, each fold's weights at each value
+    scored on its held-out rows: ``scores_``, folds × values; two classes); ``choose="min"`` (the
+    default) refits at the best mean, ``"1se"`` at the largest λ within one standard error of it
+    (glmnet's). λ, not C, is what the folds share, as
     glmnet's: a fold's C·(its rows) is the whole data's.
 
     ``Cs``: an int (default 20), that many values log-spaced from λ_max (where ℓ1 is in the
@@ -127,6 +154,13 @@ class OptcClassifierCV(_CrossValidated, OptcClassifier):
     multi_class = "auto"
     C = 1.0
 
+    def _fitted_at(self, coef, b, features):
+        """A fitted binary classifier with these weights, for a scorer."""
+        est = OptcClassifier(loss=self.loss)
+        est.classes_, est.n_features_in_, est._multinomial_fit = self._classes, features, False
+        est.coef_, est.intercept_ = np.asarray(coef).reshape(1, -1), np.array([float(b)])
+        return est
+
     def fit(self, X, y, sample_weight=None):
         X, y = _validate_data(self, X, y, accept_sparse=_SPARSE, dtype=np.float64)
         check_classification_targets(y)
@@ -145,9 +179,10 @@ class OptcClassifierCV(_CrossValidated, OptcClassifier):
         if weights is not None and len(np.unique(encoded[np.asarray(weights) > 0])) < 2:
             raise ValueError("only one class has rows of positive weight: cross-validation needs two classes")
         grid = _grid(self.Cs, "Cs", lambda c: 1.0 / (c * n))
+        self._scored_y, self._classes = y, classes
         table = self._cross_validate(X, labels, "labels", multinomial, grid, weights)
-        self.lambda_ = table.chosen
-        self.C_ = np.array([1.0 / (table.chosen * n)])
+        self.lambda_ = self._cv_lambda
+        self.C_ = np.array([1.0 / (self._cv_lambda * n)])
         self.Cs_ = 1.0 / (table.values * n)
         return OptcClassifier.fit(self, X, y, sample_weight)
 
@@ -157,10 +192,10 @@ class OptcRegressorCV(_CrossValidated, OptcRegressor):
     ``ElasticNetCV``.
 
     The model is fitted along one warm-started path of alpha on all of the rows, then along the
-    same values on each fold's other rows, scored by the mean held-out loss (``scoring=None``,
-    the only one taken: for the squared loss half the MSE, the same choice as ``LassoCV``'s);
-    ``choose="min"`` (the default) refits at the least, ``"1se"`` at the largest alpha within one
-    standard error of it (glmnet's).
+    same values on each fold's other rows, scored by the mean held-out loss (``scoring=None``: for
+    the squared loss half the MSE, the same choice as ``LassoCV``'s) or by ``scoring`` (a scorer's
+    name or a callable: ``scores_``, folds × values); ``choose="min"`` (the default) refits at the
+    best, ``"1se"`` at the largest alpha within one standard error of it (glmnet's).
 
     ``alphas``: an int (default 20), that many values log-spaced from alpha_max (where ℓ1 is in
     the penalty) down to 1e-4 of it (1e-2 when features ≥ rows), or a list. ``cv``: K (default
@@ -191,6 +226,12 @@ class OptcRegressorCV(_CrossValidated, OptcRegressor):
 
     alpha = 1.0
 
+    def _fitted_at(self, coef, b, features):
+        """A fitted regressor with these weights, for a scorer."""
+        est = OptcRegressor(loss=self.loss)
+        est.n_features_in_, est.coef_, est.intercept_ = features, np.asarray(coef), float(b)
+        return est
+
     def _per_alpha(self):
         """λ per unit of alpha: l1_ratio in the elastic net (λ·(‖w‖₁ + (α/2)‖w‖²)), else 1."""
         name, _, _ = _optc_penalty(self.penalty, 1.0, self.l1_ratio)
@@ -207,9 +248,10 @@ class OptcRegressorCV(_CrossValidated, OptcRegressor):
             weights = sample_weight * (X.shape[0] / max(float(np.sum(sample_weight)), np.finfo(float).tiny))
         per = self._per_alpha()
         grid = _grid(self.alphas, "alphas", lambda a: a * per)
+        self._scored_y = y
         table = self._cross_validate(X, y, "real", False, grid, weights)
-        self.lambda_ = table.chosen
-        self.alpha_ = table.chosen / per
+        self.lambda_ = self._cv_lambda
+        self.alpha_ = self._cv_lambda / per
         self.alphas_ = table.values / per
         return OptcRegressor.fit(self, X, y, sample_weight)
 
