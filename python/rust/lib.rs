@@ -318,6 +318,7 @@ fn cv_dict<'py>(py: Python<'py>, done: &CrossValidated) -> PyResult<Bound<'py, P
     out.set_item("regression", done.full.regression)?;
     out.set_item("stratified", done.stratified)?;
     out.set_item("n_folds", done.folds)?;
+    out.set_item("failures", done.failures.clone())?;
     out.set_item("fold_of", PyArray1::from_vec(py, done.fold_of.iter().map(|&f| f as i64).collect()))?;
     // Each kept fold's weights a value (a row each, flattened) and intercepts; None for a fold
     // that failed.

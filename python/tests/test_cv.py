@@ -45,9 +45,14 @@ def test_model_cv_scores_each_fold_as_its_own_fit_does(binary):
 def test_bad_folds_are_value_errors(binary):
     X, y = binary
     model = optc.Model(L1_LOGISTIC)
-    for folds in (1, 301, np.array([0, 2] * 150)):
-        with pytest.raises(ValueError):
+    for folds, says in ((1, "folds=1"), (301, "folds=301"), (np.array([0, 2] * 150), "fold 1 holds no row")):
+        with pytest.raises(ValueError, match=says):
             model.cv(X, y, folds=folds, steps=3)
+    # A label with fewer rows than folds: named as this method's argument, not optc cv's flag.
+    rare = np.where(np.arange(300) < 3, 1.0, -1.0)
+    with pytest.raises(ValueError, match=r"folds=5: label 1 has 3 rows") as e:
+        model.cv(X, rare, steps=3)
+    assert "--folds" not in str(e.value)
     with pytest.raises(ValueError, match="choose"):
         model.cv(X, y, choose="best", steps=3)
 

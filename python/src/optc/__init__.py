@@ -129,6 +129,8 @@ class CV:
         self.refit_status, self.refit_gap = found["refit_status"], found["refit_gap"]
         self.regression, self.stratified, self.n_folds = found["regression"], found["stratified"], found["n_folds"]
         self.fold_of = found["fold_of"]
+        # (fold, why) for each fold whose path failed (a point diverged): out of every mean.
+        self.failures = list(found["failures"])
         # With keep_folds: each fold's weights at every value (a row each) and intercepts.
         rows = len(self.values)
         self.fold_coef_ = [None if c is None else c.reshape(rows, -1) for c in found["fold_coef"]] or None
@@ -315,18 +317,24 @@ class Model:
         sample_weight = _sample_weight(sample_weight, labels)
         if isinstance(folds, (int, np.integer)) and not isinstance(folds, bool):
             k, fold_of = int(folds), None
-            if k < 0:
+            if k < 2:
                 raise ValueError(f"folds={k}: give at least 2")
+            if k > labels.shape[0]:
+                raise ValueError(f"folds={k}: the data has {labels.shape[0]} rows")
         else:
             fold_of = np.asarray(folds).ravel()
             if fold_of.dtype.kind not in "iu" or (fold_of.size and fold_of.min() < 0):
                 raise ValueError("folds: give K, or each row's fold as integers 0..K-1")
             k = int(fold_of.max()) + 1 if fold_of.size else 0
             fold_of = [int(f) for f in fold_of]
-        found = self._native.cv((indptr, indices, values, labels, features), _KEYWORDS.get(param, param), folds=k,
-                                fold_of=fold_of, choose=choose, start=start, end=end, steps=steps, values=grid,
-                                tol=tol, epochs=epochs, solver=solver, seed=seed, threads=threads,
-                                sample_weight=sample_weight, keep_folds=keep_folds)
+        try:
+            found = self._native.cv(
+                (indptr, indices, values, labels, features), _KEYWORDS.get(param, param), folds=k, fold_of=fold_of,
+                choose=choose, start=start, end=end, steps=steps, values=grid, tol=tol, epochs=epochs, solver=solver,
+                seed=seed, threads=threads, sample_weight=sample_weight, keep_folds=keep_folds)
+        except ValueError as e:
+            # The library words its checks as optc cv's flags; here they are this method's arguments.
+            raise ValueError(str(e).replace("--folds ", "folds=")) from None
         return CV(param, found)
 
     def reset(self):
