@@ -5,11 +5,10 @@
 //! path's point there, certified, which `--save` writes.
 
 use super::inputs::load_data;
-use super::outputs::{commit_output, prepare_output};
+use super::outputs::{commit_output, file_name, prepare_output};
 use super::saved::saved_text;
-use super::{compile, model_dir, parse_sets, read_model, report_compile_error, Failure};
+use super::{compile, model_dir, read_model, report_compile_error, Failure};
 use crate::data::LabelMap;
-use crate::pipeline::CompileOptions;
 use crate::session::cv::{cross_validate, Choose, CrossValidated, CvEvent, CvSpec};
 use crate::session::path::{PathError, PathEvent, PathSpec};
 use crate::session::saved::saved_model;
@@ -95,14 +94,7 @@ pub fn cv(args: &CvArgs) -> Result<(), Failure> {
     }
     let (mut data, _, _) = load_data(&args.data, "data file", false, &args.data_options)?;
     let dir = model_dir(&args.model);
-    let options = CompileOptions {
-        overrides: parse_sets(&args.model_options.set)?,
-        solver: args.model_options.solver.clone(),
-        eager: args.model_options.eager,
-        epochs: args.epochs,
-        files: Some(dir.clone()),
-        ..CompileOptions::default()
-    };
+    let options = args.model_options.compile_options(args.epochs, &dir)?;
     if args.weights.given() {
         let compiled = compile(&file, &options)?;
         super::weights::attach(&args.weights, &compiled.model, &mut data)?;
@@ -186,13 +178,8 @@ pub fn cv(args: &CvArgs) -> Result<(), Failure> {
             .zip(&done.full.points)
             .map(|(p, f)| crate::plot::CvPoint { lambda: p.value, loss: p.loss, se: p.loss_se, nnz: f.nnz })
             .collect();
-        let name = |p: &std::path::Path| p.file_name().map_or(String::new(), |n| n.to_string_lossy().into_owned());
-        let title = format!(
-            "{} on {}: {}-fold cross-validation",
-            name(std::path::Path::new(&file.name)),
-            name(std::path::Path::new(&data.name)),
-            done.folds
-        );
+        let title =
+            format!("{} on {}: {}-fold cross-validation", file_name(&file.name), file_name(&data.name), done.folds);
         let (min, one_se) = (done.points[done.min].value, done.points[done.one_se].value);
         let svg = crate::plot::plot_cv(&title, param, &shown, min, one_se)
             .map_err(|e| Failure::Input(format!("{}: {e}", o.name())))?;

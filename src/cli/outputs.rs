@@ -66,6 +66,12 @@ pub(crate) fn trace_csv(trace: &[driver::TracePoint], kind: LabelKind) -> String
     csv
 }
 
+/// A file's own name, for a figure's title (folders would crowd it); the whole path when it has
+/// none.
+pub(crate) fn file_name(path: &str) -> String {
+    Path::new(path).file_name().map_or(path.to_string(), |n| n.to_string_lossy().into_owned())
+}
+
 /// Draws the trace for `--plot`, titled by the files' own names (folders would crowd the title).
 pub(crate) fn write_plot(
     out: Option<OutputFile>,
@@ -76,8 +82,7 @@ pub(crate) fn write_plot(
     kind: LabelKind,
 ) -> Result<(), Failure> {
     let Some(out) = out else { return Ok(()) };
-    let base = |p: &str| Path::new(p).file_name().map_or(p.to_string(), |n| n.to_string_lossy().into_owned());
-    let title = format!("{} on {}: {solver}, {} epochs", base(model), base(data), trace.len());
+    let title = format!("{} on {}: {solver}, {} epochs", file_name(model), file_name(data), trace.len());
     let rows: Vec<crate::plot::TraceRow> = trace
         .iter()
         .map(|p| crate::plot::TraceRow {

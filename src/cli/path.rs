@@ -4,8 +4,8 @@
 //! new plan, because parameters are folded into the code.
 
 use super::inputs::load_data;
-use super::outputs::prepare_output;
-use super::{compile, model_dir, parse_sets, read_model, report_compile_error, Failure};
+use super::outputs::{file_name, prepare_output};
+use super::{compile, model_dir, read_model, report_compile_error, Failure};
 use crate::data::Dataset;
 use crate::output::OutputFile;
 use crate::pipeline::CompileOptions;
@@ -132,14 +132,7 @@ pub(crate) fn trace_path(
         cold: args.cold,
         jit: !args.no_jit,
         threads: args.data.threads(),
-        compile: CompileOptions {
-            overrides: parse_sets(&args.model.set)?,
-            solver: args.model.solver.clone(),
-            eager: args.model.eager,
-            epochs: args.epochs,
-            files: Some(dir.to_path_buf()),
-            ..CompileOptions::default()
-        },
+        compile: args.model.compile_options(args.epochs, dir)?,
         cancel: super::interrupt(),
     };
     let show = |event: PathEvent| match event {
@@ -187,8 +180,7 @@ pub(crate) fn trace_path(
                 weights: p.weights.iter().enumerate().filter(|(_, v)| **v != 0.0).map(|(j, v)| (j, *v)).collect(),
             })
             .collect();
-        let name = |p: &std::path::Path| p.file_name().map_or(String::new(), |n| n.to_string_lossy().into_owned());
-        let title = format!("{} on {}: regularization path", name(Path::new(&file.name)), name(Path::new(&train.name)));
+        let title = format!("{} on {}: regularization path", file_name(&file.name), file_name(&train.name));
         let svg = crate::plot::plot_path(&title, &args.param, &shown, solved.regression)
             .map_err(|e| Failure::Input(format!("{}: {e}", o.name())))?;
         o.commit(svg.as_bytes()).map_err(|e| Failure::Input(e.to_string()))?;

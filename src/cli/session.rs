@@ -52,6 +52,25 @@ pub(crate) struct ModelOptions {
     pub eager: bool,
 }
 
+impl ModelOptions {
+    /// The compiler's options these flags ask for, with each point's epoch cap and the
+    /// directory of the model's `load` files (`optc path`, `optc cv`).
+    pub fn compile_options(
+        &self,
+        epochs: Option<usize>,
+        dir: &std::path::Path,
+    ) -> Result<crate::pipeline::CompileOptions, super::Failure> {
+        Ok(crate::pipeline::CompileOptions {
+            overrides: super::parse_sets(&self.set)?,
+            solver: self.solver.clone(),
+            eager: self.eager,
+            epochs,
+            files: Some(dir.to_path_buf()),
+            ..Default::default()
+        })
+    }
+}
+
 /// How data files are read (`--threads`, `--cache`), shared by `run`, `path` and the REPL.
 #[derive(clap::Args, Debug, Default, Clone, PartialEq)]
 pub(crate) struct DataOptions {
