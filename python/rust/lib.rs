@@ -190,21 +190,8 @@ impl Model {
     ) -> PyResult<Bound<'py, PyDict>> {
         let data = rows.data(py)?;
         let session = Session::new(self.problem.clone(), data);
-        let spec = PathSpec {
-            param,
-            from: start,
-            to: end,
-            steps,
-            values,
-            tol,
-            epochs,
-            seed,
-            cold,
-            jit: true,
-            threads: threads.unwrap_or_else(optc::data::available_threads).max(1),
-            compile: CompileOptions { solver, ..Default::default() },
-            cancel: Default::default(),
-        };
+        let spec =
+            PathSpec { cold, ..path_spec(param, (start, end, steps, values), (tol, epochs, seed), solver, threads) };
         let cancel = spec.cancel.clone();
         let solved = interruptibly(py, &cancel, || session.path(spec)).map_err(|e| raise(py, e))?;
         let points = &solved.points;
@@ -263,21 +250,7 @@ impl Model {
         };
         let session = Session::new(self.problem.clone(), data);
         let spec = CvSpec {
-            path: PathSpec {
-                param,
-                from: start,
-                to: end,
-                steps,
-                values,
-                tol,
-                epochs,
-                seed,
-                cold: false,
-                jit: true,
-                threads: threads.unwrap_or_else(optc::data::available_threads).max(1),
-                compile: CompileOptions { solver, ..Default::default() },
-                cancel: Default::default(),
-            },
+            path: path_spec(param, (start, end, steps, values), (tol, epochs, seed), solver, threads),
             folds,
             choose,
             fold_of,
@@ -286,6 +259,33 @@ impl Model {
         let cancel = spec.path.cancel.clone();
         let done = interruptibly(py, &cancel, || session.cv(spec)).map_err(|e| raise(py, e))?;
         cv_dict(py, &done)
+    }
+}
+
+/// The warm-started path `Model.path` and `Model.cv` run: `param` over the grid (`start`, `end`,
+/// `steps`, or the `values` themselves), each point stopped by (`tol`, `epochs`) with `seed`,
+/// on `threads` threads (None: every core), compiled by the JIT with `solver` forced if given.
+fn path_spec(
+    param: String,
+    (from, to, steps, values): (Option<f64>, Option<f64>, usize, Option<Vec<f64>>),
+    (tol, epochs, seed): (Option<f64>, Option<usize>, u64),
+    solver: Option<String>,
+    threads: Option<usize>,
+) -> PathSpec {
+    PathSpec {
+        param,
+        from,
+        to,
+        steps,
+        values,
+        tol,
+        epochs,
+        seed,
+        cold: false,
+        jit: true,
+        threads: threads.unwrap_or_else(optc::data::available_threads).max(1),
+        compile: CompileOptions { solver, ..Default::default() },
+        cancel: Default::default(),
     }
 }
 
