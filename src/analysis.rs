@@ -244,9 +244,17 @@ const PER_CLASS_INTERCEPT: &str = "tron and proxgrad";
 impl ShapeRule {
     /// The choice for data of `rows` × `features`: the rule's for few features, for wide data,
     /// else `otherwise`, its reason prefixed by the shape that decided.
-    /// `mean_row_norm_sq` is the mean ‖xᵢ‖² over the rows.
-    pub fn choose(&self, features: usize, rows: usize, mean_row_norm_sq: f64, otherwise: &Choice) -> Choice {
-        let strength = |ridge: f64| mean_row_norm_sq / (ridge * rows.max(1) as f64);
+    /// `mean_row_norm_sq` gives the mean ‖xᵢ‖² over the rows, asked only by a rule with a strong
+    /// ridge's branch.
+    pub fn choose(
+        &self,
+        features: usize,
+        rows: usize,
+        mean_row_norm_sq: impl FnOnce() -> f64,
+        otherwise: &Choice,
+    ) -> Choice {
+        let mean = if self.strong.is_some() { mean_row_norm_sq() } else { 0.0 };
+        let strength = |ridge: f64| mean / (ridge * rows.max(1) as f64);
         let (shape, choice) = match (&self.few_features, &self.wide, &self.strong) {
             (_, _, Some((c, ridge)))
                 if strength(*ridge) <= STRONG_RIDGE

@@ -378,7 +378,7 @@ fn plan(
         pipeline::AnyModel::Loss(mut c) => {
             // The plan `optc run` makes on this data: a default its shape settles, settled.
             if let Some(d) = &data {
-                pipeline::shape(&mut c, d.features(), d.rows(), d.mean_row_norm_sq());
+                pipeline::shape(&mut c, d.features(), d.rows(), || d.mean_row_norm_sq());
             }
             pipeline::plan(&c, &opts).map_err(|e| report_compile_error(e, &file))?
         }
@@ -407,7 +407,7 @@ fn plan(
             classes: 0,
             op_rows: 0,
             nnz: 0,
-            max_row_norm_sq: 1.0,
+            max_row_norm_sq: Some(1.0),
             mean_weight: 1.0,
             max_weight: 1.0,
             gram_norm: Some(1.0),

@@ -166,14 +166,21 @@ impl Dataset {
         }
     }
 
+    /// Every fact of the data, max ωᵢ‖xᵢ‖² included (a pass over it).
     pub fn facts(&self) -> DataFacts {
+        DataFacts { max_row_norm_sq: Some(self.max_row_norm_sq()), ..self.counts() }
+    }
+
+    /// The facts that need no pass over the matrix: its sizes and the weights' mean and largest.
+    /// [`Dataset::complete_facts`] adds what a plan reads besides.
+    pub fn counts(&self) -> DataFacts {
         DataFacts {
             rows: self.rows(),
             features: self.features(),
             classes: 0,
             op_rows: 0,
             nnz: self.nnz(),
-            max_row_norm_sq: self.max_row_norm_sq(),
+            max_row_norm_sq: None,
             mean_weight: self.mean_weight(),
             max_weight: self.weights.as_ref().map_or(1.0, |s| s.iter().copied().fold(0.0, f64::max)),
             gram_norm: None,

@@ -33,7 +33,7 @@ pub use objective::*;
 pub use crate::runtime::{Routine, VectorTerm};
 use crate::symbolic::{Cmp, Func};
 pub use distribute::distribute;
-pub use facts::{bound_scalars, needs_gram, DataFacts};
+pub use facts::{bound_scalars, needs_gram, needs_row_norms, DataFacts};
 
 /// A scalar slot: a parameter (constant for the run), state, or a temporary.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -47,7 +47,7 @@ pub(super) fn streamed(
     let classes = class_weights_of(&args.class_weight, labels).map_err(|e| Failure::Input(e.to_string()))?;
     let weights = RowWeights { file, classes };
     let most = weights.max();
-    facts.max_row_norm_sq *= most;
+    facts.max_row_norm_sq = facts.max_row_norm_sq.map(|n| n * most);
     facts.mean_weight = most;
     facts.max_weight = most;
     Ok(Some(weights))

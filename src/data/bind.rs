@@ -1,7 +1,7 @@
 //! The facts of the data that only a pass over it gives: λ_max(XᵀΩX)/m by power iteration, for
 //! the plans whose parameters are bound from it (`plan::facts` holds the facts and the binding).
 
-use crate::plan::{needs_gram, DataFacts};
+use crate::plan::{needs_gram, needs_row_norms, DataFacts};
 
 impl super::Dataset {
     /// λ_max(XᵀΩX)/m by power iteration (the curvature of the mean squared margin, Ω the rows'
@@ -65,12 +65,19 @@ impl super::Dataset {
     /// The facts `plan`'s parameters are bound from, with the weights `features` long; the
     /// power iteration runs only for plans that need it.
     pub fn facts_for(&self, plan: &crate::plan::Plan, features: usize) -> DataFacts {
-        self.complete_facts(plan, DataFacts { features, ..self.facts() })
+        self.complete_facts(plan, DataFacts { features, ..self.counts() })
     }
 
-    /// `facts` (already read off the data) with what `plan` needs besides: λ_max(XᵀX)/m for a
-    /// step from the curvature of the whole matrix.
+    /// `facts` (already read off the data) with what `plan` needs besides: max ωᵢ‖xᵢ‖² for a step
+    /// from the worst row's curvature, λ_max(XᵀX)/m for one from the whole matrix's. Neither
+    /// pass is made for a plan that does not read it (on a dense 200,000 × 50 array the row
+    /// norms took 8 ms of a 0.19 s ridge fit).
     pub fn complete_facts(&self, plan: &crate::plan::Plan, facts: DataFacts) -> DataFacts {
-        DataFacts { gram_norm: needs_gram(plan).then(|| self.gram_norm(facts.features)), ..facts }
+        let rows = facts.max_row_norm_sq.or_else(|| needs_row_norms(plan).then(|| self.max_row_norm_sq()));
+        DataFacts {
+            max_row_norm_sq: rows,
+            gram_norm: needs_gram(plan).then(|| self.gram_norm(facts.features)),
+            ..facts
+        }
     }
 }

@@ -617,7 +617,7 @@ impl Scan {
             classes,
             op_rows: 0,
             nnz: self.nnz,
-            max_row_norm_sq: self.max_row_norm_sq,
+            max_row_norm_sq: Some(self.max_row_norm_sq),
             mean_weight: 1.0,
             max_weight: 1.0,
             gram_norm: None,

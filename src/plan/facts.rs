@@ -15,8 +15,9 @@ pub struct DataFacts {
     /// p, the rows of a composite's operator B (0 without one).
     pub op_rows: usize,
     pub nnz: usize,
-    /// max over rows of ωᵢ‖xᵢ‖² (ωᵢ the row's weight, 1 without weights).
-    pub max_row_norm_sq: f64,
+    /// max over rows of ωᵢ‖xᵢ‖² (ωᵢ the row's weight, 1 without weights); computed only for
+    /// plans whose parameters are bound from it (a pass over the data).
+    pub max_row_norm_sq: Option<f64>,
     /// Σᵢ ωᵢ/m: 1 without weights.
     pub mean_weight: f64,
     /// max ωᵢ: 1 without weights.
@@ -38,18 +39,16 @@ impl ParamInit {
         match self {
             ParamInit::Value(v) => Some(*v),
             ParamInit::InverseMaxRowNormSq { scale } => {
-                facts.map(|f| if f.max_row_norm_sq > 0.0 { 1.0 / (scale * f.max_row_norm_sq) } else { 1.0 })
+                row_norm(facts).map(|n| if n > 0.0 { 1.0 / (scale * n) } else { 1.0 })
             }
             ParamInit::InverseMaxRowNorm { scale } => {
-                facts.map(|f| if f.max_row_norm_sq > 0.0 { 1.0 / (scale * f.max_row_norm_sq.sqrt()) } else { 1.0 })
+                row_norm(facts).map(|n| if n > 0.0 { 1.0 / (scale * n.sqrt()) } else { 1.0 })
             }
             ParamInit::PerRow { scale } => facts.map(|f| scale / f.rows.max(1) as f64),
             ParamInit::MeanWeight { scale } => facts.map(|f| scale * f.mean_weight),
             ParamInit::MaxWeight { scale } => facts.map(|f| scale * f.max_weight),
             // Rows that are all zero have no curvature: any positive L is safe.
-            ParamInit::MaxRowNormSq { scale } => {
-                facts.map(|f| if f.max_row_norm_sq > 0.0 { scale * f.max_row_norm_sq } else { 1.0 })
-            }
+            ParamInit::MaxRowNormSq { scale } => row_norm(facts).map(|n| if n > 0.0 { scale * n } else { 1.0 }),
             ParamInit::Tuned { default, .. } => Some(*default),
             // A zero matrix has no curvature: any positive L is safe.
             ParamInit::DualStep => {
@@ -63,6 +62,11 @@ impl ParamInit {
     }
 }
 
+/// max ωᵢ‖xᵢ‖², where the facts have it.
+fn row_norm(facts: Option<&DataFacts>) -> Option<f64> {
+    facts.and_then(|f| f.max_row_norm_sq)
+}
+
 /// The initial scalars: parameters bound to their values (data-dependent ones from `facts`),
 /// state and temporaries at 0. The JIT folds the parameters into the code from this.
 pub fn bound_scalars(plan: &Plan, facts: &DataFacts) -> Vec<f64> {
@@ -74,6 +78,18 @@ pub fn bound_scalars(plan: &Plan, facts: &DataFacts) -> Vec<f64> {
             ScalarRole::Local => 0.0,
         })
         .collect()
+}
+
+/// Whether a parameter of `plan` is bound from max ωᵢ‖xᵢ‖² (a pass over the data).
+pub fn needs_row_norms(plan: &Plan) -> bool {
+    plan.scalars.iter().any(|s| {
+        matches!(
+            s.init,
+            ParamInit::InverseMaxRowNormSq { .. }
+                | ParamInit::InverseMaxRowNorm { .. }
+                | ParamInit::MaxRowNormSq { .. }
+        )
+    })
 }
 
 /// Whether a parameter of `plan` is bound from λ_max(XᵀX) (a power iteration over the data).

@@ -75,7 +75,7 @@ impl Bound {
         }
         let features = declared_features(&compiled.model, train.features(), &train.name)?;
         let classes = if kind == LabelKind::Classes { label_map.originals.len() } else { 0 };
-        let facts = DataFacts { features, classes, ..train.facts() };
+        let facts = DataFacts { features, classes, ..train.counts() };
         ensure_memory(plan, &facts, train, &compiled.model.var.name)?;
         let facts = train.complete_facts(plan, facts);
         // Built when a kernel first reads them: a run whose first check certifies never does.
