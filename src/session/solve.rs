@@ -161,9 +161,6 @@ pub fn solve(
     if let (Some((_, b)), Some(id)) = (warm, plan.objective.intercept) {
         start.scalars[id.0] = b;
     }
-    // Measured at the cold start w = 0 even when warm: a stochastic method started at (or near)
-    // the optimum ends a little above it, which is noise, not divergence.
-    let start_objective = evaluate(plan, &State::new(plan, &bound.facts, view.labels), view).objective;
     // A run that checks before its first epoch compiles when a phase first runs, so one that
     // check ends compiles nothing; any other compiles now, outside the run's time.
     let mut lazy = crate::exec::LazyBackend::new(plan, &bound.facts, jit);
@@ -180,8 +177,16 @@ pub fn solve(
     // Stopped by its cap above F(0) (on near-collinear rows, dual CD at a large C), it has not
     // converged, and its status and gap say so; it has not diverged.
     let unconverged_dual = plan.objective.dual_only && objective.is_finite();
-    if worse_than_start(objective, start_objective) && !unconverged_dual {
-        return Err(Unsolved::Worse { epochs: outcome.epochs, objective, start_objective });
+    // A run its duality gap certified is within tol of F* ≤ F(0): only another is compared with
+    // F(0) (a pass of the loss over every row: 5 ms of a dense 200,000 × 50 ridge fit), measured
+    // at the cold start w = 0 even when warm: a stochastic method started at (or near) the
+    // optimum ends a little above it, which is noise, not divergence.
+    let certified = outcome.status == crate::exec::driver::Status::Converged && outcome.gap.is_some();
+    if !certified && !unconverged_dual {
+        let start_objective = evaluate(plan, &State::new(plan, &bound.facts, view.labels), view).objective;
+        if worse_than_start(objective, start_objective) {
+            return Err(Unsolved::Worse { epochs: outcome.epochs, objective, start_objective });
+        }
     }
     let backend = crate::exec::Backend::name(&lazy);
     Ok(Solved { outcome, calibration, backend, fallback: lazy.fallback.take(), jit_seconds: lazy.jit_seconds })
