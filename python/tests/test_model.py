@@ -89,6 +89,11 @@ def test_a_dense_array_mostly_of_non_zeros_is_read_whole():
     # Mostly zeros: converted, the zeros dropped.
     S = np.where(rng.random(D.shape) < 0.8, 0.0, D)
     assert len(optc._csr(S)[2]) == np.count_nonzero(S)
+    # A value that is not finite is named by its row and column.
+    bad = D.copy()
+    bad[150, 7] = np.inf
+    with pytest.raises(Exception, match="row 150, column 7"):
+        optc.Model(L1_LOGISTIC).fit(bad, y)
     # A tall array is judged on evenly spaced rows, either way.
     T = rng.normal(size=(20_000, 3))
     assert len(optc._csr(np.where(rng.random(T.shape) < 0.3, 0.0, T))[2]) == T.size
