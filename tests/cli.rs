@@ -1037,6 +1037,30 @@ fn init_restores_the_intercept() {
     }
 }
 
+/// The report says how b enters F: unregularized, or penalised with its μ (LIBLINEAR's `-B 1`),
+/// and so does the plan's F.
+#[test]
+fn the_report_says_whether_the_intercept_is_penalised() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let data = fixture("offset_binary.svm");
+    for (ridge, words) in [("", "(unregularized)"), (" + 2·λ·l2sq(b)", "(penalised: μ·½b², μ = 0.02)")] {
+        let m = write(
+            dir.path(),
+            "b.opt",
+            &format!("data x: sparse, y: labels\nvar w: vec[dim(x)]\nvar b: scalar\nparam λ = 0.01\nminimize E[hinge(y, <x, w> + b)] + λ·l2sq(w){ridge}\n"),
+        );
+        let out = optc(&["run", m.to_str().unwrap(), data.to_str().unwrap()]);
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        let report = text(&out.stdout);
+        assert!(
+            report.lines().any(|l| l.starts_with("  intercept    b = ") && l.ends_with(words)),
+            "{ridge}: {report}"
+        );
+        let plan = text(&optc(&["plan", m.to_str().unwrap(), data.to_str().unwrap()]).stdout);
+        assert_eq!(plan.contains("+ μ·½b², after finish"), !ridge.is_empty(), "{plan}");
+    }
+}
+
 /// λ_max with an intercept is taken where b is optimal for w = 0 (as glmnet's): w = 0 there,
 /// and some weight enters just below it.
 #[test]

@@ -135,7 +135,8 @@ pub(crate) fn summary(
         );
     }
     if plan.objective.intercept.is_some() {
-        s += &format!("  intercept    b = {}  (unregularized)\n", sig6(outcome.state.intercept(plan)));
+        let b = sig6(outcome.state.intercept(plan));
+        s += &format!("  intercept    b = {b}  ({})\n", plan.objective.intercept_words());
     }
     if let Some(e) = ev.error {
         s += &format!("  train error  {:.2}%\n", 100.0 * e);

@@ -127,9 +127,10 @@ pub fn dump(plan: &Plan, facts: Option<&DataFacts>) -> String {
         let _ = writeln!(o, "  R = {}", expr(plan, &obj.penalty, 0));
         let _ = writeln!(o, "  T = {}", obj.vector.map_or("0".into(), |t| t.describe()));
     } else {
-        let _ = writeln!(o, "report  F(w) = {weight}(1/m)·Σᵢ ℓ + Σⱼ R(w[j]), after finish");
+        let ridge = if obj.intercept.is_some() && obj.intercept_l2 > 0.0 { " + μ·½b²" } else { "" };
+        let _ = writeln!(o, "report  F(w) = {weight}(1/m)·Σᵢ ℓ + Σⱼ R(w[j]){ridge}, after finish");
         let margin = match obj.intercept {
-            Some(b) => format!("⟨x[i], w⟩ + {} (unregularized)", plan.scalar(b).name),
+            Some(b) => format!("⟨x[i], w⟩ + {} ({})", plan.scalar(b).name, obj.intercept_words()),
             None => "⟨x[i], w⟩".into(),
         };
         let _ = writeln!(o, "  ℓ = {}  # with {} = {margin}", expr(plan, &obj.loss, 0), plan.scalar(obj.margin).name);

@@ -126,8 +126,9 @@ pub(super) struct Builder {
     pub composite: Option<super::Composite>,
     /// The weights ηⱼ of the tangent of a `logeps` term (the DC solvers), declared with w.
     tangent: Option<VecId>,
-    /// Whether the model adds an intercept to its margins, and its slot once declared with w.
-    wants_intercept: bool,
+    /// Whether the model adds an intercept to its margins (and the text of its ridge, if the
+    /// model penalises it), and its slot once declared with w.
+    wants_intercept: Option<Option<String>>,
     intercept: Option<ScalarId>,
     /// Whether the loss is weighted (`E[s·loss(...)]`), and the rows' weights once declared
     /// with w: [`Builder::dloss`], [`Builder::loss_at`] and [`Builder::at_point`] then carry ωᵢ.
@@ -173,7 +174,7 @@ impl Builder {
             PlanInfo { solver, summary, lazy, classification: loss.label_kind == crate::stdlib::LabelKind::Labels };
         let mut plan = Plan::empty(info);
         plan.objective.vector = vector;
-        let wants_intercept = model.intercept.is_some();
+        let wants_intercept = model.intercept.as_ref().map(|_| model.intercept_l2.as_ref().map(|r| r.text.clone()));
         Builder {
             plan,
             prox,
@@ -253,8 +254,12 @@ impl Builder {
         if let Some(t) = self.prox.tangent {
             self.tangent = Some(self.vector("η", Len::Features, VecRole::State, 1.0 / t.eps));
         }
-        if self.wants_intercept {
-            self.intercept = Some(self.state("b", "the intercept, added to every margin, unregularized"));
+        if let Some(ridge) = &self.wants_intercept {
+            let note = match ridge {
+                Some(text) => format!("the intercept, added to every margin, penalised by `{text}`"),
+                None => "the intercept, added to every margin, unregularized".into(),
+            };
+            self.intercept = Some(self.state("b", &note));
         }
         (y, w)
     }
@@ -266,7 +271,7 @@ impl Builder {
 
     /// Whether the model has an intercept (declared or not yet).
     pub fn wants_intercept(&self) -> bool {
-        self.wants_intercept
+        self.wants_intercept.is_some()
     }
 
     /// The intercept's slot, when the model has one (declared by [`Builder::labels_and_weights`]).

@@ -43,6 +43,18 @@ pub struct Objective {
     pub softmax: bool,
 }
 
+impl Objective {
+    /// How the intercept enters F, in the words a report and a plan show beside b:
+    /// "unregularized", or "penalised: μ·½b², μ = …" (`μ·l2sq(b)`, LIBLINEAR's `-B 1`).
+    pub fn intercept_words(&self) -> String {
+        if self.intercept_l2 > 0.0 {
+            format!("penalised: μ·½b², μ = {}", crate::symbolic::fmt_num(self.intercept_l2))
+        } else {
+            "unregularized".into()
+        }
+    }
+}
+
 /// The convex conjugate ℓ*(y, u) of a loss in its margin (docs/algorithms.md §10), where optc knows
 /// it in closed form.
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -132,7 +132,8 @@ pub(super) fn human(r: &Ran, weights: usize) -> String {
     s += &format!("  status       {}: {}\n", outcome.status.name(), outcome.rule);
     s += &format!("  nnz          {} of {weights} weights\n", ev.nnz);
     if let Some(b) = r.intercept {
-        s += &format!("  intercept    b = {}  (unregularized)\n", super::super::wording::sig6(b));
+        let words = r.plan.objective.intercept_words();
+        s += &format!("  intercept    b = {}  ({words})\n", super::super::wording::sig6(b));
     }
     if let Some(e) = ev.error {
         s += &format!("  train error  {:.2}%\n", 100.0 * e);
