@@ -829,3 +829,46 @@ fn tron_runs_the_same_under_both_back_ends() {
         }
     }
 }
+
+/// The report takes a stdlib loss the certificate names in closed form: F there is F through
+/// the interpreter from the plan's own formula, loss by loss, at weights and an intercept away
+/// from 0 (margins on both sides of every kink).
+#[test]
+fn closed_form_losses_report_the_interpreters_f() {
+    let cases = [
+        ("labels", "logistic(y, <x, w> + b)", "binary.svm"),
+        ("labels", "hinge(y, <x, w> + b)", "binary.svm"),
+        ("labels", "squared_hinge(y, <x, w> + b)", "binary.svm"),
+        ("real", "squared(y, <x, w> + b)", "regression.svm"),
+        ("real", "huber(y, <x, w> + b, 0.7)", "regression.svm"),
+        ("real", "quantile(y, <x, w> + b, 0.3)", "regression.svm"),
+        ("real", "eps_insensitive(y, <x, w> + b, 0.2)", "regression.svm"),
+        ("real", "squared_eps_insensitive(y, <x, w> + b, 0.2)", "regression.svm"),
+        ("real", "poisson(y, <x, w> + b)", "count_regression.svm"),
+    ];
+    for (kind, loss, data) in cases {
+        let text = format!(
+            "data x: sparse, y: {kind}\nvar w: vec[dim(x)]\nvar b: scalar\nminimize E[{loss}] + 0.01·l2sq(w)\n"
+        );
+        let plan = plan_of(&text, false);
+        assert!(plan.certificate.is_some(), "{loss}: no closed form to test");
+        let d = read_libsvm(&fixture(data)).expect("fixture");
+        let label_kind = if kind == "labels" { LabelKind::Labels } else { LabelKind::Real };
+        let y = LabelMap::fit(label_kind, &d).and_then(|m| m.apply(&d)).expect("labels");
+        let mut state = State::new(&plan, &d.facts(), &y);
+        let w = plan.weights().expect("weights");
+        for (j, x) in state.vectors[w.0].iter_mut().enumerate() {
+            *x = (((j * 7) % 5) as f64 - 2.0) * 0.15;
+        }
+        state.scalars[plan.objective.intercept.expect("b").0] = 0.1;
+        let view = d.view(&y, d.features());
+        let (closed, interpreted) = (
+            optc::exec::evaluate::evaluate(&plan, &state, &view),
+            optc::exec::evaluate::evaluate_interpreted(&plan, &state, &view),
+        );
+        let close = |a: f64, b: f64| (a - b).abs() <= 1e-13 * b.abs().max(1e-300);
+        assert!(interpreted.loss > 0.0, "{loss}");
+        assert!(close(closed.loss, interpreted.loss), "{loss}: {} against {}", closed.loss, interpreted.loss);
+        assert!(close(closed.objective, interpreted.objective), "{loss}");
+    }
+}

@@ -1,9 +1,11 @@
 //! F(w), the mean loss, sparsity and errors of flushed weights, from the plan's own objective
-//! formulas: the same code whatever back end produced the weights.
+//! formulas: the same code whatever back end produced the weights. A stdlib loss that the
+//! certificate names is taken in closed form ([`crate::plan::LossConjugate::loss`]), any other
+//! through the interpreter.
 
 use super::interp::{eval_at, eval_entry, Env};
 use super::{DataView, State};
-use crate::plan::Plan;
+use crate::plan::{LossConjugate, Plan};
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct Evaluation {
@@ -46,13 +48,13 @@ pub fn evaluate(plan: &Plan, state: &State, data: &DataView) -> Evaluation {
 /// instead of making another pass over the data).
 pub fn evaluate_with_margins(plan: &Plan, state: &State, data: &DataView) -> (Evaluation, Vec<f64>) {
     let mut margins = Vec::with_capacity(data.rows());
-    let eval = evaluate_impl(plan, state, data, None, Some(&mut margins));
+    let eval = evaluate_impl(plan, state, data, None, Some(&mut margins), closed_form(plan));
     (eval, margins)
 }
 
 /// As [`evaluate`], on the given rows only (all rows for None).
 pub fn evaluate_rows(plan: &Plan, state: &State, data: &DataView, rows: Option<&[u32]>) -> Evaluation {
-    evaluate_impl(plan, state, data, rows, None)
+    evaluate_impl(plan, state, data, rows, None, closed_form(plan))
 }
 
 /// The rows an evaluation covers: those given, or all of them.
@@ -63,12 +65,25 @@ fn chosen_rows<'a>(data: &DataView, rows: Option<&'a [u32]>) -> std::borrow::Cow
     }
 }
 
+/// As [`evaluate`], every row's loss through the interpreter from the plan's formula, even where
+/// a closed form is known: what the closed forms are held to (tests/backends.rs).
+pub fn evaluate_interpreted(plan: &Plan, state: &State, data: &DataView) -> Evaluation {
+    evaluate_impl(plan, state, data, None, None, None)
+}
+
+/// The loss in closed form where the plan's certificate names a stdlib loss (the model cannot
+/// redefine those); None for a declared loss, and for softmax, whose report is its own.
+fn closed_form(plan: &Plan) -> Option<LossConjugate> {
+    plan.certificate.map(|c| c.conjugate).filter(|&k| k != LossConjugate::Softmax)
+}
+
 fn evaluate_impl(
     plan: &Plan,
     state: &State,
     data: &DataView,
     rows: Option<&[u32]>,
     mut margins: Option<&mut Vec<f64>>,
+    closed: Option<LossConjugate>,
 ) -> Evaluation {
     if plan.objective.softmax {
         return evaluate_softmax(plan, state, data, rows, margins);
@@ -106,9 +121,15 @@ fn evaluate_impl(
                 if keep {
                     out.push(a);
                 }
-                scratch.scalars[obj.margin.0] = a;
-                loss += data.weight(i) * eval_at(&env, &obj.loss, scratch, i, 0);
                 let y = data.labels[i];
+                let l = match closed {
+                    Some(kind) => kind.loss(y, a),
+                    None => {
+                        scratch.scalars[obj.margin.0] = a;
+                        eval_at(&env, &obj.loss, scratch, i, 0)
+                    }
+                };
+                loss += data.weight(i) * l;
                 let predicted = if a > 0.0 { 1.0 } else { -1.0 };
                 wrong += usize::from(predicted != y);
                 sq += (a - y) * (a - y);

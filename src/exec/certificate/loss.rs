@@ -23,33 +23,9 @@ pub(crate) fn loss_terms(kind: LossConjugate, y: f64, a: f64) -> (f64, f64, f64)
     }
 }
 
-/// ℓ(y, a) of the losses [`loss_derivatives`] knows, in closed form for the line search.
+/// ℓ(y, a) in closed form ([`LossConjugate::loss`]).
 pub(crate) fn loss_value(kind: LossConjugate, y: f64, a: f64) -> f64 {
-    match kind {
-        LossConjugate::Logistic => {
-            let z = -y * a;
-            // log(1 + eᶻ) without overflow for large z.
-            if z > 0.0 {
-                z + (-z).exp().ln_1p()
-            } else {
-                z.exp().ln_1p()
-            }
-        }
-        LossConjugate::SquaredHinge => (1.0 - y * a).max(0.0).powi(2),
-        LossConjugate::Huber(delta) => {
-            let r = (a - y).abs();
-            if r <= delta {
-                0.5 * r * r
-            } else {
-                delta * (r - 0.5 * delta)
-            }
-        }
-        LossConjugate::Quantile(tau) => (tau * (y - a)).max((tau - 1.0) * (y - a)),
-        LossConjugate::Poisson => a.exp() - y * a,
-        LossConjugate::EpsInsensitive(eps) => ((a - y).abs() - eps).max(0.0),
-        LossConjugate::SquaredEpsInsensitive(eps) => ((a - y).abs() - eps).max(0.0).powi(2),
-        LossConjugate::Squared | LossConjugate::Hinge | LossConjugate::Softmax => 0.5 * (a - y) * (a - y),
-    }
+    kind.loss(y, a)
 }
 
 /// ℓ′(y, a) and ℓ″(y, a) of the twice-differentiable losses the certificate knows (the name of
