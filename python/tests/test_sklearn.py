@@ -47,6 +47,21 @@ def test_the_estimators_pass_scikit_learns_checks(estimator):
     check_estimator(estimator, expected_failed_checks=EXPECTED_FAILED_CHECKS)
 
 
+def test_a_value_that_is_not_finite_is_named_by_its_row_and_column():
+    """The fits leave X's finiteness to the native check (one pass, not two), whose ValueError
+    names the entry; predictions keep scikit-learn's own check."""
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(40, 3))
+    y = X[:, 0] + 0.1 * rng.normal(size=40)
+    bad = X.copy()
+    bad[13, 1] = np.nan
+    for est, target in ((OptcRegressor(), y), (OptcClassifier(), (y > 0).astype(int))):
+        with pytest.raises(ValueError, match="row 13, column 1: the value NaN is not finite"):
+            est.fit(bad, target)
+        with pytest.raises(ValueError, match="NaN"):
+            est.fit(X, target).predict(bad)
+
+
 def defaults(cls):
     return {name: p.default for name, p in inspect.signature(cls).parameters.items()}
 

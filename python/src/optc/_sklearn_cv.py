@@ -162,7 +162,7 @@ class OptcClassifierCV(_CrossValidated, OptcClassifier):
         return est
 
     def fit(self, X, y, sample_weight=None):
-        X, y = _validate_data(self, X, y, accept_sparse=_SPARSE, dtype=np.float64)
+        X, y = _validate_data(self, X, y, accept_sparse=_SPARSE, dtype=np.float64, ensure_all_finite=False)
         check_classification_targets(y)
         classes, encoded = np.unique(y, return_inverse=True)
         if len(classes) < 2:
@@ -238,7 +238,7 @@ class OptcRegressorCV(_CrossValidated, OptcRegressor):
         return _l1_ratio(self.l1_ratio) if name == "elasticnet" else 1.0
 
     def fit(self, X, y, sample_weight=None):
-        X, y = _validate_data(self, X, y, accept_sparse=_SPARSE, dtype=np.float64, y_numeric=True)
+        X, y = _validate_data(self, X, y, accept_sparse=_SPARSE, dtype=np.float64, ensure_all_finite=False, y_numeric=True)
         y = np.asarray(y, dtype=np.float64)
         weights = None
         if sample_weight is not None:
