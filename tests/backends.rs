@@ -845,10 +845,13 @@ fn closed_form_losses_report_the_interpreters_f() {
         ("real", "eps_insensitive(y, <x, w> + b, 0.2)", "regression.svm"),
         ("real", "squared_eps_insensitive(y, <x, w> + b, 0.2)", "regression.svm"),
         ("real", "poisson(y, <x, w> + b)", "count_regression.svm"),
+        // A declared loss whose formula is a stdlib one's is recognised as it.
+        ("labels", "sqhinge(y, <x, w> + b)", "binary.svm"),
     ];
     for (kind, loss, data) in cases {
+        let declared = "loss sqhinge(y: labels, a) = max(0, 1 - y·a)²\n    smooth 2\n";
         let text = format!(
-            "data x: sparse, y: {kind}\nvar w: vec[dim(x)]\nvar b: scalar\nminimize E[{loss}] + 0.01·l2sq(w)\n"
+            "{declared}data x: sparse, y: {kind}\nvar w: vec[dim(x)]\nvar b: scalar\nminimize E[{loss}] + 0.01·l2sq(w)\n"
         );
         let plan = plan_of(&text, false);
         assert!(plan.certificate.is_some(), "{loss}: no closed form to test");

@@ -221,7 +221,7 @@ fn arrays_read_in_place_give_the_copied_arrays_answer() {
     for (idx, vals, says) in [
         (vec![2u32, 0, 1, 0, 1, 2], values.clone(), "row 0, position 1: column indices do not increase"),
         (vec![0u32, 3, 1, 0, 1, 2], values.clone(), "row 0, position 1: column index 3 is not in 0..3"),
-        (indices.clone(), vec![1.0, -0.5, f64::NAN, -1.0, 0.5, 1.5], "row 1, position 2: the value NaN"),
+        (indices.clone(), vec![1.0, -0.5, f64::NAN, -1.0, 0.5, 1.5], "row 1, column 1: the value NaN"),
     ] {
         let got = Data::from_csr_in_place(indptr.clone(), Store::Owned(idx), Store::Owned(vals), labels.clone(), 3);
         match got {

@@ -1,7 +1,7 @@
 //! F(w), the mean loss, sparsity and errors of flushed weights, from the plan's own objective
-//! formulas: the same code whatever back end produced the weights. A stdlib loss that the
-//! certificate names is taken in closed form ([`crate::plan::LossConjugate::loss`]), any other
-//! through the interpreter.
+//! formulas: the same code whatever back end produced the weights. A loss that the certificate
+//! names is taken in closed form ([`crate::plan::LossConjugate::loss`]), any other through the
+//! interpreter.
 
 use super::interp::{eval_at, eval_entry, Env};
 use super::{DataView, State};
@@ -72,7 +72,8 @@ pub fn evaluate_interpreted(plan: &Plan, state: &State, data: &DataView) -> Eval
 }
 
 /// The loss in closed form where the plan's certificate names a stdlib loss (the model cannot
-/// redefine those); None for a declared loss, and for softmax, whose report is its own.
+/// redefine those, and a declared loss whose formula is a stdlib one's is recognised as it:
+/// `LossDef::known`); None for any other declared loss, and for softmax, whose report is its own.
 fn closed_form(plan: &Plan) -> Option<LossConjugate> {
     plan.certificate.map(|c| c.conjugate).filter(|&k| k != LossConjugate::Softmax)
 }

@@ -102,7 +102,8 @@ impl LossConjugate {
     /// ℓ(y, a) of the loss this conjugate names, in closed form (a model cannot redefine the
     /// stdlib's losses): the report's F and the certificate's line searches take it per row,
     /// where the plan's formula through the interpreter cost a fit of 200,000 rows 4–5 ms a
-    /// pass. Softmax's k scores a row are the report's own ([`Objective::softmax`]).
+    /// pass. Softmax's k scores a row are the report's own ([`Objective::softmax`]): it is never
+    /// asked here, and reads as the squared loss.
     pub fn loss(self, y: f64, a: f64) -> f64 {
         match self {
             LossConjugate::Logistic => {

@@ -112,7 +112,7 @@ impl Data {
                     None => return bad(format!("row {r}, position {k}: column index {} is not in 0..2³²", indices[k])),
                 };
                 if !values[k].is_finite() {
-                    return bad(format!("row {r}, position {k}: the value {} is not finite", values[k]));
+                    return bad(format!("row {r}, column {j}: the value {} is not finite", values[k]));
                 }
                 row.push((j, values[k]));
             }
@@ -180,7 +180,7 @@ impl Data {
                     return bad(format!("row {r}, position {k}: column indices do not increase (not canonical CSR)"));
                 }
                 if !values[k].is_finite() {
-                    return bad(format!("row {r}, position {k}: the value {} is not finite", values[k]));
+                    return bad(format!("row {r}, column {j}: the value {} is not finite", values[k]));
                 }
                 last = Some(j);
             }

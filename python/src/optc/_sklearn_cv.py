@@ -238,7 +238,8 @@ class OptcRegressorCV(_CrossValidated, OptcRegressor):
         return _l1_ratio(self.l1_ratio) if name == "elasticnet" else 1.0
 
     def fit(self, X, y, sample_weight=None):
-        X, y = _validate_data(self, X, y, accept_sparse=_SPARSE, dtype=np.float64, ensure_all_finite=False, y_numeric=True)
+        X, y = _validate_data(self, X, y, accept_sparse=_SPARSE, dtype=np.float64, ensure_all_finite=False,
+                              y_numeric=True)
         y = np.asarray(y, dtype=np.float64)
         weights = None
         if sample_weight is not None:

@@ -29,11 +29,7 @@ from sklearn.utils.validation import _check_sample_weight, check_is_fitted
 
 import optc
 
-try:  # scikit-learn ≥ 1.6
-    from sklearn.utils.validation import validate_data as _validate_data
-except ImportError:  # pragma: no cover - older scikit-learn
-    def _validate_data(estimator, X, y="no_validation", reset=True, **kwargs):
-        return estimator._validate_data(X, y, reset=reset, **kwargs)
+from sklearn.utils.validation import validate_data as _validate_data  # scikit-learn ≥ 1.6 (pyproject)
 
 __all__ = ["OptcClassifier", "OptcRegressor", "OptcClassifierCV", "OptcRegressorCV", "EXPECTED_FAILED_CHECKS",
            "EXPECTED_FAILED_CHECKS_CV"]
@@ -538,7 +534,8 @@ class OptcRegressor(RegressorMixin, _OptcLinear):
         return float(value)
 
     def fit(self, X, y, sample_weight=None):
-        X, y = _validate_data(self, X, y, accept_sparse=_SPARSE, dtype=np.float64, ensure_all_finite=False, y_numeric=True)
+        X, y = _validate_data(self, X, y, accept_sparse=_SPARSE, dtype=np.float64, ensure_all_finite=False,
+                              y_numeric=True)
         result = self._solve(X, np.asarray(y, dtype=np.float64), "real", sample_weight=sample_weight)
         self.n_iter_ = int(result.epochs)
         self.coef_ = np.asarray(result.coef_, dtype=np.float64)

@@ -142,7 +142,9 @@ pub(super) fn dense_refined_dual(
             break;
         }
     }
-    best.is_finite().then_some(Refined {
+    // The null model's shift of b alone is a move worth keeping (its D is the check's own: −∞
+    // here counts for nothing beside it).
+    (best.is_finite() || last_gradient.is_some()).then_some(Refined {
         dual: best,
         moved: last_gradient.map(|gradient| Polished {
             weights: v,
@@ -233,7 +235,8 @@ impl Round {
     /// Hessian of V, with no pass over the data, and sets coordinates to zero and back as the
     /// l1 term asks: no active set to grow one coordinate a step. Moves `self.v` and the
     /// margins `a` along; whether it moved at all, and Σᵢ ℓ at the margins it leaves.
-    /// The round ends once the gap on V is at most `negligible`.
+    /// The round ends once the gap on V is at most `negligible`, or after the whole step to the
+    /// squared loss's exact minimiser (a quadratic: nothing is left for another step).
     ///
     /// With `offset` (a free intercept b, and how far the steps have moved it), b is one more
     /// unregularized coordinate of the model, eliminated from it in closed form: for a step d
