@@ -216,6 +216,10 @@ pub struct Report {
     pub weights: Vec<f64>,
     /// b, for a model with `var b: scalar`.
     pub intercept: Option<f64>,
+    /// μ of `μ·l2sq(b)` when the model penalises its intercept (LIBLINEAR's `-B 1`): F adds
+    /// μ·½b². Left out of the record for an unregularized b.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub intercept_penalty: Option<f64>,
     /// One offset per class, for a softmax model with `var b: vec[classes(y)]`.
     pub intercepts: Option<Vec<f64>>,
     /// F at the answer, in docs/algorithms.md's normalisation.
@@ -314,6 +318,7 @@ impl Report {
         Report {
             weights,
             intercept: plan.objective.intercept.map(|_| outcome.state.intercept(plan)),
+            intercept_penalty: compiled.model.intercept_l2.as_ref().map(|r| r.coef),
             intercepts: plan.objective.class_intercept.map(|b| outcome.state.vectors[b.0].clone()),
             objective: ev.objective,
             loss: ev.loss,
@@ -391,6 +396,7 @@ impl Report {
             nnz: weights.iter().filter(|v| **v != 0.0).count(),
             weights,
             intercept: None,
+            intercept_penalty: compiled.model.intercept_l2.as_ref().map(|r| r.coef),
             intercepts: classes.iter().map(|c| c.intercept).collect(),
             objective: ovr::mean(classes, |e| e.objective),
             loss: ovr::mean(classes, |e| e.loss),

@@ -1058,6 +1058,9 @@ fn the_report_says_whether_the_intercept_is_penalised() {
         );
         let plan = text(&optc(&["plan", m.to_str().unwrap(), data.to_str().unwrap()]).stdout);
         assert_eq!(plan.contains("+ μ·½b², after finish"), !ridge.is_empty(), "{plan}");
+        let json = run_json(&m, &data, &[]);
+        let penalty = if ridge.is_empty() { serde_json::Value::Null } else { serde_json::json!(0.02) };
+        assert_eq!(json.get("intercept_penalty").cloned().unwrap_or_default(), penalty, "{json}");
     }
 }
 
