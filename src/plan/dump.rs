@@ -31,29 +31,20 @@ pub fn dump(plan: &Plan, facts: Option<&DataFacts>) -> String {
         let value = match (&p.init, p.init.value(facts)) {
             (ParamInit::Value(v), _) => fmt_num(*v),
             (ParamInit::InverseMaxRowNormSq { .. }, Some(v)) => {
-                note.push_str(&format!(
-                    ", max‖xᵢ‖² = {}",
-                    fmt_sig(facts.and_then(|f| f.max_row_norm_sq).unwrap_or(0.0))
-                ));
+                note.push_str(&format!(", max‖xᵢ‖² = {}", fmt_sig(super::facts::row_norm(facts).unwrap_or(0.0))));
                 fmt_sig(v)
             }
             (ParamInit::InverseMaxRowNormSq { scale }, None) => {
                 format!("1/({}·max‖xᵢ‖²)", fmt_num(*scale))
             }
             (ParamInit::MaxRowNormSq { .. }, Some(v)) => {
-                note.push_str(&format!(
-                    ", max‖xᵢ‖² = {}",
-                    fmt_sig(facts.and_then(|f| f.max_row_norm_sq).unwrap_or(0.0))
-                ));
+                note.push_str(&format!(", max‖xᵢ‖² = {}", fmt_sig(super::facts::row_norm(facts).unwrap_or(0.0))));
                 fmt_sig(v)
             }
             (ParamInit::MaxRowNormSq { scale }, None) => format!("{}·max‖xᵢ‖²", fmt_num(*scale)),
             (ParamInit::Tuned { default, .. }, _) => fmt_num(*default),
             (ParamInit::InverseMaxRowNorm { .. }, Some(v)) => {
-                note.push_str(&format!(
-                    ", max‖xᵢ‖ = {}",
-                    fmt_sig(facts.and_then(|f| f.max_row_norm_sq).unwrap_or(0.0).sqrt())
-                ));
+                note.push_str(&format!(", max‖xᵢ‖ = {}", fmt_sig(super::facts::row_norm(facts).unwrap_or(0.0).sqrt())));
                 fmt_sig(v)
             }
             (ParamInit::InverseMaxRowNorm { scale }, None) => format!("1/({}·max‖xᵢ‖)", fmt_num(*scale)),

@@ -63,7 +63,7 @@ impl ParamInit {
 }
 
 /// max ωᵢ‖xᵢ‖², where the facts have it.
-fn row_norm(facts: Option<&DataFacts>) -> Option<f64> {
+pub(super) fn row_norm(facts: Option<&DataFacts>) -> Option<f64> {
     facts.and_then(|f| f.max_row_norm_sq)
 }
 

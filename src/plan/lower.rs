@@ -126,9 +126,9 @@ pub(super) struct Builder {
     pub composite: Option<super::Composite>,
     /// The weights ηⱼ of the tangent of a `logeps` term (the DC solvers), declared with w.
     tangent: Option<VecId>,
-    /// Whether the model adds an intercept to its margins (and the text of its ridge, if the
-    /// model penalises it), and its slot once declared with w.
-    wants_intercept: Option<Option<String>>,
+    /// Whether the model adds an intercept to its margins (the note b is declared with: how it
+    /// enters F), and its slot once declared with w.
+    wants_intercept: Option<String>,
     intercept: Option<ScalarId>,
     /// Whether the loss is weighted (`E[s·loss(...)]`), and the rows' weights once declared
     /// with w: [`Builder::dloss`], [`Builder::loss_at`] and [`Builder::at_point`] then carry ωᵢ.
@@ -174,7 +174,10 @@ impl Builder {
             PlanInfo { solver, summary, lazy, classification: loss.label_kind == crate::stdlib::LabelKind::Labels };
         let mut plan = Plan::empty(info);
         plan.objective.vector = vector;
-        let wants_intercept = model.intercept.as_ref().map(|_| model.intercept_l2.as_ref().map(|r| r.text.clone()));
+        let wants_intercept = model.intercept.as_ref().map(|_| match &model.intercept_l2 {
+            Some(r) => format!("the intercept, added to every margin, penalised by `{}`", r.text),
+            None => "the intercept, added to every margin, unregularized".into(),
+        });
         Builder {
             plan,
             prox,
@@ -254,11 +257,7 @@ impl Builder {
         if let Some(t) = self.prox.tangent {
             self.tangent = Some(self.vector("η", Len::Features, VecRole::State, 1.0 / t.eps));
         }
-        if let Some(ridge) = &self.wants_intercept {
-            let note = match ridge {
-                Some(text) => format!("the intercept, added to every margin, penalised by `{text}`"),
-                None => "the intercept, added to every margin, unregularized".into(),
-            };
+        if let Some(note) = self.wants_intercept.clone() {
             self.intercept = Some(self.state("b", &note));
         }
         (y, w)

@@ -26,10 +26,9 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.class_weight import compute_sample_weight
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted
+from sklearn.utils.validation import validate_data as _validate_data
 
 import optc
-
-from sklearn.utils.validation import validate_data as _validate_data  # scikit-learn ≥ 1.6 (pyproject)
 
 __all__ = ["OptcClassifier", "OptcRegressor", "OptcClassifierCV", "OptcRegressorCV", "EXPECTED_FAILED_CHECKS",
            "EXPECTED_FAILED_CHECKS_CV"]

@@ -18,14 +18,9 @@ pub(crate) fn loss_terms(kind: LossConjugate, y: f64, a: f64) -> (f64, f64, f64)
         }
         _ => {
             let (u, curvature) = loss_derivatives(kind, y, a);
-            (loss_value(kind, y, a), u, curvature)
+            (kind.loss(y, a), u, curvature)
         }
     }
-}
-
-/// ℓ(y, a) in closed form ([`LossConjugate::loss`]).
-pub(crate) fn loss_value(kind: LossConjugate, y: f64, a: f64) -> f64 {
-    kind.loss(y, a)
 }
 
 /// ℓ′(y, a) and ℓ″(y, a) of the twice-differentiable losses the certificate knows (the name of

@@ -310,11 +310,7 @@ mod tests {
         let scale = 1.0 / M as f64;
         let margins = |w: &[f64]| -> Vec<f64> { x.iter().map(|r| r[0] * w[0] + r[1] * w[1]).collect() };
         let f = |w: &[f64]| {
-            let loss: f64 = margins(w)
-                .iter()
-                .zip(&labels)
-                .map(|(&a, &y)| super::super::loss::loss_value(cert.conjugate, y, a))
-                .sum();
+            let loss: f64 = margins(w).iter().zip(&labels).map(|(&a, &y)| cert.conjugate.loss(y, a)).sum();
             scale * loss + L1 * (w[0].abs() + w[1].abs()) + 0.5 * L2 * (w[0] * w[0] + w[1] * w[1])
         };
         let gradient = |w: &[f64]| -> Vec<f64> {

@@ -1,5 +1,5 @@
 use super::conjugates::vector_conjugate;
-use super::loss::{loss_derivatives, loss_terms, loss_value};
+use super::loss::{loss_derivatives, loss_terms};
 use super::refine::*;
 use super::refinement::refined_dual;
 use super::tuning::TUNING;
@@ -176,7 +176,7 @@ fn the_gap_on_v_is_the_certificates_gap_when_v_holds_every_column() {
                 let u: Vec<f64> = a.iter().zip(&labels).map(|(&ai, &y)| loss_derivatives(kind, y, ai).0).collect();
                 let wu: Vec<f64> = u.iter().enumerate().map(|(i, ui)| weight(i) * ui).collect();
                 let loss: f64 =
-                    a.iter().zip(&labels).enumerate().map(|(i, (&ai, &y))| weight(i) * loss_value(kind, y, ai)).sum();
+                    a.iter().zip(&labels).enumerate().map(|(i, (&ai, &y))| weight(i) * kind.loss(y, ai)).sum();
                 let f = scale * loss + w.iter().map(|v| l1 * v.abs() + 0.5 * l2 * v * v).sum::<f64>();
                 let (dual, _) = dual_at(&cert, &data, c, d, 1, &u);
                 let loss_gradient: Vec<f64> = sub.transpose_times(&wu).iter().map(|g| scale * g).collect();
@@ -286,7 +286,7 @@ fn loss_terms_from_one_exponential_match_the_separate_formulas() {
             for a in [-800.0, -40.0, -3.5, -1e-9, 0.0, 2e-7, 0.7, 12.0, 36.0, 750.0] {
                 let (loss, u, curvature) = loss_terms(kind, y, a);
                 let (u0, c0) = loss_derivatives(kind, y, a);
-                let loss0 = loss_value(kind, y, a);
+                let loss0 = kind.loss(y, a);
                 let close = |x: f64, x0: f64| (x - x0).abs() <= 1e-14 * x0.abs() + 1e-300;
                 assert!(close(loss, loss0), "{kind:?} y {y} a {a}: ℓ {loss} against {loss0}");
                 assert!(close(u, u0), "{kind:?} y {y} a {a}: ℓ′ {u} against {u0}");
@@ -335,7 +335,7 @@ fn loss_conjugates_satisfy_fenchel_young_with_equality_at_the_gradient() {
         assert!((lhs - a * u).abs() < 1e-12, "squared a = {a}");
         for y in [-1.0f64, 1.0] {
             let (u, _) = loss_derivatives(LossConjugate::SquaredHinge, y, a);
-            let l = loss_value(LossConjugate::SquaredHinge, y, a);
+            let l = LossConjugate::SquaredHinge.loss(y, a);
             let lhs = l + loss_conjugate(LossConjugate::SquaredHinge, y, u);
             assert!((lhs - a * u).abs() < 1e-12, "squared hinge a = {a}, y = {y}");
             // and ℓ(a) + ℓ*(v) ≥ a·v for any v in the domain (Fenchel–Young)
@@ -472,10 +472,7 @@ fn the_regression_conjugates_are_the_sup_they_define() {
         for y in [-1.5f64, 0.0, 2.0] {
             // sup over a grid of margins wide enough to hold every maximiser for |u| ≤ 1.
             let sup = |u: f64| {
-                (-40_000..=40_000)
-                    .map(|k| k as f64 * 1e-3)
-                    .map(|a| u * a - loss_value(kind, y, a))
-                    .fold(f64::MIN, f64::max)
+                (-40_000..=40_000).map(|k| k as f64 * 1e-3).map(|a| u * a - kind.loss(y, a)).fold(f64::MIN, f64::max)
             };
             for u in [-0.9f64, -0.3, 0.0, 0.25, 0.69] {
                 let closed = loss_conjugate(kind, y, u);
@@ -489,7 +486,7 @@ fn the_regression_conjugates_are_the_sup_they_define() {
             }
             for a in [-3.0f64, -0.2, 0.55, 4.0] {
                 let (u, _) = loss_derivatives(kind, y, a);
-                let l = loss_value(kind, y, a);
+                let l = kind.loss(y, a);
                 assert!((l + loss_conjugate(kind, y, u) - a * u).abs() < 1e-12, "{kind:?}: y = {y}, a = {a}");
                 for v in [-0.5, 0.0, 0.2] {
                     assert!(l + loss_conjugate(kind, y, v) >= a * v - 1e-12, "{kind:?}: Fenchel–Young at {v}");
