@@ -191,7 +191,7 @@ fn xtu(data: &DataView, features: usize, width: usize, u: &[f64]) -> Vec<f64> {
     if width == 1 {
         return transpose_times(data, features, u);
     }
-    let mut xtu = vec![0.0; features * width];
+    let mut xtu = crate::exec::linalg::zeros(features * width);
     for (i, ui) in u.chunks(width).enumerate() {
         for k in data.indptr[i]..data.indptr[i + 1] {
             let j = data.indices[k] as usize;

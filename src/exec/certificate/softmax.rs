@@ -96,7 +96,7 @@ pub(super) fn refined_dual(
         }
         // ∇ and the Hessian of the loss part, entry (j, c) at j·k + c; the offsets' block.
         let mut g = vec![0.0; n];
-        let mut h = vec![0.0; n * n];
+        let mut h = crate::exec::linalg::zeros(n * n);
         let mut g_b = vec![0.0; k];
         let mut h_wb = vec![0.0; n * k];
         let mut h_bb = vec![0.0; k * k];

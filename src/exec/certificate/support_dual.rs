@@ -99,7 +99,7 @@ fn correct(cert: &Certificate, data: &DataView, c: f64, w: &[f64], support: &Sup
         .collect();
     // What the equalities ask of the free rows: r = target − (c/m)·X_Sᵀu, and −Σᵢ uᵢ.
     let mut residual: Vec<f64> = cols.iter().map(|&j| -(cert.l1 * w[j].signum() + cert.l2 * w[j])).collect();
-    let mut gram = vec![0.0; n * n];
+    let mut gram = crate::exec::linalg::zeros(n * n);
     let mut entries: Vec<(usize, f64)> = vec![];
     for i in 0..m {
         entries.clear();

@@ -126,7 +126,7 @@ impl<'a> Subspace<'a> {
         let m = d.len();
         let part = |k: usize| {
             let rows = m * k / HESSIAN_PARTS..m * (k + 1) / HESSIAN_PARTS;
-            let mut h = vec![0.0; n * n];
+            let mut h = super::zeros(n * n);
             if self.dense_pays(rows.clone()) {
                 self.add_dense_products(&mut h, d, scale, rows);
             } else {
@@ -188,7 +188,7 @@ impl<'a> Subspace<'a> {
     /// the lower triangle of Bᵀ·(scale·D·B), one matrix product.
     fn add_dense_products(&self, h: &mut [f64], d: &[f64], scale: f64, rows: Range<usize>) {
         let n = self.n;
-        let (mut x, mut xd) = (vec![0.0; DENSE_ROWS * n], vec![0.0; DENSE_ROWS * n]);
+        let (mut x, mut xd) = (super::zeros(DENSE_ROWS * n), super::zeros(DENSE_ROWS * n));
         let mut start = rows.start;
         while start < rows.end {
             let b = DENSE_ROWS.min(rows.end - start);
