@@ -221,9 +221,12 @@ pub struct ShapeRule {
     pub few_features: Option<Choice>,
     pub wide: Option<Choice>,
     /// Dual CD whatever the shape once the ridge is strong ([`STRONG_RIDGE`]), with λ/c of
-    /// F = (c/m)·Σᵢ ℓ + (λ/2)‖w‖², which LIBLINEAR's C = c/(λm) is made of. Another solver
-    /// there (tron, for logistic with a free intercept) yields to the few features' choice.
+    /// F = (c/m)·Σᵢ ℓ + (λ/2)‖w‖², which LIBLINEAR's C = c/(λm) is made of; with a free
+    /// intercept, only beyond few features (see `free_intercept`).
     pub strong: Option<(Choice, f64)>,
+    /// A free b, which dual CD keeps Σᵢ αᵢyᵢ = 0 for by an augmented Lagrangian and SCD's first
+    /// check takes as one more Newton coordinate: few features keep SCD under a strong ridge.
+    pub free_intercept: bool,
 }
 
 /// LIBLINEAR's C times the mean ‖xᵢ‖² at most which the ridge counts as strong. Dual CD's
@@ -258,7 +261,7 @@ impl ShapeRule {
         let (shape, choice) = match (&self.few_features, &self.wide, &self.strong) {
             (_, _, Some((c, ridge)))
                 if strength(*ridge) <= STRONG_RIDGE
-                    && (c.solver == SolverKind::Dcd || features > FEW_FEATURES || self.few_features.is_none()) =>
+                    && (!self.free_intercept || features > FEW_FEATURES || self.few_features.is_none()) =>
             {
                 (format!("C·mean ‖xᵢ‖² = {:.3} ≤ {STRONG_RIDGE}", strength(*ridge)), c)
             }
@@ -276,11 +279,12 @@ impl ShapeRule {
 /// epoch; logistic 2.5× faster than tron; the squared hinge, with or without b, 2–4× on a9a at
 /// C = 0.1–10 and 1.0–1.5× on w8a; on debian-desc, d = 181k, dcd's 0.58 s beats tron's 1.2 s).
 ///
-/// With a strong ridge (`ridge` = λ/c, see [`STRONG_RIDGE`]) both go to dual CD, but logistic
-/// with a free intercept, which goes to `tron` where the features are not few.
+/// With a strong ridge (`ridge` = λ/c, see [`STRONG_RIDGE`]) both go to dual CD, but with a
+/// free intercept only beyond few features, and logistic with a free intercept to `tron`.
 fn shape_rule(model: &Model, chosen: &Choice, ridge: Option<f64>) -> Option<ShapeRule> {
     use crate::stdlib::KnownLoss;
     let known = model.loss.def.known();
+    let free_intercept = model.intercept.is_some() && model.intercept_l2.is_none();
     let scd = Choice {
         solver: SolverKind::Scd,
         reason: "few features: SCD, whose first check refines the dual point by Newton steps on a dense Hessian over every feature, which solves the whole problem".into(),
@@ -297,7 +301,6 @@ fn shape_rule(model: &Model, chosen: &Choice, ridge: Option<f64>) -> Option<Shap
             // A free intercept costs dual CD an augmented Lagrangian on Σ αᵢyᵢ = 0: worth it on
             // text at C = 1 (debian-desc 0.76 s against tron's 1.84 s), not once the ridge is
             // strong (C = 0.01: 0.74 s against 0.33 s), where tron keeps it.
-            let free = model.intercept.is_some() && model.intercept_l2.is_none();
             let tron_with_b = Choice {
                 solver: SolverKind::Tron,
                 reason: "a strong ridge with a free intercept: truncated Newton, b one more coordinate, in a few Newton steps (dual CD would add an augmented Lagrangian on Σ αᵢyᵢ = 0)".into(),
@@ -309,14 +312,15 @@ fn shape_rule(model: &Model, chosen: &Choice, ridge: Option<f64>) -> Option<Shap
                     solver: SolverKind::Dcd,
                     reason: "more features than rows (text): dual coordinate descent for logistic (LIBLINEAR's -s 7), a 1-D Newton step per αᵢ at O(nnz of its row); on debian-desc 0.34 s against tron's 0.59 s".into(),
                 }),
-                strong: match free {
+                strong: match free_intercept {
                     true => ridge.map(|r| (tron_with_b, r)),
                     false => strong("-s 7"),
                 },
+                free_intercept,
             })
         }
         (SolverKind::Tron, Some(KnownLoss::Squared)) if vector && model.intercept_l2.is_none() => {
-            Some(ShapeRule { few_features: Some(scd), wide: None, strong: None })
+            Some(ShapeRule { few_features: Some(scd), wide: None, strong: None, free_intercept })
         }
         (SolverKind::Dcd, Some(KnownLoss::SquaredHinge)) => Some(ShapeRule {
             // SCD's first check solves the primal by Newton steps on the generalized Hessian; a
@@ -330,6 +334,7 @@ fn shape_rule(model: &Model, chosen: &Choice, ridge: Option<f64>) -> Option<Shap
             }),
             wide: None,
             strong: strong("-s 1"),
+            free_intercept,
         }),
         _ => None,
     }

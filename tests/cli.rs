@@ -1190,6 +1190,37 @@ fn the_default_for_l2_models_follows_the_datas_shape() {
     }
 }
 
+/// With a free intercept, dual CD keeps Σᵢ αᵢyᵢ = 0 by an augmented Lagrangian, so few features
+/// keep SCD under a strong ridge too (its first check's Newton steps take b as one more
+/// coordinate); beyond few features the strong ridge's choice stands, dcd for the squared hinge
+/// and tron for logistic. `optc check` says where the strong ridge's rule applies.
+#[test]
+fn a_free_intercept_keeps_few_features_on_scd_under_a_strong_ridge() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let narrow = fixture("binary.svm");
+    let rows = std::fs::read_to_string(&narrow).expect("fixture");
+    let wide = write(dir.path(), "wide.svm", &rows.replacen('\n', " 2000:0.5\n", 1));
+    for (loss, beyond) in [("squared_hinge", "dcd"), ("logistic", "tron")] {
+        // C = 0.05: C·mean ‖xᵢ‖² about 0.05, a strong ridge.
+        let model = write(
+            dir.path(),
+            &format!("{loss}.opt"),
+            &format!(
+                "data x: sparse, y: labels\nvar w: vec[dim(x)]\nvar b: scalar\nminimize E[{loss}(y, <x, w> + b)] + 0.1·l2sq(w)\n"
+            ),
+        );
+        for (data, want, why) in [(&narrow, "scd", "d = 30 ≤ 1500"), (&wide, beyond, "C·mean ‖xᵢ‖² = 0.0")] {
+            let r = run_json(&model, data, &[]);
+            assert_eq!(r["solver"], want, "{loss} with b under a strong ridge on {}: {r}", data.display());
+            assert!(r["solver_reason"].as_str().is_some_and(|s| s.starts_with(why)), "{r}");
+            assert_eq!(r["status"], "converged", "{r}");
+        }
+        let check = optc(&["check", model.to_str().expect("utf-8")]);
+        let rule = format!("by shape    C·mean ‖xᵢ‖² ≤ 0.5, d > 1500 (here C = 10/m): {beyond} — ");
+        assert!(text(&check.stdout).contains(&rule), "{}", text(&check.stdout));
+    }
+}
+
 /// Per-class intercepts are saved as LIBLINEAR's bias row (`bias 1`, b[c] last), which its
 /// predict reads as optc's does.
 #[test]

@@ -140,9 +140,14 @@ pub fn report(model: &Model, st: &Structure, file_name: &str) -> String {
             let _ = writeln!(o, "by shape    d > m (wide): {} — {}", c.solver.name(), c.reason);
         }
         if let Some((c, ridge)) = &rule.strong {
+            // With a free intercept the few features' choice stands under a strong ridge too.
+            let beyond = match rule.free_intercept && rule.few_features.is_some() {
+                true => format!(", d > {FEW_FEATURES}"),
+                false => String::new(),
+            };
             let _ = writeln!(
                 o,
-                "by shape    C·mean ‖xᵢ‖² ≤ {STRONG_RIDGE} (here C = {}/m): {} — {}",
+                "by shape    C·mean ‖xᵢ‖² ≤ {STRONG_RIDGE}{beyond} (here C = {}/m): {} — {}",
                 fmt_num(1.0 / ridge),
                 c.solver.name(),
                 c.reason

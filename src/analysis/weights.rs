@@ -61,6 +61,7 @@ pub(super) fn shape_rule(model: &Model, rule: ShapeRule) -> Option<ShapeRule> {
         few_features: rule.few_features.filter(takes),
         wide: rule.wide.filter(takes),
         strong: rule.strong.filter(|(c, _)| takes(c)),
+        free_intercept: rule.free_intercept,
     };
     (rule.few_features.is_some() || rule.wide.is_some() || rule.strong.is_some()).then_some(rule)
 }
