@@ -420,6 +420,9 @@ pub enum Stmt {
     /// order in mini-batches, each coded, averaged into the surrogate and followed by the prox
     /// of ϕ on every atom.
     Dictionary(DictionaryCall),
+    /// `newton(step, …)`: tron's Newton direction by one dense factor ([`NewtonCall`]), where the
+    /// features are few enough for it to pay; `solved` says whether it was taken.
+    Newton(NewtonCall),
     /// `ranks: …`: a step of a plan whose rows are split across ranks ([`distribute`]).
     Reduce(Reduction),
 }

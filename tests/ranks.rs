@@ -208,11 +208,19 @@ fn split_rows_agree_across_back_ends_and_with_one_process() {
         // Every buffer (locals are the interpreter's alone to keep).
         assert_eq!(jit[0].outcome.state.vectors, interp[0].outcome.state.vectors, "{name}: JIT and interpreter");
         assert_eq!(jit[0].outcome.eval.objective, interp[0].outcome.eval.objective, "{name}");
-        // One rank: the reductions do nothing, and the run is the plain plan's.
+        // One rank: the reductions do nothing, and the run is the plain plan's; but tron's plain
+        // plan takes a dense Newton step where it pays, which split rows leave to CG (a rank's
+        // Hessian would be its rows' alone): the same iterate to CG's forcing after five.
         let plain = compile(&format!("{}solve with {solver}\n", fx.model), &CompileOptions::default());
         let alone = on_ranks(&plan, &d, 1, &fixed, true);
         let reference = on_ranks(&plain, &d, 1, &fixed, true);
-        assert_eq!(alone[0].outcome.state.weights(&plan), reference[0].outcome.state.weights(&plain), "{name}");
+        let (split_w, plain_w) = (alone[0].outcome.state.weights(&plan), reference[0].outcome.state.weights(&plain));
+        if solver == "tron" {
+            let far = split_w.iter().zip(plain_w).map(|(a, b)| (a - b).abs()).fold(0.0, f64::max);
+            assert!(far <= 1e-6, "{name}: split and plain weights {far} apart");
+        } else {
+            assert_eq!(split_w, plain_w, "{name}");
+        }
         // Two ranks add the same terms in another order: the same F to rounding.
         let (f1, f2) = (alone[0].outcome.eval.objective, jit[0].outcome.eval.objective);
         assert!((f1 - f2).abs() <= 1e-12 * f1.abs(), "{name}: F alone {f1} vs on two ranks {f2}");

@@ -104,6 +104,21 @@ fn exec(
                 crate::runtime::picard::prox(op, call.omega, x, &mut dual, gamma, call.tol, call.cap);
                 st.vectors[call.dual.0] = dual;
             }
+            Stmt::Newton(call) => {
+                let ridge = eval(env, &call.ridge, st, cur);
+                let ridge_b = eval(env, &call.ridge_b, st, cur);
+                let cg_steps = eval(env, &call.cg_steps, st, cur);
+                let b = call.gradient_b.map(|g| (st.scalars[g.0], ridge_b));
+                let (d, g) = (&st.vectors[call.curvature.0], &st.vectors[call.gradient.0]);
+                let found = crate::exec::linalg::newton_statement(data, d, g, (ridge, cg_steps), b);
+                st.scalars[call.solved.0] = if found.is_some() { 1.0 } else { 0.0 };
+                if let Some((step, step_b)) = found {
+                    st.vectors[call.step.0].copy_from_slice(&step);
+                    if let Some(id) = call.step_b {
+                        st.scalars[id.0] = step_b;
+                    }
+                }
+            }
             Stmt::Dictionary(call) => {
                 let k = env.dims.classes;
                 let x = crate::runtime::dictionary::Signals {

@@ -106,6 +106,7 @@ pub fn compile_with(plan: &Plan, params: &[f64], emit: Emit) -> Result<Kernel, J
     jb.symbol("optc_smm_catch_up", abi::catch_up_symbol());
     jb.symbol("optc_group_shrink", abi::group_shrink_symbol());
     jb.symbol("optc_reduce", abi::reduce_symbol());
+    jb.symbol("optc_newton", abi::newton_symbol());
     let mut module = JITModule::new(jb);
 
     let mut text = Listing { clif: (emit == Emit::Clif).then(String::new), asm: (emit == Emit::Asm).then(String::new) };
@@ -250,7 +251,22 @@ fn define(
     } else {
         None
     };
-    let imports = translate::Imports { funcs: runtime, routines, picard, group_shrink, catch_up, dictionary, reduce };
+    let mut takes_newton = false;
+    crate::plan::walk::stmts(body, &mut |s| takes_newton |= matches!(s, Stmt::Newton(_)));
+    let newton = if takes_newton {
+        let mut sig = module.make_signature();
+        sig.params.push(AbiParam::new(ptr));
+        sig.params.extend([AbiParam::new(types::F64); 4]);
+        sig.params.extend([AbiParam::new(types::I64); 6]);
+        let id = module
+            .declare_function("optc_newton", Linkage::Import, &sig)
+            .map_err(|e| JitError::Codegen(e.to_string()))?;
+        Some(module.declare_func_in_func(id, builder.func))
+    } else {
+        None
+    };
+    let imports =
+        translate::Imports { funcs: runtime, routines, picard, group_shrink, catch_up, dictionary, reduce, newton };
     translate::PlanTranslator::new(builder, plan, params, imports, ptr).translate_body(body);
 
     if let Some(clif) = text.clif.as_mut() {

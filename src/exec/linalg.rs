@@ -1,13 +1,16 @@
 //! The linear algebra under the certificate's refinements and the ranks' Newton steps, with no
 //! knowledge of losses or duals: the columns V of X a refinement moves and their products
 //! (`subspace.rs`), the Hessian over them (`hessian.rs`), a dense Cholesky factor made where its
-//! matrix lies (`cholesky.rs`, through faer), preconditioned conjugate gradients, Xᵀu over the
+//! matrix lies (`cholesky.rs`, through faer), the Newton direction on every column that `tron`
+//! takes on few features (`direction.rs`), preconditioned conjugate gradients, Xᵀu over the
 //! data, and a dot product.
 
 pub(crate) mod cholesky;
+mod direction;
 pub(crate) mod hessian;
 mod subspace;
 
+pub(crate) use direction::{dense_step_pays, newton_statement};
 pub(crate) use hessian::{newton_costs, NewtonCosts};
 pub(crate) use subspace::Subspace;
 

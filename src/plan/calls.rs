@@ -1,7 +1,7 @@
 //! The arguments of the plan's calls into the runtime that are more than a buffer and a scalar:
 //! SMM's dictionary epoch (its settings, cost, majorizer and atoms' penalty are the runtime's own
 //! types, re-exported here), and the prox of a composite ω∘B (Picard's fixed point or the shrink of
-//! disjoint groups) with the operator B that binding builds.
+//! disjoint groups) with the operator B that binding builds, and tron's dense Newton direction.
 
 use super::*;
 pub use crate::analysis::{Composite, CompositeProx, OperatorSpec};
@@ -32,4 +32,28 @@ pub struct PicardCall {
     pub gamma: Expr,
     pub tol: f64,
     pub cap: u32,
+}
+
+/// The operands of [`Stmt::Newton`]: s = −H⁻¹g for H = Xᵀ·diag(D)·X + ridge·I (and b one more
+/// coordinate, its row Xᵀ·D, its corner Σᵢ Dᵢ + ridge_b), by one dense Cholesky factor where
+/// that costs less than the conjugate gradients the last iteration took
+/// (`exec::linalg::newton_statement`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct NewtonCall {
+    /// D, a state vec[m].
+    pub curvature: VecId,
+    /// g, a vec[d], and b's entry of it when the model has an intercept.
+    pub gradient: VecId,
+    pub gradient_b: Option<ScalarId>,
+    /// Where s goes: a state vec[d], and b's entry (a state scalar or a local).
+    pub step: VecId,
+    pub step_b: Option<ScalarId>,
+    pub ridge: Expr,
+    pub ridge_b: Expr,
+    /// The conjugate-gradient steps the last iteration took (0 before any): what one dense
+    /// step is weighed against.
+    pub cg_steps: Expr,
+    /// Set to 1 when the step was taken, else 0 (the step left as it was): the plan's
+    /// conjugate gradients run then.
+    pub solved: ScalarId,
 }

@@ -89,6 +89,9 @@ fn split(plan: &Plan, body: &[Stmt], next: &mut usize, temps: &mut HashSet<Targe
             Stmt::Repeat(cap, cmp, l, r, inner) => {
                 out.push(Stmt::Repeat(*cap, *cmp, l.clone(), r.clone(), split(plan, inner, next, temps)?))
             }
+            // A rank's Hessian would be its own rows': the step is left to the conjugate
+            // gradients, whose products are summed over the ranks.
+            Stmt::Newton(call) => out.push(Stmt::Set(call.solved, Expr::Const(0.0))),
             other => out.push(other.clone()),
         }
     }
@@ -143,10 +146,9 @@ fn sums_of(plan: &Plan, body: &[Stmt]) -> Result<(Vec<Target>, Vec<Target>), Str
     let solver = plan.info.solver;
     let mut order: Vec<&Stmt> = vec![];
     walk::stmts(body, &mut |s| order.push(s));
-    if let Some(s) = order
-        .iter()
-        .find(|s| matches!(s, Stmt::Call(..) | Stmt::Picard(_) | Stmt::GroupShrink(..) | Stmt::Dictionary(_)))
-    {
+    if let Some(s) = order.iter().find(|s| {
+        matches!(s, Stmt::Call(..) | Stmt::Picard(_) | Stmt::GroupShrink(..) | Stmt::Dictionary(_) | Stmt::Newton(_))
+    }) {
         let _ = s;
         return Err(format!("a step of `{solver}` over the rows calls a routine on the whole of a buffer"));
     }

@@ -305,6 +305,28 @@ fn stmts(plan: &Plan, body: &[Stmt], depth: usize, o: &mut String) {
                     call.settings.majorizer.name()
                 );
             }
+            Stmt::Newton(call) => {
+                let b = match (call.gradient_b, call.step_b) {
+                    (Some(g), Some(st)) => format!(
+                        ", b: {} from {}, ridge {}",
+                        plan.scalar(st).name,
+                        plan.scalar(g).name,
+                        expr(plan, &call.ridge_b, 0)
+                    ),
+                    _ => String::new(),
+                };
+                let _ = writeln!(
+                    o,
+                    "{pad}{} = newton({}[0..d] ← −(XᵀDX + ρI)⁻¹{}, D = {}, ρ = {}{b})  # one dense factor where it costs less than {} steps of CG, else {} = 0",
+                    plan.scalar(call.solved).name,
+                    plan.vector(call.step).name,
+                    plan.vector(call.gradient).name,
+                    plan.vector(call.curvature).name,
+                    expr(plan, &call.ridge, 0),
+                    expr(plan, &call.cg_steps, 0),
+                    plan.scalar(call.solved).name,
+                );
+            }
             Stmt::Picard(call) => {
                 let _ = writeln!(
                     o,

@@ -214,6 +214,34 @@ fn stmts(plan: &Plan, body: &[Stmt], scope: Scope) -> Result<(), String> {
                     return Err("`dictionary` with batches of 0".into());
                 }
             }
+            Stmt::Newton(call) => {
+                // The runtime reads D, g and writes s whole: no loop may be open around it.
+                if scope.has(Index::Row) || scope.has(Index::Feature) || scope.has(Index::Class) {
+                    return Err("`newton` inside a loop".into());
+                }
+                let lens = [(call.curvature, Len::Rows), (call.gradient, Len::Features), (call.step, Len::Features)];
+                for (v, len) in lens {
+                    let decl = plan.vectors.get(v.0).ok_or_else(|| format!("vector #{} does not exist", v.0))?;
+                    if decl.len != len || decl.cols.is_some() || decl.role.is_input() {
+                        return Err(format!("`newton` on `{}`, which is not a state vec[{}]", decl.name, len.name()));
+                    }
+                }
+                if call.step == call.gradient || call.step == call.curvature {
+                    return Err("`newton` writes the step into a buffer it reads".into());
+                }
+                if call.gradient_b.is_some() != call.step_b.is_some() {
+                    return Err("`newton` with b's gradient but not its step, or the other way".into());
+                }
+                for id in call.gradient_b.into_iter().chain(call.step_b).chain([call.solved]) {
+                    scalar(plan, id)?;
+                    if plan.scalar(id).role == ScalarRole::Param {
+                        return Err(format!("`newton` on parameter `{}`", plan.scalar(id).name));
+                    }
+                }
+                expr(plan, &call.ridge, scope)?;
+                expr(plan, &call.ridge_b, scope)?;
+                expr(plan, &call.cg_steps, scope)?;
+            }
             Stmt::Picard(call) => {
                 for (v, len) in [(call.target, Len::Features), (call.dual, Len::OpRows)] {
                     let decl = plan.vectors.get(v.0).ok_or_else(|| format!("vector #{} does not exist", v.0))?;

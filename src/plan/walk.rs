@@ -18,6 +18,7 @@ pub fn stmts<'a>(body: &'a [Stmt], f: &mut impl FnMut(&'a Stmt)) {
             | Stmt::Picard(_)
             | Stmt::GroupShrink(..)
             | Stmt::Dictionary(_)
+            | Stmt::Newton(_)
             | Stmt::Reduce(_) => {}
         }
     }
@@ -37,6 +38,11 @@ pub fn exprs<'a>(body: &'a [Stmt], f: &mut impl FnMut(&'a Expr)) {
             expr(r, f);
         }
         Stmt::Picard(call) => expr(&call.gamma, f),
+        Stmt::Newton(call) => {
+            expr(&call.ridge, f);
+            expr(&call.ridge_b, f);
+            expr(&call.cg_steps, f);
+        }
         Stmt::For(..) | Stmt::Dictionary(_) | Stmt::Reduce(_) => {}
     });
 }

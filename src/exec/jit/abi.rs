@@ -316,6 +316,65 @@ extern "C" fn optc_dictionary(
     }
 }
 
+/// The dense Newton entry point: tron's `newton` statement (`exec::linalg::newton_statement`),
+/// the buffers and scalars named by their index in the plan (−1: no intercept), b's gradient
+/// and the last iteration's CG steps by value. Writes the step, b's step and `solved` (1 or 0) into the plan's buffers.
+///
+/// # Safety (why this is sound)
+/// Only kernels call it, passing the context [`call`] built (valid for the whole call) and the
+/// indices of a verified `newton` statement: D a state vec[m], g and the step distinct state
+/// vec[d], the scalars in range. [`check_shapes`] checked before the call that every vec[m]
+/// has m entries and every vec[d] d; the CSR arrays are the data's (m + 1 offsets, their last
+/// the number of entries).
+#[allow(clippy::too_many_arguments)]
+extern "C" fn optc_newton(
+    ctx: *mut KernelCtx,
+    ridge: f64,
+    ridge_b: f64,
+    g_b: f64,
+    cg_steps: f64,
+    curvature: i64,
+    gradient: i64,
+    gradient_b: i64,
+    step: i64,
+    step_b: i64,
+    solved: i64,
+) {
+    // SAFETY: see above.
+    #[allow(unsafe_code)]
+    unsafe {
+        let ctx = &mut *ctx;
+        let (d, m) = (ctx.features as usize, ctx.rows as usize);
+        let indptr = std::slice::from_raw_parts(ctx.indptr, m + 1);
+        let nnz = indptr[m];
+        let curvature = std::slice::from_raw_parts(*ctx.vectors.add(curvature as usize), m);
+        *ctx.scalars.add(solved as usize) = 0.0;
+        // The column bound is a pass over the indices: only for a step that is taken.
+        if !crate::exec::linalg::dense_step_pays(indptr, ctx.threads as usize, d, curvature, cg_steps) {
+            return;
+        }
+        let indices = crate::data::store::indices_from_raw_parts(ctx.indices, nnz, ctx.index_shift as u32 - 2);
+        let values = std::slice::from_raw_parts(ctx.values, nnz);
+        let columns = indices.iter().max().map_or(0, |j| j as usize + 1);
+        let data = crate::exec::DataView::with_known_columns(indptr, indices, values, &[], d, columns)
+            .with_threads(ctx.threads as usize);
+        let g = std::slice::from_raw_parts(*ctx.vectors.add(gradient as usize), d);
+        let b = (gradient_b >= 0).then_some((g_b, ridge_b));
+        let found = crate::exec::linalg::newton_statement(&data, curvature, g, (ridge, cg_steps), b);
+        *ctx.scalars.add(solved as usize) = if found.is_some() { 1.0 } else { 0.0 };
+        if let Some((s, s_b)) = found {
+            std::slice::from_raw_parts_mut(*ctx.vectors.add(step as usize), d).copy_from_slice(&s);
+            if step_b >= 0 {
+                *ctx.scalars.add(step_b as usize) = s_b;
+            }
+        }
+    }
+}
+
+pub fn newton_symbol() -> *const u8 {
+    optc_newton as *const u8
+}
+
 pub fn dictionary_symbol() -> *const u8 {
     optc_dictionary as *const u8
 }

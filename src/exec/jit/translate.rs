@@ -66,6 +66,8 @@ pub struct Imports {
     pub dictionary: Option<FuncRef>,
     /// `optc_reduce`, for `ranks: …` (reads the ranks and the state through the context).
     pub reduce: Option<FuncRef>,
+    /// `optc_newton`, for `newton` (reads the data and the buffers through the context).
+    pub newton: Option<FuncRef>,
 }
 
 #[derive(Clone, Copy)]
@@ -106,6 +108,7 @@ fn innermost(body: &[Stmt]) -> bool {
                 | Stmt::Picard(_)
                 | Stmt::GroupShrink(..)
                 | Stmt::Dictionary(_)
+                | Stmt::Newton(_)
                 | Stmt::Reduce(_)
         );
     });
@@ -255,6 +258,38 @@ impl<'a, 'b> PlanTranslator<'a, 'b> {
         }
     }
 
+    /// The runtime writes the step and `solved` (and b's step) through the context: the
+    /// scalars it wrote are read back, and no stored vector value is reused.
+    fn translate_newton(&mut self, call: &crate::plan::NewtonCall) {
+        let ridge = self.translate_expr(&call.ridge);
+        let ridge_b = self.translate_expr(&call.ridge_b);
+        let g_b = self.translate_expr(&call.gradient_b.map_or(Expr::Const(0.0), Expr::Scalar));
+        let cg_steps = self.translate_expr(&call.cg_steps);
+        let int = |t: &mut Self, v: i64| t.b.ins().iconst(types::I64, v);
+        let slot = |id: Option<crate::plan::ScalarId>| id.map_or(-1, |s| s.0 as i64);
+        let ints = [
+            call.curvature.0 as i64,
+            call.gradient.0 as i64,
+            slot(call.gradient_b),
+            call.step.0 as i64,
+            slot(call.step_b),
+            call.solved.0 as i64,
+        ];
+        let mut args = vec![self.ctx, ridge, ridge_b, g_b, cg_steps];
+        for v in ints {
+            args.push(int(self, v));
+        }
+        let fref = self.imports.newton.expect("imported for plans that take a dense Newton step");
+        self.b.ins().call(fref, &args);
+        self.stored.clear();
+        for id in call.step_b.into_iter().chain([call.solved]) {
+            if let Some(var) = self.scalars[id.0] {
+                let x = self.b.ins().load(types::F64, trusted(), self.data.scalars, (id.0 * 8) as i32);
+                self.b.def_var(var, x);
+            }
+        }
+    }
+
     fn store_state(&mut self) {
         for (k, var) in self.scalars.iter().enumerate() {
             if let (Some(var), ScalarRole::State) = (var, self.plan.scalars[k].role) {
@@ -288,6 +323,7 @@ impl<'a, 'b> PlanTranslator<'a, 'b> {
             Stmt::GroupShrink(target, gamma) => self.translate_group_shrink(*target, gamma),
             Stmt::Reduce(r) => self.translate_reduce(r),
             Stmt::Dictionary(call) => self.translate_dictionary(call),
+            Stmt::Newton(call) => self.translate_newton(call),
             Stmt::Set(id, e) => {
                 let x = self.translate_expr(e);
                 let var = self.scalars[id.0].expect("verify: parameters are never assigned");

@@ -37,7 +37,7 @@
 mod softmax;
 
 use super::super::build::*;
-use super::super::{Expr, Index, Len, ParamInit, Plan, Range, ScalarId, ScalarRole, Stmt, VecId, VecRole};
+use super::super::{Expr, Index, Len, NewtonCall, ParamInit, Plan, Range, ScalarId, ScalarRole, Stmt, VecId, VecRole};
 use super::{hoist_shared_calls, Builder};
 use crate::analysis::{CoordinateProx, Structure};
 use crate::check::Model;
@@ -194,6 +194,12 @@ struct Newton {
     /// The loss is quadratic (squared): the Newton model is F itself, so CG runs on to the
     /// gap the tolerance needs in the first iteration (see [`Newton::conjugate_gradients`]).
     quadratic: bool,
+    /// D, the rows' curvature (a scalar loss's): the step is then first asked of one dense
+    /// factor ([`Stmt::Newton`]), where the features are few enough for it to pay against the
+    /// CG steps the last iteration took (`cg_steps`, a state scalar), and CG runs only where
+    /// it was not taken. None for softmax's W.
+    curvature: Option<VecId>,
+    cg_steps: Option<ScalarId>,
 }
 
 impl Newton {
@@ -260,6 +266,8 @@ impl Newton {
             unpenalised,
             damping,
             quadratic: false,
+            curvature: None,
+            cg_steps: None,
         }
     }
 
@@ -417,6 +425,29 @@ impl Newton {
             Stmt::Set(steps, k(0.0)),
             Stmt::Set(done, k(0.0)),
         ]);
+        // Where it costs less than the CG steps of the last iteration, one dense factor solves
+        // the Newton system (damped as CG's would be): its residual is 0 and Q = ½·gᵀs.
+        let dense = n.curvature.map(|curvature| {
+            let (solved, last) = (b.local("dense"), n.cg_steps.expect("declared with the curvature"));
+            let ridge = n.damping.map_or(s(n.lambda), s);
+            let ridge_b = n.lambda_b.map_or(k(0.0), s);
+            let call = NewtonCall {
+                curvature,
+                gradient: n.g.buf,
+                gradient_b: n.g.b,
+                step: n.step.buf,
+                step_b: n.step.b,
+                ridge,
+                ridge_b,
+                cg_steps: s(last),
+                solved,
+            };
+            out.push(Stmt::Newton(call));
+            let mut taken = vec![Stmt::Set(rr, k(0.0))];
+            taken.extend(n.each(|c| vec![Stmt::Set(q, add(s(q), mul(k(0.5), mul(c.ld(n.g), c.ld(n.step)))))]));
+            out.push(Stmt::If(Cmp::Gt, s(solved), k(0.5), taken));
+            solved
+        });
 
         // One CG step: ∇²F·v, then the step along v, the stopping test, the next direction.
         let mut body = vec![Stmt::Set(steps, add(s(steps), k(1.0)))];
@@ -477,7 +508,11 @@ impl Newton {
             Stmt::If(Cmp::Lt, s(done), k(0.5), next),
         ]);
         body.push(Stmt::If(Cmp::Lt, s(done), k(0.5), stepped));
-        out.push(Stmt::Repeat(MAX_CG, Cmp::Gt, s(done), k(0.5), body));
+        let cg = Stmt::Repeat(MAX_CG, Cmp::Gt, s(done), k(0.5), body);
+        out.push(match (dense, n.cg_steps) {
+            (Some(solved), Some(last)) => Stmt::If(Cmp::Lt, s(solved), k(0.5), vec![cg, Stmt::Set(last, s(steps))]),
+            _ => cg,
+        });
         out
     }
 
@@ -575,6 +610,8 @@ fn lower_scalar(model: &Model, st: &Structure, prox: CoordinateProx) -> Plan {
     let dd = b.vector("D", Len::Rows, VecRole::State, 0.0);
     let lz = b.vector("ℓz", Len::Rows, VecRole::State, 0.0);
     let xs = b.vector("Xs", Len::Rows, VecRole::State, 0.0);
+    n.curvature = Some(dd);
+    n.cg_steps = Some(b.state("k_cg", "conjugate-gradient steps of the last iteration that took them"));
     let (q, t, a) = (b.local("q"), b.local("t"), b.local("a"));
     let intercept = |v: Var| v.b.map_or(k(0.0), s);
 
