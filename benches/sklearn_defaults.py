@@ -11,7 +11,7 @@ The synthetic 100k × 50k classification set is optc-synth's (`target/release/op
 100000 --features 50000 --seed 1 -o synth-100k.svm`, as benches/peers.py writes it).
 
 A LIBSVM file (plain or .xz, read by scikit-learn's load_svmlight_file) with two labels is a
-classification set, fitted by four pairs, every estimator at its default tolerance and iteration
+classification set, fitted by five pairs, every estimator at its default tolerance and iteration
 cap:
 
   logistic l2   OptcClassifier()  vs  LogisticRegression(): C = 1, unpenalised intercept, lbfgs;
@@ -27,6 +27,9 @@ cap:
                 LinearSVC(loss="hinge"), whose intercept_scaling = 1 penalises b so:
                 F = C·Σᵢ max(0, 1 − yᵢ(xᵢᵀw + b)) + ½(‖w‖² + b²), C = 1. (OptcClassifier(loss=
                 "hinge") leaves b free, a different objective.)
+  squared hinge OptcClassifier(model=…) with b penalised so vs LinearSVC() (its defaults: the
+                squared hinge, C = 1, b penalised, `dual="auto"`, LIBLINEAR's primal -s 2 where
+                the rows outnumber the features): F = C·Σᵢ max(0, 1 − yᵢ(xᵢᵀw + b))² + ½(‖w‖² + b²).
 
 Any other file, and each --planted M×D set, is a regression set, fitted by three pairs, the
 peers at their defaults (alpha = 1):
@@ -79,6 +82,7 @@ var b: scalar
 param λ = 1
 minimize E[hinge(y, <x, w> + b)] + λ·l2sq(w) + λ·l2sq(b)
 """
+SQUARED_HINGE_PENALISED_B = HINGE_PENALISED_B.replace("hinge(", "squared_hinge(")
 
 
 def read(path):
@@ -95,7 +99,12 @@ def objective(X, y, coef, intercept, C, loss, penalty, penalised_b=False):
     """scikit-learn's C·Σᵢ ℓ(yᵢ, xᵢᵀw + b) + P(w) (+ ½b² when b is penalised), y in {−1, +1}."""
     w, b = np.ravel(coef), float(np.ravel(intercept)[0])
     margins = y * (X @ w + b)
-    losses = np.logaddexp(0.0, -margins) if loss == "logistic" else np.maximum(0.0, 1.0 - margins)
+    if loss == "logistic":
+        losses = np.logaddexp(0.0, -margins)
+    elif loss == "squared_hinge":
+        losses = np.maximum(0.0, 1.0 - margins) ** 2
+    else:
+        losses = np.maximum(0.0, 1.0 - margins)
     P = np.abs(w).sum() if penalty == "l1" else 0.0 if penalty == "none" else 0.5 * w @ w
     return float(C * losses.sum() + P + (0.5 * b * b if penalised_b else 0.0))
 
@@ -166,6 +175,9 @@ def pairs(n, l1_C, threads, sparse_logistic):
     yield ("hinge l2, b penalised", lambda: OptcClassifier(model=HINGE_PENALISED_B, params={"λ": 1.0 / n}, threads=threads),
            lambda: LinearSVC(loss="hinge"), 'LinearSVC(loss="hinge")',
            dict(C=1.0, loss="hinge", penalty="l2", penalised_b=True))
+    yield ("squared hinge l2, b penalised",
+           lambda: OptcClassifier(model=SQUARED_HINGE_PENALISED_B, params={"λ": 1.0 / n}, threads=threads),
+           LinearSVC, "LinearSVC()", dict(C=1.0, loss="squared_hinge", penalty="l2", penalised_b=True))
 
 
 def regression_pairs(n, threads):

@@ -40,12 +40,12 @@ pub struct PicardCall {
 /// (`exec::linalg::newton_statement`).
 #[derive(Clone, Debug, PartialEq)]
 pub struct NewtonCall {
-    /// D, a state vec[m].
+    /// D, a state vec\[m].
     pub curvature: VecId,
-    /// g, a vec[d], and b's entry of it when the model has an intercept.
+    /// g, a vec\[d], and b's entry of it when the model has an intercept.
     pub gradient: VecId,
     pub gradient_b: Option<ScalarId>,
-    /// Where s goes: a state vec[d], and b's entry (a state scalar or a local).
+    /// Where s goes: a state vec\[d], and b's entry (a state scalar or a local).
     pub step: VecId,
     pub step_b: Option<ScalarId>,
     pub ridge: Expr,
