@@ -875,3 +875,62 @@ fn closed_form_losses_report_the_interpreters_f() {
         assert!(close(closed.objective, interpreted.objective), "{loss}");
     }
 }
+
+/// tron's dense Newton step ([`Stmt::Newton`]) on the squared hinge with a free b, where the
+/// iterations take it, then leave it to CG once few rows are past their margin, then take it
+/// again: both back ends end on the same weights and b, bit for bit, on one thread and two (the
+/// step's cost rule reads the threads). A step not taken must leave b's step as CG set it: the
+/// compiled kernel once read back the b a dense step of an earlier iteration had written.
+#[test]
+fn tron_dense_steps_agree_across_back_ends() {
+    let dir = tempfile::tempdir().expect("tmp");
+    // 1,500 rows of about 6 of 60 features, labels from a linear rule with noise.
+    let mut state = 7u64;
+    let mut next = || {
+        state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        (state >> 11) as f64 / (1u64 << 53) as f64
+    };
+    let mut rows = String::new();
+    for _ in 0..1500 {
+        let entries: Vec<(usize, f64)> = (0..60)
+            .filter_map(|j| {
+                let (keep, v) = (next() < 0.1, (next() * 200.0).round() / 100.0 - 1.0);
+                keep.then_some((j, v))
+            })
+            .collect();
+        let score: f64 =
+            entries.iter().map(|&(j, v)| ((j % 3) as f64 - 1.0) * v).sum::<f64>() + 0.2 + 0.4 * (next() - 0.5);
+        rows.push_str(if score > 0.0 { "+1" } else { "-1" });
+        for (j, v) in entries {
+            rows.push_str(&format!(" {}:{v}", j + 1));
+        }
+        rows.push('\n');
+    }
+    let data = common::write(dir.path(), "rows.svm", &rows);
+    let model = common::write(
+        dir.path(),
+        "m.opt",
+        "data x: sparse, y: labels\nvar w: vec[dim(x)]\nvar b: scalar\nparam λ = 1\nminimize E[squared_hinge(y, <x, w> + b)] + λ·l2sq(w)\n",
+    );
+    for lambda in ["1e-3", "1e-4", "1e-5"] {
+        for threads in ["1", "2"] {
+            let saved: Vec<Vec<u8>> = [false, true]
+                .into_iter()
+                .map(|interpreted| {
+                    let out = dir.path().join(format!("w{lambda}{threads}{interpreted}.txt"));
+                    let mut args = vec!["run", "-q", model.to_str().unwrap(), data.to_str().unwrap()];
+                    let set = format!("λ={lambda}");
+                    args.extend(["--solver", "tron", "--threads", threads, "--set", &set, "--save"]);
+                    args.push(out.to_str().unwrap());
+                    if interpreted {
+                        args.push("--no-jit");
+                    }
+                    let run = common::optc(&args);
+                    assert!(run.status.success(), "{}", common::text(&run.stderr));
+                    std::fs::read(&out).expect("saved")
+                })
+                .collect();
+            assert_eq!(saved[0], saved[1], "λ = {lambda}, {threads} threads: JIT and interpreter");
+        }
+    }
+}

@@ -258,9 +258,16 @@ impl<'a, 'b> PlanTranslator<'a, 'b> {
         }
     }
 
-    /// The runtime writes the step and `solved` (and b's step) through the context: the
-    /// scalars it wrote are read back, and no stored vector value is reused.
+    /// The runtime writes the step and `solved` (and b's step, only when it takes the step)
+    /// through the context: those scalars go to memory first, so that a step not taken reads
+    /// back what they held, and no stored vector value is reused after the call.
     fn translate_newton(&mut self, call: &crate::plan::NewtonCall) {
+        for id in call.step_b.into_iter().chain([call.solved]) {
+            if let Some(var) = self.scalars[id.0] {
+                let x = self.b.use_var(var);
+                self.b.ins().store(trusted(), x, self.data.scalars, (id.0 * 8) as i32);
+            }
+        }
         let ridge = self.translate_expr(&call.ridge);
         let ridge_b = self.translate_expr(&call.ridge_b);
         let g_b = self.translate_expr(&call.gradient_b.map_or(Expr::Const(0.0), Expr::Scalar));
