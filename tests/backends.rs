@@ -877,8 +877,8 @@ fn closed_form_losses_report_the_interpreters_f() {
 }
 
 /// tron's dense Newton step ([`Stmt::Newton`]) on the squared hinge with a free b, where the
-/// iterations take it, then leave it to CG once few rows are past their margin, then take it
-/// again: both back ends end on the same weights and b, bit for bit, on one thread and two (the
+/// iterations take it, then leave it to CG once most rows are past their margin (few products
+/// against the factor), then take it again: both back ends end on the same weights and b, bit for bit, on one thread and two (the
 /// step's cost rule reads the threads). A step not taken must leave b's step as CG set it: the
 /// compiled kernel once read back the b a dense step of an earlier iteration had written.
 #[test]

@@ -35,9 +35,9 @@ pub struct PicardCall {
 }
 
 /// The operands of [`Stmt::Newton`]: s = −H⁻¹g for H = Xᵀ·diag(D)·X + ridge·I (and b one more
-/// coordinate, its row Xᵀ·D, its corner Σᵢ Dᵢ + ridge_b), by one dense Cholesky factor where
-/// that costs less than the conjugate gradients the last iteration took
-/// (`exec::linalg::newton_statement`).
+/// coordinate, its row Xᵀ·D, its corner Σᵢ Dᵢ + ridge_b; rows with Dᵢ ≤ 0 left out, as the
+/// plan's Hessian products leave them), by one dense Cholesky factor where that costs less than
+/// the conjugate gradients of the last iteration that ran them (`exec::linalg::newton_statement`).
 #[derive(Clone, Debug, PartialEq)]
 pub struct NewtonCall {
     /// D, a state vec\[m].
@@ -50,8 +50,8 @@ pub struct NewtonCall {
     pub step_b: Option<ScalarId>,
     pub ridge: Expr,
     pub ridge_b: Expr,
-    /// The conjugate-gradient steps the last iteration took (0 before any): what one dense
-    /// step is weighed against.
+    /// The conjugate-gradient steps of the last iteration that ran them (0 before any): what one
+    /// dense step is weighed against.
     pub cg_steps: Expr,
     /// Set to 1 when the step was taken, else 0 (the step left as it was): the plan's
     /// conjugate gradients run then.

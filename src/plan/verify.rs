@@ -229,6 +229,9 @@ fn stmts(plan: &Plan, body: &[Stmt], scope: Scope) -> Result<(), String> {
                 if call.step == call.gradient || call.step == call.curvature {
                     return Err("`newton` writes the step into a buffer it reads".into());
                 }
+                if call.step_b == Some(call.solved) || call.gradient_b == Some(call.solved) {
+                    return Err("`newton` with b's scalar as its `solved` flag".into());
+                }
                 if call.gradient_b.is_some() != call.step_b.is_some() {
                     return Err("`newton` with b's gradient but not its step, or the other way".into());
                 }

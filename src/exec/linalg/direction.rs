@@ -11,10 +11,11 @@ use crate::exec::DataView;
 const DENSE_MAX: usize = crate::solvers::DENSE_NEWTON_MAX;
 
 /// Whether one dense step on the first `features` columns of `data` costs less than `cg_steps`
-/// steps of conjugate gradients, the count the last iteration took (none before the first:
-/// that one runs CG and so measures it). Only rows with curvature count, for both: the
-/// squared hinge's beyond their margin take part in neither. A dense step forms Σᵢ eᵢ(eᵢ + 1)/2
-/// products of a row's e entries, scattered, on the data's threads, and a factor of d³/3
+/// steps of conjugate gradients, the count of the last iteration that ran them (none before
+/// the first: that one runs CG and so measures it). Only rows with curvature (Dᵢ > 0) count,
+/// for both: the squared hinge's beyond their margin take part in neither. A dense step forms
+/// Σᵢ eᵢ(eᵢ + 1)/2 products of a row's e entries, scattered, in at most
+/// [`super::subspace::HESSIAN_PARTS`] runs on the data's threads, and a factor of d³/3
 /// flops that run [`super::subspace::GEMM_SPEEDUP`] times as fast; a CG step of the plan reads
 /// each entry twice, on one thread. Counts alone decide, so the same data and threads take the
 /// same path on every machine. w8a, solve seconds of CG / always dense / this rule, no penalty:
@@ -35,14 +36,15 @@ pub(crate) fn dense_step_pays(
     }
     let (mut products, mut entries) = (0.0, 0.0);
     for (r, &c) in indptr.windows(2).zip(curvature) {
-        if c != 0.0 {
+        if c > 0.0 {
             let e = (r[1] - r[0]) as f64;
             products += e * (e + 1.0) / 2.0;
             entries += e;
         }
     }
     let d = features as f64;
-    products / threads.max(1) as f64 + d * d * d / 3.0 / super::subspace::GEMM_SPEEDUP <= cg_steps * 2.0 * entries
+    let parallel = threads.clamp(1, super::subspace::HESSIAN_PARTS) as f64;
+    products / parallel + d * d * d / 3.0 / super::subspace::GEMM_SPEEDUP <= cg_steps * 2.0 * entries
 }
 
 /// The `newton` statement of a plan: the direction on the g.len() features of `data` where one
@@ -62,7 +64,8 @@ pub(crate) fn newton_statement(
 }
 
 /// s = −H⁻¹g for H = Xᵀ·diag(curvature)·X + ridge·I on the first `features` columns (indices at
-/// or past them ignored), and with an intercept, `b` = (g_b, ridge_b), b one more coordinate:
+/// or past them ignored; rows with curvature ≤ 0 left out, as the plan's Hessian products leave
+/// them, NaN among them), and with an intercept, `b` = (g_b, ridge_b), b one more coordinate:
 /// its row of H is Xᵀ·curvature and its corner Σᵢ curvatureᵢ + ridge_b. b is eliminated in
 /// closed form, as the certificate's refinement eliminates it: the step on w solves
 /// (H − h_b·h_bᵀ/h_bb)·s = −(g − h_b·g_b/h_bb), and s_b = −(g_b + h_bᵀs)/h_bb.
@@ -80,6 +83,8 @@ pub(crate) fn newton_direction(
     let n = features;
     let all: Vec<usize> = (0..n).collect();
     let sub = Subspace::new(data, n, &all);
+    let curvature: Vec<f64> = curvature.iter().map(|&c| if c > 0.0 { c } else { 0.0 }).collect();
+    let curvature = &curvature[..];
     let mut h = sub.hessian(curvature, 1.0, ridge);
     let mut rhs = g[..n].to_vec();
     let mut eliminated = None;
@@ -129,7 +134,8 @@ mod tests {
 
     /// The direction solves the Newton system it describes: H·(s, s_b) = −(g, g_b), H formed here
     /// entry by entry from the rows, with and without b, a column index past the features
-    /// ignored; and an H that is not positive definite (a negative curvature) gives None.
+    /// ignored; rows without curvature are left out, and an H that is not positive definite
+    /// gives None.
     #[test]
     fn the_direction_solves_the_newton_system() {
         let (m, n) = (30, 5);
@@ -178,7 +184,11 @@ mod tests {
                 None => assert_eq!(s_b, 0.0),
             }
         }
-        let concave = vec![-1.0; m];
-        assert!(newton_direction(&data, n, &concave, &g, ridge, None).is_none());
+        // Rows with no curvature (or a negative one) are left out: only the ridge is left, and
+        // without it nothing is positive definite.
+        let flat = vec![-1.0; m];
+        let (s, _) = newton_direction(&data, n, &flat, &g, ridge, None).expect("the ridge");
+        assert!(s.iter().zip(&g).all(|(s, g)| (s + g / ridge).abs() <= 1e-12), "{s:?}");
+        assert!(newton_direction(&data, n, &flat, &g, 0.0, None).is_none());
     }
 }

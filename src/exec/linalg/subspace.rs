@@ -10,7 +10,7 @@ use std::ops::Range;
 /// What placing an entry of X_V by a counting sort costs, in entries of X scanned in order.
 const SCATTER_COST: usize = 8;
 /// Runs of rows the Hessian of a Newton step is summed in (one a thread, on two cores).
-const HESSIAN_PARTS: usize = 2;
+pub(super) const HESSIAN_PARTS: usize = 2;
 /// How many more products of two entries a second the Hessian's dense blocks multiply (faer's
 /// matrix product) than its one-row-at-a-time loop adds, with a block's filling counted apart:
 /// the rows' outer products go by blocks once the loop's Σᵢ nnzᵢ(nnzᵢ + 1)/2 products cost more

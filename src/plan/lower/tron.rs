@@ -18,7 +18,9 @@
 //!    units (P = F/λ, ζ_P = ζ/λ) stays at 0.5 until ‖g‖ is tiny, which is linear convergence
 //!    near the optimum: LIBLINEAR stops at a loose ‖g‖ ≤ 0.01‖g₀‖, optc at a certified gap.
 //!    On a9a at λ = 1/m to a certified 1e-8 that took 22 iterations, this rule 9, and half the
-//!    time; dna (softmax) 41 against 9;
+//!    time; dna (softmax) 41 against 9. On few features one dense Cholesky factor of the same
+//!    system takes the step instead, where it costs less than the CG steps of the last
+//!    iteration that ran them ([`Stmt::Newton`]);
 //! 3. an Armijo backtracking line search on the exact F from the unit step,
 //!    F(w + ηs) − F(w) ≤ σ·η·gᵀs (σ = 0.01, η halved at most 20 times), which costs one loss
 //!    evaluation per row per trial (Xs is computed once), then w += ηs and z += η·Xs.
@@ -196,8 +198,9 @@ struct Newton {
     quadratic: bool,
     /// D, the rows' curvature (a scalar loss's): the step is then first asked of one dense
     /// factor ([`Stmt::Newton`]), where the features are few enough for it to pay against the
-    /// CG steps the last iteration took (`cg_steps`, a state scalar), and CG runs only where
-    /// it was not taken. None for softmax's W.
+    /// CG steps of the last iteration that ran CG (`cg_steps`, a state scalar; 0 after a line
+    /// search that failed along a dense step), and CG runs only where it was not taken. None for
+    /// softmax's W.
     curvature: Option<VecId>,
     cg_steps: Option<ScalarId>,
 }
@@ -319,17 +322,27 @@ impl Newton {
             Stmt::Set(fnow, mul(s(n.mean), s(fnow))),
         ]);
         let (rr, q) = (b.local("‖r‖²"), b.local("Q"));
-        out.extend(self.conjugate_gradients(b, fnow, rr, q, passes.hessian));
+        let (cg, dense) = self.conjugate_gradients(b, fnow, rr, q, passes.hessian);
+        out.extend(cg);
         // After a full step, ∇F at the new iterate is −r up to the loss's change of curvature
         // along the step: the gap a check there finds is about ‖r‖²/(2λ|F|), F the value the
         // model predicts there, F + Q (F itself near the optimum; far below it after a first
-        // step from 0, and exactly it for a quadratic loss).
+        // step from 0, and exactly it for a quadratic loss). A dense step's r is 0, which says
+        // nothing of that change: the estimate stays the one of the step's start.
         let predicted = div(s(rr), mul(mul(k(2.0), s(self.lambda)), floor_abs(add(s(fnow), s(q)))));
         let mut advance = passes.advance;
         if self.unpenalised.is_none() {
-            advance.push(Stmt::If(Cmp::Gt, s(self.eta), k(0.75), vec![Stmt::Set(self.estimate, predicted)]));
+            let update = Stmt::Set(self.estimate, predicted);
+            let update = match dense {
+                Some(solved) => Stmt::If(Cmp::Lt, s(solved), k(0.5), vec![update]),
+                None => update,
+            };
+            advance.push(Stmt::If(Cmp::Gt, s(self.eta), k(0.75), vec![update]));
         }
-        out.extend(self.line_search(b, passes.direction, passes.trial, advance));
+        // A line search that failed along a dense step leaves the next iteration to CG, whose
+        // shorter, inexact step may pass where the whole Newton step did not.
+        let failed = self.cg_steps.filter(|_| dense.is_some()).map(|last| Stmt::Set(last, k(0.0)));
+        out.extend(self.line_search(b, passes.direction, passes.trial, advance, failed));
         out
     }
 
@@ -354,7 +367,7 @@ impl Newton {
         rr: ScalarId,
         q: ScalarId,
         hessian: Vec<Stmt>,
-    ) -> Vec<Stmt> {
+    ) -> (Vec<Stmt>, Option<ScalarId>) {
         let n = self;
         let (zeta, zeta_new, tau) = (b.local("ζ"), b.local("ζn"), b.local("τ"));
         let (q_new, steps, done) = (b.local("Qn"), b.local("kcg"), b.local("done"));
@@ -513,11 +526,18 @@ impl Newton {
             (Some(solved), Some(last)) => Stmt::If(Cmp::Lt, s(solved), k(0.5), vec![cg, Stmt::Set(last, s(steps))]),
             _ => cg,
         });
-        out
+        (out, dense)
     }
 
     /// Step 3: Armijo backtracking on F along s from η = 1, then the move.
-    fn line_search(&self, b: &mut Builder, direction: Vec<Stmt>, trial: Vec<Stmt>, advance: Vec<Stmt>) -> Vec<Stmt> {
+    fn line_search(
+        &self,
+        b: &mut Builder,
+        direction: Vec<Stmt>,
+        trial: Vec<Stmt>,
+        advance: Vec<Stmt>,
+        failed: Option<Stmt>,
+    ) -> Vec<Stmt> {
         let n = self;
         let (gs, ws, ss, ok) = (b.local("gs"), b.local("ws"), b.local("ss"), b.local("ok"));
         let (eta, change) = (n.eta, n.change);
@@ -566,6 +586,7 @@ impl Newton {
                 ],
             ),
         ]);
+        out.extend(failed.map(|f| Stmt::If(Cmp::Lt, s(ok), k(0.5), vec![f])));
         out
     }
 }
