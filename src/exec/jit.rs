@@ -182,89 +182,37 @@ fn define(
         let id = module.declare_function(sym, Linkage::Import, &sig).map_err(|e| JitError::Codegen(e.to_string()))?;
         routines.insert(routine, module.declare_func_in_func(id, builder.func));
     }
-    let mut calls_picard = false;
-    crate::plan::walk::stmts(body, &mut |s| calls_picard |= matches!(s, Stmt::Picard(_)));
-    let picard = if calls_picard {
-        let mut sig = module.make_signature();
-        sig.params.push(AbiParam::new(ptr));
-        sig.params.extend([AbiParam::new(types::F64), AbiParam::new(types::F64)]);
-        sig.params.extend([AbiParam::new(types::I64), AbiParam::new(types::I64)]);
-        sig.params.extend([AbiParam::new(types::I64), AbiParam::new(types::I64)]);
-        let id = module
-            .declare_function("optc_picard", Linkage::Import, &sig)
-            .map_err(|e| JitError::Codegen(e.to_string()))?;
-        Some(module.declare_func_in_func(id, builder.func))
-    } else {
-        None
-    };
-    let mut shrinks_groups = false;
-    crate::plan::walk::stmts(body, &mut |s| shrinks_groups |= matches!(s, Stmt::GroupShrink(..)));
-    let group_shrink = if shrinks_groups {
-        let mut sig = module.make_signature();
-        sig.params.extend([AbiParam::new(ptr), AbiParam::new(types::F64), AbiParam::new(types::I64)]);
-        let id = module
-            .declare_function("optc_group_shrink", Linkage::Import, &sig)
-            .map_err(|e| JitError::Codegen(e.to_string()))?;
-        Some(module.declare_func_in_func(id, builder.func))
-    } else {
-        None
+    // The runtime's entry points this body calls, each declared once with its signature.
+    let calls = |test: fn(&Stmt) -> bool| {
+        let mut found = false;
+        crate::plan::walk::stmts(body, &mut |s| found |= test(s));
+        found
     };
     let mut catches_up = false;
     crate::plan::walk::exprs(body, &mut |e| catches_up |= matches!(e, crate::plan::Expr::CatchUp(_)));
-    let catch_up = if catches_up {
+    let (f64, i64) = (types::F64, types::I64);
+    let mut import = |used: bool, name: &str, params: &[types::Type], returns: &[types::Type]| {
+        if !used {
+            return Ok(None);
+        }
         let mut sig = module.make_signature();
-        sig.params.extend([AbiParam::new(types::F64), AbiParam::new(types::F64), AbiParam::new(types::F64)]);
-        sig.params.extend([AbiParam::new(ptr), AbiParam::new(ptr), AbiParam::new(types::I64)]);
-        sig.params.extend([AbiParam::new(types::F64), AbiParam::new(types::F64), AbiParam::new(types::F64)]);
-        sig.returns.push(AbiParam::new(types::F64));
-        let id = module
-            .declare_function("optc_smm_catch_up", Linkage::Import, &sig)
-            .map_err(|e| JitError::Codegen(e.to_string()))?;
-        Some(module.declare_func_in_func(id, builder.func))
-    } else {
-        None
+        sig.params.extend(params.iter().map(|&t| AbiParam::new(t)));
+        sig.returns.extend(returns.iter().map(|&t| AbiParam::new(t)));
+        let id = module.declare_function(name, Linkage::Import, &sig).map_err(|e| JitError::Codegen(e.to_string()))?;
+        Ok::<_, JitError>(Some(module.declare_func_in_func(id, builder.func)))
     };
-    let mut learns_dictionary = false;
-    crate::plan::walk::stmts(body, &mut |s| learns_dictionary |= matches!(s, Stmt::Dictionary(_)));
-    let dictionary = if learns_dictionary {
-        let mut sig = module.make_signature();
-        sig.params.push(AbiParam::new(ptr));
-        sig.params.extend([AbiParam::new(types::I64); 6]);
-        sig.params.extend([AbiParam::new(types::F64); 7]);
-        let id = module
-            .declare_function("optc_dictionary", Linkage::Import, &sig)
-            .map_err(|e| JitError::Codegen(e.to_string()))?;
-        Some(module.declare_func_in_func(id, builder.func))
-    } else {
-        None
-    };
-    let mut reduces = false;
-    crate::plan::walk::stmts(body, &mut |s| reduces |= matches!(s, Stmt::Reduce(_)));
-    let reduce = if reduces {
-        let mut sig = module.make_signature();
-        sig.params.extend([AbiParam::new(ptr), AbiParam::new(types::I64)]);
-        sig.returns.push(AbiParam::new(types::I64));
-        let id = module
-            .declare_function("optc_reduce", Linkage::Import, &sig)
-            .map_err(|e| JitError::Codegen(e.to_string()))?;
-        Some(module.declare_func_in_func(id, builder.func))
-    } else {
-        None
-    };
-    let mut takes_newton = false;
-    crate::plan::walk::stmts(body, &mut |s| takes_newton |= matches!(s, Stmt::Newton(_)));
-    let newton = if takes_newton {
-        let mut sig = module.make_signature();
-        sig.params.push(AbiParam::new(ptr));
-        sig.params.extend([AbiParam::new(types::F64); 4]);
-        sig.params.extend([AbiParam::new(types::I64); 6]);
-        let id = module
-            .declare_function("optc_newton", Linkage::Import, &sig)
-            .map_err(|e| JitError::Codegen(e.to_string()))?;
-        Some(module.declare_func_in_func(id, builder.func))
-    } else {
-        None
-    };
+    let picard =
+        import(calls(|s| matches!(s, Stmt::Picard(_))), "optc_picard", &[ptr, f64, f64, i64, i64, i64, i64], &[])?;
+    let group_shrink =
+        import(calls(|s| matches!(s, Stmt::GroupShrink(..))), "optc_group_shrink", &[ptr, f64, i64], &[])?;
+    let catch_up = import(catches_up, "optc_smm_catch_up", &[f64, f64, f64, ptr, ptr, i64, f64, f64, f64], &[f64])?;
+    let mut dictionary_params = vec![ptr];
+    dictionary_params.extend([i64; 6]);
+    dictionary_params.extend([f64; 7]);
+    let dictionary = import(calls(|s| matches!(s, Stmt::Dictionary(_))), "optc_dictionary", &dictionary_params, &[])?;
+    let reduce = import(calls(|s| matches!(s, Stmt::Reduce(_))), "optc_reduce", &[ptr, i64], &[i64])?;
+    let newton_params = [ptr, f64, f64, f64, f64, i64, i64, i64, i64, i64, i64];
+    let newton = import(calls(|s| matches!(s, Stmt::Newton(_))), "optc_newton", &newton_params, &[])?;
     let imports =
         translate::Imports { funcs: runtime, routines, picard, group_shrink, catch_up, dictionary, reduce, newton };
     translate::PlanTranslator::new(builder, plan, params, imports, ptr).translate_body(body);

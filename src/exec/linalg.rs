@@ -10,7 +10,7 @@ mod direction;
 pub(crate) mod hessian;
 mod subspace;
 
-pub(crate) use direction::{dense_step_pays, newton_statement};
+pub(crate) use direction::{dense_step_pays, newton_direction, newton_statement};
 pub(crate) use hessian::{newton_costs, NewtonCosts};
 pub(crate) use subspace::Subspace;
 

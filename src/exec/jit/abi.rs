@@ -316,9 +316,10 @@ extern "C" fn optc_dictionary(
     }
 }
 
-/// The dense Newton entry point: tron's `newton` statement (`exec::linalg::newton_statement`),
-/// the buffers and scalars named by their index in the plan (−1: no intercept), b's gradient
-/// and the last iteration's CG steps by value. Writes the step, b's step and `solved` (1 or 0) into the plan's buffers.
+/// The dense Newton entry point: tron's `newton` statement (as `exec::linalg::newton_statement`,
+/// its cost rule asked before the pass that bounds the columns), the buffers and scalars named
+/// by their index in the plan (−1: no intercept), b's gradient and the CG steps by value.
+/// Writes the step, b's step and `solved` (1 or 0) into the plan's buffers.
 ///
 /// # Safety (why this is sound)
 /// Only kernels call it, passing the context [`call`] built (valid for the whole call) and the
@@ -360,7 +361,7 @@ extern "C" fn optc_newton(
             .with_threads(ctx.threads as usize);
         let g = std::slice::from_raw_parts(*ctx.vectors.add(gradient as usize), d);
         let b = (gradient_b >= 0).then_some((g_b, ridge_b));
-        let found = crate::exec::linalg::newton_statement(&data, curvature, g, (ridge, cg_steps), b);
+        let found = crate::exec::linalg::newton_direction(&data, d, curvature, g, ridge, b);
         *ctx.scalars.add(solved as usize) = if found.is_some() { 1.0 } else { 0.0 };
         if let Some((s, s_b)) = found {
             std::slice::from_raw_parts_mut(*ctx.vectors.add(step as usize), d).copy_from_slice(&s);
