@@ -9,6 +9,7 @@ mod forced;
 mod prox;
 mod report;
 mod ridge;
+mod shape;
 mod weights;
 
 pub use file_facts::{FileFacts, GroupLayout};
@@ -18,6 +19,8 @@ use prox::*;
 pub use prox::{Composite, CompositeProx, OperatorSpec};
 pub(crate) use report::penalty_text;
 pub use report::report;
+use shape::shape_rule;
+pub use shape::{ShapeRule, FEW_FEATURES, STRONG_RIDGE};
 
 use crate::check::{Model, Operator, RegTerm, Shape};
 use crate::diagnostics::Problem;
@@ -208,137 +211,11 @@ pub struct Structure {
     pub by_shape: Option<ShapeRule>,
 }
 
-/// Features at most which a model counts as having few: the certificate's Newton refinement
-/// holds a dense Hessian over up to this many coordinates ([`crate::solvers::DENSE_NEWTON_MAX`]),
-/// so at its first check SCD solves the whole ℓ2-logistic problem; and a primal Newton system of
-/// this size is cheaper to work on than a dual of one variable per row when the rows outnumber it.
-pub const FEW_FEATURES: usize = crate::solvers::DENSE_NEWTON_MAX;
-
-/// The defaults for few features (d ≤ [`FEW_FEATURES`]) and for wide data (more features than
-/// rows, text), where they differ from the one the analysis chose.
-#[derive(Clone, Debug)]
-pub struct ShapeRule {
-    pub few_features: Option<Choice>,
-    pub wide: Option<Choice>,
-    /// Dual CD whatever the shape once the ridge is strong ([`STRONG_RIDGE`]), with λ/c of
-    /// F = (c/m)·Σᵢ ℓ + (λ/2)‖w‖², which LIBLINEAR's C = c/(λm) is made of; with a free
-    /// intercept, only beyond few features (see `free_intercept`).
-    pub strong: Option<(Choice, f64)>,
-    /// A free b, which dual CD keeps Σᵢ αᵢyᵢ = 0 for by an augmented Lagrangian and SCD's first
-    /// check takes as one more Newton coordinate: few features keep SCD under a strong ridge.
-    pub free_intercept: bool,
-}
-
-/// LIBLINEAR's C times the mean ‖xᵢ‖² at most which the ridge counts as strong. Dual CD's
-/// system is Q + diag(1/(2C)) with Qᵢᵢ = ‖xᵢ‖² for the squared hinge: from about here the
-/// diagonal holds it and a few epochs solve it. Squared hinge, `--tol 1e-4`, solve seconds of
-/// tron / dcd: a9a (mean ‖xᵢ‖² = 13.9) at C = 0.01 0.027 / 0.014, C = 0.03 0.053 / 0.020, C = 0.1
-/// 0.078 / 0.032, C = 1 0.049 / 0.22; w8a (11.6) at C = 0.03 0.036 / 0.021, C = 0.1 0.036 /
-/// 0.042. Logistic at C = 0.01 (SCD, tron, dcd): a9a 0.037, 0.024, 0.027; w8a 0.057, 0.038,
-/// 0.039; at C = 1 SCD's 0.044 and 0.070 win.
-pub const STRONG_RIDGE: f64 = 0.5;
-
 /// The solvers that fit each kind of intercept ([`crate::solvers::Intercepts`]), as the
 /// diagnostics list them; a test holds each list to the registry.
-const FREE_INTERCEPT: &str = "scd, proxgrad, tron, dcd, pdhg, fobos, adagrad, smm, smidas and truncated";
-const PENALISED_INTERCEPT: &str = "dcd and tron";
+const FREE_INTERCEPT: &str = "scd, proxgrad, tron, dcd, alm, pdhg, fobos, adagrad, smm, smidas and truncated";
+const PENALISED_INTERCEPT: &str = "dcd, alm and tron";
 const PER_CLASS_INTERCEPT: &str = "tron and proxgrad";
-
-impl ShapeRule {
-    /// The choice for data of `rows` × `features`: the rule's for few features, for wide data,
-    /// else `otherwise`, its reason prefixed by the shape that decided.
-    /// `mean_row_norm_sq` gives the mean ‖xᵢ‖² over the rows, asked only by a rule with a strong
-    /// ridge's branch.
-    pub fn choose(
-        &self,
-        features: usize,
-        rows: usize,
-        mean_row_norm_sq: impl FnOnce() -> f64,
-        otherwise: &Choice,
-    ) -> Choice {
-        let mean = if self.strong.is_some() { mean_row_norm_sq() } else { 0.0 };
-        let strength = |ridge: f64| mean / (ridge * rows.max(1) as f64);
-        let (shape, choice) = match (&self.few_features, &self.wide, &self.strong) {
-            (_, _, Some((c, ridge)))
-                if strength(*ridge) <= STRONG_RIDGE
-                    && (!self.free_intercept || features > FEW_FEATURES || self.few_features.is_none()) =>
-            {
-                (format!("C·mean ‖xᵢ‖² = {:.3} ≤ {STRONG_RIDGE}", strength(*ridge)), c)
-            }
-            (Some(c), _, _) if features <= FEW_FEATURES => (format!("d = {features} ≤ {FEW_FEATURES}"), c),
-            (_, Some(c), _) if features > rows => (format!("d = {features} > m = {rows}"), c),
-            _ => (format!("d = {features} > {FEW_FEATURES}, m = {rows}"), otherwise),
-        };
-        Choice { solver: choice.solver, reason: format!("{shape}: {}", choice.reason) }
-    }
-}
-
-/// The solver a default would take for few features, where the data's shape changes it:
-/// `tron`'s ℓ2-logistic or least squares and `dcd`'s squared hinge go to SCD (its check's dense
-/// Newton refinement solves them, on the squared hinge's generalized Hessian: a9a and w8a in one
-/// epoch; logistic 2.5× faster than tron; the squared hinge, with or without b, 2–4× on a9a at
-/// C = 0.1–10 and 1.0–1.5× on w8a; on debian-desc, d = 181k, dcd's 0.58 s beats tron's 1.2 s).
-///
-/// With a strong ridge (`ridge` = λ/c, see [`STRONG_RIDGE`]) both go to dual CD, but with a
-/// free intercept only beyond few features, and logistic with a free intercept to `tron`.
-fn shape_rule(model: &Model, chosen: &Choice, ridge: Option<f64>) -> Option<ShapeRule> {
-    use crate::stdlib::KnownLoss;
-    let known = model.loss.def.known();
-    let free_intercept = model.intercept.is_some() && model.intercept_l2.is_none();
-    let scd = Choice {
-        solver: SolverKind::Scd,
-        reason: "few features: SCD, whose first check refines the dual point by Newton steps on a dense Hessian over every feature, which solves the whole problem".into(),
-    };
-    let vector = matches!(model.shape, Shape::Vec(_));
-    let strong = |what: &str| {
-        ridge.map(|r| {
-            let reason = format!("a strong ridge: dual coordinate descent (LIBLINEAR's {what}), whose system the ridge's diagonal holds, in a few epochs of O(nnz)");
-            (Choice { solver: SolverKind::Dcd, reason }, r)
-        })
-    };
-    match (chosen.solver, known) {
-        (SolverKind::Tron, Some(KnownLoss::Logistic)) if vector => {
-            // A free intercept costs dual CD an augmented Lagrangian on Σ αᵢyᵢ = 0: worth it on
-            // text at C = 1 (debian-desc 0.76 s against tron's 1.84 s), not once the ridge is
-            // strong (C = 0.01: 0.74 s against 0.33 s), where tron keeps it.
-            let tron_with_b = Choice {
-                solver: SolverKind::Tron,
-                reason: "a strong ridge with a free intercept: truncated Newton, b one more coordinate, in a few Newton steps (dual CD would add an augmented Lagrangian on Σ αᵢyᵢ = 0)".into(),
-            };
-            Some(ShapeRule {
-                // SCD fits no penalised intercept.
-                few_features: model.intercept_l2.is_none().then_some(scd),
-                wide: Some(Choice {
-                    solver: SolverKind::Dcd,
-                    reason: "more features than rows (text): dual coordinate descent for logistic (LIBLINEAR's -s 7), a 1-D Newton step per αᵢ at O(nnz of its row); on debian-desc 0.34 s against tron's 0.59 s".into(),
-                }),
-                strong: match free_intercept {
-                    true => ridge.map(|r| (tron_with_b, r)),
-                    false => strong("-s 7"),
-                },
-                free_intercept,
-            })
-        }
-        (SolverKind::Tron, Some(KnownLoss::Squared)) if vector && model.intercept_l2.is_none() => {
-            Some(ShapeRule { few_features: Some(scd), wide: None, strong: None, free_intercept })
-        }
-        (SolverKind::Dcd, Some(KnownLoss::SquaredHinge)) => Some(ShapeRule {
-            // SCD's first check solves the primal by Newton steps on the generalized Hessian; a
-            // penalised intercept, which SCD does not fit, takes truncated Newton.
-            few_features: Some(match model.intercept_l2 {
-                None => scd,
-                Some(_) => Choice {
-                    solver: SolverKind::Tron,
-                    reason: "few features against the rows: the primal's d unknowns by truncated Newton (LIBLINEAR's -s 2) rather than a dual of one variable per row".into(),
-                },
-            }),
-            wide: None,
-            strong: strong("-s 1"),
-            free_intercept,
-        }),
-        _ => None,
-    }
-}
 
 /// Most passes a run may make for SMM to be the default: "one pass gives a usable model".
 const SMM_BUDGET: usize = 2;

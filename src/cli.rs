@@ -378,7 +378,7 @@ fn plan(
         pipeline::AnyModel::Loss(mut c) => {
             // The plan `optc run` makes on this data: a default its shape settles, settled.
             if let Some(d) = &data {
-                pipeline::shape(&mut c, d.features(), d.rows(), || d.mean_row_norm_sq());
+                pipeline::shape(&mut c, (d.features(), d.rows(), d.nnz()), || d.mean_row_norm_sq());
             }
             pipeline::plan(&c, &opts).map_err(|e| report_compile_error(e, &file))?
         }

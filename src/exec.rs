@@ -2,6 +2,7 @@
 //! epochs, the seeded row order, progress, traces and divergence. This module reads only the
 //! plan and the data, never the front end.
 
+pub(crate) mod alm;
 pub mod calibrate;
 pub mod cancel;
 pub mod certificate;

@@ -195,12 +195,12 @@ fn request_solver(model: &mut Model, opts: &CompileOptions) -> Result<(), Compil
 }
 
 /// Settles a default the analysis left to the data's shape ([`crate::analysis::ShapeRule`]),
-/// once the data is bound with `rows` × `features`, `mean_row_norm_sq` giving its mean ‖xᵢ‖² (a
+/// once the data is bound with `size` = (features, rows, non-zeros), `mean_row_norm_sq` giving its mean ‖xᵢ‖² (a
 /// pass over the data, made only where a strong ridge could decide); whether the solver changed
 /// (then the plan and the run settings are to be made again).
-pub fn shape(c: &mut Compiled, features: usize, rows: usize, mean_row_norm_sq: impl FnOnce() -> f64) -> bool {
+pub fn shape(c: &mut Compiled, size: (usize, usize, usize), mean_row_norm_sq: impl FnOnce() -> f64) -> bool {
     let (Some(rule), Some(chosen)) = (&c.structure.by_shape, &c.structure.chosen) else { return false };
-    let choice = rule.choose(features, rows, mean_row_norm_sq, chosen);
+    let choice = rule.choose(size, mean_row_norm_sq, chosen);
     let changed = choice.solver != chosen.solver;
     c.structure.chosen = Some(choice);
     changed

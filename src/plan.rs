@@ -423,6 +423,9 @@ pub enum Stmt {
     /// `newton(step, …)`: tron's Newton direction by one dense factor ([`NewtonCall`]), where the
     /// features are few enough for it to pay; `solved` says whether it was taken.
     Newton(NewtonCall),
+    /// `alm(w, b, α, σ, …)`: an epoch of the hinge's augmented Lagrangian method ([`AlmCall`]),
+    /// its Newton steps on a dense Hessian of the features.
+    Alm(AlmCall),
     /// `ranks: …`: a step of a plan whose rows are split across ranks ([`distribute`]).
     Reduce(Reduction),
 }

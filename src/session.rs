@@ -490,7 +490,7 @@ impl Session {
             shards: None,
         };
         let threads = opts.threads.unwrap_or_else(crate::data::available_threads).max(1);
-        pipeline::shape(&mut compiled, train.features(), train.rows(), || train.mean_row_norm_sq());
+        pipeline::shape(&mut compiled, (train.features(), train.rows(), train.nnz()), || train.mean_row_norm_sq());
         let mut plan = pipeline::plan(&compiled, &compile_opts).map_err(|e| self.problem.error(e))?;
         let (_, mut settings) = solve::run_settings(&compiled, &stop)?;
         settings.cancel = opts.cancel.clone();

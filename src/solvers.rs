@@ -30,6 +30,10 @@ pub enum SolverKind {
     /// conjugate has a closed-form prox beside any penalty with a prox, neither smooth: the
     /// 1-norm SVM.
     Pdhg,
+    /// The augmented Lagrangian method for the hinge with ½‖w‖² (Yan & Li 2020, after SSNAL):
+    /// its subproblems by Newton steps on a dense Hessian of the features, its multipliers the
+    /// dual variables; on few features.
+    Alm,
 }
 
 /// What an option's value must be; the analyser checks it and says so when it is not.
@@ -167,7 +171,7 @@ const fn needs(smooth_loss: bool, coordinate_separable: bool) -> Requirements {
     }
 }
 
-pub const REGISTRY: [SolverSpec; 12] = [
+pub const REGISTRY: [SolverSpec; 13] = [
     SolverSpec {
         kind: SolverKind::Fobos,
         name: "fobos",
@@ -397,6 +401,24 @@ pub const REGISTRY: [SolverSpec; 12] = [
         // The rows' weights scale the coupling's rows: with the diagonal steps of a per-coordinate
         // prox only (the analysis refuses them beside a prox of the whole vector).
         can: Capabilities { row_weights: true, ..BATCH },
+    },
+    SolverSpec {
+        kind: SolverKind::Alm,
+        name: "alm",
+        options: &[OptionSpec { name: "iterations", kind: OptionKind::Count, help: "the same as epochs" }, EPOCHS, TOL],
+        requires: Requirements { svm_only: true, ..needs(false, false) },
+        compiled: true,
+        // Tens of epochs on the sets measured: σ doubles each, and the method converges
+        // linearly at a rate that improves with σ.
+        default_max_epochs: 200,
+        // An epoch is a few Newton steps, each two passes and a factor; a check two passes.
+        check_every: 1,
+        // The rows' weights: row i's box [0, C·ωᵢ].
+        can: Capabilities {
+            intercept: Intercepts { free: true, penalised: true, per_class: false },
+            row_weights: true,
+            ..BATCH
+        },
     },
 ];
 

@@ -934,3 +934,61 @@ fn tron_dense_steps_agree_across_back_ends() {
         }
     }
 }
+
+/// The hinge's augmented Lagrangian epochs ([`Stmt::Alm`]), with a free b and a penalised one,
+/// on rows with duplicates (rows at the hinge's kink together) and labels mostly one way: both
+/// back ends certify the default tolerance and end on the same weights and b, bit for bit, on
+/// one thread and two.
+#[test]
+fn alm_epochs_agree_across_back_ends() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let mut state = 11u64;
+    let mut next = || {
+        state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        (state >> 11) as f64 / (1u64 << 53) as f64
+    };
+    let mut rows = String::new();
+    for i in 0..1200 {
+        let entries: Vec<(usize, f64)> = if i % 9 == 4 {
+            vec![(3, 1.0), (17, 1.0)]
+        } else {
+            (0..40)
+                .filter_map(|j| {
+                    let (keep, v) = (next() < 0.12, (next() * 4.0).round() / 2.0);
+                    keep.then_some((j, v))
+                })
+                .collect()
+        };
+        let score: f64 = entries.iter().map(|&(j, v)| ((j % 5) as f64 - 2.0) * v).sum::<f64>() - 1.5 + next();
+        rows.push_str(if score > 0.0 { "+1" } else { "-1" });
+        for (j, v) in entries {
+            rows.push_str(&format!(" {}:{v}", j + 1));
+        }
+        rows.push('\n');
+    }
+    let data = common::write(dir.path(), "rows.svm", &rows);
+    let free = "data x: sparse, y: labels\nvar w: vec[dim(x)]\nvar b: scalar\nparam λ = 1e-3\nminimize E[hinge(y, <x, w> + b)] + λ·l2sq(w)\n";
+    let penalised = free.replace("λ·l2sq(w)\n", "λ·l2sq(w) + λ·l2sq(b)\n");
+    for (name, text) in [("free", free.to_string()), ("penalised", penalised)] {
+        let model = common::write(dir.path(), &format!("{name}.opt"), &text);
+        for threads in ["1", "2"] {
+            let saved: Vec<Vec<u8>> = [false, true]
+                .into_iter()
+                .map(|interpreted| {
+                    let out = dir.path().join(format!("w{name}{threads}{interpreted}.txt"));
+                    let mut args = vec!["run", "--json", model.to_str().unwrap(), data.to_str().unwrap()];
+                    args.extend(["--solver", "alm", "--threads", threads, "--save", out.to_str().unwrap()]);
+                    if interpreted {
+                        args.push("--no-jit");
+                    }
+                    let run = common::optc(&args);
+                    assert!(run.status.success(), "{}", common::text(&run.stderr));
+                    let report: serde_json::Value = serde_json::from_slice(&run.stdout).expect("json");
+                    assert_eq!(report["status"], "converged", "{name}, {threads} threads: {report}");
+                    std::fs::read(&out).expect("saved")
+                })
+                .collect();
+            assert_eq!(saved[0], saved[1], "{name}, {threads} threads: JIT and interpreter");
+        }
+    }
+}

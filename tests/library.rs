@@ -288,7 +288,7 @@ fn int64_indices_read_in_place_give_the_u32_answer_on_every_back_end() {
 #[test]
 fn dual_cd_at_its_cap_above_the_cold_start_is_unconverged_not_diverged() {
     let problem = Problem::from_text(
-        "data x: sparse, y: labels\nvar w: vec[dim(x)]\nparam λ = 1e-4\nminimize E[hinge(y, <x, w>)] + λ·l2sq(w)\n",
+        "data x: sparse, y: labels\nvar w: vec[dim(x)]\nparam λ = 1e-4\nminimize E[hinge(y, <x, w>)] + λ·l2sq(w)\nsolve with dcd\n",
     )
     .expect("compiles");
     let data = Data::from_file(&fixture("near_collinear.svm"), 1).expect("the fixture");

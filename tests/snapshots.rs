@@ -182,6 +182,17 @@ fn plans_of_forced_solvers() {
         format!("{free_logistic}solve with dcd\n"),
         &CompileOptions::default(),
     );
+    // The hinge's augmented Lagrangian method: one `alm` statement an epoch, with a free b, a
+    // penalised one, and the rows' weights.
+    snapshot_plan(
+        "plans_of_forced_solvers",
+        "alm_free_intercept",
+        format!("{free}solve with alm\n"),
+        &CompileOptions::default(),
+    );
+    snapshot_plan("plans_of_forced_solvers", "alm_bias", format!("{bias}solve with alm\n"), &CompileOptions::default());
+    let weighted = "data x: sparse, y: labels, s: weights\nvar w: vec[dim(x)]\nparam λ = 1e-4\nminimize E[s·hinge(y, <x, w>)] + λ·l2sq(w)\nsolve with alm\n";
+    snapshot_plan("plans_of_forced_solvers", "alm_weighted", weighted.into(), &CompileOptions::default());
     for (name, solve) in [("picard", "solve with picard"), ("dcd_plain", "solve with dcd(shrinking = 0)")] {
         snapshot_plan("plans_of_forced_solvers", name, format!("{svm}{solve}\n"), &CompileOptions::default());
     }

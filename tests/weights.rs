@@ -123,6 +123,7 @@ fn integer_weights_are_repeated_rows() {
         ("scd", "squared(y, <x, w> + b)] + λ·l1(w) + λ·l2sq(w)", 0.01),
         ("scd", "squared(y, <x, w> + b)] + λ·l1(w)", 0.01),
         ("dcd", "hinge(y, <x, w> + b)] + λ·l2sq(w)", 0.01),
+        ("alm", "hinge(y, <x, w> + b)] + λ·l2sq(w)\nsolve with alm", 0.01),
         ("dcd", "logistic(y, <x, w> + b)] + λ·l2sq(w)\nsolve with dcd", 0.01),
         ("tron", "squared_hinge(y, <x, w> + b)] + λ·l2sq(w)\nsolve with tron", 0.01),
     ] {
@@ -252,6 +253,7 @@ fn the_back_ends_agree_on_weighted_plans() {
         "squared_hinge(y, <x, w> + b)] + λ·l2sq(w)\nsolve with dcd",
         "logistic(y, <x, w> + b)] + λ·l2sq(w)\nsolve with dcd",
         "hinge(y, <x, w> + b)] + λ·l2sq(w)\nsolve with fobos",
+        "hinge(y, <x, w> + b)] + λ·l2sq(w)\nsolve with alm",
         "logistic(y, <x, w> + b)] + λ·l1(w)\nsolve with adagrad",
         "logistic(y, <x, w> + b)] + λ·l1(w)\nsolve with adagrad(rda = 1)",
         "logistic(y, <x, w> + b)] + λ·l1(w)\nsolve with smidas",

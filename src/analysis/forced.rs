@@ -77,7 +77,7 @@ pub(super) fn forced_invalid(
     }
     if needs.svm_only && !is_svm(model) {
         return Some((
-            "picard solves the linear SVM, `E[hinge(y, <x, w>)] + λ·l2sq(w)` with no other term".into(),
+            format!("{} solves the linear SVM, `E[hinge(y, <x, w>)] + λ·l2sq(w)` with no other term", kind.name()),
             model.objective_span,
             "not hinge + l2sq".into(),
         ));

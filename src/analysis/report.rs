@@ -134,7 +134,10 @@ pub fn report(model: &Model, st: &Structure, file_name: &str) -> String {
     let _ = writeln!(o, "recommended {} — {}", st.recommended.solver.name(), st.recommended.reason);
     if let Some(rule) = &st.by_shape {
         if let Some(c) = &rule.few_features {
-            let _ = writeln!(o, "by shape    d ≤ {FEW_FEATURES} features: {} — {}", c.solver.name(), c.reason);
+            // A choice that factors a d × d system each step also needs the factor to cost no
+            // more than the step's passes over the data's non-zeros.
+            let factor = if rule.factored { ", d³ ≤ 96·nnz(X)" } else { "" };
+            let _ = writeln!(o, "by shape    d ≤ {FEW_FEATURES} features{factor}: {} — {}", c.solver.name(), c.reason);
         }
         if let Some(c) = &rule.wide {
             let _ = writeln!(o, "by shape    d > m (wide): {} — {}", c.solver.name(), c.reason);

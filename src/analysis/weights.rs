@@ -8,7 +8,7 @@ use crate::solvers::SolverKind;
 
 /// The solvers that take the rows' weights, as the diagnostics list them; a test holds the list
 /// to the registry.
-pub(super) const ROW_WEIGHTS: &str = "fobos, truncated, adagrad, smm, scd, smidas, proxgrad, tron, dcd and pdhg";
+pub(super) const ROW_WEIGHTS: &str = "fobos, truncated, adagrad, smm, scd, smidas, proxgrad, tron, dcd, alm and pdhg";
 
 /// The choice for a weighted model: `chosen` when its solver takes weights, else (a default, not
 /// forced) the one that does for this model: tron for ½‖·‖² alone, proxgrad for another smooth
@@ -62,6 +62,7 @@ pub(super) fn shape_rule(model: &Model, rule: ShapeRule) -> Option<ShapeRule> {
         wide: rule.wide.filter(takes),
         strong: rule.strong.filter(|(c, _)| takes(c)),
         free_intercept: rule.free_intercept,
+        factored: rule.factored,
     };
     (rule.few_features.is_some() || rule.wide.is_some() || rule.strong.is_some()).then_some(rule)
 }

@@ -36,7 +36,7 @@ pub fn run(
     let (mut train, parse_seconds, cache_note) = load_data(&args.data, "data file", !args.quiet, &args.solve.data)?;
     super::weights::attach(&args.weights, &compiled.model, &mut train)?;
     // A default that depends on the data's shape is settled now (docs/algorithms.md §9).
-    if pipeline::shape(&mut compiled, train.features(), train.rows(), || train.mean_row_norm_sq()) {
+    if pipeline::shape(&mut compiled, (train.features(), train.rows(), train.nnz()), || train.mean_row_norm_sq()) {
         plan = pipeline::plan(&compiled, opts).map_err(|e| report_compile_error(e, file))?;
         (settings, run_settings) = session::run_settings(&compiled, &stop)?;
     }

@@ -119,6 +119,33 @@ fn exec(
                     }
                 }
             }
+            Stmt::Alm(call) => {
+                let ridge_b = eval(env, &call.ridge_b, st, cur);
+                let cap = eval(env, &call.cap, st, cur);
+                // The buffers and scalars it moves taken out of the state while the inputs are read.
+                let mut w = std::mem::take(&mut st.vectors[call.weights.0]);
+                let mut alpha = std::mem::take(&mut st.vectors[call.multipliers.0]);
+                let mut sigma = st.scalars[call.sigma.0];
+                let mut b = call.intercept.map(|b| st.scalars[b.0]);
+                let rows = super::alm::Rows {
+                    labels: &st.vectors[call.labels.0],
+                    weights: call.row_weights.map(|v| &st.vectors[v.0][..]),
+                    cap,
+                };
+                let it = super::alm::Iterate {
+                    w: &mut w,
+                    b: b.as_mut().map(|b| (b, ridge_b)),
+                    alpha: &mut alpha,
+                    sigma: &mut sigma,
+                };
+                st.scalars[call.estimate.0] = super::alm::epoch(data, &rows, it);
+                st.vectors[call.weights.0] = w;
+                st.vectors[call.multipliers.0] = alpha;
+                st.scalars[call.sigma.0] = sigma;
+                if let (Some(id), Some(b)) = (call.intercept, b) {
+                    st.scalars[id.0] = b;
+                }
+            }
             Stmt::Dictionary(call) => {
                 let k = env.dims.classes;
                 let x = crate::runtime::dictionary::Signals {

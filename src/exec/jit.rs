@@ -107,6 +107,7 @@ pub fn compile_with(plan: &Plan, params: &[f64], emit: Emit) -> Result<Kernel, J
     jb.symbol("optc_group_shrink", abi::group_shrink_symbol());
     jb.symbol("optc_reduce", abi::reduce_symbol());
     jb.symbol("optc_newton", abi::newton_symbol());
+    jb.symbol("optc_alm", abi::alm_symbol());
     let mut module = JITModule::new(jb);
 
     let mut text = Listing { clif: (emit == Emit::Clif).then(String::new), asm: (emit == Emit::Asm).then(String::new) };
@@ -213,8 +214,19 @@ fn define(
     let reduce = import(calls(|s| matches!(s, Stmt::Reduce(_))), "optc_reduce", &[ptr, i64], &[i64])?;
     let newton_params = [ptr, f64, f64, f64, f64, i64, i64, i64, i64, i64, i64];
     let newton = import(calls(|s| matches!(s, Stmt::Newton(_))), "optc_newton", &newton_params, &[])?;
-    let imports =
-        translate::Imports { funcs: runtime, routines, picard, group_shrink, catch_up, dictionary, reduce, newton };
+    let alm_params = [ptr, f64, f64, i64, i64, i64, i64, i64, i64, i64];
+    let alm = import(calls(|s| matches!(s, Stmt::Alm(_))), "optc_alm", &alm_params, &[])?;
+    let imports = translate::Imports {
+        funcs: runtime,
+        routines,
+        picard,
+        group_shrink,
+        catch_up,
+        dictionary,
+        reduce,
+        newton,
+        alm,
+    };
     translate::PlanTranslator::new(builder, plan, params, imports, ptr).translate_body(body);
 
     if let Some(clif) = text.clif.as_mut() {

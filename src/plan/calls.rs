@@ -1,7 +1,8 @@
 //! The arguments of the plan's calls into the runtime that are more than a buffer and a scalar:
 //! SMM's dictionary epoch (its settings, cost, majorizer and atoms' penalty are the runtime's own
 //! types, re-exported here), and the prox of a composite ω∘B (Picard's fixed point or the shrink of
-//! disjoint groups) with the operator B that binding builds, and tron's dense Newton direction.
+//! disjoint groups) with the operator B that binding builds, tron's dense Newton direction, and
+//! an epoch of the hinge's augmented Lagrangian method.
 
 use super::*;
 pub use crate::analysis::{Composite, CompositeProx, OperatorSpec};
@@ -56,4 +57,27 @@ pub struct NewtonCall {
     /// Set to 1 when the step was taken, else 0 (the step left as it was): the plan's
     /// conjugate gradients run then.
     pub solved: ScalarId,
+}
+
+/// The operands of [`Stmt::Alm`]: one epoch of the augmented Lagrangian method for the hinge
+/// with ½‖w‖² (`exec::alm::epoch`), in LIBLINEAR's scaling: its subproblem in (w, b) solved by
+/// Newton steps, then the multipliers α moved and σ grown.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AlmCall {
+    /// w, the weights (a vec\[d]), and b, a state scalar, when the model has an intercept.
+    pub weights: VecId,
+    pub intercept: Option<ScalarId>,
+    /// ρ_b, b's own ridge in units of λ (0 for a free b).
+    pub ridge_b: Expr,
+    /// α, a state vec\[m]: the dual variables, each in its box [0, C·ωᵢ].
+    pub multipliers: VecId,
+    /// σ, a state scalar: the augmented Lagrangian's penalty (≤ 0: not yet set).
+    pub sigma: ScalarId,
+    /// C = c/(λm).
+    pub cap: Expr,
+    /// A state scalar set to the relative gap the epoch expects ([`super::Plan::estimate`]).
+    pub estimate: ScalarId,
+    /// y (±1) and the rows' weights ω, vec\[m] inputs.
+    pub labels: VecId,
+    pub row_weights: Option<VecId>,
 }

@@ -92,6 +92,8 @@ fn split(plan: &Plan, body: &[Stmt], next: &mut usize, temps: &mut HashSet<Targe
             // A rank's Hessian would be its own rows': the step is left to the conjugate
             // gradients, whose products are summed over the ranks.
             Stmt::Newton(call) => out.push(Stmt::Set(call.solved, Expr::Const(0.0))),
+            // Its Newton steps factor the Hessian of every row, and its line search reads them all.
+            Stmt::Alm(_) => return Err("`alm`'s Newton steps read every row at once".into()),
             other => out.push(other.clone()),
         }
     }
@@ -147,7 +149,15 @@ fn sums_of(plan: &Plan, body: &[Stmt]) -> Result<(Vec<Target>, Vec<Target>), Str
     let mut order: Vec<&Stmt> = vec![];
     walk::stmts(body, &mut |s| order.push(s));
     if let Some(s) = order.iter().find(|s| {
-        matches!(s, Stmt::Call(..) | Stmt::Picard(_) | Stmt::GroupShrink(..) | Stmt::Dictionary(_) | Stmt::Newton(_))
+        matches!(
+            s,
+            Stmt::Call(..)
+                | Stmt::Picard(_)
+                | Stmt::GroupShrink(..)
+                | Stmt::Dictionary(_)
+                | Stmt::Newton(_)
+                | Stmt::Alm(_)
+        )
     }) {
         let _ = s;
         return Err(format!("a step of `{solver}` over the rows calls a routine on the whole of a buffer"));

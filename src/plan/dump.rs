@@ -327,6 +327,30 @@ fn stmts(plan: &Plan, body: &[Stmt], depth: usize, o: &mut String) {
                     plan.scalar(call.solved).name,
                 );
             }
+            Stmt::Alm(call) => {
+                let b = match call.intercept {
+                    Some(b) => format!(", {}, ρ_b = {}", plan.scalar(b).name, expr(plan, &call.ridge_b, 0)),
+                    None => String::new(),
+                };
+                let r#box = match call.row_weights {
+                    Some(v) => format!("C·{}", plan.vector(v).name),
+                    None => "C".into(),
+                };
+                let _ = writeln!(
+                    o,
+                    "{pad}{} = alm({}{b}, {} ∈ [0, {box}], {}, C = {})  # the augmented Lagrangian's subproblem by Newton steps on I + σX̃_JᵀX̃_J, then {} ← clip({} + {}(1 − y·margin)), {} ← 2{}",
+                    plan.scalar(call.estimate).name,
+                    plan.vector(call.weights).name,
+                    plan.vector(call.multipliers).name,
+                    plan.scalar(call.sigma).name,
+                    expr(plan, &call.cap, 0),
+                    plan.vector(call.multipliers).name,
+                    plan.vector(call.multipliers).name,
+                    plan.scalar(call.sigma).name,
+                    plan.scalar(call.sigma).name,
+                    plan.scalar(call.sigma).name,
+                );
+            }
             Stmt::Picard(call) => {
                 let _ = writeln!(
                     o,

@@ -5,6 +5,7 @@
 //! the stdlib formulas, ℓ′ for the dual point) and the certificate.
 
 mod adagrad;
+mod alm;
 mod dc;
 mod dcd;
 pub mod dictionary;
@@ -102,6 +103,7 @@ fn coordinate(
         SolverKind::Proxgrad => Ok(proxgrad::lower(model, st, prox, None)),
         SolverKind::Picard => Ok(svm::lower(model, st, prox)),
         SolverKind::Dcd => Ok(dcd::lower(model, st, prox)),
+        SolverKind::Alm => Ok(alm::lower(model, st, prox)),
         SolverKind::Pdhg => Ok(pdhg::lower(model, st, prox, pdhg::Whole::None)),
         s => Err(not_compiled(s, model)),
     }

@@ -245,6 +245,36 @@ fn stmts(plan: &Plan, body: &[Stmt], scope: Scope) -> Result<(), String> {
                 expr(plan, &call.ridge_b, scope)?;
                 expr(plan, &call.cg_steps, scope)?;
             }
+            Stmt::Alm(call) => {
+                // The runtime reads and writes w, α and the rows whole: no loop may be open.
+                if scope.has(Index::Row) || scope.has(Index::Feature) || scope.has(Index::Class) {
+                    return Err("`alm` inside a loop".into());
+                }
+                let roles = [
+                    Some((call.weights, Len::Features, VecRole::Weights)),
+                    Some((call.multipliers, Len::Rows, VecRole::State)),
+                    Some((call.labels, Len::Rows, VecRole::Labels)),
+                    call.row_weights.map(|v| (v, Len::Rows, VecRole::RowWeights)),
+                ];
+                for (v, len, role) in roles.into_iter().flatten() {
+                    let decl = plan.vectors.get(v.0).ok_or_else(|| format!("vector #{} does not exist", v.0))?;
+                    if decl.len != len || decl.cols.is_some() || decl.role != role {
+                        return Err(format!("`alm` on `{}`, which is not a {role:?} vec[{}]", decl.name, len.name()));
+                    }
+                }
+                let written: Vec<ScalarId> = call.intercept.into_iter().chain([call.sigma, call.estimate]).collect();
+                if (1..written.len()).any(|k| written[..k].contains(&written[k])) {
+                    return Err("`alm` writes one scalar twice (b, σ, its estimate)".into());
+                }
+                for &id in &written {
+                    scalar(plan, id)?;
+                    if plan.scalar(id).role != ScalarRole::State {
+                        return Err(format!("`alm` writes `{}`, which is not state", plan.scalar(id).name));
+                    }
+                }
+                expr(plan, &call.ridge_b, scope)?;
+                expr(plan, &call.cap, scope)?;
+            }
             Stmt::Picard(call) => {
                 for (v, len) in [(call.target, Len::Features), (call.dual, Len::OpRows)] {
                     let decl = plan.vectors.get(v.0).ok_or_else(|| format!("vector #{} does not exist", v.0))?;

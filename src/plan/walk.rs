@@ -19,6 +19,7 @@ pub fn stmts<'a>(body: &'a [Stmt], f: &mut impl FnMut(&'a Stmt)) {
             | Stmt::GroupShrink(..)
             | Stmt::Dictionary(_)
             | Stmt::Newton(_)
+            | Stmt::Alm(_)
             | Stmt::Reduce(_) => {}
         }
     }
@@ -42,6 +43,10 @@ pub fn exprs<'a>(body: &'a [Stmt], f: &mut impl FnMut(&'a Expr)) {
             expr(&call.ridge, f);
             expr(&call.ridge_b, f);
             expr(&call.cg_steps, f);
+        }
+        Stmt::Alm(call) => {
+            expr(&call.ridge_b, f);
+            expr(&call.cap, f);
         }
         Stmt::For(..) | Stmt::Dictionary(_) | Stmt::Reduce(_) => {}
     });

@@ -143,7 +143,7 @@ pub fn solve_path(
     // one plan serves every λ, so no λ's ridge strength decides (an infinite mean ‖xᵢ‖²).
     let compiled_at = |value: f64| {
         pipeline::front_end(file, &Library::standard(), &opts_at(value)).map_err(PathError::Compile).map(|mut c| {
-            pipeline::shape(&mut c, train.features(), train.rows(), || f64::INFINITY);
+            pipeline::shape(&mut c, (train.features(), train.rows(), train.nnz()), || f64::INFINITY);
             c
         })
     };

@@ -372,6 +372,61 @@ extern "C" fn optc_newton(
     }
 }
 
+/// The augmented Lagrangian entry point: an `alm` statement's epoch (`exec::alm::epoch`), the
+/// buffers and scalars named by their index in the plan (−1: no intercept, no rows' weights),
+/// b's ridge and C by value. Moves w, α, b and σ in the plan's buffers.
+///
+/// # Safety (why this is sound)
+/// Only kernels call it, passing the context [`call`] built (valid for the whole call) and the
+/// indices of a verified `alm` statement: w the weights vec[d], α a state vec[m], y and ω input
+/// vec[m], b, σ and the estimate distinct state scalars. [`check_shapes`] checked before the call that every
+/// vec[m] has m entries and every vec[d] d; the CSR arrays are the data's (m + 1 offsets, their
+/// last the number of entries). w and α are distinct buffers from y and ω (their roles differ).
+#[allow(clippy::too_many_arguments)]
+extern "C" fn optc_alm(
+    ctx: *mut KernelCtx,
+    ridge_b: f64,
+    cap: f64,
+    weights: i64,
+    intercept: i64,
+    multipliers: i64,
+    sigma: i64,
+    estimate: i64,
+    labels: i64,
+    row_weights: i64,
+) {
+    // SAFETY: see above.
+    #[allow(unsafe_code)]
+    unsafe {
+        let ctx = &mut *ctx;
+        let (d, m) = (ctx.features as usize, ctx.rows as usize);
+        let indptr = std::slice::from_raw_parts(ctx.indptr, m + 1);
+        let nnz = indptr[m];
+        let indices = crate::data::store::indices_from_raw_parts(ctx.indices, nnz, ctx.index_shift as u32 - 2);
+        let values = std::slice::from_raw_parts(ctx.values, nnz);
+        // A bound every u32 index meets: the epoch reads no code that relies on a tighter one
+        // (its passes skip indices past d, and its Newton steps view a copy of J's rows).
+        let columns = u32::MAX as usize + 1;
+        let data = crate::exec::DataView::with_known_columns(indptr, indices, values, &[], d, columns)
+            .with_threads(ctx.threads as usize);
+        let rows = crate::exec::alm::Rows {
+            labels: std::slice::from_raw_parts(*ctx.vectors.add(labels as usize), m),
+            weights: (row_weights >= 0).then(|| std::slice::from_raw_parts(*ctx.vectors.add(row_weights as usize), m)),
+            cap,
+        };
+        let w = std::slice::from_raw_parts_mut(*ctx.vectors.add(weights as usize), d);
+        let alpha = std::slice::from_raw_parts_mut(*ctx.vectors.add(multipliers as usize), m);
+        let sigma = &mut *ctx.scalars.add(sigma as usize);
+        let b = (intercept >= 0).then(|| (&mut *ctx.scalars.add(intercept as usize), ridge_b));
+        let expected = crate::exec::alm::epoch(&data, &rows, crate::exec::alm::Iterate { w, b, alpha, sigma });
+        *ctx.scalars.add(estimate as usize) = expected;
+    }
+}
+
+pub fn alm_symbol() -> *const u8 {
+    optc_alm as *const u8
+}
+
 pub fn newton_symbol() -> *const u8 {
     optc_newton as *const u8
 }

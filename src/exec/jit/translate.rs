@@ -68,6 +68,8 @@ pub struct Imports {
     pub reduce: Option<FuncRef>,
     /// `optc_newton`, for `newton` (reads the data and the buffers through the context).
     pub newton: Option<FuncRef>,
+    /// `optc_alm`, for `alm` (reads the data and moves the buffers through the context).
+    pub alm: Option<FuncRef>,
 }
 
 #[derive(Clone, Copy)]
@@ -109,6 +111,7 @@ fn innermost(body: &[Stmt]) -> bool {
                 | Stmt::GroupShrink(..)
                 | Stmt::Dictionary(_)
                 | Stmt::Newton(_)
+                | Stmt::Alm(_)
                 | Stmt::Reduce(_)
         );
     });
@@ -297,6 +300,43 @@ impl<'a, 'b> PlanTranslator<'a, 'b> {
         }
     }
 
+    /// The runtime moves w and α in memory and b and σ through the context: those scalars go to
+    /// memory before the call and are read back after it, and no stored vector value is reused.
+    fn translate_alm(&mut self, call: &crate::plan::AlmCall) {
+        let moved: Vec<crate::plan::ScalarId> = call.intercept.into_iter().chain([call.sigma, call.estimate]).collect();
+        for id in &moved {
+            if let Some(var) = self.scalars[id.0] {
+                let x = self.b.use_var(var);
+                self.b.ins().store(trusted(), x, self.data.scalars, (id.0 * 8) as i32);
+            }
+        }
+        let ridge_b = self.translate_expr(&call.ridge_b);
+        let cap = self.translate_expr(&call.cap);
+        let int = |t: &mut Self, v: i64| t.b.ins().iconst(types::I64, v);
+        let ints = [
+            call.weights.0 as i64,
+            call.intercept.map_or(-1, |s| s.0 as i64),
+            call.multipliers.0 as i64,
+            call.sigma.0 as i64,
+            call.estimate.0 as i64,
+            call.labels.0 as i64,
+            call.row_weights.map_or(-1, |v| v.0 as i64),
+        ];
+        let mut args = vec![self.ctx, ridge_b, cap];
+        for v in ints {
+            args.push(int(self, v));
+        }
+        let fref = self.imports.alm.expect("imported for plans that take an alm epoch");
+        self.b.ins().call(fref, &args);
+        self.stored.clear();
+        for id in moved {
+            if let Some(var) = self.scalars[id.0] {
+                let x = self.b.ins().load(types::F64, trusted(), self.data.scalars, (id.0 * 8) as i32);
+                self.b.def_var(var, x);
+            }
+        }
+    }
+
     fn store_state(&mut self) {
         for (k, var) in self.scalars.iter().enumerate() {
             if let (Some(var), ScalarRole::State) = (var, self.plan.scalars[k].role) {
@@ -331,6 +371,7 @@ impl<'a, 'b> PlanTranslator<'a, 'b> {
             Stmt::Reduce(r) => self.translate_reduce(r),
             Stmt::Dictionary(call) => self.translate_dictionary(call),
             Stmt::Newton(call) => self.translate_newton(call),
+            Stmt::Alm(call) => self.translate_alm(call),
             Stmt::Set(id, e) => {
                 let x = self.translate_expr(e);
                 let var = self.scalars[id.0].expect("verify: parameters are never assigned");
