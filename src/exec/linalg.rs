@@ -88,7 +88,8 @@ pub(crate) fn transpose_times(data: &DataView, features: usize, u: &[f64]) -> Ve
     let m = u.len();
     if features * ROW_PARTS * 8 <= data.values.len() {
         let part = |k: usize| rows(m * k / ROW_PARTS..m * (k + 1) / ROW_PARTS);
-        return super::passes::add_in_order(super::passes::each(ROW_PARTS, data.threads, part));
+        let threads = super::passes::threads_for(data.values.len(), data.threads);
+        return super::passes::add_in_order(super::passes::each(ROW_PARTS, threads, part));
     }
     rows(0..m)
 }

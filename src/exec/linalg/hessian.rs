@@ -104,9 +104,9 @@ fn column_lower(
         }
     }
     // Runs of columns of about equal work, HESSIAN_RUNS a thread, taken in turn.
-    let threads = threads.max(1);
-    let runs = HESSIAN_RUNS * threads;
     let total: usize = work.iter().sum();
+    let threads = crate::exec::passes::threads_for(total, threads);
+    let runs = HESSIAN_RUNS * threads;
     let mut bounds = vec![0];
     let mut done = 0;
     for (p, &w) in work.iter().enumerate() {

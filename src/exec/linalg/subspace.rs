@@ -134,7 +134,8 @@ impl<'a> Subspace<'a> {
             }
             h
         };
-        let mut h = crate::exec::passes::add_in_order(crate::exec::passes::each(HESSIAN_PARTS, self.threads, part));
+        let threads = crate::exec::passes::threads_for(self.value.len(), self.threads);
+        let mut h = crate::exec::passes::add_in_order(crate::exec::passes::each(HESSIAN_PARTS, threads, part));
         for a in 0..n {
             for b in 0..a {
                 h[b * n + a] = h[a * n + b];
