@@ -144,7 +144,8 @@ pub(crate) fn epoch(data: &DataView, rows: &Rows, it: Iterate) -> f64 {
     let primal = 0.5 * dot(w, w) + b_term(0.5 * ridge_b * at(&b) * at(&b)) + hinge;
     let dual =
         alpha.iter().sum::<f64>() - 0.5 * dot(&pass.xtu, &pass.xtu) - b_term(0.5 * pass.sum * pass.sum / ridge_b);
-    let estimate = (primal - dual).max(0.0) / primal.abs();
+    // P ≥ 0, and P = 0 is the optimum itself (w = 0, every margin past 1).
+    let estimate = if primal > 0.0 { (primal - dual).max(0.0) / primal } else { 0.0 };
     if estimate.is_finite() {
         estimate
     } else {
@@ -200,9 +201,20 @@ impl Pass {
     /// The Newton step on φ: its Hessian I + σ·X̃_JᵀX̃_J (b's corner σ|J| + ρ_b) over the rows of
     /// J alone, copied out (a few hundred near the optimum, where X has tens of thousands).
     fn direction(&self, data: &DataView, sigma: f64, g: &[f64], b: Option<(f64, f64)>) -> Option<(Vec<f64>, f64)> {
-        if self.inside.is_empty() {
-            // H = I, and b's corner ρ_b alone.
-            let step_b = b.map_or(0.0, |(g_b, ridge_b)| if ridge_b > 0.0 { -g_b / ridge_b } else { 0.0 });
+        if self.inside.is_empty() || g.is_empty() {
+            // H = I on w (no features: nothing), and b's corner σ|J| + ρ_b. Where that is 0 (a free
+            // b and every row on a bound: φ is linear in b) b takes the curvature it has once every
+            // row is back inside its box, σ·m, so that the step is in margin units (with the
+            // identity's, a C of 1e-6 moved b by 1e-5 a step towards a b* of 1).
+            let step_b = b.map_or(0.0, |(g_b, ridge_b)| {
+                let corner = sigma * self.inside.len() as f64 + ridge_b;
+                let corner = if corner > 0.0 { corner } else { sigma * self.next.len() as f64 };
+                if corner > 0.0 {
+                    -g_b / corner
+                } else {
+                    0.0
+                }
+            });
             return Some((g.iter().map(|g| -g).collect(), step_b));
         }
         let mut indptr = Vec::with_capacity(self.inside.len() + 1);

@@ -120,3 +120,28 @@ fn the_line_search_finds_the_root_of_the_derivative() {
     let (at, _) = line.derivatives(t, quadratic);
     assert!(t > 0.0 && at.abs() <= 1e-9 * slope.abs(), "t = {t}, φ′(t) = {at:e}, φ′(0) = {slope:e}");
 }
+
+/// What a run can meet: every label one class with a free b (once every row sits on a bound φ is
+/// linear in b, and b moves along its gradient), rows without entries (no feature at all), and a
+/// C so small that every αᵢ is on a bound. The epochs reach the optimum by the independent gap.
+#[test]
+fn one_class_no_features_and_a_tiny_c_reach_the_optimum() {
+    let (indptr, indices, values) = (vec![0, 1, 2, 4], vec![0, 1, 0, 1], vec![1.0, 1.0, 0.5, 0.5]);
+    let (empty_ptr, none, nothing) = (vec![0, 0, 0, 0], vec![], vec![]);
+    for (labels, empty) in [(vec![1.0, 1.0, 1.0], false), (vec![1.0, -1.0, 1.0], true), (vec![-1.0; 3], true)] {
+        let data = match empty {
+            false => DataView::new(&indptr, &indices, &values, &labels, 2),
+            true => DataView::new(&empty_ptr, &none, &nothing, &labels, 0),
+        };
+        for cap in [1e-6, 1.0 / 3.0, 1e3] {
+            let rows = Rows { labels: &labels, weights: None, cap };
+            let (mut w, mut alpha, mut sigma, mut b) = (vec![0.0; data.features], vec![0.0; 3], 0.0, 0.0);
+            for _ in 0..40 {
+                let it = Iterate { w: &mut w, b: Some((&mut b, 0.0)), alpha: &mut alpha, sigma: &mut sigma };
+                epoch(&data, &rows, it);
+            }
+            let last = gap(&data, &rows, &w, Some((b, 0.0)), &alpha);
+            assert!(last.abs() <= 1e-9 * (1.0 + 3.0 * cap), "labels {labels:?}, C {cap}: gap {last:e} at b = {b}");
+        }
+    }
+}

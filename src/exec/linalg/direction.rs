@@ -70,8 +70,8 @@ pub(crate) fn newton_statement(
 /// closed form, as the certificate's refinement eliminates it: the step on w solves
 /// (H − h_b·h_bᵀ/h_bb)·s = −(g − h_b·g_b/h_bb), and s_b = −(g_b + h_bᵀs)/h_bb.
 ///
-/// The step on w and on b, or None when H is not positive definite (rounding included) or the
-/// step is not finite: the caller takes its conjugate gradients instead.
+/// The step on w and on b, or None when H is not positive definite (rounding included), the
+/// step is not finite, or there is no feature: the caller takes its conjugate gradients instead.
 pub(crate) fn newton_direction(
     data: &DataView,
     features: usize,
@@ -81,6 +81,9 @@ pub(crate) fn newton_direction(
     b: Option<(f64, f64)>,
 ) -> Option<(Vec<f64>, f64)> {
     let n = features;
+    if n == 0 || g.len() < n {
+        return None;
+    }
     let all: Vec<usize> = (0..n).collect();
     let sub = Subspace::new(data, n, &all);
     let curvature: Vec<f64> = curvature.iter().map(|&c| if c > 0.0 { c } else { 0.0 }).collect();
