@@ -178,10 +178,16 @@ impl Pass {
                 let u = rows.labels[i] * a;
                 part.sum += u;
                 if u != 0.0 {
-                    for k in data.indptr[i]..data.indptr[i + 1] {
-                        if let Some(x) = part.xtu.get_mut(data.indices[k] as usize) {
-                            *x += data.values[k] * u;
+                    let row = data.indptr[i]..data.indptr[i + 1];
+                    let values = &data.values[row.clone()];
+                    let mut add = |j: u32, x: f64| {
+                        if let Some(out) = part.xtu.get_mut(j as usize) {
+                            *out += x * u;
                         }
+                    };
+                    match data.indices.as_slice() {
+                        Some(indices) => indices[row].iter().zip(values).for_each(|(&j, &x)| add(j, x)),
+                        None => row.zip(values).for_each(|(k, &x)| add(data.indices[k], x)),
                     }
                 }
             }
@@ -238,13 +244,18 @@ fn times(data: &DataView, v: &[f64], offset: f64) -> Vec<f64> {
     passes::blocks(m, data.threads, |range| {
         range
             .map(|i| {
-                let mut sum = offset;
-                for k in data.indptr[i]..data.indptr[i + 1] {
-                    if let Some(x) = v.get(data.indices[k] as usize) {
-                        sum += data.values[k] * x;
-                    }
+                let row = data.indptr[i]..data.indptr[i + 1];
+                let values = &data.values[row.clone()];
+                // u32 indices as a slice where the data stores them so: no stride a read.
+                match data.indices.as_slice() {
+                    Some(indices) => indices[row]
+                        .iter()
+                        .zip(values)
+                        .fold(offset, |sum, (&j, &x)| sum + v.get(j as usize).map_or(0.0, |vj| x * vj)),
+                    None => row
+                        .zip(values)
+                        .fold(offset, |sum, (k, &x)| sum + v.get(data.indices[k] as usize).map_or(0.0, |vj| x * vj)),
                 }
-                sum
             })
             .collect::<Vec<f64>>()
     })
