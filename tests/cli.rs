@@ -1221,6 +1221,42 @@ fn a_free_intercept_keeps_few_features_on_scd_under_a_strong_ridge() {
     }
 }
 
+/// The hinge with ½‖w‖² on few features runs `alm` (its Newton steps on the rows at the kink, b
+/// one more coordinate) under a weak ridge, with or without b, and dual CD under a strong one or
+/// once a d × d factor costs more than a step's passes over the data (here 2,000 features on 200
+/// rows of binary.svm): each run says why and certifies. `optc check` prints the rule.
+#[test]
+fn the_hinge_takes_alm_on_few_features_under_a_weak_ridge() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let narrow = fixture("binary.svm");
+    let rows = std::fs::read_to_string(&narrow).expect("fixture");
+    let wide = write(dir.path(), "wide.svm", &rows.replacen('\n', " 2000:0.5\n", 1));
+    for intercept in ["", " + b"] {
+        let head = if intercept.is_empty() { "" } else { "var b: scalar\n" };
+        for (lambda, data, want, why) in [
+            ("1e-4", &narrow, "alm", "d = 30 ≤ 1500, d³/3 within"),
+            ("0.1", &narrow, "dcd", "C·mean ‖xᵢ‖²"),
+            ("1e-4", &wide, "dcd", "d = 2000 > 1500"),
+        ] {
+            let model = write(
+                dir.path(),
+                "hinge.opt",
+                &format!("data x: sparse, y: labels\nvar w: vec[dim(x)]\n{head}minimize E[hinge(y, <x, w>{intercept})] + {lambda}·l2sq(w)\n"),
+            );
+            let r = run_json(&model, data, &[]);
+            assert_eq!(r["solver"], want, "hinge{intercept} at λ = {lambda} on {}: {r}", data.display());
+            assert!(r["solver_reason"].as_str().is_some_and(|s| s.starts_with(why)), "{r}");
+            assert_eq!(r["status"], "converged", "{r}");
+            let check = optc(&["check", model.to_str().expect("utf-8")]);
+            assert!(
+                text(&check.stdout).contains("by shape    d ≤ 1500 features, d³ ≤ 96·nnz(X): alm — "),
+                "{}",
+                text(&check.stdout)
+            );
+        }
+    }
+}
+
 /// Per-class intercepts are saved as LIBLINEAR's bias row (`bias 1`, b[c] last), which its
 /// predict reads as optc's does.
 #[test]
