@@ -347,18 +347,13 @@ extern "C" fn optc_newton(
         let ctx = &mut *ctx;
         let (d, m) = (ctx.features as usize, ctx.rows as usize);
         let indptr = std::slice::from_raw_parts(ctx.indptr, m + 1);
-        let nnz = indptr[m];
         let curvature = std::slice::from_raw_parts(*ctx.vectors.add(curvature as usize), m);
         *ctx.scalars.add(solved as usize) = 0.0;
         // The column bound is a pass over the indices: only for a step that is taken.
         if !crate::exec::linalg::dense_step_pays(indptr, ctx.threads as usize, d, curvature, cg_steps) {
             return;
         }
-        let indices = crate::data::store::indices_from_raw_parts(ctx.indices, nnz, ctx.index_shift as u32 - 2);
-        let values = std::slice::from_raw_parts(ctx.values, nnz);
-        let columns = indices.iter().max().map_or(0, |j| j as usize + 1);
-        let data = crate::exec::DataView::with_known_columns(indptr, indices, values, &[], d, columns)
-            .with_threads(ctx.threads as usize);
+        let data = data_view(ctx, |indices| indices.iter().max().map_or(0, |j| j as usize + 1));
         let g = std::slice::from_raw_parts(*ctx.vectors.add(gradient as usize), d);
         let b = (gradient_b >= 0).then_some((g_b, ridge_b));
         let found = crate::exec::linalg::newton_direction(&data, d, curvature, g, ridge, b);
@@ -400,15 +395,9 @@ extern "C" fn optc_alm(
     unsafe {
         let ctx = &mut *ctx;
         let (d, m) = (ctx.features as usize, ctx.rows as usize);
-        let indptr = std::slice::from_raw_parts(ctx.indptr, m + 1);
-        let nnz = indptr[m];
-        let indices = crate::data::store::indices_from_raw_parts(ctx.indices, nnz, ctx.index_shift as u32 - 2);
-        let values = std::slice::from_raw_parts(ctx.values, nnz);
         // A bound every u32 index meets: the epoch reads no code that relies on a tighter one
         // (its passes skip indices past d, and its Newton steps view a copy of J's rows).
-        let columns = u32::MAX as usize + 1;
-        let data = crate::exec::DataView::with_known_columns(indptr, indices, values, &[], d, columns)
-            .with_threads(ctx.threads as usize);
+        let data = data_view(ctx, |_| u32::MAX as usize + 1);
         let rows = crate::exec::alm::Rows {
             labels: std::slice::from_raw_parts(*ctx.vectors.add(labels as usize), m),
             weights: (row_weights >= 0).then(|| std::slice::from_raw_parts(*ctx.vectors.add(row_weights as usize), m)),
@@ -425,6 +414,27 @@ extern "C" fn optc_alm(
 
 pub fn alm_symbol() -> *const u8 {
     optc_alm as *const u8
+}
+
+/// The data's CSR arrays as a view for a runtime call, on the context's threads, with the
+/// column bound `columns` finds from the indices.
+///
+/// # Safety (why this is sound)
+/// `ctx` is the context [`call`] built, valid for the whole call: its CSR arrays are the data's
+/// (m + 1 offsets, their last the number of entries).
+#[allow(unsafe_code)]
+unsafe fn data_view<'a>(
+    ctx: &'a KernelCtx,
+    columns: impl FnOnce(&crate::runtime::Indices<'a>) -> usize,
+) -> crate::exec::DataView<'a> {
+    let (d, m) = (ctx.features as usize, ctx.rows as usize);
+    let indptr = std::slice::from_raw_parts(ctx.indptr, m + 1);
+    let nnz = indptr[m];
+    let indices = crate::data::store::indices_from_raw_parts(ctx.indices, nnz, ctx.index_shift as u32 - 2);
+    let values = std::slice::from_raw_parts(ctx.values, nnz);
+    let columns = columns(&indices);
+    crate::exec::DataView::with_known_columns(indptr, indices, values, &[], d, columns)
+        .with_threads(ctx.threads as usize)
 }
 
 pub fn newton_symbol() -> *const u8 {
