@@ -520,14 +520,6 @@ fn distributed_plan(
         let note = "on several ranks `scd` runs its proximal Newton iterations: the gradient and the working set's Hessian summed across the ranks, the model on the working set solved by coordinate descent on every rank alike";
         return Ok((compiled, plan, Some(note.into())));
     }
-    // `alm`'s Newton steps read every row at once: the hinge on split rows runs dual CD's rounds.
-    let (compiled, plan) = match plan.info.solver == SolverKind::Alm && compiled.model.solver.is_none() {
-        true => {
-            let dcd = CompileOptions { solver: Some(SolverKind::Dcd.name().into()), ..opts.clone() };
-            build(&compiled, &dcd).map_err(|e| report_compile_error(e, file))?
-        }
-        false => (compiled, plan),
-    };
     // The squared hinge is smooth: TRON's few Newton steps beat dual rounds unless dcd is named.
     let hinge = |c: crate::plan::Certificate| c.conjugate == crate::plan::LossConjugate::Hinge;
     if crate::exec::split_dcd::applies(&plan).is_some_and(|c| hinge(c) || compiled.model.solver.is_some()) {
