@@ -28,15 +28,40 @@ pub(super) fn shift_to_optimal_offset(
     if !kind.has_curvature() || a.is_empty() {
         return 0.0;
     }
+    // Where every margin is the same (w = 0: the null model every fit with b starts from) the
+    // rows of one label are one row of their summed weight, and the iterations run over the
+    // labels: on w8a's 49,749 rows, 7 iterations of an exp a row took 2.4 ms, twice a fit.
+    let t = match equal_margin_groups(labels, weights, a) {
+        Some(groups) => {
+            let at = a[0];
+            optimal_offset(|t| {
+                groups.iter().fold((0.0, 0.0), |(g, h), &(y, wi)| {
+                    let (d1, d2) = super::loss::loss_derivatives(kind, y, at + t);
+                    (g + wi * d1, h + wi * d2)
+                })
+            })
+        }
+        None => optimal_offset(|t| {
+            let (mut g, mut h) = (0.0, 0.0);
+            for (i, (&ai, &y)) in a.iter().zip(labels).enumerate() {
+                let (d1, d2) = super::loss::loss_derivatives(kind, y, ai + t);
+                let wi = weights.map_or(1.0, |s| s[i]);
+                g += wi * d1;
+                h += wi * d2;
+            }
+            (g, h)
+        }),
+    };
+    a.iter_mut().for_each(|ai| *ai += t);
+    t
+}
+
+/// The zero of a slope that grows with t, `slope(t)` = (its value, its derivative): a
+/// safeguarded Newton from 0, bisecting once a bracket is known; 0 where it diverges.
+fn optimal_offset(slope: impl Fn(f64) -> (f64, f64)) -> f64 {
     let (mut t, mut lo, mut hi) = (0.0_f64, f64::NEG_INFINITY, f64::INFINITY);
     for _ in 0..TUNING.offset_steps {
-        let (mut g, mut h) = (0.0, 0.0);
-        for (i, (&ai, &y)) in a.iter().zip(labels).enumerate() {
-            let (d1, d2) = super::loss::loss_derivatives(kind, y, ai + t);
-            let wi = weights.map_or(1.0, |s| s[i]);
-            g += wi * d1;
-            h += wi * d2;
-        }
+        let (g, h) = slope(t);
         if g == 0.0 || !g.is_finite() {
             break;
         }
@@ -60,11 +85,32 @@ pub(super) fn shift_to_optimal_offset(
             break;
         }
     }
-    if !t.is_finite() {
-        return 0.0;
+    if t.is_finite() {
+        t
+    } else {
+        0.0
     }
-    a.iter_mut().for_each(|ai| *ai += t);
-    t
+}
+
+/// The distinct labels with their rows' summed weights, when every margin is the same and the
+/// labels are few (classes; a regression's labels are many, and its loss takes one step):
+/// one pass with no loss evaluated. None otherwise.
+fn equal_margin_groups(labels: &[f64], weights: Option<&[f64]>, a: &[f64]) -> Option<Vec<(f64, f64)>> {
+    if a.iter().any(|&x| x != a[0]) {
+        return None;
+    }
+    let mut groups: Vec<(f64, f64)> = vec![];
+    for (i, &y) in labels.iter().enumerate() {
+        let wi = weights.map_or(1.0, |s| s[i]);
+        if let Some(g) = groups.iter_mut().find(|g| g.0 == y) {
+            g.1 += wi;
+        } else if groups.len() < TUNING.offset_label_groups {
+            groups.push((y, wi));
+        } else {
+            return None;
+        }
+    }
+    Some(groups)
 }
 
 /// The best intercept for w = 0: the b minimising (c/m)·Σᵢ ℓ(yᵢ, b) + (μ/2)·b², found by
@@ -337,6 +383,26 @@ mod tests {
         assert_eq!(p, None, "class 2 weighs 0");
         let p = class_offsets(&[0.0, 1.0, 1.0, 2.0], Some(&[3.0, 1.0, 2.0, 6.0]), 3).expect("weighted shares");
         assert!(((p[0] - p[1]) - (3.0f64 / 3.0).ln()).abs() < 1e-12 && ((p[2] - p[0]) - 2f64.ln()).abs() < 1e-12);
+    }
+
+    #[test]
+    fn from_equal_margins_the_offset_is_the_log_odds_of_the_weights() {
+        // Equal margins take the labels' groups: the logistic loss's offset is then
+        // log(W₊/W₋) − a₀ and the squared loss's the weighted mean label − a₀.
+        let labels = [1.0, -1.0, 1.0, 1.0, -1.0, 1.0];
+        let weights = [1.0, 3.0, 0.0, 2.0, 0.5, 1.0];
+        let mut a = vec![0.3; 6];
+        let t = shift_to_optimal_offset(LossConjugate::Logistic, &labels, Some(&weights), &mut a);
+        assert!((t - ((4.0f64 / 3.5).ln() - 0.3)).abs() < 1e-12, "{t}");
+        assert!(a.iter().all(|&x| x == 0.3 + t));
+        let mut a = vec![0.3; 6];
+        let t = shift_to_optimal_offset(LossConjugate::Squared, &labels, Some(&weights), &mut a);
+        assert!((t - (0.5 / 7.5 - 0.3)).abs() < 1e-12, "{t}");
+        // Many labels (a regression's) take the rows.
+        let labels: Vec<f64> = (0..20).map(f64::from).collect();
+        let mut a = vec![1.0; 20];
+        let t = shift_to_optimal_offset(LossConjugate::Squared, &labels, None, &mut a);
+        assert!((t - 8.5).abs() < 1e-12, "{t}");
     }
 
     #[test]

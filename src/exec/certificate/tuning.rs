@@ -65,6 +65,7 @@
 /// | `settle_coordinate_steps` | 3 | with `settle_coordinates` above: Coordinates that take one-coordinate Newton steps after each settling step, the worst violators of optimality, and the steps each takes. |
 /// | `offset_steps` | 100 | Newton iterations on the offset, at most. |
 /// | `offset_resolution` | 1e-12 | The offset's Newton iterations stop once a step moves it by less than this times 1 + \|t\|: the sum of ℓ′ over the rows is then at its rounding (about 1e-9 on w8a's 49,749 rows, a step of 1e-12), and the steps after it only bisect that noise (17 iterations from w = 0 on w8a at 1e-15, 7 at 1e-12); `balance` removes what is left of Σᵢ uᵢ. |
+/// | `offset_label_groups` | 8 | From equal margins (w = 0) the offset's iterations run over the distinct labels, each with its rows' summed weight, when there are at most this many (classes); each row looks through them once. |
 /// | `softmax_hessian_work_max` | 4e9 | The most multiply-adds one Hessian may take, Σᵢ (k·nnzᵢ)²/2: about 2 s on a 2-core machine (satimage's, 4,435 dense rows of 36 features and 6 classes, is 1.0e8 and a step about 0.07 s). |
 pub(crate) struct RefineTuning {
     /// An eager run refines at a check whatever F did once the gap is within this fraction of F, or while the support is small enough (at most `refine_all` non-zeros) for the dense refinement to cost little.
@@ -186,6 +187,8 @@ pub(crate) struct RefineTuning {
     pub(crate) offset_steps: usize,
     /// The offset's Newton iterations stop once a step moves it by less than this times 1 + |t|: the sum of ℓ′ over the rows is then at its rounding (about 1e-9 on w8a's 49,749 rows, a step of 1e-12), and the steps after it only bisect that noise (17 iterations from w = 0 on w8a at 1e-15, 7 at 1e-12); `balance` removes what is left of Σᵢ uᵢ.
     pub(crate) offset_resolution: f64,
+    /// From equal margins (w = 0) the offset's iterations run over the distinct labels, each with its rows' summed weight, when there are at most this many (classes); each row looks through them once.
+    pub(crate) offset_label_groups: usize,
     /// The most multiply-adds one Hessian may take, Σᵢ (k·nnzᵢ)²/2: about 2 s on a 2-core machine (satimage's, 4,435 dense rows of 36 features and 6 classes, is 1.0e8 and a step about 0.07 s).
     pub(crate) softmax_hessian_work_max: f64,
 }
@@ -251,5 +254,6 @@ pub(crate) const TUNING: RefineTuning = RefineTuning {
     settle_coordinate_steps: 3,
     offset_steps: 100,
     offset_resolution: 1e-12,
+    offset_label_groups: 8,
     softmax_hessian_work_max: 4e9,
 };
