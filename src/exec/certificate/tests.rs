@@ -142,7 +142,7 @@ fn the_newton_model_minimiser_meets_the_model_optimality_condition() {
 /// ℓ′ and ℓ″ in closed form agree with finite differences of ℓ, far into the tails too.
 /// With V every column, the restricted problem is F itself: its gap must be F − D of the
 /// certificate's own dual point ℓ′(Xw) (`dual_at`), whatever the loss, the penalty, the
-/// box, and whether s < 1 scales the point.
+/// box, and whether s < 1 scales the point; with a ridge and no box, so is its closed form.
 #[test]
 fn the_gap_on_v_is_the_certificates_gap_when_v_holds_every_column() {
     let (m, d) = (30, 6);
@@ -169,9 +169,13 @@ fn the_gap_on_v_is_the_certificates_gap_when_v_holds_every_column() {
         let c = 1.0;
         let scale = c / m as f64;
         for kind in [LossConjugate::Logistic, LossConjugate::Squared] {
-            for (l1, l2, lo, hi) in
-                [(0.05, 0.0, f64::NEG_INFINITY, f64::INFINITY), (0.001, 0.0, -1.0, 1.0), (0.02, 0.3, -0.7, 2.0)]
-            {
+            for (l1, l2, lo, hi) in [
+                (0.05, 0.0, f64::NEG_INFINITY, f64::INFINITY),
+                (0.001, 0.0, -1.0, 1.0),
+                (0.02, 0.3, -0.7, 2.0),
+                (0.0, 0.3, f64::NEG_INFINITY, f64::INFINITY),
+                (0.02, 0.3, f64::NEG_INFINITY, f64::INFINITY),
+            ] {
                 let cert = Certificate { conjugate: kind, ..cert(l1, l2, lo, hi) };
                 let u: Vec<f64> = a.iter().zip(&labels).map(|(&ai, &y)| loss_derivatives(kind, y, ai).0).collect();
                 let wu: Vec<f64> = u.iter().enumerate().map(|(i, ui)| weight(i) * ui).collect();
@@ -189,6 +193,11 @@ fn the_gap_on_v_is_the_certificates_gap_when_v_holds_every_column() {
                     "{kind:?} l1 {l1} l2 {l2}: gap on V {on_v} against F − D {}",
                     f - dual
                 );
+                // With a ridge and no box, the closed form the steps take instead of the pass.
+                if l2 > 0.0 && lo == f64::NEG_INFINITY && hi == f64::INFINITY {
+                    let closed = closed_form_gap(&cert, &w, &loss_gradient);
+                    assert!((closed - on_v).abs() <= 1e-12 * (1.0 + f.abs()), "{kind:?} {l1}: {closed} against {on_v}");
+                }
             }
         }
     }
