@@ -78,17 +78,25 @@ fn in_place<T: numpy::Element + Send + Sync + 'static>(array: &Bound<'_, PyArray
 
 #[pymethods]
 impl Model {
-    /// Compiles `text` (a model's text, or with `is_path` the path of a model file).
+    /// Compiles `text` (a model's text, or with `is_path` the path of a model file) with the
+    /// parameters `params` set, once.
     #[new]
-    #[pyo3(signature = (text, is_path=false))]
-    fn new(py: Python<'_>, text: &str, is_path: bool) -> PyResult<Model> {
-        let problem = if is_path { Problem::from_file(std::path::Path::new(text)) } else { Problem::from_text(text) };
+    #[pyo3(signature = (text, is_path=false, params=vec![]))]
+    fn new(py: Python<'_>, text: &str, is_path: bool, params: Vec<(String, f64)>) -> PyResult<Model> {
+        let params: Vec<(&str, f64)> = params.iter().map(|(n, v)| (n.as_str(), *v)).collect();
+        let problem = if is_path {
+            Problem::from_file_with(std::path::Path::new(text), &params)
+        } else {
+            Problem::from_text_with(text, &params)
+        };
         Ok(Model { problem: problem.map_err(|e| raise(py, e))?, warm: None })
     }
 
-    /// Sets parameter `name` (or its ASCII alias) for the next fits.
-    fn set(&mut self, py: Python<'_>, name: &str, value: f64) -> PyResult<()> {
-        self.problem = self.problem.clone().with(name, value).map_err(|e| raise(py, e))?;
+    /// Sets the parameters `params` (by name or ASCII alias, in order) for the next fits; the
+    /// model is compiled once for all of them.
+    fn set(&mut self, py: Python<'_>, params: Vec<(String, f64)>) -> PyResult<()> {
+        let params: Vec<(&str, f64)> = params.iter().map(|(n, v)| (n.as_str(), *v)).collect();
+        self.problem = self.problem.clone().with_all(&params).map_err(|e| raise(py, e))?;
         Ok(())
     }
 

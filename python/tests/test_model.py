@@ -125,6 +125,9 @@ def test_parameters_set_and_warm_starts(binary):
     warm = model.fit(X, y, tol=1e-8)
     cold = optc.Model(L1_LOGISTIC).fit(X, y, tol=1e-8)
     assert sparse.nnz < warm.nnz
+    # Parameters set together are set in order: of two names for λ the last counts.
+    both = optc.Model(L1_LOGISTIC).set(lam=0.05, λ=0.01).fit(X, y, tol=1e-8)
+    assert abs(both.objective - cold.objective) <= 1e-7 * cold.objective
     assert abs(warm.objective - cold.objective) <= 1e-7 * cold.objective
     # A second fit at the same λ starts at the answer: no more epochs than the first.
     again = model.fit(X, y, tol=1e-8)
@@ -165,6 +168,8 @@ def test_a_bad_model_raises_a_located_model_error():
     assert "logistc" in str(caught.value) and "logistic" in str(caught.value)
     with pytest.raises(ValueError, match="no parameter|unknown|param"):
         optc.Model(L1_LOGISTIC).set(mu=1.0)
+    with pytest.raises(ValueError, match="no parameter|unknown|param"):
+        optc.Model(L1_LOGISTIC, lam=0.05, mu=1.0)
     with pytest.raises(FileNotFoundError, match="missing.opt"):
         optc.Model("missing.opt")
 

@@ -76,6 +76,11 @@ class Result:
 _KEYWORDS = {"lam": "lambda", "lambda_": "lambda"}
 
 
+def _named(params):
+    """Keyword arguments as the (name, value) pairs the native model sets, aliases resolved."""
+    return [(_KEYWORDS.get(name, name), float(value)) for name, value in params.items()]
+
+
 class Path:
     """A regularization path, a point per value, as arrays (``optc path``'s CSV columns):
     ``values`` (the parameter, largest first), ``objective``, ``gap`` (NaN where the model has
@@ -238,8 +243,7 @@ class Model:
         is_path = "\n" not in text_or_path and os.path.isfile(text_or_path)
         if not is_path and "\n" not in text_or_path and text_or_path.strip().endswith(".opt"):
             raise FileNotFoundError(f"no model file {text_or_path!r}")
-        self._native = _Native(text_or_path, is_path)
-        self.set(**params)
+        self._native = _Native(text_or_path, is_path, _named(params))
 
     @property
     def text(self):
@@ -248,8 +252,8 @@ class Model:
 
     def set(self, **params):
         """Sets parameters for the next fits, which still start from the last answer."""
-        for name, value in params.items():
-            self._native.set(_KEYWORDS.get(name, name), float(value))
+        if params:
+            self._native.set(_named(params))
         return self
 
     def check(self):
