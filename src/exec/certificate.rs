@@ -65,15 +65,35 @@ pub struct DualHistory {
     objective: Option<f64>,
     /// F had stalled against the gap at the last check.
     stalled: bool,
+    /// The run's epochs at this check ([`DualHistory::at_epoch`]).
+    epochs: usize,
+    /// The last check's gap at its closed-form dual points (before any refinement) and the
+    /// epochs then: with this check's, the pace of the run's own epochs ([`Gate::pace`]).
+    plain: Option<(f64, usize)>,
+    /// The pace measured at the last check, if any.
+    pace: Option<f64>,
 }
 
 impl Default for DualHistory {
     fn default() -> Self {
-        DualHistory { points: Default::default(), best: f64::NEG_INFINITY, objective: None, stalled: false }
+        DualHistory {
+            points: Default::default(),
+            best: f64::NEG_INFINITY,
+            objective: None,
+            stalled: false,
+            epochs: 0,
+            plain: None,
+            pace: None,
+        }
     }
 }
 
 impl DualHistory {
+    /// The run has made `epochs` epochs by the next check.
+    pub fn at_epoch(&mut self, epochs: usize) {
+        self.epochs = epochs;
+    }
+
     fn push(&mut self, u: Vec<f64>) {
         if self.points.len() == TUNING.extrapolation_k + 1 {
             self.points.pop_front();
@@ -311,6 +331,13 @@ pub(super) struct Gate {
     /// is near (`TUNING.eager_gap`): a column solver continues from the refined point
     /// ([`Assessment::polished`]), so the refinement is a step of the solver too.
     pub(super) eager: bool,
+    /// The factor the closed-form gap fell by per epoch since the last check, or the one
+    /// before it where that was slower (None at a run's first check, or with no epoch
+    /// between): how near the run's own epochs are to the target, which an expensive
+    /// refinement weighs itself against (`refinement::refine`).
+    pub(super) pace: Option<f64>,
+    /// The run's epochs at this check (0 before the first, or outside a run).
+    pub(super) epochs: usize,
 }
 
 impl Assessment {
@@ -342,11 +369,13 @@ pub fn check(
     halt: &dyn Fn() -> bool,
 ) -> Option<Assessment> {
     let (mut a, gate) = assess_gated(plan, state, data, objective, margins, history.as_deref_mut(), eager)?;
+    let plain = a.gap;
     refinement::refine(plan, data, state, margins, &mut a, gate, objective, target, halt);
     if let Some(h) = history {
         h.best = h.best.max(a.dual);
         h.objective = Some(objective);
         h.stalled = gate.stalled;
+        h.plain = Some((plain, h.epochs));
     }
     Some(a)
 }
@@ -452,7 +481,18 @@ fn assess_gated(
     let eager = eager && history.is_some();
     let mut a = Assessment { gap, gradient, polished: None, plain_dual, dual, earlier };
     a.settle(objective);
-    Some((a, Gate { stalled, stalled_again, eager }))
+    // The slower of this pace and the last check's: a gap that halves once and then stalls
+    // (debian-desc's ℓ1 squared hinge + b at C = 1, checks at 0.60 and 0.47 an epoch, then
+    // 1.0) is not one about to finish.
+    let pace = history.as_deref_mut().and_then(|h| {
+        let (before, at) = h.plain?;
+        let now = (h.epochs > at && before > 0.0).then(|| (a.gap / before).powf(1.0 / (h.epochs - at) as f64))?;
+        let slower = h.pace.map_or(now, |last| last.max(now));
+        h.pace = Some(now);
+        Some(slower)
+    });
+    let epochs = history.as_ref().map_or(0, |h| h.epochs);
+    Some((a, Gate { stalled, stalled_again, eager, pace, epochs }))
 }
 
 /// The gap at the dual iterate of a dual method ([`crate::plan::Objective::dual_only`]): D at

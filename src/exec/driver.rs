@@ -388,6 +388,7 @@ pub fn run_watched(
             let refines = for_rules || settings.tol.is_none();
             let rules_target = settings.target();
             let target = move |f: f64| if refines { rules_target(f) } else { f64::INFINITY };
+            kept.at_epoch(epochs);
             let (mut eval, mut assessment) = check_point(plan, &flushed, data, (Some(kept), eager), target, &halt);
             if let (Some(cert), Some(s), Some(a), true) = (&ws_cert, screening.as_mut(), &assessment, due) {
                 let (c, rows) = (plan.objective.loss_weight, data.rows());
@@ -475,6 +476,7 @@ pub fn run_watched(
         Some(checked) => checked,
         None => {
             let halt = settings.halt(start, test_seconds + traced_seconds);
+            history.at_epoch(epochs);
             let (eval, assessment) =
                 check_point(plan, &state, data, (Some(&mut history), eager), settings.target(), &halt);
             (eval, assessment.map(|a| a.gap))

@@ -172,6 +172,19 @@ pub(super) fn round_epochs(data: &DataView, features: usize, support: usize) -> 
     Some((costs.hessian * (s / d) * (s / d) + s * s * s / 3.0) / costs.epoch)
 }
 
+/// What a round on `support` of the `features` coordinates costs in epochs of coordinate
+/// descent (2·nnz each), on any rows: [`round_epochs`] where it weighs dense rows, else the
+/// support's share s/d of the whole Hessian (a sparse row's products over V are at most its
+/// entries times its entries in V) and a factor of s³/3.
+pub(super) fn round_cost(data: &DataView, features: usize, support: usize) -> f64 {
+    if let Some(epochs) = round_epochs(data, features, support) {
+        return epochs;
+    }
+    let costs = crate::exec::linalg::newton_costs(data.indptr, features);
+    let (s, d) = (support as f64, features.max(1) as f64);
+    (costs.hessian * (s / d).min(1.0) + s * s * s / 3.0) / costs.epoch.max(1.0)
+}
+
 /// The dual value at the refined margins `a` (ℓ′ there, scaled into the domain) and ∇f there,
 /// from the same pass over X: every refinement step reads both.
 pub(super) fn dual_and_gradient(

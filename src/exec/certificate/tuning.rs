@@ -21,6 +21,7 @@
 /// | `refine_grow_passes` | 32 | Beside l1, the first round from w = 0 takes the `refine_enter` worst violators instead of every one when a Newton step's Hessian on every column costs more than this many passes over X (and `refine_dense_share` of X is stored); later rounds take every violator. At a cold start every column correlates with the residual (a dense 15,000 × 200 lasso + b: 200 violators at w = 0, 20 non-zeros at the optimum; 0.031 s → 0.015). An elastic net + b with 127 of 200 non-zeros pays a round: 0.023 s → 0.032 (0.045 when every round grew V by doubling). |
 /// | `refine_dense_share` | 0.5 | The share of X's entries stored from which `refine_grow_passes` and `refine_eager_epochs` weigh a round by its support's share of the whole Hessian, (s/d)²: true of dense rows, whose columns are alike, not of long sparse rows (debian-desc's whole Hessian is 65 passes, debian-files' 1,442, with 5e-4 and 2e-4 of their entries stored and the frequent columns in the support). |
 /// | `refine_eager_epochs` | 16 | On rows that store most columns (see `refine_grow_passes`), a polishing run refines eagerly (before F stalls) only while a round on the support costs at most this many epochs (its Hessian's share and its factor, against 2·nnz an epoch): while F still falls the epochs are cheaper. An elastic net + b on a dense 2,000 × 5,000 set (3,200 non-zeros, a round about 1,000 epochs): 2.07 s with two eager rounds, 0.34 s and 6 epochs without. |
+/// | `refine_defer_epochs` | 4 | A round that costs more epochs than this (`refine::round_cost`) waits while the run's own epochs reach the target within this many at the pace of its gap, or, at a run's first check after epochs, one check to measure that pace: about the most epochs a wrong guess costs. At 8, debian-desc's ℓ1 squared hinge + b at C = 1 waited at a pace that then stalled, 12 → 18 epochs; at 4 it and the ℓ1-logistic rows of debian-desc and debian-files at C = 10 take their epochs of before. |
 /// | `refine_enter` | 32 | Violating coordinates a round brings into V, at least (at most as many as V holds already, so V at most doubles a round: the Hessian costs Σᵢ nnz(xᵢ restricted to V)²). |
 /// | `refine_residual` | 1e-9 | A round has converged when no coordinate of V is further than this fraction of l1 (or of the largest gradient, without l1) from its optimality condition: the scaling s of the dual point then costs at most this fraction of l1‖w‖₁. |
 /// | `model_rounds` | 20 | Rounds of a model's minimisation, at most: coordinate-descent sweeps, then conjugate gradients on the non-zero coordinates until they stop at no wall. |
@@ -98,6 +99,8 @@ pub(crate) struct RefineTuning {
     pub(crate) refine_grow_passes: f64,
     /// On rows that store most columns (see `refine_grow_passes`), a polishing run refines eagerly (before F stalls) only while a round on the support costs at most this many epochs (its Hessian's share and its factor, against 2·nnz an epoch): while F still falls the epochs are cheaper. An elastic net + b on a dense 2,000 × 5,000 set (3,200 non-zeros, a round about 1,000 epochs): 2.07 s with two eager rounds, 0.34 s and 6 epochs without.
     pub(crate) refine_eager_epochs: f64,
+    /// A round that costs more epochs than this (`refine::round_cost`) waits while the run's own epochs reach the target within this many at the pace of its gap, or, at a run's first check after epochs, one check to measure that pace: about the most epochs a wrong guess costs. At 8, debian-desc's ℓ1 squared hinge + b at C = 1 waited at a pace that then stalled, 12 → 18 epochs; at 4 it and the ℓ1-logistic rows of debian-desc and debian-files at C = 10 take their epochs of before.
+    pub(crate) refine_defer_epochs: f64,
     /// The share of X's entries stored from which `refine_grow_passes` and `refine_eager_epochs` weigh a round by its support's share of the whole Hessian, (s/d)²: true of dense rows, whose columns are alike, not of long sparse rows (debian-desc's whole Hessian is 65 passes, debian-files' 1,442, with 5e-4 and 2e-4 of their entries stored and the frequent columns in the support).
     pub(crate) refine_dense_share: f64,
     /// A round has converged when no coordinate of V is further than this fraction of l1 (or of the largest gradient, without l1) from its optimality condition: the scaling s of the dual point then costs at most this fraction of l1‖w‖₁.
@@ -209,6 +212,7 @@ pub(crate) const TUNING: RefineTuning = RefineTuning {
     refine_all: 512,
     refine_grow_passes: 32.0,
     refine_eager_epochs: 16.0,
+    refine_defer_epochs: 4.0,
     refine_dense_share: 0.5,
     refine_enter: 32,
     refine_residual: 1e-9,
