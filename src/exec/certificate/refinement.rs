@@ -68,7 +68,7 @@ pub(super) fn refine(
 /// epochs, after which the next check refines. A warm-started lasso path on a sparse
 /// 20,000 × 2,000 set (supports of 1,000–1,800 columns at its small end, well-conditioned
 /// columns): each value's round took 60–100 ms, where two to six epochs of 1 ms certify it.
-fn worth_a_round(cert: &Certificate, data: &DataView, w: &[f64], gate: Gate, short: f64) -> bool {
+pub(super) fn worth_a_round(cert: &Certificate, data: &DataView, w: &[f64], gate: Gate, short: f64) -> bool {
     if gate.epochs == 0 {
         return true;
     }
@@ -129,41 +129,5 @@ pub(super) fn refined_dual(
         support::refine(cert, data, c, v, margins, gradient, budget)
     } else {
         dense_refined_dual(cert, data, c, v, copies, margins, gradient, budget)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::exec::certificate::tests::cert;
-
-    /// A round on all 200 columns of a sparse 100-row set costs a factor of 200³/3 against
-    /// epochs of 2·500 multiply-adds: expensive. It waits only after epochs, and only while the
-    /// run's epochs are about to reach the target (or, with no pace yet, for one check); a
-    /// round on three columns is cheap and never waits.
-    #[test]
-    fn an_expensive_round_waits_while_the_epochs_are_about_to_finish() {
-        let (m, d) = (100, 200);
-        let (mut indptr, mut indices) = (vec![0], vec![]);
-        for i in 0..m {
-            indices.extend((0..5).map(|k| ((i * 7 + k * 40) % d) as u32));
-            indptr.push(indices.len());
-        }
-        let values = vec![1.0; indices.len()];
-        let labels = vec![1.0; m];
-        let data = DataView::new(&indptr, &indices, &values, &labels, d);
-        let c = cert(1e-3, 0.0, f64::NEG_INFINITY, f64::INFINITY);
-        let wide = vec![0.5; d];
-        let mut narrow = vec![0.0; d];
-        narrow[..3].fill(0.5);
-        let gate = |epochs, pace| Gate { epochs, pace, ..Gate::default() };
-        // The target 10× below the gap: 1 epoch to go at a pace of 0.1, 229 at 0.99.
-        let short = 10.0;
-        assert!(worth_a_round(&c, &data, &wide, gate(0, None), short), "before any epoch");
-        assert!(!worth_a_round(&c, &data, &wide, gate(3, None), short), "no pace yet");
-        assert!(!worth_a_round(&c, &data, &wide, gate(3, Some(0.1)), short), "about to finish");
-        assert!(worth_a_round(&c, &data, &wide, gate(3, Some(0.99)), short), "crawling");
-        assert!(worth_a_round(&c, &data, &wide, gate(3, Some(1.0)), short), "stalled");
-        assert!(worth_a_round(&c, &data, &narrow, gate(3, None), short), "cheap");
     }
 }

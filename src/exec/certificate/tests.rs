@@ -504,3 +504,33 @@ fn the_regression_conjugates_are_the_sup_they_define() {
         }
     }
 }
+
+/// A round on all 200 columns of a sparse 100-row set costs a factor of 200³/3 against
+/// epochs of 2·500 multiply-adds: expensive. It waits only after epochs, and only while the
+/// run's epochs are about to reach the target (or, with no pace yet, for one check); a
+/// round on three columns is cheap and never waits.
+#[test]
+fn an_expensive_round_waits_while_the_epochs_are_about_to_finish() {
+    let (m, d) = (100, 200);
+    let (mut indptr, mut indices) = (vec![0], vec![]);
+    for i in 0..m {
+        indices.extend((0..5).map(|k| ((i * 7 + k * 40) % d) as u32));
+        indptr.push(indices.len());
+    }
+    let values = vec![1.0; indices.len()];
+    let labels = vec![1.0; m];
+    let data = DataView::new(&indptr, &indices, &values, &labels, d);
+    let c = cert(1e-3, 0.0, f64::NEG_INFINITY, f64::INFINITY);
+    let wide = vec![0.5; d];
+    let mut narrow = vec![0.0; d];
+    narrow[..3].fill(0.5);
+    let gate = |epochs, pace| super::Gate { epochs, pace, ..super::Gate::default() };
+    // The target 10× below the gap: 1 epoch to go at a pace of 0.1, 229 at 0.99.
+    let short = 10.0;
+    assert!(super::refinement::worth_a_round(&c, &data, &wide, gate(0, None), short), "before any epoch");
+    assert!(!super::refinement::worth_a_round(&c, &data, &wide, gate(3, None), short), "no pace yet");
+    assert!(!super::refinement::worth_a_round(&c, &data, &wide, gate(3, Some(0.1)), short), "about to finish");
+    assert!(super::refinement::worth_a_round(&c, &data, &wide, gate(3, Some(0.99)), short), "crawling");
+    assert!(super::refinement::worth_a_round(&c, &data, &wide, gate(3, Some(1.0)), short), "stalled");
+    assert!(super::refinement::worth_a_round(&c, &data, &narrow, gate(3, None), short), "cheap");
+}
