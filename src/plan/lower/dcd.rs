@@ -159,6 +159,7 @@ pub(super) fn lower(model: &Model, st: &Structure, prox: CoordinateProx) -> Plan
     b.plan.init = init;
 
     // epoch: one step per row, or per row still in, in this epoch's order.
+    let mut logistic_dual = None;
     if logistic {
         let steps = logistic::Steps {
             alpha,
@@ -173,10 +174,11 @@ pub(super) fn lower(model: &Model, st: &Structure, prox: CoordinateProx) -> Plan
             center: intercept.as_ref().and_then(Intercept::b0),
             weight,
         };
-        let (reset, epoch, cadence) = logistic::epoch(&mut b, steps, row_dot(g), row_axpy(step));
+        let (reset, epoch, cadence, dual) = logistic::epoch(&mut b, steps, row_dot(g), row_axpy(step));
         b.plan.init.extend(reset);
         b.plan.epoch = epoch;
         b.plan.cadence = Some(cadence);
+        logistic_dual = Some(dual);
     } else {
         let (pg, lo, hi) = (b.local("PG"), b.local("at0"), b.local("atU"));
         let mut visit = row_dot(g);
@@ -221,7 +223,14 @@ pub(super) fn lower(model: &Model, st: &Structure, prox: CoordinateProx) -> Plan
         }
     }
     if let Some(x) = &intercept {
+        let rebase = match (logistic_dual, bias, x.b0()) {
+            (Some(dual), Some(pair), Some(b0)) => Some(logistic::rebase(dual, pair, b0, b.local("D_b"))),
+            _ => None,
+        };
+        let (before, after) = rebase.unzip();
+        b.plan.epoch.extend(before);
         b.plan.epoch.extend(x.multiplier_step(step, q));
+        b.plan.epoch.extend(after);
     }
     b.report(model, st, w, y, a);
     // The dual iterate is the certificate's point: uᵢ = −yᵢαᵢ/C (αᵢ/(C·ωᵢ) with the rows'
