@@ -162,7 +162,17 @@ pub(super) fn dense_refined_dual(
 /// descent: its Hessian's share and its factor, against an epoch's 2·nnz. None elsewhere, whose
 /// rounds the other rules weigh.
 pub(super) fn round_epochs(data: &DataView, features: usize, support: usize) -> Option<f64> {
-    let costs = crate::exec::linalg::newton_costs(data.indptr, features);
+    dense_round_epochs(data, features, support, &crate::exec::linalg::newton_costs(data.indptr, features))
+}
+
+/// [`round_epochs`] given X's [`NewtonCosts`](crate::exec::linalg::NewtonCosts) (a pass over
+/// the rows' lengths), which [`round_cost`] reads too.
+fn dense_round_epochs(
+    data: &DataView,
+    features: usize,
+    support: usize,
+    costs: &crate::exec::linalg::NewtonCosts,
+) -> Option<f64> {
     let nnz = costs.epoch / 2.0;
     let stored = nnz / (data.rows() as f64 * features as f64);
     if stored.is_nan() || stored < TUNING.refine_dense_share || costs.hessian <= TUNING.refine_grow_passes * nnz {
@@ -177,10 +187,10 @@ pub(super) fn round_epochs(data: &DataView, features: usize, support: usize) -> 
 /// support's share s/d of the whole Hessian (a sparse row's products over V are at most its
 /// entries times its entries in V) and a factor of s³/3.
 pub(super) fn round_cost(data: &DataView, features: usize, support: usize) -> f64 {
-    if let Some(epochs) = round_epochs(data, features, support) {
+    let costs = crate::exec::linalg::newton_costs(data.indptr, features);
+    if let Some(epochs) = dense_round_epochs(data, features, support, &costs) {
         return epochs;
     }
-    let costs = crate::exec::linalg::newton_costs(data.indptr, features);
     let (s, d) = (support as f64, features.max(1) as f64);
     (costs.hessian * (s / d).min(1.0) + s * s * s / 3.0) / costs.epoch.max(1.0)
 }
