@@ -67,11 +67,10 @@ pub struct DualHistory {
     stalled: bool,
     /// The run's epochs at this check ([`DualHistory::at_epoch`]).
     epochs: usize,
-    /// The last check's gap at its closed-form dual points (before any refinement) and the
-    /// epochs then: with this check's, the pace of the run's own epochs ([`Gate::pace`]).
-    plain: Option<(f64, usize)>,
-    /// The pace measured at the last check, if any.
-    pace: Option<f64>,
+    /// The last two checks' gaps at their closed-form dual points (before any refinement) and
+    /// the epochs then, the later last: with this check's, the pace of the run's own epochs
+    /// ([`Gate::pace`]).
+    plain: [Option<(f64, usize)>; 2],
 }
 
 impl Default for DualHistory {
@@ -82,8 +81,7 @@ impl Default for DualHistory {
             objective: None,
             stalled: false,
             epochs: 0,
-            plain: None,
-            pace: None,
+            plain: [None; 2],
         }
     }
 }
@@ -375,7 +373,7 @@ pub fn check(
         h.best = h.best.max(a.dual);
         h.objective = Some(objective);
         h.stalled = gate.stalled;
-        h.plain = Some((plain, h.epochs));
+        h.plain = [h.plain[1], Some((plain, h.epochs))];
     }
     Some(a)
 }
@@ -484,15 +482,18 @@ fn assess_gated(
     // The slower of this pace and the last check's: a gap that halves once and then stalls
     // (debian-desc's ℓ1 squared hinge + b at C = 1, checks at 0.60 and 0.47 an epoch, then
     // 1.0) is not one about to finish.
-    let pace = history.as_deref_mut().and_then(|h| {
-        let (before, at) = h.plain?;
-        let now = (h.epochs > at && before > 0.0).then(|| (a.gap / before).powf(1.0 / (h.epochs - at) as f64))?;
-        let slower = h.pace.map_or(now, |last| last.max(now));
-        h.pace = Some(now);
-        Some(slower)
+    let pace = history.as_ref().and_then(|h| {
+        let now = pace_between(h.plain[1]?, (a.gap, h.epochs))?;
+        Some(h.plain[0].and_then(|before| pace_between(before, h.plain[1]?)).map_or(now, |last| last.max(now)))
     });
     let epochs = history.as_ref().map_or(0, |h| h.epochs);
     Some((a, Gate { stalled, stalled_again, eager, pace, epochs }))
+}
+
+/// The factor a gap fell by per epoch from one check, (gap, epochs), to a later one: None with
+/// no epoch between them or no gap to fall from.
+fn pace_between((before, at): (f64, usize), (gap, epochs): (f64, usize)) -> Option<f64> {
+    (epochs > at && before > 0.0).then(|| (gap / before).powf(1.0 / (epochs - at) as f64))
 }
 
 /// The gap at the dual iterate of a dual method ([`crate::plan::Objective::dual_only`]): D at
