@@ -87,22 +87,22 @@ impl Problem {
     /// A model from its text (`load` files relative to the current directory); a model that
     /// does not compile is an [`Error::Model`].
     pub fn from_text(text: &str) -> Result<Problem, Error> {
-        Problem::from_text_with(text, &[])
+        Problem::from_text_with::<&str>(text, &[])
     }
 
     /// As [`Problem::from_text`], with parameters set (as [`Problem::with_all`]): compiled once.
-    pub fn from_text_with(text: &str, params: &[(&str, f64)]) -> Result<Problem, Error> {
+    pub fn from_text_with<S: AsRef<str>>(text: &str, params: &[(S, f64)]) -> Result<Problem, Error> {
         Problem { file: SourceFile::new("model.opt", text), dir: PathBuf::from("."), overrides: vec![], front: None }
             .with_all(params)
     }
 
     /// A model file, its `load` files relative to its directory.
     pub fn from_file(path: &Path) -> Result<Problem, Error> {
-        Problem::from_file_with(path, &[])
+        Problem::from_file_with::<&str>(path, &[])
     }
 
     /// As [`Problem::from_file`], with parameters set: compiled once.
-    pub fn from_file_with(path: &Path, params: &[(&str, f64)]) -> Result<Problem, Error> {
+    pub fn from_file_with<S: AsRef<str>>(path: &Path, params: &[(S, f64)]) -> Result<Problem, Error> {
         let text = std::fs::read_to_string(path)
             .map_err(|e| Error::Input(format!("cannot read model {}: {e}", path.display())))?;
         let dir = path.parent().unwrap_or(Path::new(".")).to_path_buf();
@@ -118,8 +118,9 @@ impl Problem {
     /// The same model with each parameter of `params` set, in order, and compiled once: the
     /// front end took 0.13 ms a run on a model of a few lines, a third of a fit on housing
     /// (506 × 13) when a scikit-learn estimator set its two parameters one at a time.
-    pub fn with_all(mut self, params: &[(&str, f64)]) -> Result<Problem, Error> {
-        for &(name, value) in params {
+    pub fn with_all<S: AsRef<str>>(mut self, params: &[(S, f64)]) -> Result<Problem, Error> {
+        for (name, value) in params {
+            let (name, value) = (name.as_ref(), *value);
             // `lambda` and `λ` are one parameter: the last value set for it counts.
             let canonical = crate::check::canonical(name);
             self.overrides.retain(|(n, _)| crate::check::canonical(n) != canonical);

@@ -83,7 +83,6 @@ impl Model {
     #[new]
     #[pyo3(signature = (text, is_path=false, params=vec![]))]
     fn new(py: Python<'_>, text: &str, is_path: bool, params: Vec<(String, f64)>) -> PyResult<Model> {
-        let params: Vec<(&str, f64)> = params.iter().map(|(n, v)| (n.as_str(), *v)).collect();
         let problem = if is_path {
             Problem::from_file_with(std::path::Path::new(text), &params)
         } else {
@@ -95,7 +94,6 @@ impl Model {
     /// Sets the parameters `params` (by name or ASCII alias, in order) for the next fits; the
     /// model is compiled once for all of them.
     fn set(&mut self, py: Python<'_>, params: Vec<(String, f64)>) -> PyResult<()> {
-        let params: Vec<(&str, f64)> = params.iter().map(|(n, v)| (n.as_str(), *v)).collect();
         self.problem = self.problem.clone().with_all(&params).map_err(|e| raise(py, e))?;
         Ok(())
     }
