@@ -179,17 +179,11 @@ impl Pass {
                 let u = rows.labels[i] * a;
                 part.sum += u;
                 if u != 0.0 {
-                    let row = data.indptr[i]..data.indptr[i + 1];
-                    let values = &data.values[row.clone()];
-                    let mut add = |j: u32, x: f64| {
+                    each_entry(data, i, |j, x| {
                         if let Some(out) = part.xtu.get_mut(j as usize) {
                             *out += x * u;
                         }
-                    };
-                    match data.indices.as_slice() {
-                        Some(indices) => indices[row].iter().zip(values).for_each(|(&j, &x)| add(j, x)),
-                        None => row.zip(values).for_each(|(k, &x)| add(data.indices[k], x)),
-                    }
+                    });
                 }
             }
             part
@@ -239,24 +233,26 @@ impl Pass {
     }
 }
 
+/// Row i's entries, (column, value), to `f` in order: u32 indices as a slice where the data
+/// stores them so (no stride a read), else through their stride.
+fn each_entry(data: &DataView, i: usize, mut f: impl FnMut(u32, f64)) {
+    let row = data.indptr[i]..data.indptr[i + 1];
+    let values = &data.values[row.clone()];
+    match data.indices.as_slice() {
+        Some(indices) => indices[row].iter().zip(values).for_each(|(&j, &x)| f(j, x)),
+        None => row.zip(values).for_each(|(k, &x)| f(data.indices[k], x)),
+    }
+}
+
 /// X·v + offset over the first v.len() columns (indices past them ignored), on the data's threads.
 fn times(data: &DataView, v: &[f64], offset: f64) -> Vec<f64> {
     let m = data.indptr.len().saturating_sub(1);
     passes::blocks(m, data.threads, |range| {
         range
             .map(|i| {
-                let row = data.indptr[i]..data.indptr[i + 1];
-                let values = &data.values[row.clone()];
-                // u32 indices as a slice where the data stores them so: no stride a read.
-                match data.indices.as_slice() {
-                    Some(indices) => indices[row]
-                        .iter()
-                        .zip(values)
-                        .fold(offset, |sum, (&j, &x)| sum + v.get(j as usize).map_or(0.0, |vj| x * vj)),
-                    None => row
-                        .zip(values)
-                        .fold(offset, |sum, (k, &x)| sum + v.get(data.indices[k] as usize).map_or(0.0, |vj| x * vj)),
-                }
+                let mut sum = offset;
+                each_entry(data, i, |j, x| sum += v.get(j as usize).map_or(0.0, |vj| x * vj));
+                sum
             })
             .collect::<Vec<f64>>()
     })
