@@ -1130,6 +1130,15 @@ fn a_stochastic_warm_start_at_the_optimum_is_not_divergence() {
     }
 }
 
+/// The binary fixture (30 features), and its rows written into `dir` with the first given one
+/// more feature, at column 2000: d = 2000.
+fn narrow_and_wide(dir: &Path) -> (std::path::PathBuf, std::path::PathBuf) {
+    let narrow = fixture("binary.svm");
+    let rows = std::fs::read_to_string(&narrow).expect("fixture");
+    let wide = write(dir, "wide.svm", &rows.replacen('\n', " 2000:0.5\n", 1));
+    (narrow, wide)
+}
+
 /// The default that depends on the data's shape is settled once the data is read, and the run
 /// says which solver it chose and why: ℓ2-logistic on 30 features runs SCD, on 2,000 (a column
 /// far out, more features than the 200 rows) dual CD; the squared hinge runs SCD on 30
@@ -1138,11 +1147,7 @@ fn a_stochastic_warm_start_at_the_optimum_is_not_divergence() {
 #[test]
 fn the_default_for_l2_models_follows_the_datas_shape() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let narrow = fixture("binary.svm");
-    let rows = std::fs::read_to_string(&narrow).expect("fixture");
-    // The same rows, the first with one more feature, at column 2000: d = 2000.
-    let wide_text = rows.replacen('\n', " 2000:0.5\n", 1);
-    let wide = write(dir.path(), "wide.svm", &wide_text);
+    let (narrow, wide) = narrow_and_wide(dir.path());
     for (loss, few, many, wide_reason) in
         [("logistic", "scd", "dcd", "d = 2000 > m = 200"), ("squared_hinge", "scd", "dcd", "d = 2000 > 1500, m = 200")]
     {
@@ -1197,9 +1202,7 @@ fn the_default_for_l2_models_follows_the_datas_shape() {
 #[test]
 fn a_free_intercept_keeps_few_features_on_scd_under_a_strong_ridge() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let narrow = fixture("binary.svm");
-    let rows = std::fs::read_to_string(&narrow).expect("fixture");
-    let wide = write(dir.path(), "wide.svm", &rows.replacen('\n', " 2000:0.5\n", 1));
+    let (narrow, wide) = narrow_and_wide(dir.path());
     for (loss, beyond) in [("squared_hinge", "dcd"), ("logistic", "tron")] {
         // C = 0.05: C·mean ‖xᵢ‖² about 0.05, a strong ridge.
         let model = write(
@@ -1228,9 +1231,7 @@ fn a_free_intercept_keeps_few_features_on_scd_under_a_strong_ridge() {
 #[test]
 fn the_hinge_takes_alm_on_few_features_under_a_weak_ridge() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let narrow = fixture("binary.svm");
-    let rows = std::fs::read_to_string(&narrow).expect("fixture");
-    let wide = write(dir.path(), "wide.svm", &rows.replacen('\n', " 2000:0.5\n", 1));
+    let (narrow, wide) = narrow_and_wide(dir.path());
     for intercept in ["", " + b"] {
         let head = if intercept.is_empty() { "" } else { "var b: scalar\n" };
         for (lambda, data, want, why) in [
