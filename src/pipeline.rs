@@ -5,6 +5,8 @@ mod files;
 #[cfg(test)]
 mod tests;
 
+pub use files::reads_files;
+
 use crate::analysis::{analyse, FileFacts, Structure};
 use crate::check::{self, Model};
 use crate::diagnostics::{did_you_mean, Problem};

@@ -136,6 +136,12 @@ impl Problem {
         Ok(self)
     }
 
+    /// Whether the model loads files (`load("...")`), whose contents it then depends on
+    /// beside its text: a cache of compiled models must not keep it.
+    pub fn reads_files(&self) -> bool {
+        self.front.as_ref().is_some_and(|c| pipeline::reads_files(&c.model.regs))
+    }
+
     /// The model's text.
     pub fn text(&self) -> &str {
         &self.file.text

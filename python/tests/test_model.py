@@ -144,6 +144,30 @@ def test_parameters_set_and_warm_starts(binary):
     assert wide.coef_.shape == (X.shape[1] + 1,) and wide.status == "converged"
 
 
+def test_models_of_one_text_and_parameters_are_independent(binary, tmp_path, monkeypatch):
+    # A compiled model is shared between Models of the same text and parameters, not their
+    # parameters set later or their last answers.
+    X, y = binary
+    first = optc.Model(L1_LOGISTIC, lam=0.05)
+    second = optc.Model(L1_LOGISTIC, lam=0.05)
+    at_005 = first.fit(X, y, tol=1e-8)
+    second.set(lam=0.01)
+    at_001 = second.fit(X, y, tol=1e-8)
+    assert at_001.nnz > at_005.nnz
+    again = optc.Model(L1_LOGISTIC, lam=0.05).fit(X, y, tol=1e-8)
+    assert abs(again.objective - at_005.objective) <= 1e-12 * at_005.objective
+    assert first.fit(X, y, tol=1e-8, warm_start=False).objective == at_005.objective
+    # A model that loads a file is read again: its text alone does not say what it means.
+    monkeypatch.chdir(tmp_path)
+    text = ("data x: sparse, y: labels\nvar w: vec[dim(x)]\nparam λ = 0.1\n"
+            "minimize E[logistic(y, <x, w>)] + λ·group_l2(groups(load(\"g.txt\")), w)\n")
+    (tmp_path / "g.txt").write_text("1 2\n3 4\n")
+    optc.Model(text)
+    (tmp_path / "g.txt").write_text("0 1\n")
+    with pytest.raises(optc.ModelError, match="1-based"):
+        optc.Model(text)
+
+
 def test_a_model_file_and_its_texts(tmp_path, binary):
     path = tmp_path / "m.opt"
     path.write_text(L1_LOGISTIC)

@@ -17,6 +17,14 @@ pub fn facts(model: &Model, dir: &Path) -> Result<FileFacts, Vec<Problem>> {
     terms_facts(&model.regs, dir)
 }
 
+/// Whether the terms name a file (`load("...")`): their facts, and the model's meaning, then
+/// depend on more than its text.
+pub fn reads_files(regs: &[RegTerm]) -> bool {
+    regs.iter().any(|r| {
+        r.operator.iter().chain(&r.groups).any(|op| matches!(op, Operator::Groups(_) | Operator::Incidence(_)))
+    })
+}
+
 /// [`facts`] for the terms of any model (a dictionary's penalties too).
 pub fn terms_facts(regs: &[RegTerm], dir: &Path) -> Result<FileFacts, Vec<Problem>> {
     let mut facts = FileFacts::default();

@@ -108,6 +108,10 @@ impl Bound {
     }
 }
 
+/// A state this small is never what exhausts the memory (the data it is sized by is already
+/// held), so it is not weighed against /proc/meminfo, which every fit read otherwise.
+const SMALL_STATE: u64 = 64 << 20;
+
 /// Refuses, before allocating, a run whose per-feature state does not fit in memory: one valid
 /// line with a huge feature index is enough to ask for tens of gigabytes.
 pub fn ensure_memory(plan: &crate::plan::Plan, facts: &DataFacts, data: &Dataset, var: &str) -> Result<(), Error> {
@@ -115,6 +119,9 @@ pub fn ensure_memory(plan: &crate::plan::Plan, facts: &DataFacts, data: &Dataset
     let entries: u64 = plan.vectors.iter().map(|v| dims.size(v) as u64).sum();
     // The state, plus one copy of it that a flush or an evaluation may make.
     let need = 2 * 8 * entries.max(facts.features as u64);
+    if need <= SMALL_STATE {
+        return Ok(());
+    }
     let Some(available) = available_bytes() else { return Ok(()) };
     if need <= available {
         return Ok(());
