@@ -11,6 +11,7 @@ use super::loss::loss_terms;
 use super::search::{Search, Trial};
 use super::tuning::TUNING;
 use super::*;
+use crate::exec::linalg::cholesky::Factor;
 pub(super) use crate::exec::linalg::Subspace;
 
 /// The dual point at a primal point refined by Newton steps on F restricted to a small set V of
@@ -292,6 +293,8 @@ impl Round {
         // ([`closed_form_gap`]): one of a conjugate (two logarithms) a row took 0.5 ms a step
         // on w8a.
         let closed_form = cert.l2 > 0.0 && cert.lo == f64::NEG_INFINITY && cert.hi == f64::INFINITY;
+        // The last whole step's factor, kept for a chord step ([`Held`]).
+        let mut held: Option<Held> = None;
         for _ in 0..TUNING.refine_steps {
             // ∂f/∂b = (c/m)·Σᵢ ℓ′ᵢ, and the decrease a step on b alone could still make.
             let free = offset.is_some();
@@ -325,8 +328,30 @@ impl Round {
             // No rule on a stall: from a cold point the first steps may take a tenth of the gap
             // in four steps, then all of it in three (a9a at λ 1.13e-5), and any rule tried
             // there cut them short and cost an epoch.
-            if gap_on_v + b_decrease <= negligible {
+            let gap = gap_on_v + b_decrease;
+            if gap <= negligible {
                 break;
+            }
+            let gradient: Vec<f64> = (0..n).map(|k| loss_gradient[k] + cert.l2 * self.v[k]).collect();
+            // Near the end a step with the last step's factor saves a Hessian (see
+            // `TUNING.refine_chord`); its gradient then goes with that factor's b-row.
+            if let Some(chord) = held.take().filter(|h| gap * (gap / h.gap) * TUNING.refine_chord <= negligible) {
+                if let Some((x, step_b)) = chord.step(&self.v, &gradient, g_b) {
+                    let d: Vec<f64> = x.iter().zip(&self.v).map(|(x, v)| x - v).collect();
+                    let predicted = dot(&gradient, &d) + g_b * step_b;
+                    if predicted < 0.0 {
+                        match self.search_step(cert, scale, sub, (labels, weights), &now, (x, d, step_b, predicted)) {
+                            Some((point, trial, t)) => {
+                                if let Some(b) = offset.as_deref_mut() {
+                                    *b += t * step_b;
+                                }
+                                (self.v, now, moved) = (point, trial, true);
+                                continue;
+                            }
+                            None => break,
+                        }
+                    }
+                }
             }
             let mut h = match &constant_hessian {
                 Some(h) => h.clone(),
@@ -335,7 +360,6 @@ impl Round {
             if kind == LossConjugate::Squared && constant_hessian.is_none() {
                 constant_hessian = Some(h.clone());
             }
-            let gradient: Vec<f64> = (0..n).map(|k| loss_gradient[k] + cert.l2 * self.v[k]).collect();
             // With b's row of the Hessian h_b = (c/m)·X_Vᵀℓ″, the model on V has b eliminated (its
             // gradient centred), while the slope of F along (d, δb) below takes the uncentred one.
             let mut centred = gradient.clone();
@@ -350,7 +374,8 @@ impl Round {
             // solve (its n³/3 flops are a few passes' worth at the sizes a dense refinement
             // takes); coordinate descent and conjugate gradients would stop at TUNING.model_forcing.
             let quadratic = cert.l1 == 0.0 && cert.lo == f64::NEG_INFINITY && cert.hi == f64::INFINITY;
-            let exact = quadratic.then(|| newton_point(&self.v, h.clone(), &centred)).flatten();
+            let factor = quadratic.then(|| Factor::new(h.clone(), n)).flatten();
+            let exact = factor.as_ref().and_then(|f| newton_point_by(f, &self.v, &centred));
             let solved_exactly = exact.is_some();
             let x = exact.unwrap_or_else(|| self.model_minimiser(cert, &h, &centred, TUNING.model_forcing));
             let d: Vec<f64> = x.iter().zip(&self.v).map(|(x, v)| x - v).collect();
@@ -360,41 +385,15 @@ impl Round {
             if predicted.is_nan() || predicted >= 0.0 {
                 break;
             }
-            let mut dm = sub.times(&d);
-            if step_b != 0.0 {
-                dm.iter_mut().for_each(|x| *x += step_b);
-            }
-            // Armijo's sufficient decrease (Δ = ∇ᵀd + l1·(‖x‖₁ − ‖v‖₁), as LIBLINEAR), or a
-            // non-positive slope of F at the end of the step.
-            let search =
-                Search { cert, scale, v: &self.v, loss: now.loss, least: TUNING.refine_min_step, after_full: 1.0 };
-            let trial = |t: f64| {
-                let point: Vec<f64> =
-                    if t == 1.0 { x.clone() } else { self.v.iter().zip(&d).map(|(v, d)| v + t * d).collect() };
-                let rows = Rows::at(kind, labels, weights, &now.a, Some((&dm, t)), sub.threads);
-                Trial { point, loss: rows.loss, rows, predicted: t * predicted }
-            };
-            // The slope from the left at the end: a coordinate the step took to zero counts with
-            // the sign it had before.
-            let flat_end = |at: &Trial<Rows>| {
-                let reg_slope: f64 = (0..n)
-                    .map(|k| {
-                        let side = match (at.point[k] != 0.0, self.v[k] != 0.0) {
-                            (true, _) => at.point[k].signum(),
-                            (false, true) => self.v[k].signum(),
-                            (false, false) => 0.0,
-                        };
-                        (cert.l1 * side + cert.l2 * at.point[k]) * d[k]
-                    })
-                    .sum();
-                scale * dot(&at.rows.u, &dm) + reg_slope <= 0.0
-            };
-            let step = search.run(trial, flat_end).map(|(at, t)| (at.point, at.rows, t));
+            let step = self.search_step(cert, scale, sub, (labels, weights), &now, (x, d, step_b, predicted));
             let Some((point, trial, t)) = step else { break };
             if let Some(b) = offset.as_deref_mut() {
                 *b += t * step_b;
             }
             (self.v, now, moved) = (point, trial, true);
+            if let (Some(factor), true, false) = (factor, t == 1.0, kind == LossConjugate::Squared) {
+                held = Some(Held { factor, b_row: h_b.map(|h_b| (h_b, b_curvature)), gap });
+            }
             // The whole step to a quadratic's exact minimiser leaves nothing for another: its
             // gradient pass would only confirm it (7 ms of the ridge fit above). The dual point
             // taken next measures it all the same, and a round after this one steps again if
@@ -405,6 +404,49 @@ impl Round {
         }
         *a = now.a;
         (moved, now.loss)
+    }
+
+    /// The line search along a step of the model from v to `x` (d = x − v, b moved by `step_b`
+    /// with it, Δ = `predicted`): Armijo's sufficient decrease (Δ = ∇ᵀd + l1·(‖x‖₁ − ‖v‖₁), as
+    /// LIBLINEAR), or a non-positive slope of F at the end of the step. The point, its rows and
+    /// the step length taken; None when no length decreases F.
+    fn search_step(
+        &self,
+        cert: &Certificate,
+        scale: f64,
+        sub: &Subspace,
+        (labels, weights): (&[f64], Option<&[f64]>),
+        now: &Rows,
+        (x, d, step_b, predicted): (Vec<f64>, Vec<f64>, f64, f64),
+    ) -> Option<(Vec<f64>, Rows, f64)> {
+        let n = self.cols.len();
+        let mut dm = sub.times(&d);
+        if step_b != 0.0 {
+            dm.iter_mut().for_each(|x| *x += step_b);
+        }
+        let search = Search { cert, scale, v: &self.v, loss: now.loss, least: TUNING.refine_min_step, after_full: 1.0 };
+        let trial = |t: f64| {
+            let point: Vec<f64> =
+                if t == 1.0 { x.clone() } else { self.v.iter().zip(&d).map(|(v, d)| v + t * d).collect() };
+            let rows = Rows::at(cert.conjugate, labels, weights, &now.a, Some((&dm, t)), sub.threads);
+            Trial { point, loss: rows.loss, rows, predicted: t * predicted }
+        };
+        // The slope from the left at the end: a coordinate the step took to zero counts with
+        // the sign it had before.
+        let flat_end = |at: &Trial<Rows>| {
+            let reg_slope: f64 = (0..n)
+                .map(|k| {
+                    let side = match (at.point[k] != 0.0, self.v[k] != 0.0) {
+                        (true, _) => at.point[k].signum(),
+                        (false, true) => self.v[k].signum(),
+                        (false, false) => 0.0,
+                    };
+                    (cert.l1 * side + cert.l2 * at.point[k]) * d[k]
+                })
+                .sum();
+            scale * dot(&at.rows.u, &dm) + reg_slope <= 0.0
+        };
+        search.run(trial, flat_end).map(|(at, t)| (at.point, at.rows, t))
     }
 
     /// The duality gap of F restricted to V (the other coordinates fixed, their part of the
@@ -509,12 +551,48 @@ pub(super) fn closed_form_gap(cert: &Certificate, v: &[f64], loss_gradient: &[f6
 
 /// v − H⁻¹·g, the minimiser of gᵀ(x − v) + ½(x − v)ᵀH(x − v) for H symmetric (n × n, either
 /// order): None when H is not positive definite, rounding included.
+#[cfg(test)]
 pub(super) fn newton_point(v: &[f64], h: Vec<f64>, g: &[f64]) -> Option<Vec<f64>> {
+    newton_point_by(&Factor::new(h, v.len())?, v, g)
+}
+
+/// v − H⁻¹·g with H given by its Cholesky factor.
+fn newton_point_by(factor: &Factor, v: &[f64], g: &[f64]) -> Option<Vec<f64>> {
     let n = v.len();
-    let factor = crate::exec::linalg::cholesky::Factor::new(h, n)?;
     let step = factor.solve(faer::MatRef::from_column_major_slice(g, n, 1));
     let x: Vec<f64> = (0..n).map(|k| v[k] - step[(k, 0)]).collect();
     x.iter().all(|x| x.is_finite()).then_some(x)
+}
+
+/// A whole Newton step's factor of the model on V (b eliminated), kept for a chord step: the
+/// next step taken with it instead of a new Hessian. Near the optimum a Newton step's Hessian
+/// differs from the last one's by about the last step's length, so a chord step shrinks the gap
+/// about as much as that step did (gap ← gap·gap/gap_before, up to `TUNING.refine_chord`);
+/// where that certifies, the Hessian (w8a's 6.9 million scattered products, 2.9 ms, against a
+/// step's two passes) is not formed. Any positive definite matrix gives a descent direction, so
+/// a chord step that falls short still lowers F, and the next step is Newton's.
+struct Held {
+    factor: Factor,
+    /// b's row of that Hessian and its curvature h_bb, when b is a coordinate of the step.
+    b_row: Option<(Vec<f64>, f64)>,
+    /// The gap on V (b's decrease included) where that step started.
+    gap: f64,
+}
+
+impl Held {
+    /// The chord step's point on V and b's step, from ∇_V F (`gradient`) and ∂F/∂b (`g_b`).
+    fn step(&self, v: &[f64], gradient: &[f64], g_b: f64) -> Option<(Vec<f64>, f64)> {
+        let centred: Vec<f64> = match &self.b_row {
+            Some((h_b, h_bb)) => gradient.iter().zip(h_b).map(|(g, h)| g - h * g_b / h_bb).collect(),
+            None => gradient.to_vec(),
+        };
+        let x = newton_point_by(&self.factor, v, &centred)?;
+        let step_b = self.b_row.as_ref().map_or(0.0, |(h_b, h_bb)| {
+            let hd: f64 = h_b.iter().zip(x.iter().zip(v)).map(|(h, (x, v))| h * (x - v)).sum();
+            -(g_b + hd) / h_bb
+        });
+        Some((x, step_b))
+    }
 }
 
 /// The quadratic model of a Newton step at x: ∇ᵀ(x − v) + ½(x − v)ᵀH(x − v) + l1‖x‖₁ on the

@@ -17,6 +17,7 @@
 /// | `refine_rounds_eager` | 3 | Rounds of a refinement at a check whose point the solver continues from: the epochs that follow bring in the remaining violators more cheaply than a wider V would. |
 /// | `refine_slack` | 0.1 | A round ends once the duality gap of F restricted to V is this fraction of the gap asked for: the rest of the gap is left to the coordinates outside V. |
 /// | `refine_steps` | 20 | Proximal Newton steps per round, at most (each a Hessian on V, a pass over the rows of X_V and a line search over the rows). |
+/// | `refine_chord` | 8 | A Newton refinement's step reuses the last whole step's factor (a chord step, no new Hessian) when the gap times its last ratio (gap/gap before that step) times this is within the gap asked for: near the optimum a chord step shrinks the gap by about that ratio (the chord steps measured on w8a and a9a, ℓ2-logistic + b, shrank it by 5–7 times less), so it is taken only where it should certify, and otherwise the step is Newton's. |
 /// | `refine_all` | 512 | A round takes every violating coordinate when V then holds at most this many. |
 /// | `refine_grow_passes` | 32 | Beside l1, the first round from w = 0 takes the `refine_enter` worst violators instead of every one when a Newton step's Hessian on every column costs more than this many passes over X (and `refine_dense_share` of X is stored); later rounds take every violator. At a cold start every column correlates with the residual (a dense 15,000 × 200 lasso + b: 200 violators at w = 0, 20 non-zeros at the optimum; 0.031 s → 0.015). An elastic net + b with 127 of 200 non-zeros pays a round: 0.023 s → 0.032 (0.045 when every round grew V by doubling). |
 /// | `refine_dense_share` | 0.5 | The share of X's entries stored from which `refine_grow_passes` and `refine_eager_epochs` weigh a round by its support's share of the whole Hessian, (s/d)²: true of dense rows, whose columns are alike, not of long sparse rows (debian-desc's whole Hessian is 65 passes, debian-files' 1,442, with 5e-4 and 2e-4 of their entries stored and the frequent columns in the support). |
@@ -91,6 +92,7 @@ pub(crate) struct RefineTuning {
     pub(crate) refine_slack: f64,
     /// Proximal Newton steps per round, at most (each a Hessian on V, a pass over the rows of X_V and a line search over the rows).
     pub(crate) refine_steps: usize,
+    pub(crate) refine_chord: f64,
     /// A round takes every violating coordinate when V then holds at most this many.
     pub(crate) refine_all: usize,
     /// Violating coordinates a round brings into V, at least (at most as many as V holds already, so V at most doubles a round: the Hessian costs Σᵢ nnz(xᵢ restricted to V)²).
@@ -209,6 +211,7 @@ pub(crate) const TUNING: RefineTuning = RefineTuning {
     refine_rounds_eager: 3,
     refine_slack: 0.1,
     refine_steps: 20,
+    refine_chord: 8.0,
     refine_all: 512,
     refine_grow_passes: 32.0,
     refine_eager_epochs: 16.0,
