@@ -13,6 +13,9 @@ use super::tuning::TUNING;
 use super::*;
 use crate::exec::linalg::cholesky::Factor;
 pub(super) use crate::exec::linalg::Subspace;
+use chord::Held;
+
+mod chord;
 
 /// The dual point at a primal point refined by Newton steps on F restricted to a small set V of
 /// coordinates (the rest of w fixed): the best D over the refinement's rounds, or None. Each
@@ -376,8 +379,12 @@ impl Round {
             let quadratic = cert.l1 == 0.0 && cert.lo == f64::NEG_INFINITY && cert.hi == f64::INFINITY;
             let factor = quadratic.then(|| Factor::new(h.clone(), n)).flatten();
             let exact = factor.as_ref().and_then(|f| newton_point_by(f, &self.v, &centred));
-            let solved_exactly = exact.is_some();
-            let x = exact.unwrap_or_else(|| self.model_minimiser(cert, &h, &centred, TUNING.model_forcing));
+            // The squared loss's model is F on V itself: minimised to rounding, its step leaves
+            // nothing for another (`TUNING.model_forcing_squared`).
+            let squared = kind == LossConjugate::Squared;
+            let solved_exactly = exact.is_some() || squared;
+            let forcing = if squared { TUNING.model_forcing_squared } else { TUNING.model_forcing };
+            let x = exact.unwrap_or_else(|| self.model_minimiser(cert, &h, &centred, forcing));
             let d: Vec<f64> = x.iter().zip(&self.v).map(|(x, v)| x - v).collect();
             let step_b = h_b.as_ref().map_or(0.0, |h_b| -(g_b + dot(h_b, &d)) / b_curvature);
             let l1_norm = |z: &[f64]| z.iter().map(|v| v.abs()).sum::<f64>();
@@ -557,42 +564,11 @@ pub(super) fn newton_point(v: &[f64], h: Vec<f64>, g: &[f64]) -> Option<Vec<f64>
 }
 
 /// v − H⁻¹·g with H given by its Cholesky factor.
-fn newton_point_by(factor: &Factor, v: &[f64], g: &[f64]) -> Option<Vec<f64>> {
+pub(super) fn newton_point_by(factor: &Factor, v: &[f64], g: &[f64]) -> Option<Vec<f64>> {
     let n = v.len();
     let step = factor.solve(faer::MatRef::from_column_major_slice(g, n, 1));
     let x: Vec<f64> = (0..n).map(|k| v[k] - step[(k, 0)]).collect();
     x.iter().all(|x| x.is_finite()).then_some(x)
-}
-
-/// A whole Newton step's factor of the model on V (b eliminated), kept for a chord step: the
-/// next step taken with it instead of a new Hessian. Near the optimum a Newton step's Hessian
-/// differs from the last one's by about the last step's length, so a chord step shrinks the gap
-/// about as much as that step did (gap ← gap·gap/gap_before, up to `TUNING.refine_chord`);
-/// where that certifies, the Hessian (w8a's 6.9 million scattered products, 2.9 ms, against a
-/// step's two passes) is not formed. Any positive definite matrix gives a descent direction, so
-/// a chord step that falls short still lowers F, and the next step is Newton's.
-struct Held {
-    factor: Factor,
-    /// b's row of that Hessian and its curvature h_bb, when b is a coordinate of the step.
-    b_row: Option<(Vec<f64>, f64)>,
-    /// The gap on V (b's decrease included) where that step started.
-    gap: f64,
-}
-
-impl Held {
-    /// The chord step's point on V and b's step, from ∇_V F (`gradient`) and ∂F/∂b (`g_b`).
-    fn step(&self, v: &[f64], gradient: &[f64], g_b: f64) -> Option<(Vec<f64>, f64)> {
-        let centred: Vec<f64> = match &self.b_row {
-            Some((h_b, h_bb)) => gradient.iter().zip(h_b).map(|(g, h)| g - h * g_b / h_bb).collect(),
-            None => gradient.to_vec(),
-        };
-        let x = newton_point_by(&self.factor, v, &centred)?;
-        let step_b = self.b_row.as_ref().map_or(0.0, |(h_b, h_bb)| {
-            let hd: f64 = h_b.iter().zip(x.iter().zip(v)).map(|(h, (x, v))| h * (x - v)).sum();
-            -(g_b + hd) / h_bb
-        });
-        Some((x, step_b))
-    }
 }
 
 /// The quadratic model of a Newton step at x: ∇ᵀ(x − v) + ½(x − v)ᵀH(x − v) + l1‖x‖₁ on the
