@@ -66,6 +66,16 @@ pub enum Operator {
     Center(Dim),
 }
 
+impl Operator {
+    /// The file the operator is read from (`load(path)`), if any.
+    pub fn file(&self) -> Option<&str> {
+        match self {
+            Operator::Incidence(path) | Operator::Groups(path) => Some(path),
+            Operator::Diff(_) | Operator::Center(_) => None,
+        }
+    }
+}
+
 #[derive(Clone, Debug)]
 pub struct RegTerm {
     pub def: RegDef,

@@ -20,9 +20,7 @@ pub fn facts(model: &Model, dir: &Path) -> Result<FileFacts, Vec<Problem>> {
 /// Whether the terms name a file (`load("...")`): their facts, and the model's meaning, then
 /// depend on more than its text.
 pub fn reads_files(regs: &[RegTerm]) -> bool {
-    regs.iter().any(|r| {
-        r.operator.iter().chain(&r.groups).any(|op| matches!(op, Operator::Groups(_) | Operator::Incidence(_)))
-    })
+    regs.iter().any(|r| r.operator.iter().chain(&r.groups).any(|op| op.file().is_some()))
 }
 
 /// [`facts`] for the terms of any model (a dictionary's penalties too).

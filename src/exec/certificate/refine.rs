@@ -336,76 +336,83 @@ impl Round {
                 break;
             }
             let gradient: Vec<f64> = (0..n).map(|k| loss_gradient[k] + cert.l2 * self.v[k]).collect();
-            // Near the end a step with the last step's factor saves a Hessian (see
-            // `TUNING.refine_chord`); its gradient then goes with that factor's b-row.
-            if let Some(chord) = held.take().filter(|h| gap * (gap / h.gap) * TUNING.refine_chord <= negligible) {
-                if let Some((x, step_b)) = chord.step(&self.v, &gradient, g_b) {
-                    let d: Vec<f64> = x.iter().zip(&self.v).map(|(x, v)| x - v).collect();
-                    let predicted = dot(&gradient, &d) + g_b * step_b;
-                    if predicted < 0.0 {
-                        match self.search_step(cert, scale, sub, (labels, weights), &now, (x, d, step_b, predicted)) {
-                            Some((point, trial, t)) => {
-                                if let Some(b) = offset.as_deref_mut() {
-                                    *b += t * step_b;
-                                }
-                                (self.v, now, moved) = (point, trial, true);
-                                continue;
-                            }
-                            None => break,
+            let squared = kind == LossConjugate::Squared;
+            // A step of the model to x (d = x − v) with b's step, and the decrease it predicts,
+            // Δ = ∇ᵀd + l1·(‖x‖₁ − ‖v‖₁).
+            let l1_norm = |z: &[f64]| z.iter().map(|v| v.abs()).sum::<f64>();
+            let step_to = |x: Vec<f64>, d: Vec<f64>, step_b: f64| {
+                let predicted = dot(&gradient, &d) + g_b * step_b + cert.l1 * (l1_norm(&x) - l1_norm(&self.v));
+                (x, d, step_b, predicted)
+            };
+            let to = |x: &[f64]| -> Vec<f64> { x.iter().zip(&self.v).map(|(x, v)| x - v).collect() };
+            // Near the end a step with the last whole step's factor (a chord step, with that
+            // factor's b-row) saves a Hessian (see `TUNING.refine_chord`); else Newton's step.
+            let chord = held
+                .take()
+                .filter(|h| gap * (gap / h.gap) * TUNING.refine_chord <= negligible)
+                .and_then(|h| h.step(&self.v, &gradient, g_b))
+                .map(|(x, step_b)| {
+                    let d = to(&x);
+                    step_to(x, d, step_b)
+                })
+                .filter(|&(_, _, _, predicted)| predicted < 0.0);
+            let (step, newton) = match chord {
+                Some(step) => (step, None),
+                None => {
+                    let mut h = match &constant_hessian {
+                        Some(h) => h.clone(),
+                        None => sub.hessian(&now.curvature, scale, cert.l2),
+                    };
+                    if squared && constant_hessian.is_none() {
+                        constant_hessian = Some(h.clone());
+                    }
+                    // With b's row of the Hessian h_b = (c/m)·X_Vᵀℓ″, the model on V has b eliminated
+                    // (its gradient centred), while the slope of F along (d, δb) takes the uncentred one.
+                    let mut centred = gradient.clone();
+                    if let Some(h_b) = &h_b {
+                        for ((row, hp), c) in h.chunks_exact_mut(n).zip(h_b).zip(&mut centred) {
+                            let f = hp / b_curvature;
+                            row.iter_mut().zip(h_b).for_each(|(x, hq)| *x -= f * hq);
+                            *c -= f * g_b;
                         }
                     }
+                    // Without l1 or a box the model is a quadratic, minimised exactly by one Cholesky
+                    // solve (its n³/3 flops are a few passes' worth at the sizes a dense refinement
+                    // takes); coordinate descent and conjugate gradients would stop at
+                    // TUNING.model_forcing. The squared loss's model is F on V itself: minimised to
+                    // rounding, its step leaves nothing for another (`TUNING.model_forcing_squared`).
+                    let quadratic = cert.l1 == 0.0 && cert.lo == f64::NEG_INFINITY && cert.hi == f64::INFINITY;
+                    let factor = quadratic.then(|| Factor::new(h.clone(), n)).flatten();
+                    let exact = factor.as_ref().and_then(|f| newton_point_by(f, &self.v, &centred));
+                    let solved_exactly = exact.is_some() || squared;
+                    let forcing = if squared { TUNING.model_forcing_squared } else { TUNING.model_forcing };
+                    let x = exact.unwrap_or_else(|| self.model_minimiser(cert, &h, &centred, forcing));
+                    let d = to(&x);
+                    let step_b = h_b.as_ref().map_or(0.0, |h_b| -(g_b + dot(h_b, &d)) / b_curvature);
+                    let step = step_to(x, d, step_b);
+                    if step.3.is_nan() || step.3 >= 0.0 {
+                        break;
+                    }
+                    (step, Some((factor, h_b, solved_exactly)))
                 }
-            }
-            let mut h = match &constant_hessian {
-                Some(h) => h.clone(),
-                None => sub.hessian(&now.curvature, scale, cert.l2),
             };
-            if kind == LossConjugate::Squared && constant_hessian.is_none() {
-                constant_hessian = Some(h.clone());
-            }
-            // With b's row of the Hessian h_b = (c/m)·X_Vᵀℓ″, the model on V has b eliminated (its
-            // gradient centred), while the slope of F along (d, δb) below takes the uncentred one.
-            let mut centred = gradient.clone();
-            if let Some(h_b) = &h_b {
-                for ((row, hp), c) in h.chunks_exact_mut(n).zip(h_b).zip(&mut centred) {
-                    let f = hp / b_curvature;
-                    row.iter_mut().zip(h_b).for_each(|(x, hq)| *x -= f * hq);
-                    *c -= f * g_b;
-                }
-            }
-            // Without l1 or a box the model is a quadratic, minimised exactly by one Cholesky
-            // solve (its n³/3 flops are a few passes' worth at the sizes a dense refinement
-            // takes); coordinate descent and conjugate gradients would stop at TUNING.model_forcing.
-            let quadratic = cert.l1 == 0.0 && cert.lo == f64::NEG_INFINITY && cert.hi == f64::INFINITY;
-            let factor = quadratic.then(|| Factor::new(h.clone(), n)).flatten();
-            let exact = factor.as_ref().and_then(|f| newton_point_by(f, &self.v, &centred));
-            // The squared loss's model is F on V itself: minimised to rounding, its step leaves
-            // nothing for another (`TUNING.model_forcing_squared`).
-            let squared = kind == LossConjugate::Squared;
-            let solved_exactly = exact.is_some() || squared;
-            let forcing = if squared { TUNING.model_forcing_squared } else { TUNING.model_forcing };
-            let x = exact.unwrap_or_else(|| self.model_minimiser(cert, &h, &centred, forcing));
-            let d: Vec<f64> = x.iter().zip(&self.v).map(|(x, v)| x - v).collect();
-            let step_b = h_b.as_ref().map_or(0.0, |h_b| -(g_b + dot(h_b, &d)) / b_curvature);
-            let l1_norm = |z: &[f64]| z.iter().map(|v| v.abs()).sum::<f64>();
-            let predicted = dot(&gradient, &d) + g_b * step_b + cert.l1 * (l1_norm(&x) - l1_norm(&self.v));
-            if predicted.is_nan() || predicted >= 0.0 {
+            let step_b = step.2;
+            let Some((point, trial, t)) = self.search_step(cert, scale, sub, (labels, weights), &now, step) else {
                 break;
-            }
-            let step = self.search_step(cert, scale, sub, (labels, weights), &now, (x, d, step_b, predicted));
-            let Some((point, trial, t)) = step else { break };
+            };
             if let Some(b) = offset.as_deref_mut() {
                 *b += t * step_b;
             }
             (self.v, now, moved) = (point, trial, true);
-            if let (Some(factor), true, false) = (factor, t == 1.0, kind == LossConjugate::Squared) {
+            let Some((factor, h_b, solved_exactly)) = newton else { continue };
+            if let (Some(factor), true, false) = (factor, t == 1.0, squared) {
                 held = Some(Held { factor, b_row: h_b.map(|h_b| (h_b, b_curvature)), gap });
             }
             // The whole step to a quadratic's exact minimiser leaves nothing for another: its
             // gradient pass would only confirm it (7 ms of the ridge fit above). The dual point
             // taken next measures it all the same, and a round after this one steps again if
             // rounding left too much.
-            if solved_exactly && t == 1.0 && kind == LossConjugate::Squared {
+            if solved_exactly && t == 1.0 && squared {
                 break;
             }
         }

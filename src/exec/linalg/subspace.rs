@@ -22,7 +22,7 @@ pub(super) const GEMM_SPEEDUP: f64 = 8.0;
 /// straight into H's rows, never as blocks: H (n² entries, 32 kB at 64) then stays in the
 /// first-level cache and the adds are contiguous and vectorize, where a matrix product on so
 /// few columns costs its call more than its work. A dense 15,000 × 20 set's Hessian: 1.1–1.9 ms
-/// by blocks of 256 to 7,500 rows, 0.2 ms so.
+/// by blocks of 256 to 7,500 rows, 0.65 ms so (on two threads, their start included).
 const L1_COLUMNS: usize = 64;
 /// Rows of a dense block of X_V. The Hessian of that set, one core / two: 256 rows 17 / 9–13 ms,
 /// 512 19–20 / 10–11, 1,024 24 / 12–14, 4,096 31 / 15.
